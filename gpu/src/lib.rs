@@ -1,0 +1,1 @@
+//! vqscope-gpu

@@ -1,0 +1,5 @@
+//! vqscope-tests: cross-crate tests (libvmaf parity on the shared clips,
+//! screenshot goldens, the bad-input matrix, CLI runs) and the helpers they
+//! share for finding and unpacking the reference material in `../shared`.
+
+pub mod clips;

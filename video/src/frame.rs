@@ -1,0 +1,140 @@
+//! Frames as every consumer sees them: geometry, pixel format, colour
+//! description and the raw planar samples, exactly as they lie in a y4m or
+//! raw yuv file (planes back to back, 16-bit samples little-endian).
+
+/// Chroma subsampling of a planar YUV frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChromaFormat {
+    /// Luma only (y4m `mono`); no chroma planes are stored.
+    Mono,
+    Yuv420,
+    Yuv422,
+    Yuv444,
+}
+
+impl ChromaFormat {
+    /// Horizontal and vertical chroma subsampling shifts.
+    pub fn shifts(self) -> (u32, u32) {
+        match self {
+            ChromaFormat::Mono | ChromaFormat::Yuv444 => (0, 0),
+            ChromaFormat::Yuv420 => (1, 1),
+            ChromaFormat::Yuv422 => (1, 0),
+        }
+    }
+
+    /// Number of stored planes.
+    pub fn plane_count(self) -> usize {
+        if self == ChromaFormat::Mono { 1 } else { 3 }
+    }
+}
+
+/// Chroma format plus bit depth: what libvmaf calls the pixel format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PixelFormat {
+    pub chroma: ChromaFormat,
+    /// Bits per sample: 8, 10, 12 (or 16). Above 8, samples take two bytes.
+    pub bit_depth: u32,
+}
+
+impl PixelFormat {
+    pub fn bytes_per_sample(self) -> usize {
+        if self.bit_depth > 8 { 2 } else { 1 }
+    }
+}
+
+/// Width, height and pixel format: everything needed to find the planes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Geometry {
+    pub width: u32,
+    pub height: u32,
+    pub format: PixelFormat,
+}
+
+impl Geometry {
+    /// Width and height of plane `i` in samples (chroma rounds up, as ffmpeg
+    /// and libvmaf do for odd sizes).
+    pub fn plane_size(&self, i: usize) -> (u32, u32) {
+        if i == 0 {
+            return (self.width, self.height);
+        }
+        let (sx, sy) = self.format.chroma.shifts();
+        (
+            (self.width + (1 << sx) - 1) >> sx,
+            (self.height + (1 << sy) - 1) >> sy,
+        )
+    }
+
+    /// Byte length of plane `i`.
+    pub fn plane_bytes(&self, i: usize) -> usize {
+        let (w, h) = self.plane_size(i);
+        w as usize * h as usize * self.format.bytes_per_sample()
+    }
+
+    /// Byte length of a whole frame (all planes).
+    pub fn frame_bytes(&self) -> usize {
+        (0..self.format.chroma.plane_count())
+            .map(|i| self.plane_bytes(i))
+            .sum()
+    }
+}
+
+/// Colour matrix used to turn YUV into RGB for display.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ColorMatrix {
+    Bt601,
+    #[default]
+    Bt709,
+    Bt2020,
+}
+
+/// Quantisation range of the samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ColorRange {
+    #[default]
+    Limited,
+    Full,
+}
+
+/// How the samples map to colours; defaults to BT.709 limited range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ColorInfo {
+    pub matrix: ColorMatrix,
+    pub range: ColorRange,
+}
+
+/// One decoded frame: planes stored back to back in `data` (Y, then Cb, Cr),
+/// each tightly packed (stride = plane width), 16-bit samples little-endian.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    pub geometry: Geometry,
+    pub color: ColorInfo,
+    /// Index of the frame in its source, counting from 0.
+    pub index: u64,
+    pub data: Vec<u8>,
+}
+
+impl Frame {
+    /// Byte offset of plane `i` inside `data`.
+    pub fn plane_offset(&self, i: usize) -> usize {
+        (0..i).map(|p| self.geometry.plane_bytes(p)).sum()
+    }
+
+    /// Raw bytes of plane `i`.
+    pub fn plane_bytes(&self, i: usize) -> &[u8] {
+        let start = self.plane_offset(i);
+        &self.data[start..start + self.geometry.plane_bytes(i)]
+    }
+
+    /// Samples of plane `i` widened to u16, row-major, stride = plane width.
+    pub fn plane_samples(&self, i: usize) -> Vec<u16> {
+        let bytes = self.plane_bytes(i);
+        if self.geometry.format.bytes_per_sample() == 1 {
+            bytes.iter().map(|&b| u16::from(b)).collect()
+        } else {
+            bytes
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect()
+        }
+    }
+}
