@@ -1,1 +1,26 @@
-//! vqscope-gpu
+//! vqscope-gpu: the Vulkan core shared by the renderer and the metrics —
+//! instance and device choice, validation, buffers and images through
+//! gpu-allocator, compute pipelines from SPIR-V, command submission with
+//! timeline semaphores, and timestamp queries. It knows nothing of UI or
+//! VMAF.
+
+mod context;
+mod error;
+mod memory;
+mod pipeline;
+mod submit;
+pub mod testing;
+mod timing;
+mod transfer;
+mod validation;
+
+pub use ash::vk;
+pub use context::{ContextOptions, DeviceInfo, GpuContext};
+pub use error::{GpuError, Result, vk_error};
+pub use gpu_allocator::MemoryLocation;
+pub use memory::{Buffer, Image, color_range};
+pub use pipeline::{BindingKind, ComputePipeline, PipelineDesc};
+pub use submit::{Binding, Recorder, Submitter, Ticket};
+pub use timing::Timestamps;
+pub use transfer::{download_buffer, download_image, upload_buffer};
+pub use validation::all_messages as validation_messages;

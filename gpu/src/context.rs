@@ -1,0 +1,479 @@
+//! The Vulkan instance, the chosen physical device, the logical device with
+//! its one compute queue, and the memory allocator: everything the renderer
+//! and the metrics share. One [`GpuContext`] owns them and tears them down in
+//! reverse order of creation.
+
+use std::ffi::{CStr, CString, c_char};
+use std::mem::ManuallyDrop;
+use std::sync::Mutex;
+
+use ash::vk;
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+
+use crate::error::{GpuError, Result, vk_error};
+use crate::validation::Validation;
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+/// How to create a [`GpuContext`].
+#[derive(Debug, Clone, Default)]
+pub struct ContextOptions {
+    /// Turn on the Khronos validation layer (with synchronization
+    /// validation) and collect its messages. Defaults to `VQSCOPE_VALIDATION=1`.
+    pub validation: bool,
+    /// Instance extensions a window needs (from `ash_window`).
+    pub instance_extensions: Vec<&'static CStr>,
+    /// Ask for the swapchain device extension.
+    pub swapchain: bool,
+    /// Device choice: an index into the enumeration or a substring of the
+    /// name. Defaults to `VQSCOPE_DEVICE`.
+    pub device: Option<String>,
+}
+
+impl ContextOptions {
+    /// Options from the environment: `VQSCOPE_VALIDATION` and `VQSCOPE_DEVICE`.
+    pub fn from_env() -> Self {
+        Self {
+            validation: std::env::var("VQSCOPE_VALIDATION").is_ok_and(|v| v == "1"),
+            device: std::env::var("VQSCOPE_DEVICE")
+                .ok()
+                .filter(|v| !v.is_empty()),
+            ..Self::default()
+        }
+    }
+}
+
+/// What the code built on the device needs to know about it.
+#[derive(Debug, Clone)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub device_type: vk::PhysicalDeviceType,
+    pub api_version: u32,
+    /// The subgroup size the device uses when a pipeline does not ask.
+    pub subgroup_size: u32,
+    pub min_subgroup_size: u32,
+    pub max_subgroup_size: u32,
+    pub max_compute_workgroup_size: [u32; 3],
+    pub max_compute_workgroup_count: [u32; 3],
+    pub max_shared_memory: u32,
+    pub max_storage_buffer_range: u32,
+    /// Nanoseconds per timestamp tick.
+    pub timestamp_period: f32,
+}
+
+/// The Vulkan core: instance, device, queue and allocator.
+pub struct GpuContext {
+    pub(crate) entry: ash::Entry,
+    pub(crate) instance: ash::Instance,
+    validation: Option<Validation>,
+    pub(crate) physical: vk::PhysicalDevice,
+    pub(crate) device: ash::Device,
+    pub(crate) queue: Mutex<vk::Queue>,
+    pub(crate) queue_family: u32,
+    pub(crate) allocator: ManuallyDrop<Mutex<Allocator>>,
+    pub(crate) push_descriptor: ash::khr::push_descriptor::Device,
+    info: DeviceInfo,
+}
+
+impl GpuContext {
+    /// Creates the context with the given options.
+    pub fn new(options: &ContextOptions) -> Result<Self> {
+        // SAFETY: loading the system Vulkan loader; its symbols are used only
+        // through ash's checked function tables.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| GpuError::Loader(e.to_string()))?;
+        let instance_api = unsafe { entry.try_enumerate_instance_version() }
+            .map_err(vk_error("vkEnumerateInstanceVersion"))?
+            .unwrap_or(vk::API_VERSION_1_0);
+        if instance_api < vk::API_VERSION_1_3 {
+            return Err(GpuError::NoSuitableDevice(format!(
+                "the Vulkan loader supports {}, vqscope needs 1.3",
+                version_string(instance_api)
+            )));
+        }
+
+        let mut extensions: Vec<*const c_char> = options
+            .instance_extensions
+            .iter()
+            .map(|e| e.as_ptr())
+            .collect();
+        let mut layers: Vec<*const c_char> = Vec::new();
+        if options.validation {
+            if !layer_present(&entry, VALIDATION_LAYER)? {
+                return Err(GpuError::LayerNotPresent {
+                    call: "VQSCOPE_VALIDATION=1",
+                });
+            }
+            layers.push(VALIDATION_LAYER.as_ptr());
+            extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+        }
+        let app_name = CString::new("vqscope").unwrap();
+        let app_info = vk::ApplicationInfo::default()
+            .application_name(&app_name)
+            .api_version(vk::API_VERSION_1_3);
+        let enabled_validation = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut validation_features =
+            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enabled_validation);
+        let mut messenger_info = Validation::messenger_create_info();
+        let mut create_info = vk::InstanceCreateInfo::default()
+            .application_info(&app_info)
+            .enabled_extension_names(&extensions)
+            .enabled_layer_names(&layers);
+        if options.validation {
+            create_info = create_info
+                .push_next(&mut validation_features)
+                .push_next(&mut messenger_info);
+        }
+        // SAFETY: every pointer in create_info outlives the call.
+        let instance = unsafe { entry.create_instance(&create_info, None) }
+            .map_err(vk_error("vkCreateInstance"))?;
+
+        // From here on, failures must destroy what exists: build the rest in
+        // a helper and clean up the instance if it fails.
+        let validation = if options.validation {
+            match Validation::new(&entry, &instance) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    unsafe { instance.destroy_instance(None) };
+                    return Err(e);
+                }
+            }
+        } else {
+            None
+        };
+        match Self::create_device(&instance, options) {
+            Ok((physical, device, queue_family, info)) => {
+                let queue = unsafe { device.get_device_queue(queue_family, 0) };
+                let allocator = Allocator::new(&AllocatorCreateDesc {
+                    instance: instance.clone(),
+                    device: device.clone(),
+                    physical_device: physical,
+                    debug_settings: Default::default(),
+                    buffer_device_address: false,
+                    allocation_sizes: Default::default(),
+                });
+                let allocator = match allocator {
+                    Ok(a) => a,
+                    Err(e) => {
+                        unsafe {
+                            device.destroy_device(None);
+                            drop(validation);
+                            instance.destroy_instance(None);
+                        }
+                        return Err(e.into());
+                    }
+                };
+                let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
+                Ok(Self {
+                    entry,
+                    instance,
+                    validation,
+                    physical,
+                    device,
+                    queue: Mutex::new(queue),
+                    queue_family,
+                    allocator: ManuallyDrop::new(Mutex::new(allocator)),
+                    push_descriptor,
+                    info,
+                })
+            }
+            Err(e) => {
+                drop(validation);
+                unsafe { instance.destroy_instance(None) };
+                Err(e)
+            }
+        }
+    }
+
+    /// Picks a physical device and creates the logical device on it.
+    fn create_device(
+        instance: &ash::Instance,
+        options: &ContextOptions,
+    ) -> Result<(vk::PhysicalDevice, ash::Device, u32, DeviceInfo)> {
+        let physicals = unsafe { instance.enumerate_physical_devices() }
+            .map_err(vk_error("vkEnumeratePhysicalDevices"))?;
+        if physicals.is_empty() {
+            return Err(GpuError::NoSuitableDevice(
+                "the Vulkan loader found no device; install a driver \
+                 (Debian: mesa-vulkan-drivers gives the lavapipe CPU device)"
+                    .into(),
+            ));
+        }
+        let mut candidates = Vec::new();
+        let mut rejections = Vec::new();
+        for (index, &physical) in physicals.iter().enumerate() {
+            let name = device_name(instance, physical);
+            if let Some(wanted) = &options.device {
+                let matches = wanted
+                    .parse::<usize>()
+                    .map(|i| i == index)
+                    .unwrap_or_else(|_| name.to_lowercase().contains(&wanted.to_lowercase()));
+                if !matches {
+                    continue;
+                }
+            }
+            match check_device(instance, physical, options.swapchain) {
+                Ok((family, info)) => candidates.push((physical, family, info)),
+                Err(why) => rejections.push(format!("{name}: {why}")),
+            }
+        }
+        // Prefer a discrete GPU, then an integrated one, then anything.
+        candidates.sort_by_key(|(_, _, info)| match info.device_type {
+            vk::PhysicalDeviceType::DISCRETE_GPU => 0,
+            vk::PhysicalDeviceType::INTEGRATED_GPU => 1,
+            vk::PhysicalDeviceType::VIRTUAL_GPU => 2,
+            _ => 3,
+        });
+        let Some((physical, queue_family, info)) = candidates.into_iter().next() else {
+            let what = match (&options.device, rejections.is_empty()) {
+                (Some(w), true) => format!("no device matches VQSCOPE_DEVICE={w}"),
+                _ => rejections.join("; "),
+            };
+            return Err(GpuError::NoSuitableDevice(format!(
+                "{what} (Debian: mesa-vulkan-drivers gives the lavapipe CPU device)"
+            )));
+        };
+
+        let priorities = [1.0];
+        let queue_infos = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(queue_family)
+            .queue_priorities(&priorities)];
+        let mut extensions = vec![ash::khr::push_descriptor::NAME.as_ptr()];
+        if options.swapchain {
+            extensions.push(ash::khr::swapchain::NAME.as_ptr());
+        }
+        let features = vk::PhysicalDeviceFeatures::default()
+            .shader_int64(true)
+            .shader_float64(true)
+            .shader_int16(true);
+        let mut v11 =
+            vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(true);
+        let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
+            .timeline_semaphore(true)
+            .shader_buffer_int64_atomics(true)
+            .storage_buffer8_bit_access(true)
+            .shader_int8(true)
+            .scalar_block_layout(true);
+        let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
+            .synchronization2(true)
+            .subgroup_size_control(true)
+            .compute_full_subgroups(true)
+            .maintenance4(true);
+        let create_info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queue_infos)
+            .enabled_extension_names(&extensions)
+            .enabled_features(&features)
+            .push_next(&mut v11)
+            .push_next(&mut v12)
+            .push_next(&mut v13);
+        let device = unsafe { instance.create_device(physical, &create_info, None) }
+            .map_err(vk_error("vkCreateDevice"))?;
+        Ok((physical, device, queue_family, info))
+    }
+
+    /// Facts about the chosen device.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The raw device, for code that records its own commands.
+    pub fn device(&self) -> &ash::Device {
+        &self.device
+    }
+
+    pub fn instance(&self) -> &ash::Instance {
+        &self.instance
+    }
+
+    pub fn entry(&self) -> &ash::Entry {
+        &self.entry
+    }
+
+    pub fn physical_device(&self) -> vk::PhysicalDevice {
+        self.physical
+    }
+
+    /// Family index of the one queue vqscope uses.
+    pub fn queue_family(&self) -> u32 {
+        self.queue_family
+    }
+
+    /// Runs `f` with exclusive access to the queue (Vulkan requires external
+    /// synchronisation of queue submissions).
+    pub fn with_queue<T>(&self, f: impl FnOnce(vk::Queue) -> T) -> T {
+        let queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        f(*queue)
+    }
+
+    /// Validation messages collected so far (empty without validation).
+    pub fn validation_messages(&self) -> Vec<String> {
+        self.validation
+            .as_ref()
+            .map(Validation::messages)
+            .unwrap_or_default()
+    }
+
+    /// Whether the validation layer is on.
+    pub fn validation_enabled(&self) -> bool {
+        self.validation.is_some()
+    }
+
+    /// Waits until the device is idle.
+    pub fn wait_idle(&self) -> Result<()> {
+        self.with_queue(|_| unsafe { self.device.device_wait_idle() })
+            .map_err(vk_error("vkDeviceWaitIdle"))
+    }
+}
+
+impl Drop for GpuContext {
+    fn drop(&mut self) {
+        // SAFETY: reverse order of creation; every object created on this
+        // device holds an Arc to the context, so none outlives it.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            ManuallyDrop::drop(&mut self.allocator);
+            self.device.destroy_device(None);
+            if let Some(v) = self.validation.take() {
+                drop(v);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+/// Checks every feature vqscope needs; returns the compute queue family and
+/// the device facts, or the first thing missing.
+fn check_device(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    swapchain: bool,
+) -> std::result::Result<(u32, DeviceInfo), String> {
+    let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+    let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+    let mut props2 = vk::PhysicalDeviceProperties2::default()
+        .push_next(&mut subgroup)
+        .push_next(&mut size_control);
+    unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
+    let props = props2.properties;
+    if props.api_version < vk::API_VERSION_1_3 {
+        return Err(format!(
+            "supports Vulkan {}, needs 1.3",
+            version_string(props.api_version)
+        ));
+    }
+    let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
+    let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
+    let mut features2 = vk::PhysicalDeviceFeatures2::default()
+        .push_next(&mut v11)
+        .push_next(&mut v12)
+        .push_next(&mut v13);
+    unsafe { instance.get_physical_device_features2(physical, &mut features2) };
+    let f = features2.features;
+    let required: [(&str, bool); 13] = [
+        ("maintenance4", v13.maintenance4 == vk::TRUE),
+        ("synchronization2", v13.synchronization2 == vk::TRUE),
+        ("subgroupSizeControl", v13.subgroup_size_control == vk::TRUE),
+        (
+            "computeFullSubgroups",
+            v13.compute_full_subgroups == vk::TRUE,
+        ),
+        ("timelineSemaphore", v12.timeline_semaphore == vk::TRUE),
+        (
+            "shaderBufferInt64Atomics",
+            v12.shader_buffer_int64_atomics == vk::TRUE,
+        ),
+        (
+            "storageBuffer8BitAccess",
+            v12.storage_buffer8_bit_access == vk::TRUE,
+        ),
+        ("shaderInt8", v12.shader_int8 == vk::TRUE),
+        ("scalarBlockLayout", v12.scalar_block_layout == vk::TRUE),
+        (
+            "storageBuffer16BitAccess",
+            v11.storage_buffer16_bit_access == vk::TRUE,
+        ),
+        ("shaderInt64", f.shader_int64 == vk::TRUE),
+        ("shaderFloat64", f.shader_float64 == vk::TRUE),
+        ("shaderInt16", f.shader_int16 == vk::TRUE),
+    ];
+    if let Some((name, _)) = required.iter().find(|(_, ok)| !ok) {
+        return Err(format!("lacks feature {name}"));
+    }
+    if !subgroup
+        .supported_stages
+        .contains(vk::ShaderStageFlags::COMPUTE)
+        || !subgroup
+            .supported_operations
+            .contains(vk::SubgroupFeatureFlags::ARITHMETIC | vk::SubgroupFeatureFlags::BALLOT)
+    {
+        return Err("lacks subgroup arithmetic and ballot in compute shaders".into());
+    }
+    if !size_control
+        .required_subgroup_size_stages
+        .contains(vk::ShaderStageFlags::COMPUTE)
+    {
+        return Err("cannot require a subgroup size in compute shaders".into());
+    }
+    let exts = unsafe { instance.enumerate_device_extension_properties(physical) }
+        .map_err(|e| format!("cannot list extensions ({e})"))?;
+    let has = |name: &CStr| exts.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
+    if !has(ash::khr::push_descriptor::NAME) {
+        return Err("lacks VK_KHR_push_descriptor".into());
+    }
+    if swapchain && !has(ash::khr::swapchain::NAME) {
+        return Err("lacks VK_KHR_swapchain".into());
+    }
+    let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+    // Prefer a family with graphics too: presentation usually needs it.
+    let pick = |need: vk::QueueFlags| {
+        families
+            .iter()
+            .position(|q| q.queue_flags.contains(need) && q.timestamp_valid_bits > 0)
+    };
+    let family = pick(vk::QueueFlags::COMPUTE | vk::QueueFlags::GRAPHICS)
+        .or_else(|| pick(vk::QueueFlags::COMPUTE))
+        .ok_or("has no compute queue with timestamps")?;
+    let limits = props.limits;
+    Ok((
+        family as u32,
+        DeviceInfo {
+            name: props
+                .device_name_as_c_str()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            device_type: props.device_type,
+            api_version: props.api_version,
+            subgroup_size: subgroup.subgroup_size,
+            min_subgroup_size: size_control.min_subgroup_size,
+            max_subgroup_size: size_control.max_subgroup_size,
+            max_compute_workgroup_size: limits.max_compute_work_group_size,
+            max_compute_workgroup_count: limits.max_compute_work_group_count,
+            max_shared_memory: limits.max_compute_shared_memory_size,
+            max_storage_buffer_range: limits.max_storage_buffer_range,
+            timestamp_period: limits.timestamp_period,
+        },
+    ))
+}
+
+fn device_name(instance: &ash::Instance, physical: vk::PhysicalDevice) -> String {
+    let props = unsafe { instance.get_physical_device_properties(physical) };
+    props
+        .device_name_as_c_str()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn layer_present(entry: &ash::Entry, name: &CStr) -> Result<bool> {
+    let layers = unsafe { entry.enumerate_instance_layer_properties() }
+        .map_err(vk_error("vkEnumerateInstanceLayerProperties"))?;
+    Ok(layers.iter().any(|l| l.layer_name_as_c_str() == Ok(name)))
+}
+
+fn version_string(v: u32) -> String {
+    format!(
+        "{}.{}.{}",
+        vk::api_version_major(v),
+        vk::api_version_minor(v),
+        vk::api_version_patch(v)
+    )
+}

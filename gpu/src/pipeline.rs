@@ -1,0 +1,170 @@
+//! Compute pipelines from SPIR-V, with specialization constants, a push
+//! constant block and a push-descriptor set: binding resources is one call at
+//! dispatch time, with no descriptor pools to manage.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use crate::context::GpuContext;
+use crate::error::{GpuError, Result, vk_error};
+
+/// What a binding slot of a compute shader holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindingKind {
+    StorageBuffer,
+    StorageImage,
+}
+
+impl BindingKind {
+    fn descriptor_type(self) -> vk::DescriptorType {
+        match self {
+            BindingKind::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
+            BindingKind::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
+        }
+    }
+}
+
+/// Everything needed to build a compute pipeline.
+#[derive(Debug, Clone)]
+pub struct PipelineDesc<'a> {
+    pub name: &'a str,
+    pub spirv: &'a [u32],
+    /// Binding `i` of set 0 has kind `bindings[i]`.
+    pub bindings: &'a [BindingKind],
+    pub push_constant_size: u32,
+    /// `(constant_id, value)` pairs.
+    pub specialization: &'a [(u32, u32)],
+    /// Force a subgroup size (must lie within the device's min..max);
+    /// `None` lets the driver choose.
+    pub subgroup_size: Option<u32>,
+}
+
+/// A compute pipeline with its layouts.
+pub struct ComputePipeline {
+    ctx: Arc<GpuContext>,
+    pub(crate) pipeline: vk::Pipeline,
+    pub(crate) layout: vk::PipelineLayout,
+    set_layout: vk::DescriptorSetLayout,
+    pub(crate) bindings: Vec<BindingKind>,
+    pub(crate) push_constant_size: u32,
+    name: String,
+}
+
+impl ComputePipeline {
+    pub fn new(ctx: &Arc<GpuContext>, desc: &PipelineDesc<'_>) -> Result<Self> {
+        if desc.spirv.first() != Some(&0x0723_0203) {
+            return Err(GpuError::InvalidSpirv(format!(
+                "{}: bad magic number",
+                desc.name
+            )));
+        }
+        if let Some(size) = desc.subgroup_size {
+            let info = ctx.info();
+            if !size.is_power_of_two()
+                || size < info.min_subgroup_size
+                || size > info.max_subgroup_size
+            {
+                return Err(GpuError::Usage(format!(
+                    "{}: subgroup size {size} outside the device's {}..{}",
+                    desc.name, info.min_subgroup_size, info.max_subgroup_size
+                )));
+            }
+        }
+        let device = &ctx.device;
+        let layout_bindings: Vec<_> = desc
+            .bindings
+            .iter()
+            .enumerate()
+            .map(|(i, kind)| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(i as u32)
+                    .descriptor_type(kind.descriptor_type())
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            })
+            .collect();
+        let set_info = vk::DescriptorSetLayoutCreateInfo::default()
+            .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
+            .bindings(&layout_bindings);
+        let set_layout = unsafe { device.create_descriptor_set_layout(&set_info, None) }
+            .map_err(vk_error("vkCreateDescriptorSetLayout"))?;
+        let mut this = Self {
+            ctx: ctx.clone(),
+            pipeline: vk::Pipeline::null(),
+            layout: vk::PipelineLayout::null(),
+            set_layout,
+            bindings: desc.bindings.to_vec(),
+            push_constant_size: desc.push_constant_size,
+            name: desc.name.to_string(),
+        };
+        let ranges = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .size(desc.push_constant_size)];
+        let set_layouts = [set_layout];
+        let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+        if desc.push_constant_size > 0 {
+            layout_info = layout_info.push_constant_ranges(&ranges);
+        }
+        // On failure `this` drops and destroys what was made so far.
+        this.layout = unsafe { device.create_pipeline_layout(&layout_info, None) }
+            .map_err(vk_error("vkCreatePipelineLayout"))?;
+
+        let module_info = vk::ShaderModuleCreateInfo::default().code(desc.spirv);
+        let module = unsafe { device.create_shader_module(&module_info, None) }
+            .map_err(vk_error("vkCreateShaderModule"))?;
+        let entries: Vec<_> = desc
+            .specialization
+            .iter()
+            .enumerate()
+            .map(|(i, &(id, _))| vk::SpecializationMapEntry {
+                constant_id: id,
+                offset: (i * 4) as u32,
+                size: 4,
+            })
+            .collect();
+        let data: Vec<u8> = desc
+            .specialization
+            .iter()
+            .flat_map(|&(_, v)| v.to_le_bytes())
+            .collect();
+        let spec = vk::SpecializationInfo::default()
+            .map_entries(&entries)
+            .data(&data);
+        let mut required = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
+            .required_subgroup_size(desc.subgroup_size.unwrap_or(0));
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main")
+            .specialization_info(&spec);
+        if desc.subgroup_size.is_some() {
+            stage = stage
+                .flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS)
+                .push_next(&mut required);
+        }
+        let info = vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(this.layout);
+        let result =
+            unsafe { device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) };
+        unsafe { device.destroy_shader_module(module, None) };
+        this.pipeline = result.map_err(|(_, e)| vk_error("vkCreateComputePipelines")(e))?[0];
+        Ok(this)
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Drop for ComputePipeline {
+    fn drop(&mut self) {
+        let device = &self.ctx.device;
+        unsafe {
+            device.destroy_pipeline(self.pipeline, None);
+            device.destroy_pipeline_layout(self.layout, None);
+            device.destroy_descriptor_set_layout(self.set_layout, None);
+        }
+    }
+}

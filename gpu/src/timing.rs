@@ -1,0 +1,63 @@
+//! Timestamp queries: the GPU's own clock around each pass, so benchmarks
+//! report device time rather than host time.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use crate::context::GpuContext;
+use crate::error::{Result, vk_error};
+
+/// A pool of `count` timestamp queries.
+pub struct Timestamps {
+    ctx: Arc<GpuContext>,
+    pub(crate) pool: vk::QueryPool,
+    pub(crate) count: u32,
+}
+
+impl Timestamps {
+    pub fn new(ctx: &Arc<GpuContext>, count: u32) -> Result<Self> {
+        let info = vk::QueryPoolCreateInfo::default()
+            .query_type(vk::QueryType::TIMESTAMP)
+            .query_count(count.max(1));
+        let pool = unsafe { ctx.device.create_query_pool(&info, None) }
+            .map_err(vk_error("vkCreateQueryPool"))?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            pool,
+            count: count.max(1),
+        })
+    }
+
+    /// Raw tick values of every query (waits until they are available).
+    pub fn read_ticks(&self) -> Result<Vec<u64>> {
+        let mut ticks = vec![0u64; self.count as usize];
+        unsafe {
+            self.ctx.device.get_query_pool_results(
+                self.pool,
+                0,
+                &mut ticks,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        }
+        .map_err(vk_error("vkGetQueryPoolResults"))?;
+        Ok(ticks)
+    }
+
+    /// Milliseconds between consecutive timestamps: entry `i` is the time
+    /// from query `i` to query `i + 1`.
+    pub fn read_intervals_ms(&self) -> Result<Vec<f64>> {
+        let ticks = self.read_ticks()?;
+        let period = f64::from(self.ctx.info().timestamp_period);
+        Ok(ticks
+            .windows(2)
+            .map(|w| w[1].wrapping_sub(w[0]) as f64 * period / 1e6)
+            .collect())
+    }
+}
+
+impl Drop for Timestamps {
+    fn drop(&mut self) {
+        unsafe { self.ctx.device.destroy_query_pool(self.pool, None) };
+    }
+}

@@ -1,0 +1,111 @@
+//! Compiles every `.comp` under this crate with shaderc for Vulkan 1.3 and
+//! writes a Rust file of `pub const NAME: &[u32]` SPIR-V words. Errors keep
+//! glslang's `file:line: message` form so they point at the source.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use vqscope_glslang_link as _;
+
+fn main() {
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let mut sources = Vec::new();
+    collect(&root, &mut sources);
+    sources.sort();
+
+    let compiler = shaderc::Compiler::new().expect("shaderc compiler");
+    let mut generated = String::new();
+    let mut failed = false;
+    for path in &sources {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let rel = path.strip_prefix(&root).unwrap();
+        let name = const_name(rel);
+        let text = std::fs::read_to_string(path).expect("read shader");
+        let mut opts = shaderc::CompileOptions::new().expect("shaderc options");
+        opts.set_target_env(
+            shaderc::TargetEnv::Vulkan,
+            shaderc::EnvVersion::Vulkan1_3 as u32,
+        );
+        opts.set_target_spirv(shaderc::SpirvVersion::V1_6);
+        opts.set_optimization_level(shaderc::OptimizationLevel::Performance);
+        opts.set_generate_debug_info();
+        let dir = path.parent().unwrap().to_path_buf();
+        let include_root = root.clone();
+        opts.set_include_callback(move |requested, _ty, _from, _depth| {
+            for base in [&dir, &include_root] {
+                let candidate = base.join(requested);
+                if let Ok(content) = std::fs::read_to_string(&candidate) {
+                    println!("cargo:rerun-if-changed={}", candidate.display());
+                    return Ok(shaderc::ResolvedInclude {
+                        resolved_name: candidate.display().to_string(),
+                        content,
+                    });
+                }
+            }
+            Err(format!("include not found: {requested}"))
+        });
+        match compiler.compile_into_spirv(
+            &text,
+            shaderc::ShaderKind::Compute,
+            &path.display().to_string(),
+            "main",
+            Some(&opts),
+        ) {
+            Ok(artifact) => {
+                if artifact.get_num_warnings() > 0 {
+                    for line in artifact.get_warning_messages().lines() {
+                        println!("cargo:warning={line}");
+                    }
+                }
+                let spv = out_dir.join(format!("{name}.spv"));
+                std::fs::write(&spv, artifact.as_binary_u8()).expect("write spv");
+                writeln!(
+                    generated,
+                    "/// SPIR-V of `shaders/{}`.\npub const {name}: &[u32] = &words!({:?});",
+                    rel.display(),
+                    spv.display().to_string()
+                )
+                .unwrap();
+            }
+            Err(e) => {
+                failed = true;
+                for line in e.to_string().lines() {
+                    println!("cargo:warning={line}");
+                    eprintln!("{line}");
+                }
+            }
+        }
+    }
+    if failed {
+        panic!("shader compilation failed (messages above: file:line: error)");
+    }
+    std::fs::write(out_dir.join("spirv.rs"), generated).expect("write spirv.rs");
+    println!("cargo:rerun-if-changed=build.rs");
+}
+
+/// Every `.comp` below `dir`, recursively.
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read shader dir") {
+        let path = entry.expect("dir entry").path();
+        if path.is_dir() {
+            if path
+                .file_name()
+                .is_some_and(|n| n != "target" && n != "src")
+            {
+                println!("cargo:rerun-if-changed={}", path.display());
+                collect(&path, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "comp") {
+            out.push(path);
+        }
+    }
+}
+
+/// `ui/fused.comp` → `UI_FUSED`.
+fn const_name(rel: &Path) -> String {
+    rel.with_extension("")
+        .to_string_lossy()
+        .replace(['/', '\\', '-', '.'], "_")
+        .to_uppercase()
+}
