@@ -23,10 +23,7 @@ fn main() {
         let name = const_name(rel);
         let text = std::fs::read_to_string(path).expect("read shader");
         let mut opts = shaderc::CompileOptions::new().expect("shaderc options");
-        opts.set_target_env(
-            shaderc::TargetEnv::Vulkan,
-            shaderc::EnvVersion::Vulkan1_3 as u32,
-        );
+        opts.set_target_env(shaderc::TargetEnv::Vulkan, shaderc::EnvVersion::Vulkan1_3 as u32);
         opts.set_target_spirv(shaderc::SpirvVersion::V1_6);
         opts.set_optimization_level(shaderc::OptimizationLevel::Performance);
         opts.set_generate_debug_info();
@@ -89,10 +86,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("read shader dir") {
         let path = entry.expect("dir entry").path();
         if path.is_dir() {
-            if path
-                .file_name()
-                .is_some_and(|n| n != "target" && n != "src")
-            {
+            if path.file_name().is_some_and(|n| n != "target" && n != "src") {
                 println!("cargo:rerun-if-changed={}", path.display());
                 collect(&path, out);
             }
@@ -104,8 +98,5 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// `ui/fused.comp` → `UI_FUSED`.
 fn const_name(rel: &Path) -> String {
-    rel.with_extension("")
-        .to_string_lossy()
-        .replace(['/', '\\', '-', '.'], "_")
-        .to_uppercase()
+    rel.with_extension("").to_string_lossy().replace(['/', '\\', '-', '.'], "_").to_uppercase()
 }

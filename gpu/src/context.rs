@@ -35,9 +35,7 @@ impl ContextOptions {
     pub fn from_env() -> Self {
         Self {
             validation: std::env::var("VQSCOPE_VALIDATION").is_ok_and(|v| v == "1"),
-            device: std::env::var("VQSCOPE_DEVICE")
-                .ok()
-                .filter(|v| !v.is_empty()),
+            device: std::env::var("VQSCOPE_DEVICE").ok().filter(|v| !v.is_empty()),
             ..Self::default()
         }
     }
@@ -91,17 +89,12 @@ impl GpuContext {
             )));
         }
 
-        let mut extensions: Vec<*const c_char> = options
-            .instance_extensions
-            .iter()
-            .map(|e| e.as_ptr())
-            .collect();
+        let mut extensions: Vec<*const c_char> =
+            options.instance_extensions.iter().map(|e| e.as_ptr()).collect();
         let mut layers: Vec<*const c_char> = Vec::new();
         if options.validation {
             if !layer_present(&entry, VALIDATION_LAYER)? {
-                return Err(GpuError::LayerNotPresent {
-                    call: "VQSCOPE_VALIDATION=1",
-                });
+                return Err(GpuError::LayerNotPresent { call: "VQSCOPE_VALIDATION=1" });
             }
             layers.push(VALIDATION_LAYER.as_ptr());
             extensions.push(ash::ext::debug_utils::NAME.as_ptr());
@@ -119,9 +112,8 @@ impl GpuContext {
             .enabled_extension_names(&extensions)
             .enabled_layer_names(&layers);
         if options.validation {
-            create_info = create_info
-                .push_next(&mut validation_features)
-                .push_next(&mut messenger_info);
+            create_info =
+                create_info.push_next(&mut validation_features).push_next(&mut messenger_info);
         }
         // SAFETY: every pointer in create_info outlives the call.
         let instance = unsafe { entry.create_instance(&create_info, None) }
@@ -306,10 +298,7 @@ impl GpuContext {
 
     /// Validation messages collected so far (empty without validation).
     pub fn validation_messages(&self) -> Vec<String> {
-        self.validation
-            .as_ref()
-            .map(Validation::messages)
-            .unwrap_or_default()
+        self.validation.as_ref().map(Validation::messages).unwrap_or_default()
     }
 
     /// Whether the validation layer is on.
@@ -355,10 +344,7 @@ fn check_device(
     unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
     let props = props2.properties;
     if props.api_version < vk::API_VERSION_1_3 {
-        return Err(format!(
-            "supports Vulkan {}, needs 1.3",
-            version_string(props.api_version)
-        ));
+        return Err(format!("supports Vulkan {}, needs 1.3", version_string(props.api_version)));
     }
     let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
@@ -373,25 +359,13 @@ fn check_device(
         ("maintenance4", v13.maintenance4 == vk::TRUE),
         ("synchronization2", v13.synchronization2 == vk::TRUE),
         ("subgroupSizeControl", v13.subgroup_size_control == vk::TRUE),
-        (
-            "computeFullSubgroups",
-            v13.compute_full_subgroups == vk::TRUE,
-        ),
+        ("computeFullSubgroups", v13.compute_full_subgroups == vk::TRUE),
         ("timelineSemaphore", v12.timeline_semaphore == vk::TRUE),
-        (
-            "shaderBufferInt64Atomics",
-            v12.shader_buffer_int64_atomics == vk::TRUE,
-        ),
-        (
-            "storageBuffer8BitAccess",
-            v12.storage_buffer8_bit_access == vk::TRUE,
-        ),
+        ("shaderBufferInt64Atomics", v12.shader_buffer_int64_atomics == vk::TRUE),
+        ("storageBuffer8BitAccess", v12.storage_buffer8_bit_access == vk::TRUE),
         ("shaderInt8", v12.shader_int8 == vk::TRUE),
         ("scalarBlockLayout", v12.scalar_block_layout == vk::TRUE),
-        (
-            "storageBuffer16BitAccess",
-            v11.storage_buffer16_bit_access == vk::TRUE,
-        ),
+        ("storageBuffer16BitAccess", v11.storage_buffer16_bit_access == vk::TRUE),
         ("shaderInt64", f.shader_int64 == vk::TRUE),
         ("shaderFloat64", f.shader_float64 == vk::TRUE),
         ("shaderInt16", f.shader_int16 == vk::TRUE),
@@ -399,19 +373,14 @@ fn check_device(
     if let Some((name, _)) = required.iter().find(|(_, ok)| !ok) {
         return Err(format!("lacks feature {name}"));
     }
-    if !subgroup
-        .supported_stages
-        .contains(vk::ShaderStageFlags::COMPUTE)
+    if !subgroup.supported_stages.contains(vk::ShaderStageFlags::COMPUTE)
         || !subgroup
             .supported_operations
             .contains(vk::SubgroupFeatureFlags::ARITHMETIC | vk::SubgroupFeatureFlags::BALLOT)
     {
         return Err("lacks subgroup arithmetic and ballot in compute shaders".into());
     }
-    if !size_control
-        .required_subgroup_size_stages
-        .contains(vk::ShaderStageFlags::COMPUTE)
-    {
+    if !size_control.required_subgroup_size_stages.contains(vk::ShaderStageFlags::COMPUTE) {
         return Err("cannot require a subgroup size in compute shaders".into());
     }
     let exts = unsafe { instance.enumerate_device_extension_properties(physical) }
@@ -426,9 +395,7 @@ fn check_device(
     let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
     // Prefer a family with graphics too: presentation usually needs it.
     let pick = |need: vk::QueueFlags| {
-        families
-            .iter()
-            .position(|q| q.queue_flags.contains(need) && q.timestamp_valid_bits > 0)
+        families.iter().position(|q| q.queue_flags.contains(need) && q.timestamp_valid_bits > 0)
     };
     let family = pick(vk::QueueFlags::COMPUTE | vk::QueueFlags::GRAPHICS)
         .or_else(|| pick(vk::QueueFlags::COMPUTE))
@@ -457,10 +424,7 @@ fn check_device(
 
 fn device_name(instance: &ash::Instance, physical: vk::PhysicalDevice) -> String {
     let props = unsafe { instance.get_physical_device_properties(physical) };
-    props
-        .device_name_as_c_str()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    props.device_name_as_c_str().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 fn layer_present(entry: &ash::Entry, name: &CStr) -> Result<bool> {

@@ -34,10 +34,7 @@ pub enum GpuError {
     #[error("{call}: timed out")]
     Timeout { call: &'static str },
     #[error("{call}: Vulkan error {result:?}")]
-    Other {
-        call: &'static str,
-        result: vk::Result,
-    },
+    Other { call: &'static str, result: vk::Result },
     #[error("no usable Vulkan device: {0}")]
     NoSuitableDevice(String),
     #[error("GPU memory allocation failed: {0}")]

@@ -14,6 +14,10 @@ mod timing;
 mod transfer;
 mod validation;
 
+/// The `ash` this context was built with, so crates that drive extensions of
+/// their own (the renderer's surface and swapchain) name the very same types
+/// without a second, possibly diverging, dependency on it.
+pub use ash;
 pub use ash::vk;
 pub use context::{ContextOptions, DeviceInfo, GpuContext};
 pub use error::{GpuError, Result, vk_error};

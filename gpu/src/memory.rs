@@ -37,17 +37,15 @@ impl Buffer {
         let raw =
             unsafe { device.create_buffer(&info, None) }.map_err(vk_error("vkCreateBuffer"))?;
         let requirements = unsafe { device.get_buffer_memory_requirements(raw) };
-        let allocation = ctx
-            .allocator
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .allocate(&AllocationCreateDesc {
+        let allocation = ctx.allocator.lock().unwrap_or_else(|e| e.into_inner()).allocate(
+            &AllocationCreateDesc {
                 name,
                 requirements,
                 location,
                 linear: true,
                 allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-            });
+            },
+        );
         let allocation = match allocation {
             Ok(a) => a,
             Err(e) => {
@@ -59,19 +57,10 @@ impl Buffer {
             unsafe { device.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) }
         {
             unsafe { device.destroy_buffer(raw, None) };
-            let _ = ctx
-                .allocator
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .free(allocation);
+            let _ = ctx.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(allocation);
             return Err(vk_error("vkBindBufferMemory")(e));
         }
-        Ok(Self {
-            ctx: ctx.clone(),
-            raw,
-            allocation: Some(allocation),
-            size,
-        })
+        Ok(Self { ctx: ctx.clone(), raw, allocation: Some(allocation), size })
     }
 
     /// A device-local storage buffer that can also be copied to and from.
@@ -89,13 +78,7 @@ impl Buffer {
 
     /// A host-visible buffer to copy from (uploads).
     pub fn staging(ctx: &Arc<GpuContext>, name: &str, size: u64) -> Result<Self> {
-        Self::new(
-            ctx,
-            name,
-            size,
-            vk::BufferUsageFlags::TRANSFER_SRC,
-            MemoryLocation::CpuToGpu,
-        )
+        Self::new(ctx, name, size, vk::BufferUsageFlags::TRANSFER_SRC, MemoryLocation::CpuToGpu)
     }
 
     /// A host-visible buffer to copy into (readbacks).
@@ -155,12 +138,7 @@ impl Drop for Buffer {
     fn drop(&mut self) {
         unsafe { self.ctx.device.destroy_buffer(self.raw, None) };
         if let Some(a) = self.allocation.take() {
-            let _ = self
-                .ctx
-                .allocator
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .free(a);
+            let _ = self.ctx.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(a);
         }
     }
 }
@@ -188,18 +166,12 @@ impl Image {
         usage: vk::ImageUsageFlags,
     ) -> Result<Self> {
         if width == 0 || height == 0 {
-            return Err(GpuError::Usage(format!(
-                "image {name} has size {width}x{height}"
-            )));
+            return Err(GpuError::Usage(format!("image {name} has size {width}x{height}")));
         }
         let info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
             .format(format)
-            .extent(vk::Extent3D {
-                width,
-                height,
-                depth: 1,
-            })
+            .extent(vk::Extent3D { width, height, depth: 1 })
             .mip_levels(1)
             .array_layers(1)
             .samples(vk::SampleCountFlags::TYPE_1)
@@ -210,17 +182,15 @@ impl Image {
         let device = &ctx.device;
         let raw = unsafe { device.create_image(&info, None) }.map_err(vk_error("vkCreateImage"))?;
         let requirements = unsafe { device.get_image_memory_requirements(raw) };
-        let allocation = ctx
-            .allocator
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .allocate(&AllocationCreateDesc {
+        let allocation = ctx.allocator.lock().unwrap_or_else(|e| e.into_inner()).allocate(
+            &AllocationCreateDesc {
                 name,
                 requirements,
                 location: MemoryLocation::GpuOnly,
                 linear: false,
                 allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-            });
+            },
+        );
         let allocation = match allocation {
             Ok(a) => a,
             Err(e) => {
@@ -230,11 +200,7 @@ impl Image {
         };
         let free = |allocation: Allocation| {
             unsafe { device.destroy_image(raw, None) };
-            let _ = ctx
-                .allocator
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .free(allocation);
+            let _ = ctx.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(allocation);
         };
         if let Err(e) =
             unsafe { device.bind_image_memory(raw, allocation.memory(), allocation.offset()) }
@@ -293,12 +259,7 @@ impl Drop for Image {
             self.ctx.device.destroy_image(self.raw, None);
         }
         if let Some(a) = self.allocation.take() {
-            let _ = self
-                .ctx
-                .allocator
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .free(a);
+            let _ = self.ctx.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(a);
         }
     }
 }

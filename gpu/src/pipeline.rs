@@ -38,6 +38,11 @@ pub struct PipelineDesc<'a> {
     /// Force a subgroup size (must lie within the device's min..max);
     /// `None` lets the driver choose.
     pub subgroup_size: Option<u32>,
+    /// Ask that every subgroup be full. Shaders that derive an item's index
+    /// from `gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID` need
+    /// it; the local size X must then be a multiple of the device's maximum
+    /// subgroup size (or of `subgroup_size` when given).
+    pub full_subgroups: bool,
 }
 
 /// A compute pipeline with its layouts.
@@ -54,10 +59,7 @@ pub struct ComputePipeline {
 impl ComputePipeline {
     pub fn new(ctx: &Arc<GpuContext>, desc: &PipelineDesc<'_>) -> Result<Self> {
         if desc.spirv.first() != Some(&0x0723_0203) {
-            return Err(GpuError::InvalidSpirv(format!(
-                "{}: bad magic number",
-                desc.name
-            )));
+            return Err(GpuError::InvalidSpirv(format!("{}: bad magic number", desc.name)));
         }
         if let Some(size) = desc.subgroup_size {
             let info = ctx.info();
@@ -123,14 +125,9 @@ impl ComputePipeline {
                 size: 4,
             })
             .collect();
-        let data: Vec<u8> = desc
-            .specialization
-            .iter()
-            .flat_map(|&(_, v)| v.to_le_bytes())
-            .collect();
-        let spec = vk::SpecializationInfo::default()
-            .map_entries(&entries)
-            .data(&data);
+        let data: Vec<u8> =
+            desc.specialization.iter().flat_map(|&(_, v)| v.to_le_bytes()).collect();
+        let spec = vk::SpecializationInfo::default().map_entries(&entries).data(&data);
         let mut required = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
             .required_subgroup_size(desc.subgroup_size.unwrap_or(0));
         let mut stage = vk::PipelineShaderStageCreateInfo::default()
@@ -138,14 +135,13 @@ impl ComputePipeline {
             .module(module)
             .name(c"main")
             .specialization_info(&spec);
-        if desc.subgroup_size.is_some() {
-            stage = stage
-                .flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS)
-                .push_next(&mut required);
+        if desc.full_subgroups {
+            stage = stage.flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);
         }
-        let info = vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(this.layout);
+        if desc.subgroup_size.is_some() {
+            stage = stage.push_next(&mut required);
+        }
+        let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(this.layout);
         let result =
             unsafe { device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) };
         unsafe { device.destroy_shader_module(module, None) };

@@ -103,14 +103,9 @@ impl Submitter {
                 .map_err(vk_error("vkResetCommandBuffer"))?;
             let begin = vk::CommandBufferBeginInfo::default()
                 .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            device
-                .begin_command_buffer(cmd, &begin)
-                .map_err(vk_error("vkBeginCommandBuffer"))?;
+            device.begin_command_buffer(cmd, &begin).map_err(vk_error("vkBeginCommandBuffer"))?;
         }
-        let mut recorder = Recorder {
-            ctx: &self.ctx,
-            cmd,
-        };
+        let mut recorder = Recorder { ctx: &self.ctx, cmd };
         let recorded = record(&mut recorder);
         let ended =
             unsafe { device.end_command_buffer(cmd) }.map_err(vk_error("vkEndCommandBuffer"));
@@ -132,11 +127,7 @@ impl Submitter {
         }));
         let wait_infos: Vec<_> = wait
             .iter()
-            .map(|&(s, stage)| {
-                vk::SemaphoreSubmitInfo::default()
-                    .semaphore(s)
-                    .stage_mask(stage)
-            })
+            .map(|&(s, stage)| vk::SemaphoreSubmitInfo::default().semaphore(s).stage_mask(stage))
             .collect();
         let submit = vk::SubmitInfo2::default()
             .command_buffer_infos(&cmd_infos)
@@ -157,9 +148,7 @@ impl Submitter {
         }
         let semaphores = [self.timeline];
         let values = [ticket.0];
-        let info = vk::SemaphoreWaitInfo::default()
-            .semaphores(&semaphores)
-            .values(&values);
+        let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
         unsafe { self.ctx.device.wait_semaphores(&info, u64::MAX) }
             .map_err(vk_error("vkWaitSemaphores"))
     }
@@ -242,11 +231,7 @@ impl Recorder<'_> {
             match (binding, kind) {
                 (Binding::Buffer(b), BindingKind::StorageBuffer) => buffer_infos.push((
                     i,
-                    vk::DescriptorBufferInfo {
-                        buffer: b.raw(),
-                        offset: 0,
-                        range: vk::WHOLE_SIZE,
-                    },
+                    vk::DescriptorBufferInfo { buffer: b.raw(), offset: 0, range: vk::WHOLE_SIZE },
                 )),
                 (Binding::BufferRange(b, offset, range), BindingKind::StorageBuffer) => {
                     buffer_infos.push((
@@ -366,16 +351,8 @@ impl Recorder<'_> {
         dst_offset: u64,
         size: u64,
     ) {
-        let region = vk::BufferCopy {
-            src_offset,
-            dst_offset,
-            size,
-        };
-        unsafe {
-            self.ctx
-                .device
-                .cmd_copy_buffer(self.cmd, src.raw(), dst.raw(), &[region])
-        };
+        let region = vk::BufferCopy { src_offset, dst_offset, size };
+        unsafe { self.ctx.device.cmd_copy_buffer(self.cmd, src.raw(), dst.raw(), &[region]) };
     }
 
     /// Copies tightly packed rows from `src` at `offset` into `image`, which
@@ -422,18 +399,14 @@ impl Recorder<'_> {
     /// Fills `buffer` with the 32-bit `value` (test poisoning, clears).
     pub fn fill(&mut self, buffer: &Buffer, value: u32) {
         unsafe {
-            self.ctx
-                .device
-                .cmd_fill_buffer(self.cmd, buffer.raw(), 0, vk::WHOLE_SIZE, value)
+            self.ctx.device.cmd_fill_buffer(self.cmd, buffer.raw(), 0, vk::WHOLE_SIZE, value)
         };
     }
 
     /// Resets the queries of `timestamps`; call before writing them.
     pub fn reset_timestamps(&mut self, timestamps: &Timestamps) {
         unsafe {
-            self.ctx
-                .device
-                .cmd_reset_query_pool(self.cmd, timestamps.pool, 0, timestamps.count)
+            self.ctx.device.cmd_reset_query_pool(self.cmd, timestamps.pool, 0, timestamps.count)
         };
     }
 
@@ -470,10 +443,6 @@ fn image_copy_region(offset: u64, image: &Image) -> vk::BufferImageCopy {
             layer_count: 1,
         },
         image_offset: vk::Offset3D::default(),
-        image_extent: vk::Extent3D {
-            width: image.width(),
-            height: image.height(),
-            depth: 1,
-        },
+        image_extent: vk::Extent3D { width: image.width(), height: image.height(), depth: 1 },
     }
 }

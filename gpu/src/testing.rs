@@ -10,10 +10,7 @@ use crate::validation::all_messages;
 /// Panics with the error's message when no device qualifies: a test must
 /// fail, not skip, without a GPU.
 pub fn test_context() -> Arc<GpuContext> {
-    let options = ContextOptions {
-        validation: true,
-        ..ContextOptions::from_env()
-    };
+    let options = ContextOptions { validation: true, ..ContextOptions::from_env() };
     match GpuContext::new(&options) {
         Ok(ctx) => Arc::new(ctx),
         Err(e) => panic!("cannot create a Vulkan context for tests: {e}"),

@@ -22,11 +22,7 @@ impl Timestamps {
             .query_count(count.max(1));
         let pool = unsafe { ctx.device.create_query_pool(&info, None) }
             .map_err(vk_error("vkCreateQueryPool"))?;
-        Ok(Self {
-            ctx: ctx.clone(),
-            pool,
-            count: count.max(1),
-        })
+        Ok(Self { ctx: ctx.clone(), pool, count: count.max(1) })
     }
 
     /// Raw tick values of every query (waits until they are available).
@@ -49,10 +45,7 @@ impl Timestamps {
     pub fn read_intervals_ms(&self) -> Result<Vec<f64>> {
         let ticks = self.read_ticks()?;
         let period = f64::from(self.ctx.info().timestamp_period);
-        Ok(ticks
-            .windows(2)
-            .map(|w| w[1].wrapping_sub(w[0]) as f64 * period / 1e6)
-            .collect())
+        Ok(ticks.windows(2).map(|w| w[1].wrapping_sub(w[0]) as f64 * period / 1e6).collect())
     }
 }
 

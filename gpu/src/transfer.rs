@@ -56,8 +56,10 @@ pub fn download_image(
     let len = u64::from(image.width()) * u64::from(image.height()) * bytes_per_texel;
     let readback = Buffer::readback(ctx, "image download", len)?;
     submitter.run(|rec| {
-        rec.barrier();
-        rec.copy_image_to_buffer(image, vk::ImageLayout::GENERAL, &readback, 0);
+        let (general, src) = (vk::ImageLayout::GENERAL, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+        rec.image_layout(image.raw(), general, src);
+        rec.copy_image_to_buffer(image, src, &readback, 0);
+        rec.image_layout(image.raw(), src, general);
         rec.barrier();
         Ok(())
     })?;

@@ -50,10 +50,7 @@ impl Validation {
 
 impl Drop for Validation {
     fn drop(&mut self) {
-        unsafe {
-            self.loader
-                .destroy_debug_utils_messenger(self.messenger, None)
-        };
+        unsafe { self.loader.destroy_debug_utils_messenger(self.messenger, None) };
     }
 }
 
@@ -79,9 +76,6 @@ unsafe extern "system" fn on_message(
     };
     let line = format!("[vulkan {severity:?} {kind:?}] {text}");
     eprintln!("{line}");
-    MESSAGES
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(line);
+    MESSAGES.lock().unwrap_or_else(|e| e.into_inner()).push(line);
     vk::FALSE
 }

@@ -21,6 +21,7 @@ fn run_fill(subgroup_size: Option<u32>, workgroup: u32, count: u32) -> Vec<u32> 
             push_constant_size: 8,
             specialization: &[(0, workgroup), (1, 1000)],
             subgroup_size,
+            full_subgroups: true,
         },
     )
     .unwrap();
@@ -50,10 +51,7 @@ fn run_fill(subgroup_size: Option<u32>, workgroup: u32, count: u32) -> Vec<u32> 
     assert!(ms[0] >= 0.0);
     let bytes = download_buffer(&ctx, &mut submitter, &out, u64::from(count) * 4).unwrap();
     drop((pipeline, out, timestamps, submitter));
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }
 
 #[test]
@@ -92,6 +90,7 @@ fn wrong_bindings_are_refused_not_crashed() {
             push_constant_size: 8,
             specialization: &[(0, 64)],
             subgroup_size: None,
+            full_subgroups: false,
         },
     )
     .unwrap();
@@ -109,6 +108,7 @@ fn wrong_bindings_are_refused_not_crashed() {
             push_constant_size: 0,
             specialization: &[],
             subgroup_size: None,
+            full_subgroups: false,
         },
     );
     assert!(bad.is_err());

@@ -7,10 +7,66 @@ use thiserror::Error;
 pub enum MetricsError {
     /// The frame is smaller than the feature can handle.
     #[error("{feature}: a {width}x{height} frame is too small ({reason})")]
-    FrameTooSmall {
+    FrameTooSmall { feature: &'static str, width: usize, height: usize, reason: &'static str },
+    /// Reference and distorted planes differ in size or bit depth: libvmaf
+    /// refuses such a pair before any feature runs, and a per-pixel metric
+    /// has no meaning across different grids.
+    #[error(
+        "{feature}: reference is {ref_width}x{ref_height} at {ref_bpc} bits but distorted is \
+         {dis_width}x{dis_height} at {dis_bpc} bits; both inputs must have the same size and bit depth"
+    )]
+    PlaneMismatch {
         feature: &'static str,
-        width: usize,
-        height: usize,
-        reason: &'static str,
+        ref_width: usize,
+        ref_height: usize,
+        ref_bpc: u32,
+        dis_width: usize,
+        dis_height: usize,
+        dis_bpc: u32,
     },
+    /// A feature option is outside the range libvmaf accepts for it.
+    #[error("{feature}: option {option}={value} is out of range ({allowed})")]
+    OptionOutOfRange {
+        feature: &'static str,
+        option: &'static str,
+        value: i64,
+        allowed: &'static str,
+    },
+
+    /// `--model version=NAME` named no model built into vqscope.
+    #[error("no built-in model \"{version}\" (built-in models: {known})")]
+    UnknownModel { version: String, known: String },
+    /// A model file could not be read from disk.
+    #[error("cannot read model file {}: {source}", path.display())]
+    ModelRead {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A model's JSON (or the libsvm text inside it) is not one libvmaf
+    /// would accept, or uses a part of the format vqscope does not support.
+    #[error("model {origin}: {reason}")]
+    ModelInvalid { origin: String, reason: String },
+    /// A `--model` option string that cannot be understood.
+    #[error("model option \"{spec}\": {reason}")]
+    ModelSpec { spec: String, reason: String },
+    /// A floating-point feature option is outside the range libvmaf accepts
+    /// for it (libvmaf refuses the option when the extractor is set up).
+    #[error("{feature}: option {option}={value} is out of range ({allowed})")]
+    FloatOptionOutOfRange {
+        feature: &'static str,
+        option: &'static str,
+        value: f64,
+        allowed: &'static str,
+    },
+    /// libvmaf's integer ADM returns EINVAL when `adm_norm_view_dist ×
+    /// adm_ref_display_height` is below 3 × 1080: its 16-bit level-0
+    /// pipeline cannot represent the lower angular frequencies that a
+    /// closer or smaller display implies.
+    #[error(
+        "adm: adm_norm_view_dist × adm_ref_display_height = {norm_view_dist} × \
+         {ref_display_height} is below 3 × 1080 = 3240, which libvmaf's integer ADM cannot \
+         compute (EINVAL); use a larger viewing distance or display height"
+    )]
+    AdmViewingGeometry { norm_view_dist: f64, ref_display_height: i32 },
 }

@@ -1,1 +1,43 @@
-//! vqscope-renderer
+//! vqscope-renderer: the UI renderer. A [`Scene`] of primitives (rounded
+//! rectangles, circles, rings, lines, RGBA and YUV images, text, clips) is
+//! encoded into GPU buffers and drawn by one fused compute shader over
+//! screen tiles, after a coarse binning pass; the result is read back as PNG
+//! ([`capture`]) or shown in a window ([`present`]).
+
+pub mod capture;
+pub mod encode;
+pub mod fused;
+pub mod glyphs;
+pub mod present;
+pub mod scene;
+pub mod scenes;
+pub mod text;
+
+pub use fused::{PassTimes, Renderer, ScanMode, SceneBuffers};
+pub use scene::{
+    Color, Rect, RectStyle, Sampling, Scene, Subsampling, TextureId, YuvId, YuvMatrix, YuvPicture,
+};
+pub use text::{Align, TextRun, VAlign};
+
+use thiserror::Error;
+
+/// Everything that can stop a frame from rendering.
+#[derive(Debug, Error)]
+pub enum RenderError {
+    #[error(transparent)]
+    Gpu(#[from] vqscope_gpu::GpuError),
+    #[error("cannot render a {width}x{height} frame")]
+    EmptyTarget { width: u32, height: u32 },
+    #[error("texture {0} was never added to the scene")]
+    UnknownTexture(u32),
+    #[error("YUV picture {0} was never added to the scene")]
+    UnknownPicture(u32),
+    #[error("bad YUV picture: {0}")]
+    BadPicture(String),
+    #[error("push_clip and pop_clip calls do not pair up")]
+    UnbalancedClip,
+    #[error(transparent)]
+    Atlas(#[from] glyphs::AtlasError),
+    #[error("writing {path}: {message}")]
+    Png { path: String, message: String },
+}

@@ -3,6 +3,8 @@
 //! `pub const` of SPIR-V words named after its path: `ui/fused.comp` is
 //! [`UI_FUSED`].
 
+pub mod reflect;
+
 /// Loads a `.spv` file as aligned `u32` words at compile time.
 macro_rules! words {
     ($path:expr) => {{

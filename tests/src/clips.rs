@@ -80,11 +80,7 @@ pub fn libvmaf_frames(json: &serde_json::Value, key: &str) -> Vec<f64> {
         .as_array()
         .expect("frames array")
         .iter()
-        .map(|f| {
-            f["metrics"][key]
-                .as_f64()
-                .unwrap_or_else(|| panic!("frame lacks {key}"))
-        })
+        .map(|f| f["metrics"][key].as_f64().unwrap_or_else(|| panic!("frame lacks {key}")))
         .collect()
 }
 

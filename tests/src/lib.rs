@@ -3,3 +3,4 @@
 //! share for finding and unpacking the reference material in `../shared`.
 
 pub mod clips;
+pub mod golden;

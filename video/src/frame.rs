@@ -58,10 +58,7 @@ impl Geometry {
             return (self.width, self.height);
         }
         let (sx, sy) = self.format.chroma.shifts();
-        (
-            (self.width + (1 << sx) - 1) >> sx,
-            (self.height + (1 << sy) - 1) >> sy,
-        )
+        ((self.width + (1 << sx) - 1) >> sx, (self.height + (1 << sy) - 1) >> sy)
     }
 
     /// Byte length of plane `i`.
@@ -72,9 +69,7 @@ impl Geometry {
 
     /// Byte length of a whole frame (all planes).
     pub fn frame_bytes(&self) -> usize {
-        (0..self.format.chroma.plane_count())
-            .map(|i| self.plane_bytes(i))
-            .sum()
+        (0..self.format.chroma.plane_count()).map(|i| self.plane_bytes(i)).sum()
     }
 }
 
@@ -131,10 +126,61 @@ impl Frame {
         if self.geometry.format.bytes_per_sample() == 1 {
             bytes.iter().map(|&b| u16::from(b)).collect()
         } else {
-            bytes
-                .chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                .collect()
+            bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect()
         }
+    }
+}
+
+impl PixelFormat {
+    /// ffmpeg's name for this format (`yuv420p`, `yuv422p10le`, `gray12le`…),
+    /// the spelling users know from `ffprobe` and `vmaf --pixel_format`.
+    pub fn ffmpeg_name(self) -> String {
+        let base = match self.chroma {
+            ChromaFormat::Mono => "gray",
+            ChromaFormat::Yuv420 => "yuv420p",
+            ChromaFormat::Yuv422 => "yuv422p",
+            ChromaFormat::Yuv444 => "yuv444p",
+        };
+        if self.bit_depth > 8 { format!("{base}{}le", self.bit_depth) } else { base.to_string() }
+    }
+}
+
+impl std::fmt::Display for ColorInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let matrix = match self.matrix {
+            ColorMatrix::Bt601 => "BT.601",
+            ColorMatrix::Bt709 => "BT.709",
+            ColorMatrix::Bt2020 => "BT.2020",
+        };
+        let range = match self.range {
+            ColorRange::Limited => "limited",
+            ColorRange::Full => "full",
+        };
+        write!(f, "{matrix} {range} range")
+    }
+}
+
+/// A frame rate or aspect ratio kept as the exact fraction the file states
+/// (25:1, 30000:1001), so no rounding creeps into timestamps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Rational {
+    pub num: u32,
+    pub den: u32,
+}
+
+impl Rational {
+    pub const fn new(num: u32, den: u32) -> Self {
+        Rational { num, den }
+    }
+
+    /// The value as a float; 0 when the denominator is 0 (unknown rate).
+    pub fn as_f64(self) -> f64 {
+        if self.den == 0 { 0.0 } else { f64::from(self.num) / f64::from(self.den) }
+    }
+}
+
+impl std::fmt::Display for Rational {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.num, self.den)
     }
 }

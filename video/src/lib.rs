@@ -1,6 +1,22 @@
 //! vqscope-video: reads reference and distorted inputs (y4m, raw yuv, and
-//! other containers through ffmpeg) into [`Frame`]s.
+//! other containers through ffmpeg) into [`Frame`]s, pairs them with
+//! libvmaf's rules and reads them ahead on a thread.
 
+pub mod decode;
+pub mod error;
+pub mod ffmpeg;
 pub mod frame;
+mod lines;
+pub mod pair;
+pub mod raw;
+pub mod source;
+pub mod y4m;
 
-pub use frame::{ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, PixelFormat};
+pub use decode::Decoder;
+pub use error::{MAX_DIMENSION, Result, VideoError};
+pub use frame::{
+    ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, PixelFormat, Rational,
+};
+pub use pair::{FramePair, Pair, PairOptions};
+pub use raw::RawGeometry;
+pub use source::{SourceInfo, VideoSource, open_input};

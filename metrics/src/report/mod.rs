@@ -1,1 +1,297 @@
-//! (being written)
+//! Reports in libvmaf 3.2 CLI's four formats (XML, JSON, CSV, subtitle),
+//! byte for byte, so tools that parse libvmaf's output read vqscope's.
+//!
+//! The writers take vqscope's own [`Report`], not libvmaf's feature
+//! collector, and reproduce libvmaf's `output.c` layout: key order, the
+//! separators (including the quirks: a non-finite per-frame JSON value is
+//! written as `null` with no line break after it, and the JSON frame
+//! separator depends on the frame number, not on whether a frame was written
+//! before), `%.6f` numbers, and `%.16f` for values whose *fractional part*
+//! has more than six leading zeros (see [`format_value`]).
+//!
+//! Number formatting: Rust's `{:.N}` formats the exact binary value and
+//! rounds ties to even, which is what glibc's `printf("%.Nf")` does in the
+//! default rounding mode. Ties only exist for values exactly representable
+//! with N+1 decimals ending in 5 (such as 0.0078125 at six decimals, which
+//! both print as 0.007812). The unit tests check this against glibc's own
+//! `snprintf` for ties and for a million pseudo-random values.
+
+mod csv;
+mod json;
+mod sub;
+mod xml;
+
+use std::io;
+
+use crate::pool::{Pooled, pool_subsampled};
+
+/// One written frame: its number and its metrics in report order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameScores {
+    /// libvmaf's `frameNum`: the frame's index in the input, counting frames
+    /// skipped by subsampling.
+    pub index: u32,
+    /// (name, value) in the order libvmaf's feature collector holds them.
+    pub metrics: Vec<(String, f64)>,
+}
+
+/// One metric's pooled values; `None` where libvmaf cannot pool it (a frame
+/// in the range lacks the metric), which writes an empty entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PooledMetric {
+    pub name: String,
+    pub pooled: Option<Pooled>,
+}
+
+/// Everything a report holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The `version` field (libvmaf writes its own version, e.g. `3.2.0`).
+    pub version: String,
+    /// Frames per second of the run (wall clock); written with `%.2f`.
+    pub fps: f64,
+    /// Frame size, written by the XML report only.
+    pub width: u32,
+    pub height: u32,
+    /// The frames to write, in order (already subsampled).
+    pub frames: Vec<FrameScores>,
+    /// Every metric in collector order; also the CSV header.
+    pub pooled: Vec<PooledMetric>,
+    /// `aggregate_metrics` (libvmaf's CLI leaves it empty). Names are
+    /// written as given, without aliasing, as libvmaf does.
+    pub aggregate: Vec<(String, f64)>,
+}
+
+impl Report {
+    /// A report from a table of per-frame values: `names` in collector
+    /// order, `frames[i][k]` the value of `names[k]` at frame `i`. With
+    /// `subsample > 1` only frames `i % subsample == 0` are written and
+    /// pooled, as with libvmaf's `--subsample`.
+    pub fn from_table(
+        version: &str,
+        fps: f64,
+        (width, height): (u32, u32),
+        names: &[String],
+        frames: &[Vec<f64>],
+        subsample: usize,
+    ) -> Self {
+        let keep = |i: usize| subsample <= 1 || i.is_multiple_of(subsample);
+        let written = frames
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| keep(*i))
+            .map(|(i, row)| FrameScores {
+                index: i as u32,
+                metrics: names.iter().cloned().zip(row.iter().copied()).collect(),
+            })
+            .collect();
+        let pooled = names
+            .iter()
+            .enumerate()
+            .map(|(k, name)| {
+                let column: Option<Vec<f64>> =
+                    frames.iter().map(|row| row.get(k).copied()).collect();
+                PooledMetric {
+                    name: name.clone(),
+                    pooled: column.and_then(|c| pool_subsampled(&c, subsample)),
+                }
+            })
+            .collect();
+        Self {
+            version: version.to_owned(),
+            fps,
+            width,
+            height,
+            frames: written,
+            pooled,
+            aggregate: Vec::new(),
+        }
+    }
+
+    /// The report as text in `format`.
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Xml => xml::render(self),
+            Format::Json => json::render(self),
+            Format::Csv => csv::render(self),
+            Format::Sub => sub::render(self),
+        }
+    }
+
+    /// Writes the report in `format`.
+    pub fn write(&self, format: Format, out: &mut dyn io::Write) -> io::Result<()> {
+        out.write_all(self.render(format).as_bytes())
+    }
+}
+
+/// libvmaf's output formats (`--xml`, the default, `--json`, `--csv`,
+/// `--sub`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Xml,
+    Json,
+    Csv,
+    Sub,
+}
+
+/// The short names libvmaf's reports use for its feature names
+/// (`VMAF_integer_feature_adm2_score` → `integer_adm2`); other names are
+/// written unchanged.
+pub fn feature_name_alias(name: &str) -> &str {
+    const ALIASES: [(&str, &str); 29] = [
+        ("VMAF_feature_adm2_score", "adm2"),
+        ("VMAF_feature_aim_score", "aim"),
+        ("VMAF_feature_adm3_score", "adm3"),
+        ("VMAF_feature_adm_scale0_score", "adm_scale0"),
+        ("VMAF_feature_adm_scale1_score", "adm_scale1"),
+        ("VMAF_feature_adm_scale2_score", "adm_scale2"),
+        ("VMAF_feature_adm_scale3_score", "adm_scale3"),
+        ("VMAF_feature_motion_score", "motion"),
+        ("VMAF_feature_motion2_score", "motion2"),
+        ("VMAF_feature_motion3_score", "motion3"),
+        ("VMAF_feature_vif_scale0_score", "vif_scale0"),
+        ("VMAF_feature_vif_scale1_score", "vif_scale1"),
+        ("VMAF_feature_vif_scale2_score", "vif_scale2"),
+        ("VMAF_feature_vif_scale3_score", "vif_scale3"),
+        ("VMAF_integer_feature_adm2_score", "integer_adm2"),
+        ("VMAF_integer_feature_aim_score", "integer_aim"),
+        ("VMAF_integer_feature_adm3_score", "integer_adm3"),
+        ("VMAF_integer_feature_motion_score", "integer_motion"),
+        ("VMAF_integer_feature_motion2_score", "integer_motion2"),
+        ("VMAF_integer_feature_motion3_score", "integer_motion3"),
+        ("VMAF_integer_feature_vif_scale0_score", "integer_vif_scale0"),
+        ("VMAF_integer_feature_vif_scale1_score", "integer_vif_scale1"),
+        ("VMAF_integer_feature_vif_scale2_score", "integer_vif_scale2"),
+        ("VMAF_integer_feature_vif_scale3_score", "integer_vif_scale3"),
+        ("Cambi_feature_cambi_score", "cambi"),
+        ("Speed_chroma_feature_speed_chroma_u_score", "speed_chroma_u"),
+        ("Speed_chroma_feature_speed_chroma_v_score", "speed_chroma_v"),
+        ("Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma_uv"),
+        ("Speed_temporal_feature_speed_temporal_score", "speed_temporal"),
+    ];
+    ALIASES.iter().find(|(long, _)| *long == name).map_or(name, |(_, short)| short)
+}
+
+/// How many times libvmaf multiplies the fractional part of |x| by ten
+/// before it reaches 1 (0 for an integer). The fractional part comes from a
+/// C `(int)` cast, which on x86-64 gives `INT_MIN` for NaN and for values
+/// beyond `int`; both then count 0, as here.
+fn leading_zeros(x: f64) -> u32 {
+    let x = if x < 0.0 { x.abs() } else { x };
+    let int_part = if x.is_nan() || x >= 2_147_483_648.0 { i32::MIN } else { x.trunc() as i32 };
+    let mut frac = x - f64::from(int_part);
+    let mut count = 0;
+    while frac < 1.0 && frac != 0.0 {
+        frac *= 10.0;
+        count += 1;
+    }
+    count
+}
+
+/// `printf("%.Nf")` for any double, including glibc's spelling of NaN and
+/// infinities.
+fn printf_fixed(v: f64, precision: usize) -> String {
+    if v.is_nan() {
+        return if v.is_sign_negative() { "-nan" } else { "nan" }.to_owned();
+    }
+    if v.is_infinite() {
+        return if v < 0.0 { "-inf" } else { "inf" }.to_owned();
+    }
+    format!("{v:.precision$}")
+}
+
+/// A value as libvmaf prints it: `%.6f`, or `%.16f` when its fractional
+/// part has more than six leading zeros (1e-7, but also 3.0000001: the rule
+/// looks at the fraction, not at the magnitude).
+pub fn format_value(v: f64) -> String {
+    printf_fixed(v, if leading_zeros(v) <= 6 { 6 } else { 16 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sixteen_digits_rule() {
+        assert_eq!(format_value(0.5), "0.500000");
+        assert_eq!(format_value(0.0), "0.000000");
+        assert_eq!(format_value(100.0), "100.000000");
+        assert_eq!(format_value(0.000001), "0.000001");
+        assert_eq!(format_value(1e-7), "0.0000001000000000");
+        assert_eq!(format_value(-1e-7), "-0.0000001000000000");
+        assert_eq!(format_value(3.0000001), "3.0000000999999998");
+        assert_eq!(format_value(12.345678), "12.345678");
+        assert_eq!(format_value(f64::NAN), "nan");
+        assert_eq!(format_value(-f64::NAN), "-nan");
+        assert_eq!(format_value(f64::INFINITY), "inf");
+        assert_eq!(format_value(3e9 + 1e-9), "3000000000.000000");
+    }
+
+    #[test]
+    fn aliases() {
+        assert_eq!(feature_name_alias("VMAF_integer_feature_adm2_score"), "integer_adm2");
+        assert_eq!(feature_name_alias("vmaf"), "vmaf");
+        assert_eq!(
+            feature_name_alias("VMAF_integer_feature_motion_sad_score"),
+            "VMAF_integer_feature_motion_sad_score"
+        );
+    }
+
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    mod against_glibc {
+        use super::super::*;
+
+        unsafe extern "C" {
+            fn snprintf(buf: *mut u8, len: usize, fmt: *const u8, ...) -> i32;
+        }
+
+        fn glibc(v: f64, fmt: &[u8]) -> String {
+            let mut buf = [0u8; 512];
+            // SAFETY: the buffer is large enough for any %.16f of the values
+            // used here (the call reports truncation, checked below), and
+            // `fmt` is NUL-terminated with one double conversion.
+            let n = unsafe { snprintf(buf.as_mut_ptr(), buf.len(), fmt.as_ptr(), v) };
+            assert!(n >= 0 && (n as usize) < buf.len());
+            String::from_utf8(buf[..n as usize].to_vec()).unwrap()
+        }
+
+        #[test]
+        fn ties_round_like_glibc() {
+            // Exact binary ties at the seventh decimal, and classic ones.
+            let ties = [
+                0.0078125, 0.0234375, 0.0390625, 1.0000005, 2.5e-7, 7.5e-7, 0.5, 1.5, 2.5, 0.125,
+                0.375, 99.9999995, 12.0000005,
+            ];
+            for v in ties {
+                for (fmt, prec) in [(&b"%.6f\0"[..], 6), (b"%.0f\0", 0), (b"%.2f\0", 2)] {
+                    assert_eq!(printf_fixed(v, prec), glibc(v, fmt), "{v:e} at {prec}");
+                    assert_eq!(printf_fixed(-v, prec), glibc(-v, fmt), "-{v:e} at {prec}");
+                }
+            }
+            assert_eq!(printf_fixed(0.0078125, 6), "0.007812");
+        }
+
+        #[test]
+        fn random_values_print_like_glibc() {
+            let mut state = 0x9E37_79B9_7F4A_7C15u64;
+            let mut next = || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            for _ in 0..1_000_000 {
+                let r = next();
+                // Scores in [0, 100], features in [0, 2] and tiny values.
+                let v = match r % 3 {
+                    0 => (r >> 11) as f64 / (1u64 << 53) as f64 * 100.0,
+                    1 => (r >> 11) as f64 / (1u64 << 53) as f64 * 2.0,
+                    _ => f64::from_bits(0x3E00_0000_0000_0000 | (r >> 12)),
+                };
+                let fmt: &[u8] = if leading_zeros(v) <= 6 { b"%.6f\0" } else { b"%.16f\0" };
+                assert_eq!(format_value(v), glibc(v, fmt), "{v:e}");
+            }
+        }
+    }
+}

@@ -1,0 +1,509 @@
+//! Turns a [`Scene`] into the buffers the fused shader reads. The `Gpu*`
+//! structs are the `#[repr(C)]` twins of the structs in
+//! `shaders/ui/prims.glsl`; a test checks their offsets against the compiled
+//! SPIR-V, so the two cannot drift apart silently.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::RenderError;
+use crate::glyphs::{Font, GlyphAtlas};
+use crate::scene::{Color, Command, Rect, Sampling, Scene, Subsampling, YuvMatrix};
+use crate::text::layout;
+
+/// Pixels per tile side (`TILE_SIZE` in prims.glsl).
+pub const TILE_SIZE: u32 = 16;
+/// Tiles per bin side (`BIN_TILES` in prims.glsl).
+pub const BIN_TILES: u32 = 16;
+/// Pixels per bin side.
+pub const BIN_PIXELS: u32 = TILE_SIZE * BIN_TILES;
+
+pub(crate) const KIND_RECT: u32 = 0;
+pub(crate) const KIND_CIRCLE: u32 = 1;
+pub(crate) const KIND_LINE: u32 = 2;
+pub(crate) const KIND_TEXTURE: u32 = 3;
+pub(crate) const KIND_GLYPH: u32 = 4;
+pub(crate) const KIND_YUV: u32 = 5;
+
+/// Twin of `Prim` in prims.glsl (96 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuPrim {
+    pub bounds: [f32; 4],
+    pub header: [u32; 4],
+    pub color: [f32; 4],
+    pub p0: [f32; 4],
+    pub p1: [f32; 4],
+    pub p2: [f32; 4],
+}
+
+/// Twin of `Texture` in prims.glsl (16 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuTexture {
+    pub offset: u32,
+    pub width: u32,
+    pub height: u32,
+    pub format: u32,
+}
+
+/// Twin of `Picture` in prims.glsl (48 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuPicture {
+    pub offset_y: u32,
+    pub offset_u: u32,
+    pub offset_v: u32,
+    pub width: u32,
+    pub height: u32,
+    pub chroma_shift_x: u32,
+    pub chroma_shift_y: u32,
+    pub bytes_per_sample: u32,
+    pub bit_depth: u32,
+    pub matrix: u32,
+    pub full_range: u32,
+    pub pad: u32,
+}
+
+/// Twin of the fused pass's push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct FusedPush {
+    pub background: [f32; 4],
+    pub width: u32,
+    pub height: u32,
+    pub bins_x: u32,
+    pub bins_y: u32,
+}
+
+/// Twin of the binning pass's push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct BinPush {
+    pub prim_count: u32,
+    pub bins_x: u32,
+    pub bins_y: u32,
+}
+
+/// A scene as GPU-ready arrays.
+#[derive(Debug, Default)]
+pub struct Encoded {
+    pub width: u32,
+    pub height: u32,
+    pub background: [f32; 4],
+    pub prims: Vec<GpuPrim>,
+    /// Clip rectangles; index 0 is "no clip".
+    pub clips: Vec<[f32; 4]>,
+    pub textures: Vec<GpuTexture>,
+    pub texels: Vec<u32>,
+    pub pictures: Vec<GpuPicture>,
+    pub planes: Vec<u8>,
+    pub bins_x: u32,
+    pub bins_y: u32,
+    /// Start of each bin's list in the bin-list buffer; one more entry than
+    /// bins, the last being the total.
+    pub bin_offsets: Vec<u32>,
+}
+
+impl Encoded {
+    pub fn bin_count(&self) -> u32 {
+        self.bins_x * self.bins_y
+    }
+
+    /// Total entries of all bin lists.
+    pub fn bin_entries(&self) -> u32 {
+        *self.bin_offsets.last().unwrap_or(&0)
+    }
+
+    pub fn fused_push(&self) -> FusedPush {
+        FusedPush {
+            background: self.background,
+            width: self.width,
+            height: self.height,
+            bins_x: self.bins_x,
+            bins_y: self.bins_y,
+        }
+    }
+
+    pub fn bin_push(&self) -> BinPush {
+        BinPush { prim_count: self.prims.len() as u32, bins_x: self.bins_x, bins_y: self.bins_y }
+    }
+}
+
+/// The same bin range the shader's `bin_range` computes, with the same
+/// float operations (division by a power of two and floor are exact).
+pub fn bin_range(bounds: [f32; 4], bins_x: u32, bins_y: u32) -> [u32; 4] {
+    let b = BIN_PIXELS as f32;
+    let cell = |v: f32, n: u32| ((v / b).floor() as i32).clamp(0, n as i32 - 1) as u32;
+    [
+        cell(bounds[0], bins_x),
+        cell(bounds[1], bins_y),
+        cell(bounds[2], bins_x),
+        cell(bounds[3], bins_y),
+    ]
+}
+
+fn rect4(r: Rect) -> [f32; 4] {
+    [r.x0, r.y0, r.x1, r.y1]
+}
+
+/// Builds [`Encoded`] from a scene, laying text out with `font` into
+/// `atlas`. The atlas is appended as the last texture.
+pub fn encode(scene: &Scene, font: &Font, atlas: &mut GlyphAtlas) -> Result<Encoded, RenderError> {
+    if scene.width == 0 || scene.height == 0 {
+        return Err(RenderError::EmptyTarget { width: scene.width, height: scene.height });
+    }
+    let screen = Rect::new(0.0, 0.0, scene.width as f32, scene.height as f32);
+    let mut enc = Encoded {
+        width: scene.width,
+        height: scene.height,
+        background: scene.background.premultiplied(),
+        bins_x: scene.width.div_ceil(BIN_PIXELS),
+        bins_y: scene.height.div_ceil(BIN_PIXELS),
+        clips: vec![[-1e30, -1e30, 1e30, 1e30]],
+        ..Default::default()
+    };
+    for (width, height, rgba) in &scene.textures {
+        enc.textures.push(GpuTexture {
+            offset: enc.texels.len() as u32,
+            width: *width,
+            height: *height,
+            format: 0,
+        });
+        enc.texels
+            .extend(rgba.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+    }
+    for picture in &scene.pictures {
+        enc.pictures.push(encode_picture(picture, &mut enc.planes)?);
+    }
+
+    let mut clip_stack: Vec<(u32, Rect)> = vec![(0, screen)];
+    let mut glyph_runs = Vec::new();
+    for command in &scene.commands {
+        let (clip_index, clip) = *clip_stack.last().expect("clip stack never empty");
+        let push =
+            |enc: &mut Encoded, geometry: Rect, header: [u32; 4], color: [f32; 4], p0, p1, p2| {
+                let bounds = geometry.intersect(&clip);
+                if bounds.is_empty() {
+                    return;
+                }
+                enc.prims.push(GpuPrim {
+                    bounds: rect4(bounds),
+                    header: [header[0], clip_index, header[2], header[3]],
+                    color,
+                    p0,
+                    p1,
+                    p2,
+                });
+            };
+        match command {
+            Command::Rect { rect, style } => {
+                let aa = rect.inflate(1.0);
+                push(
+                    &mut enc,
+                    aa,
+                    [KIND_RECT, 0, 0, style.border_width.max(0.0).to_bits()],
+                    style.fill.premultiplied(),
+                    rect4(*rect),
+                    style.radii.map(|r| r.max(0.0)),
+                    style.border.premultiplied(),
+                );
+            }
+            Command::Circle { center, radius, ring_width, color } => {
+                let reach = radius + ring_width * 0.5 + 1.0;
+                push(
+                    &mut enc,
+                    Rect::new(
+                        center[0] - reach,
+                        center[1] - reach,
+                        center[0] + reach,
+                        center[1] + reach,
+                    ),
+                    [KIND_CIRCLE, 0, 0, 0],
+                    color.premultiplied(),
+                    [center[0], center[1], *radius, ring_width.max(0.0)],
+                    [0.0; 4],
+                    [0.0; 4],
+                );
+            }
+            Command::Line { from, to, width, color } => {
+                let reach = width * 0.5 + 1.0;
+                let bounds = Rect::new(
+                    from[0].min(to[0]) - reach,
+                    from[1].min(to[1]) - reach,
+                    from[0].max(to[0]) + reach,
+                    from[1].max(to[1]) + reach,
+                );
+                push(
+                    &mut enc,
+                    bounds,
+                    [KIND_LINE, 0, 0, width.max(0.0).to_bits()],
+                    color.premultiplied(),
+                    [from[0], from[1], to[0], to[1]],
+                    [0.0; 4],
+                    [0.0; 4],
+                );
+            }
+            Command::Texture { dst, texture, src, sampling, opacity } => {
+                if texture.0 as usize >= enc.textures.len() {
+                    return Err(RenderError::UnknownTexture(texture.0));
+                }
+                push(
+                    &mut enc,
+                    *dst,
+                    [
+                        KIND_TEXTURE | sampling_bits(*sampling),
+                        0,
+                        texture.0,
+                        opacity.clamp(0.0, 1.0).to_bits(),
+                    ],
+                    Color::WHITE.premultiplied(),
+                    rect4(*dst),
+                    rect4(*src),
+                    [0.0; 4],
+                );
+            }
+            Command::Yuv { dst, picture, src, sampling } => {
+                if picture.0 as usize >= enc.pictures.len() {
+                    return Err(RenderError::UnknownPicture(picture.0));
+                }
+                push(
+                    &mut enc,
+                    *dst,
+                    [KIND_YUV | sampling_bits(*sampling), 0, picture.0, 0],
+                    [1.0; 4],
+                    rect4(*dst),
+                    rect4(*src),
+                    [0.0; 4],
+                );
+            }
+            Command::Text(run) => {
+                let quads = layout(font, atlas, run)?;
+                if run.clip {
+                    let inner = clip.intersect(&run.bounds);
+                    enc.clips.push(rect4(inner));
+                    let index = enc.clips.len() as u32 - 1;
+                    clip_stack.push((index, inner));
+                }
+                let (clip_index, clip) = *clip_stack.last().expect("clip stack never empty");
+                for quad in quads {
+                    let bounds = quad.dst.intersect(&clip);
+                    if bounds.is_empty() {
+                        continue;
+                    }
+                    let [ax, ay, aw, ah] = quad.atlas;
+                    glyph_runs.push(enc.prims.len());
+                    enc.prims.push(GpuPrim {
+                        bounds: rect4(bounds),
+                        // The atlas texture index is patched below, once known.
+                        header: [KIND_GLYPH, clip_index, 0, 0],
+                        color: run.color.premultiplied(),
+                        p0: rect4(quad.dst),
+                        p1: [ax as f32, ay as f32, (ax + aw) as f32, (ay + ah) as f32],
+                        p2: [0.0; 4],
+                    });
+                }
+                if run.clip {
+                    clip_stack.pop();
+                }
+            }
+            Command::PushClip(rect) => {
+                let inner = clip.intersect(rect);
+                enc.clips.push(rect4(inner));
+                clip_stack.push((enc.clips.len() as u32 - 1, inner));
+            }
+            Command::PopClip => {
+                if clip_stack.len() == 1 {
+                    return Err(RenderError::UnbalancedClip);
+                }
+                clip_stack.pop();
+            }
+        }
+    }
+    if clip_stack.len() != 1 {
+        return Err(RenderError::UnbalancedClip);
+    }
+
+    // The glyph atlas is the last texture: 4 coverage texels a word.
+    // Only the rows holding glyphs travel.
+    let atlas_index = enc.textures.len() as u32;
+    let used = atlas.used_height().max(1);
+    enc.textures.push(GpuTexture {
+        offset: enc.texels.len() as u32,
+        width: atlas.width(),
+        height: used,
+        format: 1,
+    });
+    enc.texels.extend(atlas.rows(0..used).chunks(4).map(|c| {
+        let mut word = [0u8; 4];
+        word[..c.len()].copy_from_slice(c);
+        u32::from_le_bytes(word)
+    }));
+    for i in glyph_runs {
+        enc.prims[i].header[2] = atlas_index;
+    }
+
+    enc.bin_offsets = bin_offsets(&enc.prims, enc.bins_x, enc.bins_y);
+    Ok(enc)
+}
+
+fn sampling_bits(sampling: Sampling) -> u32 {
+    match sampling {
+        Sampling::Nearest => 0,
+        Sampling::Bilinear => 1 << 8,
+    }
+}
+
+/// Exclusive prefix sum of the number of primitives touching each bin.
+pub fn bin_offsets(prims: &[GpuPrim], bins_x: u32, bins_y: u32) -> Vec<u32> {
+    let mut counts = vec![0u32; (bins_x * bins_y) as usize];
+    for prim in prims {
+        let [x0, y0, x1, y1] = bin_range(prim.bounds, bins_x, bins_y);
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                counts[(y * bins_x + x) as usize] += 1;
+            }
+        }
+    }
+    let mut offsets = Vec::with_capacity(counts.len() + 1);
+    let mut run = 0u32;
+    offsets.push(0);
+    for c in counts {
+        run += c;
+        offsets.push(run);
+    }
+    offsets
+}
+
+fn encode_picture(
+    p: &crate::scene::YuvPicture,
+    planes: &mut Vec<u8>,
+) -> Result<GpuPicture, RenderError> {
+    if !(8..=16).contains(&p.bit_depth) || p.width == 0 || p.height == 0 {
+        return Err(RenderError::BadPicture(format!(
+            "{}x{} at {} bits",
+            p.width, p.height, p.bit_depth
+        )));
+    }
+    let (sx, sy) = match p.subsampling {
+        Subsampling::Yuv420 => (1, 1),
+        Subsampling::Yuv422 => (1, 0),
+        Subsampling::Yuv444 => (0, 0),
+    };
+    let bps: u32 = if p.bit_depth > 8 { 2 } else { 1 };
+    let luma = (p.width * p.height * bps) as usize;
+    let cw = p.width.div_ceil(1 << sx);
+    let ch = p.height.div_ceil(1 << sy);
+    let chroma = (cw * ch * bps) as usize;
+    if p.data.len() != luma + 2 * chroma {
+        return Err(RenderError::BadPicture(format!(
+            "{} bytes of data, {} expected for {}x{}",
+            p.data.len(),
+            luma + 2 * chroma,
+            p.width,
+            p.height
+        )));
+    }
+    // Keep every picture word-aligned in the plane buffer.
+    while !planes.len().is_multiple_of(4) {
+        planes.push(0);
+    }
+    let base = planes.len() as u32;
+    planes.extend_from_slice(&p.data);
+    Ok(GpuPicture {
+        offset_y: base,
+        offset_u: base + luma as u32,
+        offset_v: base + (luma + chroma) as u32,
+        width: p.width,
+        height: p.height,
+        chroma_shift_x: sx,
+        chroma_shift_y: sy,
+        bytes_per_sample: bps,
+        bit_depth: p.bit_depth,
+        matrix: match p.matrix {
+            YuvMatrix::Bt601 => 0,
+            YuvMatrix::Bt709 => 1,
+        },
+        full_range: u32::from(p.full_range),
+        pad: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vqscope_shaders::reflect::struct_offsets;
+
+    fn offsets_of<T>(fields: &[(&str, usize)]) -> Vec<(String, u32)> {
+        let _ = std::mem::size_of::<T>();
+        fields.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect()
+    }
+
+    #[test]
+    fn prim_twin_matches_glsl() {
+        let glsl = struct_offsets(vqscope_shaders::UI_FUSED, "Prim").expect("Prim in fused.comp");
+        let rust = offsets_of::<GpuPrim>(&[
+            ("bounds", std::mem::offset_of!(GpuPrim, bounds)),
+            ("header", std::mem::offset_of!(GpuPrim, header)),
+            ("color", std::mem::offset_of!(GpuPrim, color)),
+            ("p0", std::mem::offset_of!(GpuPrim, p0)),
+            ("p1", std::mem::offset_of!(GpuPrim, p1)),
+            ("p2", std::mem::offset_of!(GpuPrim, p2)),
+        ]);
+        assert_eq!(glsl, rust);
+        assert_eq!(std::mem::size_of::<GpuPrim>(), 96);
+    }
+
+    #[test]
+    fn texture_and_picture_twins_match_glsl() {
+        let glsl = struct_offsets(vqscope_shaders::UI_FUSED, "Texture").expect("Texture");
+        let rust = offsets_of::<GpuTexture>(&[
+            ("offset", std::mem::offset_of!(GpuTexture, offset)),
+            ("width", std::mem::offset_of!(GpuTexture, width)),
+            ("height", std::mem::offset_of!(GpuTexture, height)),
+            ("format", std::mem::offset_of!(GpuTexture, format)),
+        ]);
+        assert_eq!(glsl, rust);
+        let glsl = struct_offsets(vqscope_shaders::UI_FUSED, "Picture").expect("Picture");
+        assert_eq!(glsl.len(), 12);
+        assert_eq!(glsl.last().unwrap(), &("pad".to_string(), 44));
+        assert_eq!(std::mem::offset_of!(GpuPicture, pad), 44);
+        assert_eq!(std::mem::size_of::<GpuPicture>(), 48);
+    }
+
+    #[test]
+    fn push_twin_matches_glsl() {
+        let glsl = struct_offsets(vqscope_shaders::UI_FUSED, "Push").expect("Push");
+        let rust = offsets_of::<FusedPush>(&[
+            ("background", std::mem::offset_of!(FusedPush, background)),
+            ("width", std::mem::offset_of!(FusedPush, width)),
+            ("height", std::mem::offset_of!(FusedPush, height)),
+            ("bins_x", std::mem::offset_of!(FusedPush, bins_x)),
+            ("bins_y", std::mem::offset_of!(FusedPush, bins_y)),
+        ]);
+        assert_eq!(glsl, rust);
+        let glsl = struct_offsets(vqscope_shaders::UI_BIN, "Push").expect("bin Push");
+        let rust = offsets_of::<BinPush>(&[
+            ("prim_count", std::mem::offset_of!(BinPush, prim_count)),
+            ("bins_x", std::mem::offset_of!(BinPush, bins_x)),
+            ("bins_y", std::mem::offset_of!(BinPush, bins_y)),
+        ]);
+        assert_eq!(glsl, rust);
+    }
+
+    #[test]
+    fn bin_offsets_count_every_touched_bin() {
+        let prim = |x0: f32, y0: f32, x1: f32, y1: f32| GpuPrim {
+            bounds: [x0, y0, x1, y1],
+            ..Zeroable::zeroed()
+        };
+        // 3x2 bins; one prim in bin 0, one spanning bins 0..=1 of row 0, one
+        // hanging off the bottom-right corner (clamped into the last bin).
+        let prims = [
+            prim(1.0, 1.0, 5.0, 5.0),
+            prim(200.0, 10.0, 300.0, 20.0),
+            prim(700.0, 500.0, 900.0, 900.0),
+        ];
+        let offsets = bin_offsets(&prims, 3, 2);
+        assert_eq!(offsets, vec![0, 2, 3, 3, 3, 3, 4]);
+    }
+}

@@ -1,0 +1,296 @@
+//! The fused UI pass on the GPU: uploads an encoded scene, bins its
+//! primitives (one workgroup per 256x256-pixel bin) and runs the fused tile
+//! shader into a storage image, with a timestamp around each pass.
+
+use std::sync::Arc;
+
+use vqscope_gpu::{
+    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, Image, PipelineDesc, Recorder,
+    Submitter, Timestamps, download_image, vk,
+};
+
+use crate::RenderError;
+use crate::encode::{Encoded, TILE_SIZE, encode};
+use crate::glyphs::{Font, GlyphAtlas};
+use crate::scene::Scene;
+
+/// How each workgroup compacts the primitives that survive its tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ScanMode {
+    /// `subgroupExclusiveAdd` plus a carry across subgroups.
+    #[default]
+    Subgroup,
+    /// Lane 0 scans the keep bits serially: the baseline.
+    Lane0,
+}
+
+impl ScanMode {
+    fn constant(self) -> u32 {
+        match self {
+            ScanMode::Subgroup => 0,
+            ScanMode::Lane0 => 1,
+        }
+    }
+}
+
+/// GPU milliseconds of the last recorded render, by pass.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PassTimes {
+    pub binning_ms: f64,
+    pub fused_ms: f64,
+}
+
+/// The device buffers of one encoded scene, with the staging copy they are
+/// filled from.
+pub struct SceneBuffers {
+    staging: Buffer,
+    /// (device buffer, offset of its bytes in `staging`, byte length).
+    parts: Vec<(Buffer, u64, u64)>,
+    bin_lists: Buffer,
+    bin_push: Vec<u8>,
+    fused_push: Vec<u8>,
+    bin_count: u32,
+    tiles: u32,
+    width: u32,
+    height: u32,
+}
+
+impl SceneBuffers {
+    fn buffer(&self, i: usize) -> &Buffer {
+        &self.parts[i].0
+    }
+
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Records the copies from the staging buffer into the device buffers.
+    pub fn record_upload(&self, rec: &mut Recorder<'_>) {
+        for (buffer, offset, len) in &self.parts {
+            if *len > 0 {
+                rec.copy_buffer(&self.staging, *offset, buffer, 0, *len);
+            }
+        }
+        rec.barrier();
+    }
+}
+
+/// Renders scenes with the fused compute shader.
+pub struct Renderer {
+    ctx: Arc<GpuContext>,
+    bin: ComputePipeline,
+    fused: ComputePipeline,
+    timestamps: Timestamps,
+    font: Font,
+    atlas: GlyphAtlas,
+}
+
+impl Renderer {
+    /// Builds the pipelines for `mode` (at the device's own subgroup size,
+    /// or `subgroup_size` when given).
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        mode: ScanMode,
+        subgroup_size: Option<u32>,
+    ) -> Result<Self, RenderError> {
+        let min_subgroup = subgroup_size.unwrap_or(ctx.info().min_subgroup_size).max(1);
+        let max_subgroups = (256 / min_subgroup).max(1);
+        let specialization = [(0, mode.constant()), (1, max_subgroups)];
+        let storage = BindingKind::StorageBuffer;
+        let bin = ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "ui/bin",
+                spirv: vqscope_shaders::UI_BIN,
+                bindings: &[storage, storage, storage],
+                push_constant_size: std::mem::size_of::<crate::encode::BinPush>() as u32,
+                specialization: &specialization,
+                subgroup_size,
+                full_subgroups: true,
+            },
+        )?;
+        let fused = ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "ui/fused",
+                spirv: vqscope_shaders::UI_FUSED,
+                bindings: &[
+                    storage,
+                    storage,
+                    storage,
+                    storage,
+                    storage,
+                    storage,
+                    storage,
+                    storage,
+                    BindingKind::StorageImage,
+                ],
+                push_constant_size: std::mem::size_of::<crate::encode::FusedPush>() as u32,
+                specialization: &specialization,
+                subgroup_size,
+                full_subgroups: true,
+            },
+        )?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            bin,
+            fused,
+            timestamps: Timestamps::new(ctx, 3)?,
+            font: Font::bundled(),
+            atlas: GlyphAtlas::default(),
+        })
+    }
+
+    /// The bundled font, for measuring text while building a scene.
+    pub fn font(&self) -> &Font {
+        &self.font
+    }
+
+    /// Encodes `scene` (laying out its text).
+    pub fn encode(&mut self, scene: &Scene) -> Result<Encoded, RenderError> {
+        encode(scene, &self.font, &mut self.atlas)
+    }
+
+    /// Creates the device buffers for `enc` and fills their staging copy.
+    pub fn upload(&self, enc: &Encoded) -> Result<SceneBuffers, RenderError> {
+        let arrays: [&[u8]; 8] = [
+            bytemuck::cast_slice(&enc.prims),
+            bytemuck::cast_slice(&enc.bin_offsets),
+            &[],
+            bytemuck::cast_slice(&enc.clips),
+            bytemuck::cast_slice(&enc.textures),
+            bytemuck::cast_slice(&enc.texels),
+            bytemuck::cast_slice(&enc.pictures),
+            &enc.planes,
+        ];
+        let align = |n: u64| n.div_ceil(256) * 256;
+        let total: u64 = arrays.iter().map(|a| align(a.len() as u64)).sum();
+        let mut staging = Buffer::staging(&self.ctx, "ui staging", total.max(4))?;
+        let names = [
+            "ui prims",
+            "ui bin offsets",
+            "",
+            "ui clips",
+            "ui textures",
+            "ui texels",
+            "ui pictures",
+            "ui planes",
+        ];
+        let mut parts = Vec::new();
+        let mut offset = 0u64;
+        {
+            let mapped = staging.mapped_mut()?;
+            for (i, bytes) in arrays.iter().enumerate() {
+                if i == 2 {
+                    continue;
+                }
+                mapped[offset as usize..offset as usize + bytes.len()].copy_from_slice(bytes);
+                // Planes are read as whole words: round the length up.
+                let len = (bytes.len() as u64).div_ceil(4) * 4;
+                let buffer = Buffer::storage(&self.ctx, names[i], len.max(4))?;
+                parts.push((buffer, offset, len.min(align(bytes.len() as u64))));
+                offset += align(bytes.len() as u64);
+            }
+        }
+        let bin_lists =
+            Buffer::storage(&self.ctx, "ui bin lists", u64::from(enc.bin_entries()) * 4)?;
+        let tiles_x = enc.width.div_ceil(TILE_SIZE);
+        let tiles_y = enc.height.div_ceil(TILE_SIZE);
+        Ok(SceneBuffers {
+            staging,
+            parts,
+            bin_lists,
+            bin_push: bytemuck::bytes_of(&enc.bin_push()).to_vec(),
+            fused_push: bytemuck::bytes_of(&enc.fused_push()).to_vec(),
+            bin_count: enc.bin_count(),
+            tiles: tiles_x * tiles_y,
+            width: enc.width,
+            height: enc.height,
+        })
+    }
+
+    /// Records binning and the fused pass into `target` (a storage image in
+    /// GENERAL layout of the scene's size), with timestamps around each.
+    pub fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        scene: &SceneBuffers,
+        target: Binding<'_>,
+    ) -> vqscope_gpu::Result<()> {
+        rec.reset_timestamps(&self.timestamps);
+        rec.timestamp(&self.timestamps, 0);
+        rec.dispatch(
+            &self.bin,
+            &[
+                Binding::Buffer(scene.buffer(0)),
+                Binding::Buffer(scene.buffer(1)),
+                Binding::Buffer(&scene.bin_lists),
+            ],
+            &scene.bin_push,
+            [scene.bin_count, 1, 1],
+        )?;
+        rec.barrier();
+        rec.timestamp(&self.timestamps, 1);
+        rec.dispatch(
+            &self.fused,
+            &[
+                Binding::Buffer(scene.buffer(0)),
+                Binding::Buffer(scene.buffer(1)),
+                Binding::Buffer(&scene.bin_lists),
+                Binding::Buffer(scene.buffer(2)),
+                Binding::Buffer(scene.buffer(3)),
+                Binding::Buffer(scene.buffer(4)),
+                Binding::Buffer(scene.buffer(5)),
+                Binding::Buffer(scene.buffer(6)),
+                target,
+            ],
+            &scene.fused_push,
+            [scene.tiles, 1, 1],
+        )?;
+        rec.barrier();
+        rec.timestamp(&self.timestamps, 2);
+        Ok(())
+    }
+
+    /// GPU times of the last finished render.
+    pub fn pass_times(&self) -> Result<PassTimes, RenderError> {
+        let ms = self.timestamps.read_intervals_ms()?;
+        Ok(PassTimes { binning_ms: ms[0], fused_ms: ms[1] })
+    }
+
+    /// A storage image the fused pass can draw into and that can be read back.
+    pub fn target_image(&self, width: u32, height: u32) -> Result<Image, RenderError> {
+        Ok(Image::new(
+            &self.ctx,
+            "ui target",
+            width,
+            height,
+            vk::Format::R8G8B8A8_UNORM,
+            vk::ImageUsageFlags::STORAGE
+                | vk::ImageUsageFlags::TRANSFER_SRC
+                | vk::ImageUsageFlags::TRANSFER_DST,
+        )?)
+    }
+
+    /// Renders `scene` headless and returns its RGBA8 pixels (rows tightly
+    /// packed, opaque).
+    pub fn render_to_rgba(
+        &mut self,
+        submitter: &mut Submitter,
+        scene: &Scene,
+    ) -> Result<Vec<u8>, RenderError> {
+        let enc = self.encode(scene)?;
+        let buffers = self.upload(&enc)?;
+        let target = self.target_image(enc.width, enc.height)?;
+        submitter.run(|rec| {
+            rec.image_layout(target.raw(), vk::ImageLayout::UNDEFINED, vk::ImageLayout::GENERAL);
+            buffers.record_upload(rec);
+            self.record(rec, &buffers, Binding::Image(&target))
+        })?;
+        Ok(download_image(&self.ctx, submitter, &target, 4)?)
+    }
+}

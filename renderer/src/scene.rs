@@ -1,0 +1,300 @@
+//! The primitives users build a frame from. A [`Scene`] is rebuilt every
+//! frame (retained per frame): the draw order is the order of the calls, and
+//! the fused shader reproduces it exactly.
+
+use crate::text::TextRun;
+
+/// A colour in sRGB encoding with straight (not premultiplied) alpha, each
+/// channel in 0..=1. The renderer premultiplies when it encodes.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Color {
+    pub r: f32,
+    pub g: f32,
+    pub b: f32,
+    pub a: f32,
+}
+
+impl Color {
+    pub const TRANSPARENT: Color = Color::rgba(0.0, 0.0, 0.0, 0.0);
+    pub const BLACK: Color = Color::rgb(0.0, 0.0, 0.0);
+    pub const WHITE: Color = Color::rgb(1.0, 1.0, 1.0);
+
+    pub const fn rgba(r: f32, g: f32, b: f32, a: f32) -> Self {
+        Self { r, g, b, a }
+    }
+
+    pub const fn rgb(r: f32, g: f32, b: f32) -> Self {
+        Self::rgba(r, g, b, 1.0)
+    }
+
+    /// From `0xRRGGBB` and an alpha in 0..=1.
+    pub fn hex(rgb: u32, a: f32) -> Self {
+        let c = |shift: u32| ((rgb >> shift) & 0xFF) as f32 / 255.0;
+        Self::rgba(c(16), c(8), c(0), a)
+    }
+
+    /// The same colour with alpha multiplied by `f`.
+    pub fn fade(self, f: f32) -> Self {
+        Self { a: self.a * f, ..self }
+    }
+
+    /// Premultiplied RGBA.
+    pub fn premultiplied(self) -> [f32; 4] {
+        [self.r * self.a, self.g * self.a, self.b * self.a, self.a]
+    }
+}
+
+/// An axis-aligned rectangle in pixels, `x0 <= x1`, `y0 <= y1`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Rect {
+    pub x0: f32,
+    pub y0: f32,
+    pub x1: f32,
+    pub y1: f32,
+}
+
+impl Rect {
+    pub const fn new(x0: f32, y0: f32, x1: f32, y1: f32) -> Self {
+        Self { x0, y0, x1, y1 }
+    }
+
+    /// From the top-left corner and a size.
+    pub const fn xywh(x: f32, y: f32, w: f32, h: f32) -> Self {
+        Self::new(x, y, x + w, y + h)
+    }
+
+    pub fn width(&self) -> f32 {
+        self.x1 - self.x0
+    }
+
+    pub fn height(&self) -> f32 {
+        self.y1 - self.y0
+    }
+
+    /// The overlap of two rectangles (may be empty).
+    pub fn intersect(&self, other: &Rect) -> Rect {
+        Rect::new(
+            self.x0.max(other.x0),
+            self.y0.max(other.y0),
+            self.x1.min(other.x1),
+            self.y1.min(other.y1),
+        )
+    }
+
+    pub fn is_empty(&self) -> bool {
+        !(self.x1 > self.x0 && self.y1 > self.y0)
+    }
+
+    /// Grown by `d` on every side.
+    pub fn inflate(&self, d: f32) -> Rect {
+        Rect::new(self.x0 - d, self.y0 - d, self.x1 + d, self.y1 + d)
+    }
+
+    pub fn contains(&self, x: f32, y: f32) -> bool {
+        x >= self.x0 && x < self.x1 && y >= self.y0 && y < self.y1
+    }
+}
+
+/// How an image is sampled when scaled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sampling {
+    /// Each output pixel takes the texel under its centre (pixel peeping).
+    Nearest,
+    #[default]
+    Bilinear,
+}
+
+/// A handle to an RGBA texture added with [`Scene::add_texture`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextureId(pub(crate) u32);
+
+/// A handle to a YUV picture added with [`Scene::add_yuv`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct YuvId(pub(crate) u32);
+
+/// Chroma subsampling of a YUV picture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subsampling {
+    Yuv420,
+    Yuv422,
+    Yuv444,
+}
+
+/// YUV → RGB matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YuvMatrix {
+    Bt601,
+    Bt709,
+}
+
+/// Where the YUV samples of a picture live and how to read them. Planes are
+/// tightly packed rows of `width` (luma) or chroma-width samples; 16-bit
+/// samples (bit depth > 8) are little-endian.
+#[derive(Debug, Clone)]
+pub struct YuvPicture {
+    pub width: u32,
+    pub height: u32,
+    pub bit_depth: u32,
+    pub subsampling: Subsampling,
+    pub matrix: YuvMatrix,
+    pub full_range: bool,
+    /// The Y, Cb, Cr planes back to back (as `vqscope_video::Frame::data`).
+    pub data: Vec<u8>,
+}
+
+/// A rounded rectangle with optional border.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RectStyle {
+    pub fill: Color,
+    /// Corner radii: top-left, top-right, bottom-right, bottom-left.
+    pub radii: [f32; 4],
+    pub border_width: f32,
+    pub border: Color,
+}
+
+impl RectStyle {
+    /// A plain filled rectangle.
+    pub fn fill(color: Color) -> Self {
+        Self { fill: color, radii: [0.0; 4], border_width: 0.0, border: Color::TRANSPARENT }
+    }
+
+    /// Same radius on every corner.
+    pub fn rounded(mut self, r: f32) -> Self {
+        self.radii = [r; 4];
+        self
+    }
+
+    pub fn with_border(mut self, width: f32, color: Color) -> Self {
+        self.border_width = width;
+        self.border = color;
+        self
+    }
+}
+
+/// One drawing command, in draw order.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Command {
+    Rect { rect: Rect, style: RectStyle },
+    Circle { center: [f32; 2], radius: f32, ring_width: f32, color: Color },
+    Line { from: [f32; 2], to: [f32; 2], width: f32, color: Color },
+    Texture { dst: Rect, texture: TextureId, src: Rect, sampling: Sampling, opacity: f32 },
+    Yuv { dst: Rect, picture: YuvId, src: Rect, sampling: Sampling },
+    Text(TextRun),
+    PushClip(Rect),
+    PopClip,
+}
+
+/// A frame's worth of primitives, plus the textures and pictures they use.
+#[derive(Debug, Clone)]
+pub struct Scene {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) background: Color,
+    pub(crate) commands: Vec<Command>,
+    pub(crate) textures: Vec<(u32, u32, Vec<u8>)>,
+    pub(crate) pictures: Vec<YuvPicture>,
+}
+
+impl Scene {
+    /// An empty scene of `width` x `height` pixels cleared to `background`.
+    pub fn new(width: u32, height: u32, background: Color) -> Self {
+        Self {
+            width,
+            height,
+            background,
+            commands: Vec::new(),
+            textures: Vec::new(),
+            pictures: Vec::new(),
+        }
+    }
+
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Number of drawing commands (a text run counts once).
+    pub fn len(&self) -> usize {
+        self.commands.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+
+    /// A rectangle with per-corner radii, fill and border.
+    pub fn rect(&mut self, rect: Rect, style: RectStyle) {
+        self.commands.push(Command::Rect { rect, style });
+    }
+
+    /// A filled disc.
+    pub fn circle(&mut self, center: [f32; 2], radius: f32, color: Color) {
+        self.commands.push(Command::Circle { center, radius, ring_width: 0.0, color });
+    }
+
+    /// A ring: the band of `width` centred on the circle of `radius`.
+    pub fn ring(&mut self, center: [f32; 2], radius: f32, width: f32, color: Color) {
+        self.commands.push(Command::Circle { center, radius, ring_width: width, color });
+    }
+
+    /// A line segment of `width` with round caps.
+    pub fn line(&mut self, from: [f32; 2], to: [f32; 2], width: f32, color: Color) {
+        self.commands.push(Command::Line { from, to, width, color });
+    }
+
+    /// Connected segments through `points` (round joins and caps).
+    pub fn polyline(&mut self, points: &[[f32; 2]], width: f32, color: Color) {
+        for pair in points.windows(2) {
+            self.line(pair[0], pair[1], width, color);
+        }
+    }
+
+    /// Adds an RGBA8 texture (straight alpha, sRGB, rows tightly packed).
+    pub fn add_texture(&mut self, width: u32, height: u32, rgba: Vec<u8>) -> TextureId {
+        assert_eq!(rgba.len(), width as usize * height as usize * 4, "texture size");
+        self.textures.push((width, height, rgba));
+        TextureId(self.textures.len() as u32 - 1)
+    }
+
+    /// Draws the `src` texel rectangle of a texture into `dst`.
+    pub fn image(
+        &mut self,
+        dst: Rect,
+        texture: TextureId,
+        src: Rect,
+        sampling: Sampling,
+        opacity: f32,
+    ) {
+        self.commands.push(Command::Texture { dst, texture, src, sampling, opacity });
+    }
+
+    /// Adds a YUV picture.
+    pub fn add_yuv(&mut self, picture: YuvPicture) -> YuvId {
+        self.pictures.push(picture);
+        YuvId(self.pictures.len() as u32 - 1)
+    }
+
+    /// Draws the `src` luma-sample rectangle of a YUV picture into `dst`,
+    /// converted to RGB in the shader.
+    pub fn yuv_image(&mut self, dst: Rect, picture: YuvId, src: Rect, sampling: Sampling) {
+        self.commands.push(Command::Yuv { dst, picture, src, sampling });
+    }
+
+    /// A run of text (laid out with the bundled font when encoded).
+    pub fn text(&mut self, run: TextRun) {
+        self.commands.push(Command::Text(run));
+    }
+
+    /// Clips every following primitive to `rect` (intersected with the
+    /// current clip) until the matching [`Scene::pop_clip`].
+    pub fn push_clip(&mut self, rect: Rect) {
+        self.commands.push(Command::PushClip(rect));
+    }
+
+    pub fn pop_clip(&mut self) {
+        self.commands.push(Command::PopClip);
+    }
+}

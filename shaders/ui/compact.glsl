@@ -1,0 +1,65 @@
+// Ordered stream compaction of one workgroup's worth of items.
+//
+// Each invocation owns item `compact_item()` (derived from the subgroup, so
+// that item order equals (gl_SubgroupID, gl_SubgroupInvocationID) order) and
+// a keep bit. compact_position() returns where its kept item lands among the
+// workgroup's kept items, in item order, and the total kept.
+//
+// SCAN_MODE 0: subgroupExclusiveAdd inside each subgroup plus a carry across
+// subgroups through shared memory (s_sg_total, sized by the device's minimum
+// subgroup size, indexed by gl_SubgroupID): correct for any subgroup size.
+// SCAN_MODE 1: lane 0 scans all keep bits serially (the baseline).
+//
+// Requires before inclusion: WG_SIZE (items per workgroup), the
+// specialization constants SCAN_MODE and MAX_SUBGROUPS, and full subgroups
+// (the pipeline asks for them).
+
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+
+shared uint s_sg_total[MAX_SUBGROUPS];
+shared uint s_serial[WG_SIZE];
+shared uint s_serial_total;
+
+uint compact_item() {
+    return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+}
+
+uint compact_position(bool keep, out uint total) {
+    uint k = keep ? 1u : 0u;
+    if (SCAN_MODE == 0u) {
+        uint local_pos = subgroupExclusiveAdd(k);
+        uint sg_sum = subgroupAdd(k);
+        if (subgroupElect()) {
+            s_sg_total[gl_SubgroupID] = sg_sum;
+        }
+        barrier();
+        uint before = 0u;
+        total = 0u;
+        for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+            uint t = s_sg_total[s];
+            before += (s < gl_SubgroupID) ? t : 0u;
+            total += t;
+        }
+        barrier();
+        return before + local_pos;
+    } else {
+        uint item = compact_item();
+        s_serial[item] = k;
+        barrier();
+        if (item == 0u) {
+            uint run = 0u;
+            for (uint i = 0u; i < WG_SIZE; ++i) {
+                uint keep_i = s_serial[i];
+                s_serial[i] = run;
+                run += keep_i;
+            }
+            s_serial_total = run;
+        }
+        barrier();
+        uint pos = s_serial[item];
+        total = s_serial_total;
+        barrier();
+        return pos;
+    }
+}

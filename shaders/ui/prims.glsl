@@ -1,0 +1,62 @@
+// GPU layout of the UI encoding. Every struct here has a #[repr(C)] twin in
+// renderer/src/encode.rs with a layout test: the two must agree field for
+// field. Change both or neither.
+
+#define KIND_RECT    0u
+#define KIND_CIRCLE  1u
+#define KIND_LINE    2u
+#define KIND_TEXTURE 3u
+#define KIND_GLYPH   4u
+#define KIND_YUV     5u
+
+#define BIN_TILES 16u   // a bin is BIN_TILES x BIN_TILES tiles
+#define TILE_SIZE 16u   // a tile is TILE_SIZE x TILE_SIZE pixels
+#define BIN_PIXELS (BIN_TILES * TILE_SIZE)
+
+// 96 bytes. Twin: encode::GpuPrim.
+struct Prim {
+    vec4 bounds;   // pixel bounding box x0, y0, x1, y1 (anti-aliasing and clip included)
+    uvec4 header;  // x: kind | sampling << 8; y: clip index; z: texture/picture index; w: float bits of width/opacity
+    vec4 color;    // premultiplied fill (or tint)
+    vec4 p0;       // geometry: rect / dst rect / circle (cx, cy, r, ring) / line (ax, ay, bx, by)
+    vec4 p1;       // rect corner radii (tl, tr, br, bl) / image source rect
+    vec4 p2;       // premultiplied border colour
+};
+
+// 16 bytes. Twin: encode::GpuTexture. RGBA8 textures hold one texel per
+// word; the glyph atlas (R8) four texels per word.
+struct Texture {
+    uint offset;   // first word in the texel buffer
+    uint width;
+    uint height;
+    uint format;   // 0: RGBA8 (straight alpha), 1: R8 coverage
+};
+
+// 48 bytes. Twin: encode::GpuPicture. Offsets are in bytes into the plane
+// buffer; samples are 1 or 2 (little-endian) bytes.
+struct Picture {
+    uint offset_y;
+    uint offset_u;
+    uint offset_v;
+    uint width;
+    uint height;
+    uint chroma_shift_x;
+    uint chroma_shift_y;
+    uint bytes_per_sample;
+    uint bit_depth;
+    uint matrix;      // 0: BT.601, 1: BT.709
+    uint full_range;  // 0: limited, 1: full
+    uint pad;
+};
+
+// Returns the inclusive range of bins a bounding box touches, clamped to the
+// grid. The host computes the same with the same float operations (division
+// by a power of two and floor are exact), so its per-bin counts agree.
+uvec4 bin_range(vec4 b, uvec2 bins) {
+    ivec2 lo = ivec2(floor(b.xy / float(BIN_PIXELS)));
+    ivec2 hi = ivec2(floor(b.zw / float(BIN_PIXELS)));
+    ivec2 top = ivec2(bins) - 1;
+    lo = clamp(lo, ivec2(0), top);
+    hi = clamp(hi, ivec2(0), top);
+    return uvec4(lo, hi);
+}

@@ -1,0 +1,533 @@
+//! Every container we do not parse ourselves (mp4, mkv, webm, ivf, …) is
+//! decoded by an `ffmpeg` child process writing y4m to a pipe, which
+//! [`Y4mStream`] reads. `ffprobe` supplies what y4m cannot carry: the
+//! colour matrix and range, the codec name and the stored frame count.
+//!
+//! The output keeps the source's chroma layout and bit depth (`yuv420p10le`
+//! stays `yuv420p10le`; semi-planar and packed layouts such as `nv12` or
+//! `p010le` are unpacked to the planar format with the same samples), so
+//! ffmpeg performs no scaling or dithering and the frames are bit-identical
+//! to `ffmpeg -i X -f yuv4mpegpipe`. Layouts y4m cannot hold (RGB, 4:1:1,
+//! 4:4:0) are converted by ffmpeg and the description says so.
+//!
+//! # Seeking
+//!
+//! Two ways to land on frame `i` of a compressed stream:
+//! * restart ffmpeg with `-ss t` before `-i`: fast (decodes from the
+//!   keyframe before `t`), but `t` is a timestamp, and mapping a frame index
+//!   to a timestamp is exact only for constant-rate streams with a known
+//!   start time; variable frame rate, edit lists and B-frame delays make it
+//!   land a frame or two off, which silently misaligns reference and
+//!   distorted;
+//! * restart from frame 0 and discard `i` decoded frames: always exact,
+//!   costs decoding time proportional to `i`.
+//!
+//! We take the exact one: going forward continues the running decoder
+//! (skipping frames as needed), going backward restarts from 0 and skips.
+//! A small cache of the most recently decoded frames (64 MiB, at least two
+//! frames) makes the common case of stepping back a frame or two instant.
+//! A keyframe index (from `ffprobe -show_packets`) would make far jumps
+//! fast without giving up exactness; it is the next step if players need it.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use crate::error::{Result, Shown, VideoError};
+use crate::frame::{ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame};
+use crate::source::{SourceInfo, VideoSource};
+use crate::y4m::Y4mStream;
+
+/// Bytes of decoded frames kept for stepping backwards.
+const CACHE_BYTES: usize = 64 << 20;
+
+/// Which programs to run; [`Default`] finds `ffmpeg` and `ffprobe` on PATH.
+#[derive(Debug, Clone)]
+pub struct FfmpegTools {
+    pub ffmpeg: PathBuf,
+    pub ffprobe: PathBuf,
+}
+
+impl Default for FfmpegTools {
+    fn default() -> Self {
+        FfmpegTools { ffmpeg: "ffmpeg".into(), ffprobe: "ffprobe".into() }
+    }
+}
+
+/// What ffprobe reports for the first video stream.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Probe {
+    pub codec: String,
+    pub pix_fmt: String,
+    pub color_space: String,
+    pub color_range: String,
+    pub nb_frames: Option<u64>,
+    pub format_name: String,
+}
+
+/// Parses ffprobe's `key=value` lines.
+pub fn parse_probe(text: &str) -> Probe {
+    let mut p = Probe::default();
+    for line in text.lines() {
+        let Some((k, v)) = line.split_once('=') else {
+            continue;
+        };
+        let v = v.trim();
+        match k.trim() {
+            "codec_name" => p.codec = v.into(),
+            "pix_fmt" => p.pix_fmt = v.into(),
+            "color_space" => p.color_space = v.into(),
+            "color_range" => p.color_range = v.into(),
+            "nb_frames" => p.nb_frames = v.parse().ok().filter(|&n| n > 0),
+            "format_name" => p.format_name = v.into(),
+            _ => {}
+        }
+    }
+    p
+}
+
+/// The planar pixel format ffmpeg should emit for a source `pix_fmt`, and
+/// whether that is a real conversion (not just unpacking the same samples).
+pub fn output_pix_fmt(src: &str) -> (String, bool) {
+    let name = src.trim_end_matches("le").trim_end_matches("be");
+    let planar = |c: ChromaFormat, depth: u32| -> String {
+        crate::frame::PixelFormat { chroma: c, bit_depth: depth }.ffmpeg_name()
+    };
+    use ChromaFormat::*;
+    let same = |c, d| (planar(c, d), false);
+    match name {
+        "nv12" | "nv21" => return same(Yuv420, 8),
+        "nv16" | "yuyv422" | "uyvy422" | "yvyu422" => return same(Yuv422, 8),
+        "nv24" | "nv42" => return same(Yuv444, 8),
+        "p010" => return same(Yuv420, 10),
+        "p012" => return same(Yuv420, 12),
+        "p016" => return same(Yuv420, 16),
+        "p210" | "y210" => return same(Yuv422, 10),
+        "p216" => return same(Yuv422, 16),
+        "p410" => return same(Yuv444, 10),
+        "p416" => return same(Yuv444, 16),
+        "gray" | "ya8" => return same(Mono, 8),
+        _ => {}
+    }
+    if let Some(d) = name.strip_prefix("gray")
+        && let Ok(depth @ 9..=16) = d.parse::<u32>()
+    {
+        return same(Mono, depth);
+    }
+    for prefix in ["yuva", "yuvj", "yuv"] {
+        let Some(rest) = name.strip_prefix(prefix) else {
+            continue;
+        };
+        let chroma = match rest.get(..4) {
+            Some("420p") => Yuv420,
+            Some("422p") => Yuv422,
+            Some("444p") => Yuv444,
+            _ => break,
+        };
+        let depth = if rest.len() == 4 {
+            Some(8)
+        } else {
+            rest[4..].parse::<u32>().ok().filter(|d| (9..=16).contains(d))
+        };
+        if let Some(depth) = depth {
+            return same(chroma, depth);
+        }
+    }
+    // Anything else needs a real conversion; keep as much as y4m can hold.
+    let depth = if ["10", "12"].iter().any(|d| name.contains(d)) {
+        if name.contains("12") { 12 } else { 10 }
+    } else if ["16", "48", "64"].iter().any(|d| name.contains(d)) {
+        16
+    } else {
+        8
+    };
+    let rgb =
+        ["rgb", "bgr", "gbr", "argb", "abgr", "x2rgb", "x2bgr"].iter().any(|p| name.starts_with(p));
+    let chroma = if rgb || name.contains("440") {
+        Yuv444
+    } else if name.contains("411") {
+        Yuv422
+    } else {
+        Yuv420
+    };
+    (planar(chroma, depth), true)
+}
+
+/// Colour from ffprobe's tags; unknown tags keep the BT.709 limited default,
+/// except that JPEG-range (`yuvj…`) formats are full range.
+pub fn probe_color(p: &Probe) -> ColorInfo {
+    let matrix = match p.color_space.as_str() {
+        "bt470bg" | "smpte170m" | "fcc" => ColorMatrix::Bt601,
+        "bt2020nc" | "bt2020c" => ColorMatrix::Bt2020,
+        _ => ColorMatrix::Bt709,
+    };
+    let range = match p.color_range.as_str() {
+        "pc" | "jpeg" => ColorRange::Full,
+        "tv" | "mpeg" => ColorRange::Limited,
+        _ if p.pix_fmt.starts_with("yuvj") => ColorRange::Full,
+        _ => ColorRange::Limited,
+    };
+    ColorInfo { matrix, range }
+}
+
+fn missing(path: &Path, program: &Path, e: std::io::Error) -> VideoError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        VideoError::FfmpegMissing { path: Shown::new(path), program: program.display().to_string() }
+    } else {
+        VideoError::Ffmpeg {
+            path: Shown::new(path),
+            frame: None,
+            message: format!("cannot run {}: {e}", program.display()),
+        }
+    }
+}
+
+/// Last meaningful line of a tool's stderr, for a one-line error.
+fn last_line(text: &str) -> String {
+    text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("no message").to_string()
+}
+
+/// Runs ffprobe on the first video stream of `path`.
+pub fn probe(path: &Path, tools: &FfmpegTools) -> Result<Probe> {
+    let out = Command::new(&tools.ffprobe)
+        .args(["-v", "error", "-select_streams", "v:0", "-show_entries"])
+        .arg("stream=codec_name,pix_fmt,color_space,color_range,nb_frames:format=format_name")
+        .args(["-of", "default=noprint_wrappers=1"])
+        .arg(path)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| missing(path, &tools.ffprobe, e))?;
+    if !out.status.success() {
+        return Err(VideoError::Ffmpeg {
+            path: Shown::new(path),
+            frame: None,
+            message: format!(
+                "ffprobe cannot read it: {}",
+                last_line(&String::from_utf8_lossy(&out.stderr))
+            ),
+        });
+    }
+    let p = parse_probe(&String::from_utf8_lossy(&out.stdout));
+    if p.pix_fmt.is_empty() {
+        return Err(VideoError::Unsupported {
+            path: Shown::new(path),
+            reason: "no video stream (or ffprobe does not know its pixel format)".into(),
+        });
+    }
+    Ok(p)
+}
+
+/// One running decoder.
+struct Running {
+    child: Child,
+    stream: Y4mStream<ChildStdout>,
+    stderr: Option<JoinHandle<()>>,
+    stderr_text: Arc<Mutex<String>>,
+}
+
+impl Running {
+    /// Stops the child (if still running) and returns how it ended plus the
+    /// tail of what it printed.
+    fn finish(mut self, kill: bool) -> (Option<ExitStatus>, String) {
+        if kill {
+            let _ = self.child.kill();
+        }
+        // Closing our end first lets a child blocked on a full pipe exit.
+        drop(self.stream.into_inner());
+        let status = self.child.wait().ok();
+        if let Some(t) = self.stderr.take() {
+            let _ = t.join();
+        }
+        let text = self.stderr_text.lock().map(|t| t.clone()).unwrap_or_default();
+        (status, text)
+    }
+}
+
+/// An input decoded by ffmpeg.
+pub struct FfmpegSource {
+    tools: FfmpegTools,
+    out_pix_fmt: String,
+    info: SourceInfo,
+    running: Option<Running>,
+    /// Index the running decoder produces next.
+    next: u64,
+    /// Index `next_frame` returns next.
+    cursor: u64,
+    cache: VecDeque<Frame>,
+}
+
+impl FfmpegSource {
+    /// Probes `path` and starts decoding it with ffmpeg from PATH.
+    pub fn open(path: &Path) -> Result<Self> {
+        Self::open_with(path, FfmpegTools::default())
+    }
+
+    pub fn open_with(path: &Path, tools: FfmpegTools) -> Result<Self> {
+        let p = probe(path, &tools)?;
+        let (out_pix_fmt, converted) = output_pix_fmt(&p.pix_fmt);
+        let container = p.format_name.split(',').next().unwrap_or("").to_string();
+        let mut description = format!("{} in {container} via ffmpeg", p.codec);
+        if converted {
+            description.push_str(&format!(" (converted from {})", p.pix_fmt));
+        }
+        let mut src = FfmpegSource {
+            tools,
+            out_pix_fmt,
+            info: SourceInfo {
+                path: path.to_path_buf(),
+                geometry: crate::frame::Geometry {
+                    width: 0,
+                    height: 0,
+                    format: crate::frame::PixelFormat {
+                        chroma: ChromaFormat::Yuv420,
+                        bit_depth: 8,
+                    },
+                },
+                color: probe_color(&p),
+                frame_rate: crate::frame::Rational::new(25, 1),
+                frame_count: p.nb_frames,
+                seekable: true,
+                description,
+            },
+            running: None,
+            next: 0,
+            cursor: 0,
+            cache: VecDeque::new(),
+        };
+        src.start()?;
+        let h = src.running.as_ref().map(|r| r.stream.header().clone());
+        if let Some(h) = h {
+            src.info.geometry = h.geometry();
+            src.info.frame_rate = h.frame_rate;
+        }
+        Ok(src)
+    }
+
+    fn path(&self) -> &Path {
+        &self.info.path
+    }
+
+    fn err(&self, frame: Option<u64>, message: String) -> VideoError {
+        VideoError::Ffmpeg { path: Shown::new(self.path()), frame, message }
+    }
+
+    /// (Re)starts decoding from frame 0.
+    fn start(&mut self) -> Result<()> {
+        if let Some(r) = self.running.take() {
+            r.finish(true);
+        }
+        let path = self.info.path.clone();
+        let mut child = Command::new(&self.tools.ffmpeg)
+            .args(["-nostdin", "-hide_banner", "-loglevel", "error", "-i"])
+            .arg(&path)
+            .args(["-map", "0:v:0", "-an", "-sn", "-dn"])
+            .args(["-vsync", "passthrough", "-f", "yuv4mpegpipe", "-pix_fmt"])
+            .arg(&self.out_pix_fmt)
+            .args(["-strict", "-1", "-"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| missing(&path, &self.tools.ffmpeg, e))?;
+        let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(self.err(None, "no pipes to the ffmpeg process".into()));
+        };
+        let text = Arc::new(Mutex::new(String::new()));
+        let sink = Arc::clone(&text);
+        // Drain stderr so ffmpeg never blocks on it; keep the tail only.
+        let thread = std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(|l| l.ok()) {
+                if let Ok(mut t) = sink.lock() {
+                    t.push_str(&line);
+                    t.push('\n');
+                    if t.len() > 8192 {
+                        let cut = t.len() - 4096;
+                        let cut = (cut..t.len()).find(|&i| t.is_char_boundary(i)).unwrap_or(0);
+                        t.drain(..cut);
+                    }
+                }
+            }
+        });
+        match Y4mStream::new(stdout, &path) {
+            Ok(stream) => {
+                self.running =
+                    Some(Running { child, stream, stderr: Some(thread), stderr_text: text });
+                self.next = 0;
+                Ok(())
+            }
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let _ = thread.join();
+                let said = text.lock().map(|t| t.clone()).unwrap_or_default();
+                let message = if said.trim().is_empty() {
+                    format!("no y4m output ({e})")
+                } else {
+                    last_line(&said)
+                };
+                Err(self.err(None, message))
+            }
+        }
+    }
+
+    /// Decodes the next frame of the running decoder; `None` at the end,
+    /// after checking that ffmpeg exited cleanly.
+    fn decode_next(&mut self, keep: bool) -> Result<Option<Frame>> {
+        let index = self.next;
+        let Some(run) = self.running.as_mut() else {
+            return Ok(None);
+        };
+        let got = if keep {
+            run.stream.next_frame()
+        } else {
+            run.stream.skip_frame().map(|more| {
+                more.then(|| Frame {
+                    geometry: self.info.geometry,
+                    color: self.info.color,
+                    index,
+                    data: Vec::new(),
+                })
+            })
+        };
+        match got {
+            Ok(Some(mut f)) => {
+                f.color = self.info.color;
+                self.next += 1;
+                Ok(Some(f))
+            }
+            Ok(None) => {
+                let (status, text) =
+                    self.running.take().map(|r| r.finish(false)).unwrap_or_default();
+                if status.is_some_and(|s| s.success()) {
+                    self.info.frame_count = Some(index);
+                    Ok(None)
+                } else {
+                    Err(self.err(Some(index), last_line(&text)))
+                }
+            }
+            Err(e) => {
+                let (_, text) = self.running.take().map(|r| r.finish(true)).unwrap_or_default();
+                let message = if text.trim().is_empty() { e.to_string() } else { last_line(&text) };
+                Err(self.err(Some(index), message))
+            }
+        }
+    }
+
+    fn remember(&mut self, f: &Frame) {
+        let size = f.data.len().max(1);
+        let keep = (CACHE_BYTES / size).max(2);
+        while self.cache.len() >= keep {
+            self.cache.pop_front();
+        }
+        self.cache.push_back(f.clone());
+    }
+
+    fn out_of_range(&self, index: u64) -> VideoError {
+        VideoError::FrameOutOfRange {
+            path: Shown::new(self.path()),
+            frame: index,
+            count: self.info.frame_count.unwrap_or(self.next),
+        }
+    }
+}
+
+impl VideoSource for FfmpegSource {
+    fn info(&self) -> &SourceInfo {
+        &self.info
+    }
+
+    fn read_frame(&mut self, index: u64) -> Result<Frame> {
+        if let Some(f) = self.cache.iter().find(|f| f.index == index) {
+            self.cursor = index + 1;
+            return Ok(f.clone());
+        }
+        if self.info.frame_count.is_some_and(|n| index >= n) {
+            return Err(self.out_of_range(index));
+        }
+        if self.running.is_none() || index < self.next {
+            self.start()?;
+        }
+        while self.next < index {
+            if self.decode_next(false)?.is_none() {
+                return Err(self.out_of_range(index));
+            }
+        }
+        match self.decode_next(true)? {
+            Some(f) => {
+                self.remember(&f);
+                self.cursor = index + 1;
+                Ok(f)
+            }
+            None => Err(self.out_of_range(index)),
+        }
+    }
+
+    fn next_frame(&mut self) -> Result<Option<Frame>> {
+        if self.info.frame_count.is_some_and(|n| self.cursor >= n) {
+            return Ok(None);
+        }
+        match self.read_frame(self.cursor) {
+            Ok(f) => Ok(Some(f)),
+            Err(VideoError::FrameOutOfRange { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl Drop for FfmpegSource {
+    fn drop(&mut self) {
+        if let Some(r) = self.running.take() {
+            r.finish(true);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pix_fmt_mapping() {
+        for (src, out, conv) in [
+            ("yuv420p", "yuv420p", false),
+            ("yuvj420p", "yuv420p", false),
+            ("yuv420p10le", "yuv420p10le", false),
+            ("yuv420p10be", "yuv420p10le", false),
+            ("yuv422p12le", "yuv422p12le", false),
+            ("yuv444p", "yuv444p", false),
+            ("yuva420p", "yuv420p", false),
+            ("nv12", "yuv420p", false),
+            ("p010le", "yuv420p10le", false),
+            ("gray", "gray", false),
+            ("gray10le", "gray10le", false),
+            ("rgb24", "yuv444p", true),
+            ("gbrp10le", "yuv444p10le", true),
+            ("yuv411p", "yuv422p", true),
+        ] {
+            assert_eq!(output_pix_fmt(src), (out.to_string(), conv), "{src}");
+        }
+    }
+
+    #[test]
+    fn probe_parsing_and_colour() {
+        let p = parse_probe(
+            "codec_name=h264\npix_fmt=yuvj420p\ncolor_space=smpte170m\ncolor_range=unknown\nnb_frames=N/A\nformat_name=mov,mp4,m4a\n",
+        );
+        assert_eq!(p.codec, "h264");
+        assert_eq!(p.nb_frames, None);
+        let c = probe_color(&p);
+        assert_eq!(c.matrix, ColorMatrix::Bt601);
+        assert_eq!(c.range, ColorRange::Full);
+        let p = parse_probe("pix_fmt=yuv420p\ncolor_space=bt2020nc\ncolor_range=tv\nnb_frames=12");
+        assert_eq!(p.nb_frames, Some(12));
+        assert_eq!(
+            probe_color(&p),
+            ColorInfo { matrix: ColorMatrix::Bt2020, range: ColorRange::Limited }
+        );
+    }
+}

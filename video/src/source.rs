@@ -1,0 +1,268 @@
+//! One door for every input: [`open_input`] picks the y4m, raw or ffmpeg
+//! reader from the path, the user's raw geometry and the file's first bytes,
+//! and hands back a [`VideoSource`] that the rest of vqscope uses without
+//! caring which it is.
+
+use std::fmt;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Result, Shown, VideoError};
+use crate::ffmpeg::FfmpegSource;
+use crate::frame::{ColorInfo, Frame, Geometry, Rational};
+use crate::raw::{RawFile, RawGeometry, RawStream};
+use crate::y4m::{Y4mFile, Y4mStream};
+
+/// What vqscope knows about an input before reading frames.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceInfo {
+    pub path: PathBuf,
+    pub geometry: Geometry,
+    pub color: ColorInfo,
+    pub frame_rate: Rational,
+    /// `None` when it cannot be known without decoding everything (pipes,
+    /// containers that do not store it).
+    pub frame_count: Option<u64>,
+    /// Whether `read_frame` can go backwards cheaply.
+    pub seekable: bool,
+    /// Container and reader, e.g. `y4m C420p10` or `h264 in mp4 via ffmpeg`.
+    pub description: String,
+}
+
+impl fmt::Display for SourceInfo {
+    /// The text `vqscope info` prints for one input.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let g = &self.geometry;
+        let frames = self.frame_count.map_or_else(|| "unknown".to_string(), |n| n.to_string());
+        writeln!(f, "{}", Shown(self.path.clone()))?;
+        writeln!(f, "  format:       {}", self.description)?;
+        writeln!(f, "  size:         {}x{}", g.width, g.height)?;
+        writeln!(f, "  pixel format: {}", g.format.ffmpeg_name())?;
+        writeln!(f, "  bit depth:    {}", g.format.bit_depth)?;
+        writeln!(f, "  frames:       {frames}")?;
+        writeln!(f, "  frame rate:   {} ({:.3} fps)", self.frame_rate, self.frame_rate.as_f64())?;
+        write!(f, "  colour:       {}", self.color)
+    }
+}
+
+/// A video input: frames by index or in order.
+pub trait VideoSource: Send {
+    fn info(&self) -> &SourceInfo;
+
+    /// Frame `index` (from 0). Pipes can only move forward: asking for a
+    /// frame before the current position is an error there.
+    fn read_frame(&mut self, index: u64) -> Result<Frame>;
+
+    /// The frame after the last one read (frame 0 first), `None` at the end.
+    fn next_frame(&mut self) -> Result<Option<Frame>>;
+}
+
+/// Opens `path` (`-` = stdin). Raw geometry, when given, forces the raw
+/// reader; otherwise a `.yuv` extension asks for it, the `YUV4MPEG2` magic
+/// selects the y4m reader, and anything else goes through ffmpeg.
+pub fn open_input(path: &Path, raw: Option<RawGeometry>) -> Result<Box<dyn VideoSource>> {
+    if path.as_os_str() == "-" {
+        let stdin: Box<dyn Read + Send> = Box::new(std::io::stdin());
+        return open_stream(path, stdin, raw);
+    }
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+    if raw.is_none() && ext.as_deref() == Some("yuv") {
+        return Err(VideoError::Unsupported {
+            path: Shown::new(path),
+            reason: "raw .yuv needs its width, height, pixel format and bit depth".into(),
+        });
+    }
+    let file =
+        File::open(path).map_err(|e| VideoError::Open { path: Shown::new(path), source: e })?;
+    let meta = file.metadata().map_err(|e| VideoError::io(path, None, e))?;
+    if !meta.is_file() {
+        // A FIFO or character device: read it as a stream.
+        return open_stream(path, Box::new(file), raw);
+    }
+    if let Some(raw) = raw {
+        let inner = RawFile::open(path, raw)?;
+        let info = SourceInfo {
+            path: path.to_path_buf(),
+            geometry: inner.geometry(),
+            color: ColorInfo::default(),
+            frame_rate: Rational::new(25, 1),
+            frame_count: Some(inner.frame_count()),
+            seekable: true,
+            description: "raw yuv".into(),
+        };
+        return Ok(Box::new(RawFileSource { inner, info }));
+    }
+    let mut magic = Vec::with_capacity(9);
+    (&file).take(9).read_to_end(&mut magic).map_err(|e| VideoError::io(path, None, e))?;
+    drop(file);
+    if magic.is_empty() {
+        return Err(VideoError::Empty { path: Shown::new(path) });
+    }
+    if magic == b"YUV4MPEG2" {
+        let inner = Y4mFile::open(path)?;
+        let h = inner.header();
+        let info = SourceInfo {
+            path: path.to_path_buf(),
+            geometry: h.geometry(),
+            color: h.color,
+            frame_rate: h.frame_rate,
+            frame_count: Some(inner.frame_count()),
+            seekable: true,
+            description: h.describe(),
+        };
+        return Ok(Box::new(Y4mFileSource { inner, info }));
+    }
+    if ext.as_deref() == Some("y4m") {
+        return Err(VideoError::BadMagic {
+            path: Shown::new(path),
+            found: crate::lines::excerpt(&magic),
+        });
+    }
+    Ok(Box::new(FfmpegSource::open(path)?))
+}
+
+fn open_stream(
+    path: &Path,
+    reader: Box<dyn Read + Send>,
+    raw: Option<RawGeometry>,
+) -> Result<Box<dyn VideoSource>> {
+    let (inner, geometry, color, frame_rate, description) = match raw {
+        Some(raw) => {
+            let s = RawStream::new(reader, path, raw)?;
+            let g = s.geometry();
+            (
+                Stream::Raw(s),
+                g,
+                ColorInfo::default(),
+                Rational::new(25, 1),
+                "raw yuv (stream)".to_string(),
+            )
+        }
+        None => {
+            let s = Y4mStream::new(reader, path)?;
+            let h = s.header().clone();
+            (
+                Stream::Y4m(s),
+                h.geometry(),
+                h.color,
+                h.frame_rate,
+                format!("{} (stream)", h.describe()),
+            )
+        }
+    };
+    let info = SourceInfo {
+        path: path.to_path_buf(),
+        geometry,
+        color,
+        frame_rate,
+        frame_count: None,
+        seekable: false,
+        description,
+    };
+    Ok(Box::new(StreamSource { inner, info }))
+}
+
+struct Y4mFileSource {
+    inner: Y4mFile,
+    info: SourceInfo,
+}
+
+impl VideoSource for Y4mFileSource {
+    fn info(&self) -> &SourceInfo {
+        &self.info
+    }
+    fn read_frame(&mut self, index: u64) -> Result<Frame> {
+        let f = self.inner.read_frame(index);
+        // The index may have been rebuilt (FRAME lines with parameters).
+        self.info.frame_count = Some(self.inner.frame_count());
+        f
+    }
+    fn next_frame(&mut self) -> Result<Option<Frame>> {
+        let f = self.inner.next_frame();
+        self.info.frame_count = Some(self.inner.frame_count());
+        f
+    }
+}
+
+struct RawFileSource {
+    inner: RawFile,
+    info: SourceInfo,
+}
+
+impl VideoSource for RawFileSource {
+    fn info(&self) -> &SourceInfo {
+        &self.info
+    }
+    fn read_frame(&mut self, index: u64) -> Result<Frame> {
+        self.inner.read_frame(index)
+    }
+    fn next_frame(&mut self) -> Result<Option<Frame>> {
+        self.inner.next_frame()
+    }
+}
+
+enum Stream {
+    Y4m(Y4mStream<Box<dyn Read + Send>>),
+    Raw(RawStream<Box<dyn Read + Send>>),
+}
+
+/// A forward-only input; the frame count becomes known at its end.
+struct StreamSource {
+    inner: Stream,
+    info: SourceInfo,
+}
+
+impl StreamSource {
+    fn position(&self) -> u64 {
+        match &self.inner {
+            Stream::Y4m(s) => s.position(),
+            Stream::Raw(s) => s.position(),
+        }
+    }
+}
+
+impl VideoSource for StreamSource {
+    fn info(&self) -> &SourceInfo {
+        &self.info
+    }
+
+    fn read_frame(&mut self, index: u64) -> Result<Frame> {
+        let position = self.position();
+        if index < position {
+            return Err(VideoError::NotSeekable {
+                path: Shown::new(&self.info.path),
+                frame: index,
+                position,
+            });
+        }
+        while self.position() < index {
+            let more = match &mut self.inner {
+                Stream::Y4m(s) => s.skip_frame()?,
+                Stream::Raw(s) => s.next_frame()?.is_some(),
+            };
+            if !more {
+                break;
+            }
+        }
+        match self.next_frame()? {
+            Some(f) if f.index == index => Ok(f),
+            _ => Err(VideoError::FrameOutOfRange {
+                path: Shown::new(&self.info.path),
+                frame: index,
+                count: self.position(),
+            }),
+        }
+    }
+
+    fn next_frame(&mut self) -> Result<Option<Frame>> {
+        let f = match &mut self.inner {
+            Stream::Y4m(s) => s.next_frame()?,
+            Stream::Raw(s) => s.next_frame()?,
+        };
+        if f.is_none() {
+            self.info.frame_count = Some(self.position());
+        }
+        Ok(f)
+    }
+}
