@@ -16,6 +16,9 @@ fn main() {
 
     let compiler = shaderc::Compiler::new().expect("shaderc compiler");
     let mut generated = String::new();
+    let mut all = String::from(
+        "/// Every shader: (path under shaders/, SPIR-V).\npub const ALL: &[(&str, &[u32])] = &[\n",
+    );
     let mut failed = false;
     for path in &sources {
         println!("cargo:rerun-if-changed={}", path.display());
@@ -64,6 +67,7 @@ fn main() {
                     spv.display().to_string()
                 )
                 .unwrap();
+                writeln!(all, "    ({:?}, {name}),", rel.display().to_string()).unwrap();
             }
             Err(e) => {
                 failed = true;
@@ -77,6 +81,8 @@ fn main() {
     if failed {
         panic!("shader compilation failed (messages above: file:line: error)");
     }
+    all.push_str("];\n");
+    generated.push_str(&all);
     std::fs::write(out_dir.join("spirv.rs"), generated).expect("write spirv.rs");
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -27,3 +27,44 @@ pub fn assert_no_validation_messages() {
         messages.join("\n")
     );
 }
+
+/// lavapipe picks its subgroup size from `LP_NATIVE_VECTOR_WIDTH` when the
+/// driver loads (128, 256, 512 bits give 4, 8, 16 lanes), so one process
+/// sees one size. A test that must hold at every size starts with
+/// `if !at_every_lavapipe_subgroup_size("test_name") { return; }`: on
+/// lavapipe the parent re-runs `test_name` in three child processes, one
+/// per width, checks that each saw the size it asked for and passed, and
+/// returns `false`; a child (or any other device) returns `true` and runs
+/// the body.
+pub fn at_every_lavapipe_subgroup_size(test_name: &str) -> bool {
+    const CHILD: &str = "VQSCOPE_SUBGROUP_CHILD";
+    if let Ok(expected) = std::env::var(CHILD) {
+        let ctx = test_context();
+        assert_eq!(
+            ctx.info().subgroup_size.to_string(),
+            expected,
+            "child process did not get the subgroup size it asked for"
+        );
+        return true;
+    }
+    let is_lavapipe = test_context().info().name.contains("llvmpipe");
+    if !is_lavapipe {
+        return true;
+    }
+    let exe = std::env::current_exe().expect("test executable");
+    for (width, lanes) in [(128, 4), (256, 8), (512, 16)] {
+        let out = std::process::Command::new(&exe)
+            .args([test_name, "--exact", "--test-threads=1", "--nocapture"])
+            .env("LP_NATIVE_VECTOR_WIDTH", width.to_string())
+            .env(CHILD, lanes.to_string())
+            .output()
+            .expect("re-run the test in a child process");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && text.contains("1 passed"),
+            "{test_name} at subgroup size {lanes} (LP_NATIVE_VECTOR_WIDTH={width}) failed:\n{text}"
+        );
+    }
+    false
+}

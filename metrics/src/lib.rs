@@ -3,6 +3,7 @@
 //! writers turn per-frame features into libvmaf-compatible output.
 
 pub mod adm;
+pub mod device;
 pub mod error;
 pub mod model;
 pub mod motion;
@@ -10,6 +11,7 @@ pub mod ms_ssim;
 pub mod plane;
 pub mod pool;
 pub mod psnr;
+pub mod reduce;
 pub mod report;
 pub mod ssim;
 pub mod vif;

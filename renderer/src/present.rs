@@ -966,7 +966,10 @@ where
         match rendered {
             Ok(_) if self.exit => event_loop.exit(),
             Ok(FrameStatus::Presented) => window.request_redraw(),
-            // Nothing to draw into: wait for a resize or un-minimise event.
+            // The swapchain was rebuilt under us: try again at once.
+            Ok(FrameStatus::Skipped) if presenter.size() != (0, 0) => window.request_redraw(),
+            // Nothing to draw into (minimised): wait for a resize event
+            // rather than spin.
             Ok(FrameStatus::Skipped) => {}
             Err(e) => self.fail(event_loop, e),
         }

@@ -1,0 +1,81 @@
+//! Frames as the GPU kernels see them: planes in a storage buffer of 32-bit
+//! words (1 byte per sample up to 8 bits, 2 little-endian bytes above), the
+//! layout the video upload path produces. [`DevicePlane`] is the Rust twin
+//! of `PlaneDesc` in `shaders/metrics/plane.glsl`.
+
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, upload_buffer};
+
+use crate::plane::PlaneView;
+
+/// Twin of `PlaneDesc` in plane.glsl (32 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct PlaneDesc {
+    pub offset: u32,
+    pub width: u32,
+    pub height: u32,
+    pub stride: u32,
+    pub bytes_per_sample: u32,
+    pub bpc: u32,
+    pub pad: [u32; 2],
+}
+
+/// A plane inside a device buffer.
+#[derive(Clone, Copy)]
+pub struct DevicePlane<'a> {
+    pub buffer: &'a Buffer,
+    pub desc: PlaneDesc,
+}
+
+impl DevicePlane<'_> {
+    pub fn width(&self) -> usize {
+        self.desc.width as usize
+    }
+
+    pub fn height(&self) -> usize {
+        self.desc.height as usize
+    }
+}
+
+/// The bytes of a plane in device layout (tightly packed rows).
+pub fn plane_bytes(plane: &PlaneView) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(plane.width * plane.height * 2);
+    for y in 0..plane.height {
+        for &v in plane.row(y) {
+            if plane.bpc <= 8 {
+                bytes.push(v as u8);
+            } else {
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    bytes
+}
+
+/// The descriptor of a tightly packed plane at byte `offset`.
+pub fn packed_desc(width: usize, height: usize, bpc: u32, offset: u32) -> PlaneDesc {
+    PlaneDesc {
+        offset,
+        width: width as u32,
+        height: height as u32,
+        stride: width as u32,
+        bytes_per_sample: if bpc <= 8 { 1 } else { 2 },
+        bpc,
+        pad: [0; 2],
+    }
+}
+
+/// Uploads a plane into its own device buffer (tests and one-off use; the
+/// per-frame path uploads whole frames once through the video crate).
+pub fn upload_plane(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    plane: &PlaneView,
+) -> vqscope_gpu::Result<(Buffer, PlaneDesc)> {
+    let bytes = plane_bytes(plane);
+    let buffer = upload_buffer(ctx, submitter, "plane", &bytes)?;
+    Ok((buffer, packed_desc(plane.width, plane.height, plane.bpc, 0)))
+}

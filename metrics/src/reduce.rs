@@ -1,0 +1,64 @@
+//! The GPU reduction every kernel shares: per-workgroup int64 partial sums
+//! folded into a few int64 results in the same command buffer, so the host
+//! reads back bytes, not megabytes.
+
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+use vqscope_gpu::{
+    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, PipelineDesc, Recorder,
+};
+
+/// Twin of reduce.comp's push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+struct ReducePush {
+    fields: u32,
+    groups: u32,
+    out_base: u32,
+}
+
+/// The reduce pipeline.
+pub struct Reducer {
+    pipeline: ComputePipeline,
+}
+
+impl Reducer {
+    pub fn new(ctx: &Arc<GpuContext>) -> vqscope_gpu::Result<Self> {
+        let pipeline = ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "metrics/reduce",
+                spirv: vqscope_shaders::METRICS_REDUCE,
+                bindings: &[BindingKind::StorageBuffer, BindingKind::StorageBuffer],
+                push_constant_size: std::mem::size_of::<ReducePush>() as u32,
+                specialization: &[],
+                subgroup_size: None,
+                full_subgroups: false,
+            },
+        )?;
+        Ok(Self { pipeline })
+    }
+
+    /// Records: `results[out_base + j] = Σ_g partials[g * fields + j]` for
+    /// every field `j`, then a barrier. `partials` holds `groups` records.
+    pub fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        partials: &Buffer,
+        fields: u32,
+        groups: u32,
+        results: &Buffer,
+        out_base: u32,
+    ) -> vqscope_gpu::Result<()> {
+        let push = ReducePush { fields, groups, out_base };
+        rec.dispatch(
+            &self.pipeline,
+            &[Binding::Buffer(partials), Binding::Buffer(results)],
+            bytemuck::bytes_of(&push),
+            [fields, 1, 1],
+        )?;
+        rec.barrier();
+        Ok(())
+    }
+}
