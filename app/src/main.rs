@@ -1,1 +1,67 @@
-fn main() {}
+//! vqscope: see what an encode did to a video. One binary with subcommands
+//! in the style of the tools video engineers already run.
+
+mod bench;
+mod info;
+mod output;
+mod screenshot;
+mod showcase;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "vqscope",
+    version,
+    about = "See what an encode did to a video: side-by-side playback and exact VMAF on the GPU"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Render a test scene to PNG, headless.
+    Screenshot(screenshot::Args),
+    /// Show every primitive kind in a window.
+    Showcase(showcase::Args),
+    /// Print what vqscope sees in each input.
+    Info(info::Args),
+    /// Benchmarks: GPU time per UI scene (`ui`).
+    Bench(bench::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Screenshot(args)) => screenshot::run(args),
+        Some(Command::Showcase(args)) => showcase::run(args),
+        Some(Command::Info(args)) => info::run(args),
+        Some(Command::Bench(args)) => bench::run(args),
+        None => showcase::run_default(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // One line: the error and its causes.
+            let causes: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+            eprintln!("vqscope: {}", causes.join(": "));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap checks flag clashes (such as libvmaf's `-h` for height) only
+    /// when a command is built: catch them here, not in a user's hands.
+    #[test]
+    fn command_line_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

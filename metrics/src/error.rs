@@ -69,4 +69,7 @@ pub enum MetricsError {
          compute (EINVAL); use a larger viewing distance or display height"
     )]
     AdmViewingGeometry { norm_view_dist: f64, ref_display_height: i32 },
+    /// The GPU could not set up or run a kernel.
+    #[error("GPU: {0}")]
+    Gpu(#[from] vqscope_gpu::GpuError),
 }

@@ -13,7 +13,8 @@
 use crate::error::MetricsError;
 use crate::plane::PlaneView;
 use crate::ssim::{
-    FloatPlane, GAUSSIAN_LEN, check_pair, decimate, decimated_len, ssim_scale, to_float_plane,
+    FloatPlane, GAUSSIAN_LEN, LcsMeans, check_pair, decimate, decimated_len, ssim_scale,
+    to_float_plane,
 };
 
 const FEATURE: &str = "float_ms_ssim";
@@ -72,6 +73,21 @@ pub fn size_ok(width: usize, height: usize) -> bool {
     (0..SCALES).all(|i| (width >> i) >= GAUSSIAN_LEN && (height >> i) >= GAUSSIAN_LEN)
 }
 
+/// [`size_ok`] as the error [`float_ms_ssim`] refuses a frame size with
+/// (the GPU kernel validates through this same function).
+pub fn check_size(width: usize, height: usize) -> Result<(), MetricsError> {
+    if size_ok(width, height) {
+        return Ok(());
+    }
+    Err(MetricsError::FrameTooSmall {
+        feature: FEATURE,
+        width,
+        height,
+        reason: "libvmaf: \"scale below 1x1!\"; each of the 5 scales must hold the 11x11 \
+                 window, so the frame must be at least 176x176",
+    })
+}
+
 /// Width and height of each scale (ceil halving, IQA's `n/2 + (n&1)`).
 pub fn scale_sizes(width: usize, height: usize) -> [(usize, usize); SCALES] {
     let mut sizes = [(width, height); SCALES];
@@ -94,26 +110,27 @@ pub fn float_ms_ssim(
     distorted: &PlaneView<'_>,
 ) -> Result<MsSsimScore, MetricsError> {
     check_pair(FEATURE, reference, distorted)?;
-    if !size_ok(reference.width, reference.height) {
-        return Err(MetricsError::FrameTooSmall {
-            feature: FEATURE,
-            width: reference.width,
-            height: reference.height,
-            reason: "libvmaf: \"scale below 1x1!\"; each of the 5 scales must hold the 11x11 \
-                     window, so the frame must be at least 176x176",
-        });
-    }
+    check_size(reference.width, reference.height)?;
 
     let mut a = to_float_plane(reference);
     let mut b = to_float_plane(distorted);
-    let mut score =
-        MsSsimScore { ms_ssim: 1.0, l: [0.0; SCALES], c: [0.0; SCALES], s: [0.0; SCALES] };
-    for i in 0..SCALES {
+    let mut means = [LcsMeans { ssim: 0.0, l: 0.0, c: 0.0, s: 0.0 }; SCALES];
+    for (i, m) in means.iter_mut().enumerate() {
         if i > 0 {
             a = downscale(&a);
             b = downscale(&b);
         }
-        let m = ssim_scale(&a, &b, None);
+        *m = ssim_scale(&a, &b, None);
+    }
+    Ok(combine_scales(&means))
+}
+
+/// The frame score from the five scales' means: libvmaf's host step, shared
+/// by the CPU twin and the GPU kernel's decode so both combine identically.
+pub fn combine_scales(means: &[LcsMeans; SCALES]) -> MsSsimScore {
+    let mut score =
+        MsSsimScore { ms_ssim: 1.0, l: [0.0; SCALES], c: [0.0; SCALES], s: [0.0; SCALES] };
+    for (i, m) in means.iter().enumerate() {
         let (l, c, s) = (f64::from(m.l), f64::from(m.c), f64::from(m.s));
         // libvmaf: msssim *= pow(l, α) * pow(c, β) * pow(s, γ), left to right.
         let factor = l.powf(f64::from(ALPHAS[i]))
@@ -124,7 +141,7 @@ pub fn float_ms_ssim(
         score.c[i] = c;
         score.s[i] = s;
     }
-    Ok(score)
+    score
 }
 
 #[cfg(test)]

@@ -424,14 +424,14 @@ fn run_ssim(
     run_ssim_sized(reference, distorted, options, map).map(|(score, ..)| score)
 }
 
-/// Returns the score, the scale used and the map's width and height.
-fn run_ssim_sized(
-    reference: &PlaneView<'_>,
-    distorted: &PlaneView<'_>,
+/// The pre-scale factor and the decimated size `(scale, width, height)`
+/// that [`float_ssim`] works at, or the error it refuses the frame size or
+/// options with (the GPU kernel validates through this same function).
+pub fn prescale(
+    w: usize,
+    h: usize,
     options: SsimOptions,
-    map: Option<&mut Vec<f32>>,
-) -> Result<(SsimScore, usize, usize, usize), MetricsError> {
-    check_pair(FEATURE, reference, distorted)?;
+) -> Result<(usize, usize, usize), MetricsError> {
     if options.scale > MAX_SCALE {
         return Err(MetricsError::OptionOutOfRange {
             feature: FEATURE,
@@ -440,7 +440,6 @@ fn run_ssim_sized(
             allowed: "0 = auto, 1 = no downscaling, 2-10 = explicit factor",
         });
     }
-    let (w, h) = (reference.width, reference.height);
     let scale = match options.scale {
         0 => auto_scale(w, h),
         s => s as usize,
@@ -456,6 +455,18 @@ fn run_ssim_sized(
             reason: "the 11x11 Gaussian window needs at least 11x11 samples after the pre-scale decimation",
         });
     }
+    Ok((scale, sw, sh))
+}
+
+/// Returns the score, the scale used and the map's width and height.
+fn run_ssim_sized(
+    reference: &PlaneView<'_>,
+    distorted: &PlaneView<'_>,
+    options: SsimOptions,
+    map: Option<&mut Vec<f32>>,
+) -> Result<(SsimScore, usize, usize, usize), MetricsError> {
+    check_pair(FEATURE, reference, distorted)?;
+    let (scale, sw, sh) = prescale(reference.width, reference.height, options)?;
 
     let mut a = to_float_plane(reference);
     let mut b = to_float_plane(distorted);

@@ -1,0 +1,118 @@
+//! `vqscope bench`: benchmarks as programs, timed with the GPU's own
+//! timestamps. `ui` renders each scene repeatedly at each size with both
+//! compaction variants and prints the median GPU milliseconds per pass.
+
+use std::sync::Arc;
+
+use anyhow::{Result, bail};
+use vqscope_gpu::{Binding, ContextOptions, GpuContext, Submitter, vk};
+use vqscope_renderer::{Renderer, ScanMode, scenes};
+
+use crate::output::parse_size;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// What to measure: `ui`.
+    what: String,
+    /// Scenes to render (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "dashboard,10k,100k,1m")]
+    scenes: Vec<String>,
+    /// Sizes (comma-separated WIDTHxHEIGHT, 1080p or 4k).
+    #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "1080p,4k")]
+    sizes: Vec<(u32, u32)>,
+    /// Timed repetitions per case (after one warm-up).
+    #[arg(long, default_value_t = 20)]
+    runs: usize,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    match args.what.as_str() {
+        "ui" => bench_ui(&args),
+        other => bail!("unknown benchmark `{other}`; known: ui"),
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn bench_ui(args: &Args) -> Result<()> {
+    for name in &args.scenes {
+        if scenes::build(name, 1, 1).is_none() {
+            bail!("unknown scene `{name}`; known: {}", scenes::NAMES.join(", "));
+        }
+    }
+    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
+    let info = ctx.info().clone();
+    println!(
+        "device: {} (subgroup size {}, {} timed runs per case, median GPU ms)",
+        info.name,
+        info.subgroup_size,
+        args.runs.max(1)
+    );
+    println!(
+        "{:<10} {:>10} {:>8} {:>9} | {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9} | {:>7}",
+        "scene",
+        "size",
+        "prims",
+        "bin list",
+        "sg bin",
+        "sg fused",
+        "sg total",
+        "l0 bin",
+        "l0 fused",
+        "l0 total",
+        "speedup"
+    );
+    let mut submitter = Submitter::new(&ctx, 1)?;
+    let mut subgroup = Renderer::new(&ctx, ScanMode::Subgroup, None)?;
+    let lane0 = Renderer::new(&ctx, ScanMode::Lane0, None)?;
+    for name in &args.scenes {
+        for &(width, height) in &args.sizes {
+            let scene = scenes::build(name, width, height).expect("checked");
+            let encoded = subgroup.encode(&scene)?;
+            let buffers = subgroup.upload(&encoded)?;
+            let target = subgroup.target_image(width, height)?;
+            submitter.run(|rec| {
+                rec.image_layout(
+                    target.raw(),
+                    vk::ImageLayout::UNDEFINED,
+                    vk::ImageLayout::GENERAL,
+                );
+                buffers.record_upload(rec);
+                Ok(())
+            })?;
+            let mut row = Vec::new();
+            for renderer in [&subgroup, &lane0] {
+                let mut bin = Vec::new();
+                let mut fused = Vec::new();
+                for run in 0..=args.runs.max(1) {
+                    submitter.run(|rec| renderer.record(rec, &buffers, Binding::Image(&target)))?;
+                    let t = renderer.pass_times()?;
+                    if run > 0 {
+                        bin.push(t.binning_ms);
+                        fused.push(t.fused_ms);
+                    }
+                }
+                let (b, f) = (median(bin), median(fused));
+                row.push((b, f, b + f));
+            }
+            println!(
+                "{:<10} {:>10} {:>8} {:>9} | {:>9.3} {:>9.3} {:>9.3} | {:>9.3} {:>9.3} {:>9.3} | {:>6.2}x",
+                name,
+                format!("{width}x{height}"),
+                encoded.prims.len(),
+                encoded.bin_entries(),
+                row[0].0,
+                row[0].1,
+                row[0].2,
+                row[1].0,
+                row[1].1,
+                row[1].2,
+                row[1].2 / row[0].2
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,74 @@
+//! `vqscope info FILE...`: what vqscope sees in each input.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use vqscope_video::ChromaFormat;
+use vqscope_video::raw::RawGeometry;
+use vqscope_video::source::open_input;
+
+#[derive(clap::Args)]
+#[command(disable_help_flag = true)]
+pub struct Args {
+    /// Print help (`-h` is the raw height, as in libvmaf).
+    #[arg(long, action = clap::ArgAction::Help)]
+    help: Option<bool>,
+    /// Inputs: y4m, raw .yuv (with -w -h -p -b), or anything ffmpeg reads.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    raw: RawArgs,
+}
+
+/// libvmaf's flags for raw yuv geometry.
+#[derive(clap::Args, Clone)]
+pub struct RawArgs {
+    /// Width of raw .yuv input.
+    #[arg(short = 'w', long)]
+    width: Option<u32>,
+    /// Height of raw .yuv input.
+    #[arg(short = 'h', long)]
+    height: Option<u32>,
+    /// Pixel format of raw .yuv input: 420, 422 or 444.
+    #[arg(short = 'p', long = "pixel_format", value_parser = ["420", "422", "444"])]
+    pixel_format: Option<String>,
+    /// Bit depth of raw .yuv input: 8, 10 or 12.
+    #[arg(short = 'b', long = "bitdepth", value_parser = clap::value_parser!(u32).range(8..=16))]
+    bitdepth: Option<u32>,
+}
+
+impl RawArgs {
+    /// The raw geometry, if any raw flag was given (all four are needed).
+    pub fn geometry(&self) -> Result<Option<RawGeometry>> {
+        match (self.width, self.height, &self.pixel_format, self.bitdepth) {
+            (None, None, None, None) => Ok(None),
+            (Some(width), Some(height), Some(p), Some(bit_depth)) => {
+                let chroma = match p.as_str() {
+                    "420" => ChromaFormat::Yuv420,
+                    "422" => ChromaFormat::Yuv422,
+                    _ => ChromaFormat::Yuv444,
+                };
+                Ok(Some(RawGeometry { width, height, chroma, bit_depth }))
+            }
+            _ => anyhow::bail!("raw input needs all of -w, -h, -p and -b"),
+        }
+    }
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let geometry = args.raw.geometry()?;
+    let mut failed = 0;
+    for file in &args.files {
+        match open_input(file, geometry) {
+            Ok(source) => println!("{}", source.info()),
+            Err(e) => {
+                eprintln!("vqscope: {e}");
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 {
+        anyhow::bail!("{failed} of {} inputs could not be read", args.files.len());
+    }
+    Ok(())
+}
