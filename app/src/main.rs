@@ -4,6 +4,7 @@
 mod bench;
 mod info;
 mod output;
+mod score;
 mod screenshot;
 mod showcase;
 
@@ -28,6 +29,8 @@ enum Command {
     Screenshot(screenshot::Args),
     /// Show every primitive kind in a window.
     Showcase(showcase::Args),
+    /// Score a distorted clip against its reference (libvmaf's flags and reports).
+    Score(score::Args),
     /// Print what vqscope sees in each input.
     Info(info::Args),
     /// Benchmarks: GPU time per UI scene (`ui`).
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Screenshot(args)) => screenshot::run(args),
         Some(Command::Showcase(args)) => showcase::run(args),
+        Some(Command::Score(args)) => score::run(args),
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Bench(args)) => bench::run(args),
         None => showcase::run_default(),

@@ -7,13 +7,18 @@ pub mod device;
 pub mod error;
 pub mod model;
 pub mod motion;
+pub mod motion_gpu;
 pub mod ms_ssim;
+pub mod ms_ssim_gpu;
+pub mod pipeline;
 pub mod plane;
 pub mod pool;
 pub mod psnr;
+pub mod psnr_gpu;
 pub mod reduce;
 pub mod report;
 pub mod ssim;
+pub mod ssim_gpu;
 pub mod vif;
 
 pub use error::MetricsError;

@@ -7,8 +7,9 @@
 // inclusion: `uint ref_words[]` and `uint dist_words[]` buffers and the
 // specialization constant FILTER_INDEX (0..3).
 
-#define PLANE_WORDS ref_words
-#include "plane.glsl"
+#define PLANE_WORDS_A ref_words
+#define PLANE_WORDS_B dist_words
+#include "plane_pair.glsl"
 
 // The taps of FILTERS[FILTER_INDEX], zero-padded to 17 (widths 17, 9, 5, 3;
 // each sums to 65536).
@@ -33,16 +34,7 @@ int vif_mirror(int i, int n) {
     return clamp(m, 0, n - 1);
 }
 
-// plane_load on the distorted plane's buffer (plane.glsl reads one buffer,
-// named by PLANE_WORDS, and the reference has taken it).
-uint plane_load_dist(PlaneDesc p, uint x, uint y) {
-    uint byte_index = p.offset + (y * p.stride + x) * p.bytes_per_sample;
-    uint word = dist_words[byte_index >> 2];
-    uint shift = (byte_index & 3u) * 8u;
-    return p.bytes_per_sample == 1u ? (word >> shift) & 0xFFu : (word >> shift) & 0xFFFFu;
-}
-
 // Reference sample in the low 16 bits, distorted in the high 16.
 uint load_pair(PlaneDesc r, PlaneDesc d, int x, int y) {
-    return plane_load(r, uint(x), uint(y)) | (plane_load_dist(d, uint(x), uint(y)) << 16);
+    return plane_load(r, uint(x), uint(y)) | (plane_load_b(d, uint(x), uint(y)) << 16);
 }

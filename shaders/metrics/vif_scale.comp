@@ -86,10 +86,12 @@ int log2_64(uint64_t x) {
 
 // ---- Correctly rounded double division -------------------------------
 // Vulkan does not promise a correctly rounded fp64 divide. The hardware
-// quotient is checked against the exact remainder a − q·b (Dekker's exact
-// product, no fma: lavapipe does not fuse fma(), NVIDIA does) and moved by
-// an ulp while it lies more than half a gap from a/b. Valid for the operands
-// here: 0 < a < 2^31, 2^17 ≤ b < 2^31 (no overflow or underflow).
+// quotient q is checked against the exact remainder r = a − q·b (Dekker's
+// exact product, no fma: lavapipe does not fuse fma(), NVIDIA does): q is
+// the correctly rounded a/b iff r/b lies within half the gap to each
+// neighbour of q. If not, one Newton step q + r/b brings q within an ulp and
+// the neighbours are walked to the right one. Valid for the operands here:
+// 0 < a < 2^31, 2^17 ≤ b < 2^31 (no overflow or underflow).
 
 // Veltkamp split: a = hi + lo, each with at most 26 significant bits.
 void split(double a, out double hi, out double lo) {
@@ -115,23 +117,33 @@ double remainder_of(double a, double b, double q) {
 double next_up(double x) { return uint64BitsToDouble(doubleBitsToUint64(x) + 1ul); }
 double next_down(double x) { return uint64BitsToDouble(doubleBitsToUint64(x) - 1ul); }
 
+// -1: a/b lies below q by more than half the gap to q's lower neighbour,
+// +1: above q by more than half the gap to its upper one, 0: q is the
+// correctly rounded quotient (no ties: an exact quotient of doubles is never
+// a midpoint). The gaps are powers of two, so half of each times b is exact.
+int rounding_error(double a, double b, double q) {
+    double r = remainder_of(a, b, q);
+    precise double up = (next_up(q) - q) * 0.5LF * b;
+    precise double down = (q - next_down(q)) * 0.5LF * b;
+    return r > up ? 1 : (-r > down ? -1 : 0);
+}
+
 double divide_exact(double a, double b) {
     double q = a / b;
     if (DIV_PERTURB_ULPS != 0) {
         q = uint64BitsToDouble(uint64_t(int64_t(doubleBitsToUint64(q)) + DIV_PERTURB_ULPS));
     }
+    if (rounding_error(a, b, q) == 0) {
+        return q;
+    }
+    precise double newton = q + remainder_of(a, b, q) / b;
+    q = newton;
     for (int i = 0; i < 4; i++) {
-        double r = remainder_of(a, b, q);
-        // Gaps to the neighbours are powers of two: half of each times b is exact.
-        precise double up = (next_up(q) - q) * 0.5LF * b;
-        precise double down = (q - next_down(q)) * 0.5LF * b;
-        if (r > up) {
-            q = next_up(q);
-        } else if (-r > down) {
-            q = next_down(q);
-        } else {
+        int e = rounding_error(a, b, q);
+        if (e == 0) {
             break;
         }
+        q = e > 0 ? next_up(q) : next_down(q);
     }
     return q;
 }

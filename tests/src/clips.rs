@@ -12,8 +12,12 @@ pub const PAIRS: [&str; 3] = [
     "rocket_576x324_420p8_x264crf35",
 ];
 
-/// Root of the workspace (the folder holding the top Cargo.toml).
+/// Root of the workspace (the folder holding the top Cargo.toml);
+/// `VQSCOPE_ROOT` overrides it for test binaries run on another machine.
 pub fn workspace_root() -> PathBuf {
+    if let Some(root) = std::env::var_os("VQSCOPE_ROOT") {
+        return PathBuf::from(root);
+    }
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
 }
 

@@ -4,3 +4,6 @@
 
 pub mod clips;
 pub mod golden;
+pub mod motion_psnr;
+pub mod ssim_parity;
+pub mod vif_parity;

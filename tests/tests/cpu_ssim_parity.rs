@@ -1,97 +1,24 @@
 //! CPU twins of `float_ssim` and `float_ms_ssim` against libvmaf 3.2.0's own
 //! output on every shared clip pair: per frame |ours − libvmaf| ≤ 1e-6 (the
-//! contract in DESIGN.md). libvmaf prints six decimals, so that bound is all
-//! a JSON comparison can check; the test also counts how many printed values
-//! differ, and prints the largest difference, so a drift shows before it
-//! breaks the bound.
+//! check itself, shared with the GPU test, is in
+//! `vqscope_tests::ssim_parity`).
 
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::ms_ssim::float_ms_ssim;
-use vqscope_metrics::ssim::{SsimOptions, float_ssim};
-use vqscope_tests::clips::{
-    PAIRS, distorted_y4m, libvmaf_frames, libvmaf_json, printed, reference_y4m,
-};
-use vqscope_video::y4m::Y4mFile;
+use vqscope_metrics::ms_ssim::{MsSsimScore, float_ms_ssim};
+use vqscope_metrics::ssim::{SsimOptions, SsimScore, float_ssim};
+use vqscope_tests::ssim_parity::{Backend, check_shared_clips};
 
-/// libvmaf's agreement bound for the float SSIM features.
-const TOLERANCE: f64 = 1e-6;
+struct Cpu;
 
-/// Luma planes of every frame of a y4m file, with width, height and bit depth.
-fn luma_frames(path: &std::path::Path) -> (usize, usize, u32, Vec<Vec<u16>>) {
-    let mut file = Y4mFile::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let geometry = file.header().geometry();
-    let mut frames = Vec::new();
-    while let Some(frame) = file.next_frame().unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-    {
-        frames.push(frame.plane_samples(0));
-    }
-    (geometry.width as usize, geometry.height as usize, geometry.format.bit_depth, frames)
-}
-
-/// Largest |Δ| and the number of printed mismatches of one feature.
-#[derive(Default)]
-struct Tally {
-    max_diff: f64,
-    max_at: String,
-    printed_mismatches: usize,
-    values: usize,
-    failures: Vec<String>,
-}
-
-impl Tally {
-    fn add(&mut self, what: &str, ours: f64, theirs: f64) {
-        let diff = (ours - theirs).abs();
-        self.values += 1;
-        if diff > self.max_diff || self.max_at.is_empty() {
-            self.max_diff = diff;
-            self.max_at = what.to_string();
-        }
-        if printed(ours) != printed(theirs) {
-            self.printed_mismatches += 1;
-            eprintln!(
-                "printed mismatch {what}: ours {} libvmaf {}",
-                printed(ours),
-                printed(theirs)
-            );
-        }
-        // A NaN from either side must fail too.
-        if diff.is_nan() || diff > TOLERANCE {
-            self.failures
-                .push(format!("{what}: ours {ours:.9} libvmaf {theirs:.6} (|Δ| {diff:.3e})"));
-        }
+impl Backend for Cpu {
+    fn score(&mut self, reference: &PlaneView, distorted: &PlaneView) -> (SsimScore, MsSsimScore) {
+        let s = float_ssim(reference, distorted, SsimOptions::default()).expect("float_ssim");
+        let m = float_ms_ssim(reference, distorted).expect("float_ms_ssim");
+        (s, m)
     }
 }
 
 #[test]
 fn float_ssim_and_ms_ssim_match_libvmaf_on_every_clip() {
-    let mut ssim = Tally::default();
-    let mut ms_ssim = Tally::default();
-    for pair in PAIRS {
-        let json = libvmaf_json(pair, "vmaf");
-        let want_ssim = libvmaf_frames(&json, "float_ssim");
-        let want_ms = libvmaf_frames(&json, "float_ms_ssim");
-        let (w, h, bpc, refs) = luma_frames(&reference_y4m(pair));
-        let (dw, dh, dbpc, diss) = luma_frames(&distorted_y4m(pair));
-        assert_eq!((w, h, bpc), (dw, dh, dbpc), "{pair}: inputs differ");
-        assert_eq!(refs.len(), diss.len(), "{pair}: frame counts differ");
-        assert_eq!(refs.len(), want_ssim.len(), "{pair}: libvmaf scored a different frame count");
-        assert!(!refs.is_empty(), "{pair}: no frames");
-
-        for (i, (r, d)) in refs.iter().zip(&diss).enumerate() {
-            let rv = PlaneView::packed(w, h, bpc, r);
-            let dv = PlaneView::packed(w, h, bpc, d);
-            let s = float_ssim(&rv, &dv, SsimOptions::default()).expect("float_ssim");
-            let m = float_ms_ssim(&rv, &dv).expect("float_ms_ssim");
-            ssim.add(&format!("{pair} frame {i} float_ssim"), s.ssim, want_ssim[i]);
-            ms_ssim.add(&format!("{pair} frame {i} float_ms_ssim"), m.ms_ssim, want_ms[i]);
-        }
-    }
-    for (name, t) in [("float_ssim", &ssim), ("float_ms_ssim", &ms_ssim)] {
-        println!(
-            "{name}: {} values, max |Δ| {:.3e} ({}), printed mismatches {}",
-            t.values, t.max_diff, t.max_at, t.printed_mismatches
-        );
-    }
-    let failures: Vec<&String> = ssim.failures.iter().chain(&ms_ssim.failures).collect();
-    assert!(failures.is_empty(), "beyond {TOLERANCE:e}:\n{failures:#?}");
+    check_shared_clips(&mut Cpu);
 }

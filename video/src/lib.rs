@@ -10,6 +10,7 @@ mod lines;
 pub mod pair;
 pub mod raw;
 pub mod source;
+pub mod upload;
 pub mod y4m;
 
 pub use decode::Decoder;
@@ -20,3 +21,4 @@ pub use frame::{
 pub use pair::{FramePair, Pair, PairOptions};
 pub use raw::RawGeometry;
 pub use source::{SourceInfo, VideoSource, open_input};
+pub use upload::{DeviceFrame, DeviceFramePair, FrameUploader, PlaneLayout};

@@ -27,6 +27,7 @@
 //! correctly rounded — see LIBVMAF-PORTING.md §1 and §7.
 
 mod filter;
+pub mod gpu;
 mod host;
 mod log2;
 mod stat;

@@ -1,0 +1,110 @@
+//! `vqscope score` end to end on the shared clips: the JSON report must
+//! carry every per-frame value libvmaf's own `vmaf.json` has, equal to the
+//! printed digit, and the pooled block likewise. Plus the command-line
+//! failures a user can cause, each a one-line message and exit code 1.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use vqscope_tests::clips::{PAIRS, distorted_y4m, libvmaf_json, printed, reference_y4m};
+
+fn vqscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        .args(args)
+        .env("VQSCOPE_VALIDATION", "1")
+        .output()
+        .expect("run vqscope")
+}
+
+fn score_json(pair: &str, out: &Path) -> serde_json::Value {
+    let (r, d) = (reference_y4m(pair), distorted_y4m(pair));
+    let _ = std::fs::remove_file(out);
+    let output = vqscope(&[
+        "score",
+        "-r",
+        r.to_str().unwrap(),
+        "-d",
+        d.to_str().unwrap(),
+        "--feature",
+        "float_ssim",
+        "--feature",
+        "psnr",
+        "--feature",
+        "float_ms_ssim",
+        "--json",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "vqscope score failed on {pair}: {stderr}");
+    assert!(!stderr.contains("[vulkan"), "validation messages on {pair}:\n{stderr}");
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}
+
+#[test]
+fn score_matches_libvmaf_on_every_shared_clip() {
+    let dir = vqscope_tests::clips::workspace_root().join("target/score-cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut report = Vec::new();
+    let mut mismatches = 0;
+    for pair in PAIRS {
+        let ours = score_json(pair, &dir.join(format!("{pair}.json")));
+        let theirs = libvmaf_json(pair, "vmaf");
+        let (of, tf) = (ours["frames"].as_array().unwrap(), theirs["frames"].as_array().unwrap());
+        assert_eq!(of.len(), tf.len(), "{pair}: frame count");
+        let mut compared = 0;
+        for (o, t) in of.iter().zip(tf) {
+            for (key, value) in t["metrics"].as_object().unwrap() {
+                compared += 1;
+                let expected = printed(value.as_f64().unwrap());
+                let got = o["metrics"][key].as_f64().map(printed);
+                if got.as_deref() != Some(expected.as_str()) {
+                    mismatches += 1;
+                    report.push(format!(
+                        "{pair} frame {} {key}: ours {got:?}, libvmaf {expected}",
+                        t["frameNum"]
+                    ));
+                }
+            }
+        }
+        for (key, pooled) in theirs["pooled_metrics"].as_object().unwrap() {
+            for stat in ["min", "max", "mean", "harmonic_mean"] {
+                compared += 1;
+                let expected = printed(pooled[stat].as_f64().unwrap());
+                let got = ours["pooled_metrics"][key][stat].as_f64().map(printed);
+                if got.as_deref() != Some(expected.as_str()) {
+                    mismatches += 1;
+                    report.push(format!(
+                        "{pair} pooled {key} {stat}: ours {got:?}, libvmaf {expected}"
+                    ));
+                }
+            }
+        }
+        eprintln!("{pair}: {compared} values compared");
+    }
+    assert_eq!(mismatches, 0, "{mismatches} mismatches:\n{}", report.join("\n"));
+}
+
+fn fails_with(args: &[&str], message: &str) {
+    let output = vqscope(args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+    assert!(stderr.contains(message), "{args:?}: expected `{message}` in:\n{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: not one line:\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+}
+
+#[test]
+fn bad_invocations_fail_with_one_line() {
+    let r = reference_y4m(PAIRS[2]);
+    let other = distorted_y4m(PAIRS[1]);
+    let (r, other) = (r.to_str().unwrap(), other.to_str().unwrap());
+    fails_with(&["score", "-r", r, "-d", "/nonexistent.y4m", "-q"], "/nonexistent.y4m");
+    fails_with(&["score", "-r", r, "-d", other, "-q"], "differ");
+    fails_with(&["score", "-r", r, "-d", r, "-q", "-o", "/tmp"], "is a directory");
+    fails_with(&["score", "-r", r, "-d", r, "-q", "-o", r], "refusing to overwrite an input");
+    fails_with(&["score", "-r", r, "-d", r, "-q", "--feature", "nope"], "unknown feature `nope`");
+    fails_with(&["score", "-r", r, "-d", r, "-q", "--model", "version=nope"], "nope");
+    fails_with(&["screenshot", "--scene", "nope", "-o", "/tmp/x.png"], "unknown scene");
+}

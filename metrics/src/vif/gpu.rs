@@ -1,0 +1,341 @@
+//! Integer VIF on the GPU: [`VifKernel`] records one frame pair's four
+//! scales and leaves libvmaf's sixteen integer sums ([`VifFrameSums`]) in a
+//! results buffer, equal bit for bit to [`super::frame_sums`].
+//!
+//! Per frame (after a leading barrier), with `‖` for dispatches that run
+//! between the same two barriers:
+//!
+//! ```text
+//! vif_scale[0](input)          ‖ vif_decimate[1](input → s1)      barrier
+//! vif_scale[1](s1)             ‖ vif_decimate[2](s1 → s2)         barrier
+//! vif_scale[2](s2)             ‖ vif_decimate[3](s2 → s3)         barrier
+//! vif_scale[3](s3)                                               barrier
+//! reduce (16 fields over the largest scale's workgroup count)    barrier
+//! ```
+//!
+//! `vif_scale` (shaders/metrics/vif_scale.comp) filters a 32 × 16 tile from
+//! shared memory and writes one 16-field `i64` partial record per workgroup,
+//! its own scale's four fields; `vif_decimate` blurs and halves reference and
+//! distorted at once into `u16` planes that the next scale reads as 16-bit
+//! planes. The partial buffer is zeroed once at [`VifKernel::new`], so the
+//! fields a smaller scale's missing workgroups (or a skipped scale 0) never
+//! write stay zero and one reduce dispatch folds every scale.
+//!
+//! The one floating-point step (the per-pixel gain) is `precise` in the
+//! shader, and its double division is checked against the exact remainder
+//! and corrected, so it does not rely on the driver's fp64 divide.
+
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+use vqscope_gpu::{
+    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder,
+    Submitter, upload_buffer,
+};
+
+use super::{DECIMATED_BPC, VifFrameSums, VifOptions, VifScaleSums, check, log2_table, scale_size};
+use crate::device::{DevicePlane, PlaneDesc, packed_desc};
+use crate::error::MetricsError;
+use crate::plane::PlaneView;
+use crate::reduce::Reducer;
+
+/// Output tile of `vif_scale.comp` (`TW`, `TH`): must agree with the shader.
+const SCALE_TILE: (usize, usize) = (32, 16);
+/// Output tile of `vif_decimate.comp` (`OW`, `OH`): must agree with the shader.
+const DECIMATE_TILE: (usize, usize) = (32, 8);
+/// `i64` fields of a partial record: four per scale (`FIELDS` in the shader).
+const FIELDS: u32 = 16;
+
+/// Twin of `vif_scale.comp`'s push constants (std430: the double at 64).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct VifScalePush {
+    reference: PlaneDesc,
+    distorted: PlaneDesc,
+    enhn_gain_limit: f64,
+}
+
+/// Twin of `vif_decimate.comp`'s push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct VifDecimatePush {
+    reference: PlaneDesc,
+    distorted: PlaneDesc,
+}
+
+/// One decimated scale's reference and distorted planes (16-bit, packed).
+struct ScalePlanes {
+    reference: Buffer,
+    distorted: Buffer,
+    desc: PlaneDesc,
+}
+
+/// The integer VIF kernels for one frame size, depth and option set, with
+/// every intermediate allocated once.
+pub struct VifKernel {
+    width: u32,
+    height: u32,
+    bpc: u32,
+    options: VifOptions,
+    scale_pipelines: Vec<ComputePipeline>,
+    decimate_pipelines: Vec<ComputePipeline>,
+    reducer: Reducer,
+    log2: Buffer,
+    /// Scales 1..=3.
+    pyramid: Vec<ScalePlanes>,
+    partials: Buffer,
+    /// Workgroups of `vif_scale` per scale, as `[x, y]`.
+    scale_groups: [[u32; 2]; 4],
+}
+
+impl VifKernel {
+    /// `i64` result slots [`VifKernel::record`] writes: `num_log`, `den_log`,
+    /// `num_non_log`, `den_non_log` of scales 0 to 3 in that order.
+    pub const RESULT_WORDS: u32 = 16;
+
+    /// Checks the frame and options as the CPU twin does ([`super::check`]),
+    /// builds the pipelines, uploads the log2 table and allocates the
+    /// decimated planes and the partial sums.
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        width: u32,
+        height: u32,
+        bpc: u32,
+        options: VifOptions,
+    ) -> Result<Self, MetricsError> {
+        Self::with_division_perturbation(ctx, width, height, bpc, options, 0)
+    }
+
+    /// [`VifKernel::new`] with the shader's hardware quotient moved by
+    /// `ulps` before its correction step. Only for tests: it shows that the
+    /// correction recovers the correctly rounded quotient, which an exact
+    /// driver (lavapipe) would otherwise never exercise.
+    #[doc(hidden)]
+    pub fn with_division_perturbation(
+        ctx: &Arc<GpuContext>,
+        width: u32,
+        height: u32,
+        bpc: u32,
+        options: VifOptions,
+        ulps: i32,
+    ) -> Result<Self, MetricsError> {
+        let shape = PlaneView {
+            width: width as usize,
+            height: height as usize,
+            stride: width as usize,
+            bpc,
+            samples: &[],
+        };
+        check(&shape, &shape, &options)?;
+
+        let scale_pipelines = (0..4u32)
+            .map(|k| scale_pipeline(ctx, k, ulps))
+            .collect::<vqscope_gpu::Result<Vec<_>>>()?;
+        let decimate_pipelines = (1..4u32)
+            .map(|k| decimate_pipeline(ctx, k))
+            .collect::<vqscope_gpu::Result<Vec<_>>>()?;
+        let reducer = Reducer::new(ctx)?;
+
+        let (w, h) = (width as usize, height as usize);
+        let pyramid = (1..4)
+            .map(|k| scale_planes(ctx, scale_size(w, h, k)))
+            .collect::<vqscope_gpu::Result<Vec<_>>>()?;
+        let scale_groups: [[u32; 2]; 4] = std::array::from_fn(|k| {
+            let (sw, sh) = scale_size(w, h, k);
+            [sw.div_ceil(SCALE_TILE.0) as u32, sh.div_ceil(SCALE_TILE.1) as u32]
+        });
+        let max_groups = scale_groups.iter().map(|g| g[0] * g[1]).max().unwrap_or(1);
+        let partial_bytes = u64::from(max_groups) * u64::from(FIELDS) * 8;
+        let partials = Buffer::storage(ctx, "vif partials", partial_bytes)?;
+
+        let mut submitter = Submitter::new(ctx, 1)?;
+        let table: Vec<u8> = log2_table().as_slice().iter().flat_map(|v| v.to_le_bytes()).collect();
+        let log2 = upload_buffer(ctx, &mut submitter, "vif log2 table", &table)?;
+        submitter.run(|rec| {
+            rec.fill(&partials, 0);
+            rec.barrier();
+            Ok(())
+        })?;
+
+        Ok(Self {
+            width,
+            height,
+            bpc,
+            options,
+            scale_pipelines,
+            decimate_pipelines,
+            reducer,
+            log2,
+            pyramid,
+            partials,
+            scale_groups,
+        })
+    }
+
+    /// Records one frame pair: every scale's statistics, the decimations
+    /// between them, and the reduction, leaving [`VifKernel::RESULT_WORDS`]
+    /// `i64` in `results` from `offset_words` (read them with
+    /// [`VifKernel::decode`]). Starts with a barrier, so frames recorded
+    /// back to back may share the kernel's intermediates.
+    pub fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &DevicePlane<'_>,
+        distorted: &DevicePlane<'_>,
+        results: &Buffer,
+        offset_words: u32,
+    ) -> vqscope_gpu::Result<()> {
+        self.check_planes(reference, distorted)?;
+        rec.barrier();
+        let mut current = (reference.buffer, distorted.buffer, reference.desc, distorted.desc);
+        for k in 0..4 {
+            let (r, d, rd, dd) = current;
+            if k > 0 || !self.options.skip_scale0 {
+                self.record_scale(rec, k, (r, rd), (d, dd))?;
+            }
+            if k < 3 {
+                let next = &self.pyramid[k];
+                self.record_decimate(rec, k, (r, rd), (d, dd), next)?;
+                current = (&next.reference, &next.distorted, next.desc, next.desc);
+            }
+            rec.barrier();
+        }
+        let groups = self.scale_groups.iter().map(|g| g[0] * g[1]).max().unwrap_or(1);
+        self.reducer.record(rec, &self.partials, FIELDS, groups, results, offset_words)
+    }
+
+    /// The sums of one frame from its [`VifKernel::RESULT_WORDS`] result
+    /// words, with this kernel's `skip_scale0` (which [`super::features`]
+    /// needs to report scale 0 as libvmaf does).
+    pub fn decode(&self, words: &[i64]) -> VifFrameSums {
+        assert!(words.len() >= Self::RESULT_WORDS as usize, "VIF needs 16 result words");
+        let scales = std::array::from_fn(|k| {
+            let w = &words[4 * k..4 * k + 4];
+            VifScaleSums { num_log: w[0], den_log: w[1], num_non_log: w[2], den_non_log: w[3] }
+        });
+        VifFrameSums { scales, skip_scale0: self.options.skip_scale0 }
+    }
+
+    /// The options this kernel was built with.
+    pub fn options(&self) -> VifOptions {
+        self.options
+    }
+
+    fn check_planes(&self, r: &DevicePlane<'_>, d: &DevicePlane<'_>) -> vqscope_gpu::Result<()> {
+        let want = (self.width, self.height, self.bpc);
+        for (name, p) in [("reference", r), ("distorted", d)] {
+            let got = (p.desc.width, p.desc.height, p.desc.bpc);
+            if got != want {
+                return Err(GpuError::Usage(format!(
+                    "vif: {name} plane is {}x{} at {} bits, the kernel was built for {}x{} at {} \
+                     bits",
+                    got.0, got.1, got.2, want.0, want.1, want.2
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn record_scale(
+        &self,
+        rec: &mut Recorder<'_>,
+        k: usize,
+        (r, rd): (&Buffer, PlaneDesc),
+        (d, dd): (&Buffer, PlaneDesc),
+    ) -> vqscope_gpu::Result<()> {
+        let push = VifScalePush {
+            reference: rd,
+            distorted: dd,
+            enhn_gain_limit: self.options.enhn_gain_limit,
+        };
+        let [gx, gy] = self.scale_groups[k];
+        rec.dispatch(
+            &self.scale_pipelines[k],
+            &[
+                Binding::Buffer(r),
+                Binding::Buffer(d),
+                Binding::Buffer(&self.log2),
+                Binding::Buffer(&self.partials),
+            ],
+            bytemuck::bytes_of(&push),
+            [gx, gy, 1],
+        )
+    }
+
+    /// Decimates scale `k` (planes `r`, `d`) into `next` (scale `k + 1`).
+    fn record_decimate(
+        &self,
+        rec: &mut Recorder<'_>,
+        k: usize,
+        (r, rd): (&Buffer, PlaneDesc),
+        (d, dd): (&Buffer, PlaneDesc),
+        next: &ScalePlanes,
+    ) -> vqscope_gpu::Result<()> {
+        let push = VifDecimatePush { reference: rd, distorted: dd };
+        let groups = [
+            (next.desc.width as usize).div_ceil(DECIMATE_TILE.0) as u32,
+            (next.desc.height as usize).div_ceil(DECIMATE_TILE.1) as u32,
+            1,
+        ];
+        rec.dispatch(
+            &self.decimate_pipelines[k],
+            &[
+                Binding::Buffer(r),
+                Binding::Buffer(d),
+                Binding::Buffer(&next.reference),
+                Binding::Buffer(&next.distorted),
+            ],
+            bytemuck::bytes_of(&push),
+            groups,
+        )
+    }
+}
+
+fn scale_pipeline(
+    ctx: &Arc<GpuContext>,
+    k: u32,
+    ulps: i32,
+) -> vqscope_gpu::Result<ComputePipeline> {
+    let name = format!("metrics/vif_scale{k}");
+    ComputePipeline::new(
+        ctx,
+        &PipelineDesc {
+            name: &name,
+            spirv: vqscope_shaders::METRICS_VIF_SCALE,
+            bindings: &[BindingKind::StorageBuffer; 4],
+            push_constant_size: std::mem::size_of::<VifScalePush>() as u32,
+            specialization: &[(0, k), (1, ulps as u32)],
+            subgroup_size: None,
+            full_subgroups: false,
+        },
+    )
+}
+
+/// The decimation producing scale `k` (it blurs with `FILTERS[k]`).
+fn decimate_pipeline(ctx: &Arc<GpuContext>, k: u32) -> vqscope_gpu::Result<ComputePipeline> {
+    let name = format!("metrics/vif_decimate{k}");
+    ComputePipeline::new(
+        ctx,
+        &PipelineDesc {
+            name: &name,
+            spirv: vqscope_shaders::METRICS_VIF_DECIMATE,
+            bindings: &[BindingKind::StorageBuffer; 4],
+            push_constant_size: std::mem::size_of::<VifDecimatePush>() as u32,
+            specialization: &[(0, k)],
+            subgroup_size: None,
+            full_subgroups: false,
+        },
+    )
+}
+
+/// Buffers for a decimated scale of `(w, h)` samples (16-bit, packed; rounded
+/// up to whole words since the kernels read 32-bit words).
+fn scale_planes(ctx: &Arc<GpuContext>, (w, h): (usize, usize)) -> vqscope_gpu::Result<ScalePlanes> {
+    let bytes = ((w * h * 2).div_ceil(4) * 4).max(4) as u64;
+    Ok(ScalePlanes {
+        reference: Buffer::storage(ctx, "vif decimated reference", bytes)?,
+        distorted: Buffer::storage(ctx, "vif decimated distorted", bytes)?,
+        desc: packed_desc(w, h, DECIMATED_BPC, 0),
+    })
+}
+

@@ -1,0 +1,185 @@
+//! Integer ADM on the GPU against its exact CPU twin: random frame pairs of
+//! random (odd, small to a few hundred samples) sizes at 8, 10 and 12 bits,
+//! with libvmaf's default and NEG gain limits; every one of the 36 integer
+//! sums must be equal. Run at every lavapipe subgroup size.
+
+use std::sync::Arc;
+
+use vqscope_gpu::testing::{
+    assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
+};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
+use vqscope_metrics::PlaneView;
+use vqscope_metrics::adm::gpu::AdmKernel;
+use vqscope_metrics::adm::{AdmFrameSums, AdmOptions, MIN_SIZE, adm_frame_sums};
+use vqscope_metrics::device::{DevicePlane, PlaneDesc, packed_desc, plane_bytes};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        (self.next() >> 11) % n
+    }
+}
+
+/// A reference with structure at several scales (smooth gradients, edges,
+/// noise) so every wavelet level carries signal, and a distorted version
+/// mixing blur-like attenuation, enhancement, noise and sign flips — the
+/// decoupling, gain-limit and masking branches all get exercised.
+fn frame_pair(rng: &mut Rng, w: usize, h: usize, bpc: u32) -> (Vec<u16>, Vec<u16>) {
+    let max = (1i64 << bpc) - 1;
+    let scale = 1i64 << (bpc - 8);
+    let (fx, fy) = (1 + rng.below(7) as i64, 1 + rng.below(5) as i64);
+    let edge = rng.below(w as u64) as i64;
+    let mut reference = Vec::with_capacity(w * h);
+    for y in 0..h as i64 {
+        for x in 0..w as i64 {
+            let wave = ((x * fx + y * fy) % 64 - 32) * 3;
+            let step = if x < edge { 40 } else { -40 };
+            let noise = rng.below(64) as i64 - 32;
+            reference.push(((128 + wave + step + noise) * scale).clamp(0, max));
+        }
+    }
+    let mode = rng.below(4);
+    let distorted: Vec<i64> = reference
+        .iter()
+        .map(|&r| {
+            let n = rng.below(16 * scale as u64 + 1) as i64 - 8 * scale;
+            let mid = 128 * scale;
+            let d = match mode {
+                0 => mid + (r - mid) * 3 / 4 + n,      // attenuated + noise
+                1 => mid + (r - mid) * 5 / 4 + n / 4,  // enhanced
+                2 => r + n * 4,                        // strong noise
+                _ => rng.below(max as u64 + 1) as i64, // unrelated
+            };
+            d.clamp(0, max)
+        })
+        .collect();
+    (
+        reference.into_iter().map(|v| v as u16).collect(),
+        distorted.into_iter().map(|v| v as u16).collect(),
+    )
+}
+
+/// Uploads a plane padded to whole 32-bit words: the shaders read samples
+/// as words, and a buffer whose size is not a multiple of 4 cuts off its
+/// last samples (`device::upload_plane` does not pad).
+fn upload_padded(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    plane: &PlaneView,
+) -> (Buffer, PlaneDesc) {
+    let mut bytes = plane_bytes(plane);
+    bytes.resize(bytes.len().next_multiple_of(4), 0);
+    let buffer = upload_buffer(ctx, submitter, "adm plane", &bytes).unwrap();
+    (buffer, packed_desc(plane.width, plane.height, plane.bpc, 0))
+}
+
+fn gpu_sums(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    kernel: &AdmKernel,
+    reference: &PlaneView,
+    distorted: &PlaneView,
+) -> AdmFrameSums {
+    let (rb, rd) = upload_padded(ctx, submitter, reference);
+    let (db, dd) = upload_padded(ctx, submitter, distorted);
+    // Results at a non-zero offset inside a larger buffer, poisoned first.
+    let offset = 3u32;
+    let words = offset + AdmKernel::RESULT_WORDS + 2;
+    let results = Buffer::storage(ctx, "adm results", u64::from(words) * 8).unwrap();
+    submitter
+        .run(|rec| {
+            rec.fill(&results, 0xDEAD_BEEF);
+            rec.barrier();
+            kernel.record(
+                rec,
+                &DevicePlane { buffer: &rb, desc: rd },
+                &DevicePlane { buffer: &db, desc: dd },
+                &results,
+                offset,
+            )
+        })
+        .unwrap();
+    let bytes = download_buffer(ctx, submitter, &results, u64::from(words) * 8).unwrap();
+    let all: Vec<i64> =
+        bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+    let poison = i64::from_le_bytes([0xEF, 0xBE, 0xAD, 0xDE, 0xEF, 0xBE, 0xAD, 0xDE]);
+    assert!(all[..offset as usize].iter().all(|&v| v == poison), "wrote below its offset");
+    assert!(all[(offset + AdmKernel::RESULT_WORDS) as usize..].iter().all(|&v| v == poison));
+    AdmKernel::decode(&all[offset as usize..])
+}
+
+#[test]
+fn gpu_adm_sums_equal_cpu_twin() {
+    if !at_every_lavapipe_subgroup_size("gpu_adm_sums_equal_cpu_twin") {
+        return;
+    }
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    // Fixed corner cases first (smallest sizes, odd and even), then random.
+    let mut cases: Vec<(usize, usize)> =
+        vec![(MIN_SIZE, MIN_SIZE), (MIN_SIZE + 1, MIN_SIZE + 2), (64, 36)];
+    while cases.len() < 12 {
+        let w = MIN_SIZE + rng.below(300) as usize;
+        let h = MIN_SIZE + rng.below(200) as usize;
+        cases.push((w, h));
+    }
+    let mut compared = 0;
+    for (i, &(w, h)) in cases.iter().enumerate() {
+        let bpc = [8, 10, 12][i % 3];
+        let options = if i % 2 == 0 { AdmOptions::default() } else { AdmOptions::neg() };
+        let kernel = AdmKernel::new(&ctx, w as u32, h as u32, bpc, &options).unwrap();
+        for _ in 0..2 {
+            let (r, d) = frame_pair(&mut rng, w, h, bpc);
+            let rp = PlaneView::packed(w, h, bpc, &r);
+            let dp = PlaneView::packed(w, h, bpc, &d);
+            let expected = adm_frame_sums(&rp, &dp, &options).unwrap();
+            let got = gpu_sums(&ctx, &mut submitter, &kernel, &rp, &dp);
+            assert_eq!(got, expected, "{w}x{h} at {bpc} bits, egl {}", options.enhn_gain_limit);
+            compared += 1;
+        }
+    }
+    println!("{compared} random frame pairs: GPU sums equal the twin's");
+    assert_no_validation_messages();
+}
+
+#[test]
+fn gpu_adm_skip_options() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(42);
+    let (w, h, bpc) = (97, 61, 10);
+    let (r, d) = frame_pair(&mut rng, w, h, bpc);
+    let rp = PlaneView::packed(w, h, bpc, &r);
+    let dp = PlaneView::packed(w, h, bpc, &d);
+    for options in [
+        AdmOptions { skip_aim: true, ..AdmOptions::default() },
+        AdmOptions { skip_scale0: true, ..AdmOptions::default() },
+        AdmOptions { norm_view_dist: 4.0, enhn_gain_limit: 1.5, ..AdmOptions::default() },
+    ] {
+        let kernel = AdmKernel::new(&ctx, w as u32, h as u32, bpc, &options).unwrap();
+        let expected = adm_frame_sums(&rp, &dp, &options).unwrap();
+        assert_eq!(gpu_sums(&ctx, &mut submitter, &kernel, &rp, &dp), expected, "{options:?}");
+    }
+    assert_no_validation_messages();
+}
+
+#[test]
+fn gpu_adm_refuses_what_the_twin_refuses() {
+    let ctx = test_context();
+    let o = AdmOptions::default();
+    assert!(AdmKernel::new(&ctx, 32, 40, 8, &o).is_err());
+    assert!(AdmKernel::new(&ctx, 40, 40, 16, &o).is_err());
+    let near = AdmOptions { norm_view_dist: 2.0, ..o };
+    assert!(AdmKernel::new(&ctx, 40, 40, 8, &near).is_err());
+    assert_no_validation_messages();
+}

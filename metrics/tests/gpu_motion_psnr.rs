@@ -1,0 +1,367 @@
+//! The GPU motion and PSNR kernels against their CPU twins
+//! (`motion::motion_sad`, `psnr::plane_sse`): random frames of random odd
+//! sizes at 8, 10 and 12 bits, PSNR in every chroma layout, planes at odd
+//! offsets and strides in shared buffers, rows wide enough to wrap libvmaf's
+//! `u32` row sums — every GPU sum must equal the twin's exactly, at every
+//! subgroup size lavapipe offers.
+
+use std::sync::Arc;
+
+use vqscope_gpu::testing::{
+    assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
+};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
+use vqscope_metrics::PlaneView;
+use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
+use vqscope_metrics::motion::motion_sad;
+use vqscope_metrics::motion_gpu::MotionKernel;
+use vqscope_metrics::psnr::{ChromaLayout, plane_sse};
+use vqscope_metrics::psnr_gpu::PsnrKernel;
+
+/// Written over the results before every run: a slot the kernel leaves
+/// alone cannot pass for a result.
+const POISON: u32 = 0xDEAD_BEEF;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// An odd number in `lo..=hi` (lo odd).
+    fn odd(&mut self, lo: u64, hi: u64) -> usize {
+        (lo + 2 * self.below((hi - lo) / 2 + 1)) as usize
+    }
+}
+
+/// A plane with stride padding full of junk, so reads past a row show.
+struct HostPlane {
+    width: usize,
+    height: usize,
+    stride: usize,
+    bpc: u32,
+    samples: Vec<u16>,
+}
+
+impl HostPlane {
+    fn view(&self) -> PlaneView<'_> {
+        PlaneView {
+            width: self.width,
+            height: self.height,
+            stride: self.stride,
+            bpc: self.bpc,
+            samples: &self.samples,
+        }
+    }
+}
+
+/// Content that exercises the blur: noise, smooth ramps, flat areas and
+/// full-range jumps, mixed per frame.
+fn random_plane(rng: &mut Rng, width: usize, height: usize, bpc: u32) -> HostPlane {
+    let max = (1u64 << bpc) - 1;
+    let stride = width + rng.below(3) as usize;
+    let style = rng.below(4);
+    let (fx, fy) = (rng.below(7) + 1, rng.below(5) + 1);
+    let base = rng.below(max + 1);
+    let mut samples = vec![0u16; stride * height];
+    for y in 0..height {
+        for x in 0..stride {
+            let v = if x >= width {
+                rng.below(max + 1)
+            } else {
+                match style {
+                    0 => rng.below(max + 1),
+                    1 => (base + x as u64 * fx + y as u64 * fy + rng.below(4)) % (max + 1),
+                    2 => {
+                        if rng.below(50) == 0 {
+                            rng.below(max + 1)
+                        } else {
+                            base
+                        }
+                    }
+                    _ => {
+                        if (x / 5 + y / 3) % 2 == 0 {
+                            max
+                        } else {
+                            rng.below(3)
+                        }
+                    }
+                }
+            };
+            samples[y * stride + x] = v as u16;
+        }
+    }
+    HostPlane { width, height, stride, bpc, samples }
+}
+
+/// A copy of `plane` whose samples are nudged at random: the "distorted" or
+/// "current" plane, mostly close to the original like real video.
+fn nudged(rng: &mut Rng, plane: &HostPlane) -> HostPlane {
+    let max = (1i64 << plane.bpc) - 1;
+    let amount = [1, 4, 40, max][rng.below(4) as usize];
+    let samples = plane
+        .samples
+        .iter()
+        .map(|&s| {
+            let d = rng.below(2 * amount as u64 + 1) as i64 - amount;
+            (i64::from(s) + d).clamp(0, max) as u16
+        })
+        .collect();
+    HostPlane { samples, ..*plane }
+}
+
+/// Uploads planes one after the other into one buffer, each at a 4-byte
+/// aligned offset after some junk, with its stride; returns the buffer and
+/// each plane's descriptor.
+fn upload_planes(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    rng: &mut Rng,
+    planes: &[&HostPlane],
+) -> (Buffer, Vec<PlaneDesc>) {
+    let mut bytes = Vec::new();
+    let mut descs = Vec::new();
+    for p in planes {
+        let junk = 4 * rng.below(3) as usize;
+        bytes.extend((0..junk).map(|_| rng.below(256) as u8));
+        let offset = bytes.len() as u32;
+        let padded = PlaneView::packed(p.stride, p.height, p.bpc, &p.samples);
+        bytes.extend(plane_bytes(&padded));
+        while bytes.len() % 4 != 0 {
+            bytes.push(0xA5);
+        }
+        descs.push(PlaneDesc {
+            offset,
+            width: p.width as u32,
+            height: p.height as u32,
+            stride: p.stride as u32,
+            bytes_per_sample: if p.bpc <= 8 { 1 } else { 2 },
+            bpc: p.bpc,
+            pad: [0; 2],
+        });
+    }
+    bytes.extend([0u8; 4]);
+    (upload_buffer(ctx, submitter, "test planes", &bytes).unwrap(), descs)
+}
+
+/// Runs `record` against poisoned results and returns the `n` result words.
+fn run(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    n: u32,
+    record: impl FnOnce(&mut vqscope_gpu::Recorder<'_>, &Buffer) -> vqscope_gpu::Result<()>,
+) -> Vec<i64> {
+    // A non-zero offset, so a kernel that ignores it fails.
+    let offset = 2;
+    let results = Buffer::storage(ctx, "test results", u64::from(n + offset + 1) * 8).unwrap();
+    submitter
+        .run(|rec| {
+            rec.fill(&results, POISON);
+            rec.barrier();
+            record(rec, &results)
+        })
+        .unwrap();
+    let bytes = download_buffer(ctx, submitter, &results, u64::from(n + offset + 1) * 8).unwrap();
+    let words: Vec<i64> =
+        bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+    let poison = i64::from_le_bytes([0xEF, 0xBE, 0xAD, 0xDE, 0xEF, 0xBE, 0xAD, 0xDE]);
+    assert_eq!(words[..offset as usize], [poison, poison], "kernel wrote before its offset");
+    assert_eq!(words[(n + offset) as usize], poison, "kernel wrote past its slots");
+    words[offset as usize..(n + offset) as usize].to_vec()
+}
+
+fn gpu_sad(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    rng: &mut Rng,
+    prev: &HostPlane,
+    cur: &HostPlane,
+) -> u64 {
+    let kernel = MotionKernel::new(ctx, prev.width as u32, prev.height as u32, prev.bpc).unwrap();
+    let (buffer, descs) = upload_planes(ctx, submitter, rng, &[prev, cur]);
+    let words = run(ctx, submitter, MotionKernel::RESULT_WORDS, |rec, results| {
+        let prev = DevicePlane { buffer: &buffer, desc: descs[0] };
+        let cur = DevicePlane { buffer: &buffer, desc: descs[1] };
+        kernel.record(rec, prev, cur, results, 2)
+    });
+    MotionKernel::decode(&words)
+}
+
+#[test]
+fn motion_sad_matches_twin() {
+    if !at_every_lavapipe_subgroup_size("motion_sad_matches_twin") {
+        return;
+    }
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x5EED_0001);
+    let mut frames = 0;
+    for bpc in [8, 10, 12] {
+        // The smallest size the twin accepts, tile edges, then random ones.
+        let mut sizes = vec![(3, 3), (65, 17), (63, 15)];
+        sizes.extend((0..5).map(|_| (rng.odd(3, 301), rng.odd(3, 201))));
+        for (w, h) in sizes {
+            let prev = random_plane(&mut rng, w, h, bpc);
+            let cur = nudged(&mut rng, &prev);
+            let want = motion_sad(&prev.view(), &cur.view()).unwrap();
+            let got = gpu_sad(&ctx, &mut submitter, &mut rng, &prev, &cur);
+            assert_eq!(got, want, "motion SAD {w}x{h} at {bpc} bits");
+            frames += 1;
+        }
+    }
+    let info = ctx.info();
+    println!(
+        "motion: {frames} random frame pairs equal to the twin on {} (subgroup size {})",
+        info.name, info.subgroup_size
+    );
+    assert_no_validation_messages();
+}
+
+/// libvmaf sums a row's `|val|` in a `u32`: a 70 000-sample row of maximal
+/// blurred differences (65 280 each) wraps it, and the GPU must wrap alike.
+#[test]
+fn motion_row_sums_wrap_like_libvmaf() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(7);
+    let (w, h) = (70_001, 3);
+    let prev = HostPlane { width: w, height: h, stride: w, bpc: 8, samples: vec![255; w * h] };
+    let mut cur = HostPlane { samples: vec![0; w * h], ..prev };
+    cur.samples[w + 12_345] = 255;
+    let want = motion_sad(&prev.view(), &cur.view()).unwrap();
+    let unwrapped: u64 = 3 * 70_001 * 65_280;
+    assert_ne!(want, unwrapped, "the row sums must wrap for this test to mean anything");
+    assert_eq!(gpu_sad(&ctx, &mut submitter, &mut rng, &prev, &cur), want);
+    assert_no_validation_messages();
+}
+
+fn layout_sizes(layout: ChromaLayout, w: usize, h: usize) -> Vec<(usize, usize)> {
+    let chroma = match layout {
+        ChromaLayout::Mono => return vec![(w, h)],
+        ChromaLayout::Yuv420 => (w.div_ceil(2), h.div_ceil(2)),
+        ChromaLayout::Yuv422 => (w.div_ceil(2), h),
+        ChromaLayout::Yuv444 => (w, h),
+    };
+    vec![(w, h), chroma, chroma]
+}
+
+/// The GPU SSEs of `planes` scored planes of a frame pair (reference planes
+/// in one buffer, distorted in another).
+fn gpu_sse(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    rng: &mut Rng,
+    kernel: &PsnrKernel,
+    reference: &[HostPlane],
+    distorted: &[HostPlane],
+) -> [u64; 3] {
+    let (rbuf, rdesc) = upload_planes(ctx, submitter, rng, &reference.iter().collect::<Vec<_>>());
+    let (dbuf, ddesc) = upload_planes(ctx, submitter, rng, &distorted.iter().collect::<Vec<_>>());
+    let words = run(ctx, submitter, PsnrKernel::RESULT_WORDS, |rec, results| {
+        let r: Vec<_> = rdesc.iter().map(|&desc| DevicePlane { buffer: &rbuf, desc }).collect();
+        let d: Vec<_> = ddesc.iter().map(|&desc| DevicePlane { buffer: &dbuf, desc }).collect();
+        kernel.record(rec, &r, &d, results, 2)
+    });
+    PsnrKernel::decode(&words)
+}
+
+/// The twin's SSEs, 0 for slots without a plane.
+fn cpu_sse(reference: &[HostPlane], distorted: &[HostPlane]) -> [u64; 3] {
+    let mut out = [0; 3];
+    for (i, (r, d)) in reference.iter().zip(distorted).enumerate() {
+        out[i] = plane_sse(&r.view(), &d.view()).unwrap();
+    }
+    out
+}
+
+#[test]
+fn psnr_sse_matches_twin() {
+    if !at_every_lavapipe_subgroup_size("psnr_sse_matches_twin") {
+        return;
+    }
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x5EED_0002);
+    let layouts =
+        [ChromaLayout::Mono, ChromaLayout::Yuv420, ChromaLayout::Yuv422, ChromaLayout::Yuv444];
+    let mut frames = 0;
+    for bpc in [8, 10, 12] {
+        for layout in layouts {
+            for round in 0..2 {
+                let (w, h) = if round == 0 && layout == ChromaLayout::Yuv420 {
+                    (1, 1)
+                } else {
+                    (rng.odd(1, 301), rng.odd(1, 201))
+                };
+                let kernel = PsnrKernel::new(&ctx, w as u32, h as u32, bpc, layout).unwrap();
+                let reference: Vec<HostPlane> = layout_sizes(layout, w, h)
+                    .into_iter()
+                    .map(|(pw, ph)| random_plane(&mut rng, pw, ph, bpc))
+                    .collect();
+                let distorted: Vec<HostPlane> =
+                    reference.iter().map(|p| nudged(&mut rng, p)).collect();
+                let want = cpu_sse(&reference, &distorted);
+                let got = gpu_sse(&ctx, &mut submitter, &mut rng, &kernel, &reference, &distorted);
+                assert_eq!(got, want, "PSNR SSE {w}x{h} {layout:?} at {bpc} bits");
+                // Luma only (enable_chroma off): the chroma slots read 0.
+                let luma = gpu_sse(
+                    &ctx,
+                    &mut submitter,
+                    &mut rng,
+                    &kernel,
+                    &reference[..1],
+                    &distorted[..1],
+                );
+                assert_eq!(luma, [want[0], 0, 0], "luma-only SSE {w}x{h} {layout:?}");
+                frames += 1;
+            }
+        }
+    }
+    let info = ctx.info();
+    println!(
+        "psnr: {frames} random frame pairs equal to the twin on {} (subgroup size {})",
+        info.name, info.subgroup_size
+    );
+    assert_no_validation_messages();
+}
+
+/// At 8 bits libvmaf sums a row's squares in a `u32` (wrapping beyond
+/// 66 051 samples of 255² each); above 8 bits it does not wrap.
+#[test]
+fn psnr_row_sums_wrap_like_libvmaf() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(11);
+    let (w, h) = (70_001, 2);
+    for bpc in [8, 10] {
+        let kernel = PsnrKernel::new(&ctx, w as u32, h as u32, bpc, ChromaLayout::Mono).unwrap();
+        let max = ((1u32 << bpc) - 1) as u16;
+        let r = HostPlane { width: w, height: h, stride: w, bpc, samples: vec![max; w * h] };
+        let d = HostPlane { samples: vec![0; w * h], ..r };
+        let want = cpu_sse(std::slice::from_ref(&r), std::slice::from_ref(&d));
+        let got = gpu_sse(&ctx, &mut submitter, &mut rng, &kernel, &[r], &[d]);
+        assert_eq!(got, want, "{bpc} bits");
+    }
+    assert_no_validation_messages();
+}
+
+#[test]
+fn kernels_refuse_what_the_twins_refuse() {
+    let ctx = test_context();
+    assert!(MotionKernel::new(&ctx, 2, 100, 8).is_err());
+    assert!(MotionKernel::new(&ctx, 100, 2, 8).is_err());
+    assert!(MotionKernel::new(&ctx, 100, 100, 7).is_err());
+    assert!(MotionKernel::new(&ctx, 3, 3, 16).is_ok());
+    assert!(PsnrKernel::new(&ctx, 0, 4, 8, ChromaLayout::Yuv420).is_err());
+    assert!(PsnrKernel::new(&ctx, 4, 4, 17, ChromaLayout::Yuv420).is_err());
+    assert_no_validation_messages();
+}

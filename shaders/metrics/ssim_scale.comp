@@ -1,0 +1,194 @@
+#version 460
+// One scale of float_ssim / float_ms_ssim, fused: the five 11x11 Gaussian
+// windows (means, filtered squares and cross product), the per-pixel
+// luminance/contrast/structure terms, the SSIM map, and this workgroup's
+// deterministic double partial sums of l*c*s, l, c and s.
+// Twin: ssim.rs `ssim_scale` (gaussian_horizontal, gaussian_vertical,
+// products, pixel_lcs) — every value here equals the twin's bit for bit.
+//
+// A workgroup owns a 32x16 tile of the map (the valid region, (w-10)x(h-10)).
+// It stages the 42x26 input window of both planes in shared memory, runs the
+// horizontal pass for all five quantities into shared memory (26 rows of 32),
+// and the vertical pass reads its 11-row window from there, so the vertical
+// pass never touches memory.
+//
+// libvmaf sums the per-pixel doubles sequentially in raster order, which no
+// parallel reduction reproduces. This one is deterministic instead: each
+// thread adds its two pixels in a fixed order, a fixed shared-memory tree
+// folds the 256 threads, and ssim_fold.comp folds the workgroups in a fixed
+// order. No subgroup operations, so the result is the same at every
+// subgroup size and every run.
+layout(local_size_x = 32, local_size_y = 8) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer Planes { float planes[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Map { float map_values[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer Partials { double partials[]; };
+
+// Twin: ssim_gpu.rs `ScalePush` (36 bytes); the two must agree.
+layout(push_constant) uniform Push {
+    uint width;        // of this scale's input planes
+    uint height;
+    uint a_offset;     // reference plane, in floats into `planes`
+    uint b_offset;     // distorted plane
+    uint write_map;    // nonzero: store each pixel's float(l*c*s) in `map_values`
+    uint partial_base; // in doubles: this dispatch's records start here
+    float c1;          // SSIM constants, computed in float on the host
+    float c2;
+    float c3;
+};
+
+const uint TW = 32u;
+const uint TH = 16u;
+const uint WIN = 11u;
+const uint IW = TW + WIN - 1u; // 42
+const uint IH = TH + WIN - 1u; // 26
+const uint THREADS = 256u;
+const uint HSIZE = IH * TW;    // one quantity's horizontal results
+
+// IQA's Gaussian table, printed to six decimals. Twin: ssim.rs GAUSSIAN_TAPS.
+const float TAPS[11] = float[](0.001028, 0.007599, 0.036001, 0.109361, 0.213006, 0.266012,
+                               0.213006, 0.109361, 0.036001, 0.007599, 0.001028);
+
+shared float s_a[IH * IW];
+shared float s_b[IH * IW];
+// Horizontal pass results: mu1, mu2, xx, yy, xy, each IH rows of TW.
+shared float s_h[5u * HSIZE];
+shared double s_red[THREADS];
+
+// IQA's MAX(0.0, v): NaN and -0.0 stay as they are.
+float clamp0(float v) {
+    return 0.0 > v ? 0.0 : v;
+}
+
+// ssim.rs `pixel_lcs`: returns (l, c, s) as doubles.
+dvec3 pixel_lcs(float mu1, float mu2, float xx, float yy, float xy) {
+    precise float d1 = xx - mu1 * mu1;
+    precise float d2 = yy - mu2 * mu2;
+    float var1 = clamp0(d1);
+    float var2 = clamp0(d2);
+    precise float cov = xy - mu1 * mu2;
+    precise float var_prod = var1 * var2;
+    float sd_prod = float(sqrt(double(var_prod)));
+
+    precise float l_den = mu1 * mu1 + mu2 * mu2 + c1;
+    precise double l_num = 2.0lf * double(mu1) * double(mu2) + double(c1);
+    double l = l_num / double(l_den);
+    precise float c_den = var1 + var2 + c2;
+    precise double c_num = 2.0lf * double(sd_prod) + double(c2);
+    double c = c_num / double(c_den);
+    if (cov < 0.0 && sd_prod <= 0.0) {
+        cov = 0.0;
+    }
+    precise float s_num = cov + c3;
+    precise float s_den = sd_prod + c3;
+    // A float division, emulated: the GPU's float '/' is not correctly
+    // rounded, a double divide rounded to float is.
+    float s = float(double(s_num) / double(s_den));
+    return dvec3(l, c, double(s));
+}
+
+// Fixed-order tree over the workgroup; returns the total in thread 0.
+double tree_sum(double v) {
+    uint lid = gl_LocalInvocationIndex;
+    s_red[lid] = v;
+    barrier();
+    for (uint half_size = THREADS / 2u; half_size > 0u; half_size >>= 1) {
+        if (lid < half_size) {
+            s_red[lid] = s_red[lid] + s_red[lid + half_size];
+        }
+        barrier();
+    }
+    double total = s_red[0];
+    barrier();
+    return total;
+}
+
+void main() {
+    uint lid = gl_LocalInvocationIndex;
+    uint map_w = width - (WIN - 1u);
+    uint map_h = height - (WIN - 1u);
+    uint x0 = gl_WorkGroupID.x * TW;
+    uint y0 = gl_WorkGroupID.y * TH;
+
+    // Stage the input window. Positions past the plane only feed outputs
+    // outside the map, so clamping them is only to stay in bounds.
+    for (uint i = lid; i < IH * IW; i += THREADS) {
+        uint r = i / IW;
+        uint c = i - r * IW;
+        uint gx = min(x0 + c, width - 1u);
+        uint gy = min(y0 + r, height - 1u);
+        uint at = gy * width + gx;
+        s_a[i] = planes[a_offset + at];
+        s_b[i] = planes[b_offset + at];
+    }
+    barrier();
+
+    // Horizontal pass (ssim.rs gaussian_horizontal over the plane and the
+    // three products): float products, double sums, rounded to float.
+    for (uint i = lid; i < HSIZE; i += THREADS) {
+        uint r = i / TW;
+        uint c = i - r * TW;
+        uint base = r * IW + c;
+        precise double m1 = 0.0lf;
+        precise double m2 = 0.0lf;
+        precise double sxx = 0.0lf;
+        precise double syy = 0.0lf;
+        precise double sxy = 0.0lf;
+        for (uint u = 0u; u < WIN; u++) {
+            float a = s_a[base + u];
+            float b = s_b[base + u];
+            float t = TAPS[u];
+            precise float pa = a * t;
+            precise float pb = b * t;
+            precise float paa = (a * a) * t;
+            precise float pbb = (b * b) * t;
+            precise float pab = (a * b) * t;
+            m1 += double(pa);
+            m2 += double(pb);
+            sxx += double(paa);
+            syy += double(pbb);
+            sxy += double(pab);
+        }
+        s_h[i] = float(m1);
+        s_h[HSIZE + i] = float(m2);
+        s_h[2u * HSIZE + i] = float(sxx);
+        s_h[3u * HSIZE + i] = float(syy);
+        s_h[4u * HSIZE + i] = float(sxy);
+    }
+    barrier();
+
+    // Vertical pass and per-pixel terms: each thread takes rows ty and ty+8
+    // of its column, in that order.
+    dvec4 acc = dvec4(0.0lf);
+    uint tx = gl_LocalInvocationID.x;
+    for (uint k = 0u; k < TH / 8u; k++) {
+        uint r = gl_LocalInvocationID.y + 8u * k;
+        uint mx = x0 + tx;
+        uint my = y0 + r;
+        float f[5];
+        for (uint q = 0u; q < 5u; q++) {
+            precise double sum = 0.0lf;
+            for (uint v = 0u; v < WIN; v++) {
+                precise float p = s_h[q * HSIZE + (r + v) * TW + tx] * TAPS[v];
+                sum += double(p);
+            }
+            f[q] = float(sum);
+        }
+        if (mx < map_w && my < map_h) {
+            dvec3 lcs = pixel_lcs(f[0], f[1], f[2], f[3], f[4]);
+            precise double ssim = lcs.x * lcs.y * lcs.z;
+            if (write_map != 0u) {
+                map_values[my * map_w + mx] = float(ssim);
+            }
+            acc += dvec4(ssim, lcs);
+        }
+    }
+
+    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    for (uint field = 0u; field < 4u; field++) {
+        double total = tree_sum(acc[field]);
+        if (lid == 0u) {
+            partials[partial_base + group * 4u + field] = total;
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Frames to the GPU, once. A [`FrameUploader`] owns a ring of slots, each
+//! a host-visible staging buffer and a device buffer big enough for one
+//! reference/distorted pair. Uploading a pair copies both frames into the
+//! slot's staging memory and records the copy into the caller's command
+//! buffer; the returned [`DeviceFramePair`] is the handle every consumer
+//! (each metric kernel, the renderer) reads from. Nobody uploads a second
+//! copy.
+//!
+//! Slot `i` is reused by the pair uploaded `slots` later. The caller records
+//! uploads inside a [`vqscope_gpu::Submitter`] ring of at least as many slots,
+//! whose `submit` waits for the slot's previous submission before recording:
+//! that wait is what makes rewriting the staging memory safe.
+
+use std::sync::Arc;
+
+use vqscope_gpu::{Buffer, GpuContext, Recorder};
+
+use crate::frame::{Frame, Geometry};
+use crate::pair::FramePair;
+
+/// Where one plane lies in a slot's device buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlaneLayout {
+    /// Byte offset of sample (0, 0); a multiple of 4.
+    pub offset: u32,
+    pub width: u32,
+    pub height: u32,
+    pub bytes_per_sample: u32,
+}
+
+/// One uploaded frame: its geometry and where its planes are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceFrame {
+    pub geometry: Geometry,
+    /// Planes in Y, Cb, Cr order (`plane_count` of them are valid).
+    pub planes: [PlaneLayout; 3],
+    pub plane_count: usize,
+}
+
+/// A reference/distorted pair on the GPU: both frames lie in the device
+/// buffer of ring slot `slot` ([`FrameUploader::slot_buffer`]), valid until
+/// `slots` more pairs have been uploaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceFramePair {
+    pub index: u64,
+    pub slot: usize,
+    pub reference: DeviceFrame,
+    pub distorted: DeviceFrame,
+}
+
+struct Slot {
+    staging: Buffer,
+    device: Buffer,
+}
+
+/// The staging ring.
+pub struct FrameUploader {
+    slots: Vec<Slot>,
+    geometry: Geometry,
+    next: usize,
+}
+
+/// Rounds up to a multiple of 4 bytes (planes start on word boundaries).
+fn word_align(n: usize) -> usize {
+    n.div_ceil(4) * 4
+}
+
+/// Layout of a frame's planes starting at byte `base`; returns the frame
+/// and the byte just past it.
+fn frame_layout(geometry: &Geometry, base: usize) -> (DeviceFrame, usize) {
+    let bps = geometry.format.bytes_per_sample() as u32;
+    let mut planes = [PlaneLayout { offset: 0, width: 0, height: 0, bytes_per_sample: bps }; 3];
+    let mut at = base;
+    let count = geometry.format.chroma.plane_count();
+    for (i, plane) in planes.iter_mut().enumerate().take(count) {
+        let (w, h) = geometry.plane_size(i);
+        *plane = PlaneLayout { offset: at as u32, width: w, height: h, bytes_per_sample: bps };
+        at = word_align(at + geometry.plane_bytes(i));
+    }
+    (DeviceFrame { geometry: *geometry, planes, plane_count: count }, at)
+}
+
+impl FrameUploader {
+    /// A ring of `slots` slots for pairs of `geometry`.
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        geometry: Geometry,
+        slots: usize,
+    ) -> vqscope_gpu::Result<Self> {
+        let (_, end) = frame_layout(&geometry, 0);
+        let bytes = 2 * end as u64;
+        let slots = (0..slots.max(1))
+            .map(|_| {
+                Ok(Slot {
+                    staging: Buffer::staging(ctx, "frame staging", bytes)?,
+                    device: Buffer::storage(ctx, "frame planes", bytes)?,
+                })
+            })
+            .collect::<vqscope_gpu::Result<Vec<_>>>()?;
+        Ok(Self { slots, geometry, next: 0 })
+    }
+
+    /// Bytes one slot holds (both frames of a pair).
+    pub fn slot_bytes(&self) -> u64 {
+        self.slots[0].device.size()
+    }
+
+    /// Copies `pair` into the next slot's staging memory and records the
+    /// transfer into `rec` (followed by a barrier).
+    pub fn upload(
+        &mut self,
+        rec: &mut Recorder<'_>,
+        pair: &FramePair,
+    ) -> vqscope_gpu::Result<DeviceFramePair> {
+        for frame in [&pair.reference, &pair.distorted] {
+            if frame.geometry != self.geometry {
+                return Err(vqscope_gpu::GpuError::Usage(format!(
+                    "frame {} is {}x{}, the upload ring was made for {}x{}",
+                    frame.index,
+                    frame.geometry.width,
+                    frame.geometry.height,
+                    self.geometry.width,
+                    self.geometry.height
+                )));
+            }
+        }
+        let slot_index = self.next;
+        self.next = (self.next + 1) % self.slots.len();
+        let slot = &mut self.slots[slot_index];
+        let (reference, end) = frame_layout(&self.geometry, 0);
+        let (distorted, _) = frame_layout(&self.geometry, end);
+        let staging = slot.staging.mapped_mut()?;
+        write_frame(staging, &reference, &pair.reference);
+        write_frame(staging, &distorted, &pair.distorted);
+        rec.copy_buffer(&slot.staging, 0, &slot.device, 0, slot.device.size());
+        rec.barrier();
+        Ok(DeviceFramePair { index: pair.index, slot: slot_index, reference, distorted })
+    }
+
+    /// The device buffer of ring slot `slot` (for a consumer that needs an
+    /// earlier pair, such as motion's previous reference frame).
+    pub fn slot_buffer(&self, slot: usize) -> &Buffer {
+        &self.slots[slot].device
+    }
+
+    /// The slot the next upload will use.
+    pub fn next_slot(&self) -> usize {
+        self.next
+    }
+
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+fn write_frame(staging: &mut [u8], layout: &DeviceFrame, frame: &Frame) {
+    for i in 0..layout.plane_count {
+        let bytes = frame.plane_bytes(i);
+        let at = layout.planes[i].offset as usize;
+        staging[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+}
