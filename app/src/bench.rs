@@ -12,7 +12,7 @@ use crate::output::parse_size;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// What to measure: `ui`.
+    /// What to measure: `ui` or `metrics`.
     what: String,
     /// Scenes to render (comma-separated).
     #[arg(long, value_delimiter = ',', default_value = "dashboard,10k,100k,1m")]
@@ -23,12 +23,25 @@ pub struct Args {
     /// Timed repetitions per case (after one warm-up).
     #[arg(long, default_value_t = 20)]
     runs: usize,
+    /// `metrics`: frame sizes (comma-separated).
+    #[arg(long = "metric-sizes", value_delimiter = ',', value_parser = parse_size, default_value = "576x324,1080p,4k")]
+    metric_sizes: Vec<(u32, u32)>,
+    /// `metrics`: frame pairs per case.
+    #[arg(long, default_value_t = 32)]
+    frames: u64,
+    /// `metrics`: keep the synthetic y4m clips in this folder (to score the
+    /// same content with another tool).
+    #[arg(long = "keep-y4m")]
+    keep_y4m: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<()> {
     match args.what.as_str() {
         "ui" => bench_ui(&args),
-        other => bail!("unknown benchmark `{other}`; known: ui"),
+        "metrics" => {
+            crate::bench_metrics::run(&args.metric_sizes, args.frames, args.keep_y4m.as_deref())
+        }
+        other => bail!("unknown benchmark `{other}`; known: ui, metrics"),
     }
 }
 

@@ -2,6 +2,7 @@
 //! in the style of the tools video engineers already run.
 
 mod bench;
+mod bench_metrics;
 mod info;
 mod output;
 mod score;
@@ -33,7 +34,7 @@ enum Command {
     Score(score::Args),
     /// Print what vqscope sees in each input.
     Info(info::Args),
-    /// Benchmarks: GPU time per UI scene (`ui`).
+    /// Benchmarks: GPU time per UI scene (`ui`) or per metric kernel (`metrics`).
     Bench(bench::Args),
 }
 

@@ -27,7 +27,7 @@ use crate::device::DevicePlane;
 use crate::error::MetricsError;
 use crate::ms_ssim::{MsSsimScore, SCALES, check_size, combine_scales, scale_sizes};
 use crate::ssim::LcsMeans;
-use crate::ssim_gpu::{ScaleLayout, SsimStages, check_plane, mean_from_word};
+use crate::ssim_gpu::{ScaleLayout, SsimStages, Steps, check_plane, mean_from_word};
 
 /// Workgroup side of `ssim_lpf` (local size 16x16).
 const LPF_WG: u32 = 16;
@@ -116,12 +116,48 @@ impl MsSsimKernel {
         results: &Buffer,
         offset_words: u32,
     ) -> vqscope_gpu::Result<()> {
+        self.record_steps(rec, reference, distorted, results, offset_words, Steps::new(None))
+    }
+
+    /// Barriers (so timestamps) per [`MsSsimKernel::record_timed`], the
+    /// leading one included.
+    pub const TIMED_STEPS: u32 = 8;
+
+    /// [`MsSsimKernel::record`] with a timestamp after each of its
+    /// [`MsSsimKernel::TIMED_STEPS`] barriers, from query `first` of
+    /// `stamps` (reset beforehand): the steps are the input, the five
+    /// scale passes (each with the low-pass step to the next scale) and the
+    /// folds.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_timed(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &DevicePlane<'_>,
+        distorted: &DevicePlane<'_>,
+        results: &Buffer,
+        offset_words: u32,
+        stamps: &Timestamps,
+        first: u32,
+    ) -> vqscope_gpu::Result<()> {
+        let steps = Steps::new(Some((stamps, first)));
+        self.record_steps(rec, reference, distorted, results, offset_words, steps)
+    }
+
+    fn record_steps(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &DevicePlane<'_>,
+        distorted: &DevicePlane<'_>,
+        results: &Buffer,
+        offset_words: u32,
+        mut steps: Steps<'_>,
+    ) -> vqscope_gpu::Result<()> {
         for plane in [reference, distorted] {
             check_plane("float_ms_ssim", plane, self.width, self.height, self.bpc)?;
         }
-        rec.barrier();
+        steps.barrier(rec);
         self.stages.record_inputs(rec, reference, distorted, 1, &self.scales[0], &self.planes)?;
-        rec.barrier();
+        steps.barrier(rec);
         // Scale i's SSIM and the step to scale i+1 read the same planes and
         // write different ones, so they share a barrier interval.
         for i in 0..SCALES {
@@ -130,13 +166,13 @@ impl MsSsimKernel {
             }
             let no_map = Err(&self.no_map);
             self.stages.record_scale(rec, &self.scales[i], &self.planes, no_map, &self.partials)?;
-            rec.barrier();
+            steps.barrier(rec);
         }
         for (i, layout) in self.scales.iter().enumerate() {
             let out = offset_words + i as u32 * PER_SCALE;
             self.stages.record_fold(rec, layout, &self.partials, results, out)?;
         }
-        rec.barrier();
+        steps.barrier(rec);
         Ok(())
     }
 

@@ -29,6 +29,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
     Binding, BindingKind, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder,
+    Timestamps,
 };
 
 use crate::device::{DevicePlane, PlaneDesc};
@@ -339,6 +340,27 @@ pub(crate) fn check_plane(
     Ok(())
 }
 
+/// The barriers between a kernel's steps, optionally followed by a
+/// timestamp each, so a benchmark can time every step of the real recording.
+pub(crate) struct Steps<'a> {
+    stamps: Option<(&'a Timestamps, u32)>,
+}
+
+impl<'a> Steps<'a> {
+    pub fn new(stamps: Option<(&'a Timestamps, u32)>) -> Self {
+        Self { stamps }
+    }
+
+    /// A barrier, then (when timing) the next timestamp.
+    pub fn barrier(&mut self, rec: &mut Recorder<'_>) {
+        rec.barrier();
+        if let Some((stamps, next)) = &mut self.stamps {
+            rec.timestamp(stamps, *next);
+            *next += 1;
+        }
+    }
+}
+
 /// A mean stored as double bits in an int64 result slot, rounded to float as
 /// libvmaf's IQA returns it, then widened as libvmaf reports it.
 pub(crate) fn mean_from_word(word: i64) -> f32 {
@@ -401,17 +423,52 @@ impl SsimKernel {
         results: &Buffer,
         offset_words: u32,
     ) -> vqscope_gpu::Result<()> {
+        self.record_steps(rec, reference, distorted, results, offset_words, Steps::new(None))
+    }
+
+    /// [`SsimKernel::record`] with a timestamp after each of its
+    /// [`SsimKernel::TIMED_STEPS`] barriers, from query `first` of `stamps`
+    /// (reset beforehand): query `first` marks the start, `first + i` the
+    /// end of step `i` (input, fused scale pass, fold).
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_timed(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &DevicePlane<'_>,
+        distorted: &DevicePlane<'_>,
+        results: &Buffer,
+        offset_words: u32,
+        stamps: &Timestamps,
+        first: u32,
+    ) -> vqscope_gpu::Result<()> {
+        let steps = Steps::new(Some((stamps, first)));
+        self.record_steps(rec, reference, distorted, results, offset_words, steps)
+    }
+
+    /// Barriers (so timestamps) per [`SsimKernel::record_timed`], the
+    /// leading one included.
+    pub const TIMED_STEPS: u32 = 4;
+
+    fn record_steps(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &DevicePlane<'_>,
+        distorted: &DevicePlane<'_>,
+        results: &Buffer,
+        offset_words: u32,
+        mut steps: Steps<'_>,
+    ) -> vqscope_gpu::Result<()> {
         for plane in [reference, distorted] {
             check_plane("float_ssim", plane, self.width, self.height, self.bpc)?;
         }
         let l = &self.layout;
-        rec.barrier();
+        steps.barrier(rec);
         self.stages.record_inputs(rec, reference, distorted, self.scale, l, &self.planes)?;
-        rec.barrier();
+        steps.barrier(rec);
         self.stages.record_scale(rec, l, &self.planes, Ok(&self.map), &self.partials)?;
-        rec.barrier();
+        steps.barrier(rec);
         self.stages.record_fold(rec, l, &self.partials, results, offset_words)?;
-        rec.barrier();
+        steps.barrier(rec);
         Ok(())
     }
 

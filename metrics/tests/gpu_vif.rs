@@ -270,3 +270,59 @@ fn gpu_vif_decode_keeps_skip_scale0() {
     assert_eq!(f.scale, [0.0, 1.0, 1.0, 1.0]);
     assert_eq!(kernel.decode(&words).scales[2].den_non_log, 10);
 }
+
+/// Device time of one frame (`cargo test --test gpu_vif -- --ignored
+/// --nocapture` on the machine to measure): median of 20 timed frames after
+/// a warm-up, GPU timestamps around [`VifKernel::record`], for 1080p 8-bit
+/// and 4K 10-bit, with and without scale 0 (their difference is scale 0's
+/// statistics kernel).
+#[test]
+#[ignore = "timing; run on the GPU machine"]
+fn gpu_vif_timing() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x5eed_0003);
+    for (w, h, bpc) in [(1920usize, 1080usize, 8u32), (3840, 2160, 10)] {
+        let (r, d) = frame_pair(&mut rng, w, h, bpc);
+        let (rv, dv) = (PlaneView::packed(w, h, bpc, &r), PlaneView::packed(w, h, bpc, &d));
+        let (rb, rd) = upload_strided(&ctx, &mut submitter, &rv, 0, w);
+        let (db, dd) = upload_strided(&ctx, &mut submitter, &dv, 0, w);
+        let results = Buffer::storage(&ctx, "results", (WORDS * 8) as u64).unwrap();
+        for opts in [VifOptions::default(), VifOptions { skip_scale0: true, ..Default::default() }]
+        {
+            let kernel = VifKernel::new(&ctx, w as u32, h as u32, bpc, opts).unwrap();
+            let stamps = vqscope_gpu::Timestamps::new(&ctx, 2).unwrap();
+            let mut ms = Vec::new();
+            for run in 0..21 {
+                submitter
+                    .run(|rec| {
+                        rec.reset_timestamps(&stamps);
+                        rec.barrier();
+                        rec.timestamp(&stamps, 0);
+                        let r = DevicePlane { buffer: &rb, desc: rd };
+                        let d = DevicePlane { buffer: &db, desc: dd };
+                        kernel.record(rec, &r, &d, &results, 0)?;
+                        rec.timestamp(&stamps, 1);
+                        Ok(())
+                    })
+                    .unwrap();
+                if run > 0 {
+                    ms.push(stamps.read_intervals_ms().unwrap()[0]);
+                }
+            }
+            ms.sort_by(f64::total_cmp);
+            eprintln!(
+                "vif {w}x{h} {bpc}-bit skip_scale0={}: median {:.3} ms (min {:.3}, max {:.3})",
+                opts.skip_scale0,
+                ms[ms.len() / 2],
+                ms[0],
+                ms[ms.len() - 1]
+            );
+        }
+        // The timed sums are right too.
+        let kernel = VifKernel::new(&ctx, w as u32, h as u32, bpc, VifOptions::default()).unwrap();
+        let got = gpu_sums(&ctx, &mut submitter, &kernel, &[(rb, rd, db, dd)]);
+        assert_eq!(got[0], frame_sums(&rv, &dv, &VifOptions::default()).unwrap());
+    }
+    assert_no_validation_messages();
+}

@@ -57,7 +57,6 @@ shared int s_a[3][HALO];
 shared int s_fr[HALO];  // sum over h, v, d of flt(csf(r)), wrapping
 shared int s_fa[HALO];  // same for a
 shared int64_t s_red[9][TH * TW];
-shared int s_dbg[HALO];
 
 // ---- decoupling (decouple.rs) ----------------------------------------
 
@@ -109,8 +108,10 @@ int div_lookup(int i) {
     return i < 0 ? -r : r;
 }
 
-// decouple.rs `gain_limited`.
-int64_t gain_limited(int64_t rst, int64_t k, int64_t o, int64_t t, bool angle) {
+// decouple.rs `gain_limited`. `o` and `t` stay 32-bit here: lavapipe
+// (Mesa 22.3, LLVM 15) was seen to get `int64_t(o) > 0` wrong for negative
+// int32 `o`, so every sign test is done on the 32-bit value.
+int64_t gain_limited(int64_t rst, int64_t k, int o, int t, bool angle) {
     if (!angle || k == 0 || o == 0) {
         return rst;
     }
@@ -131,7 +132,7 @@ int restored_s0(int o, int t, bool angle) {
     }
     k = clamp(k, int64_t(0), int64_t(32768));
     int64_t rst = int64_t(adm_wrap16(int((k * ob + 16384) >> 15)));
-    return adm_wrap16(int(gain_limited(rst, k, ob, tb, angle)));
+    return adm_wrap16(int(gain_limited(rst, k, o, t, angle)));
 }
 
 int restored_s123(int o, int t, bool angle) {
@@ -153,7 +154,7 @@ int restored_s123(int o, int t, bool angle) {
     }
     k = clamp(k, int64_t(0), int64_t(32768));
     int64_t rst = int64_t(int((k * ob + 16384) >> 15));
-    return int(gain_limited(rst, k, ob, tb, angle));
+    return int(gain_limited(rst, k, o, t, angle));
 }
 
 // ---- CSF (csf.rs) ------------------------------------------------------
@@ -254,7 +255,6 @@ void main() {
             fa += csf_flt(csf_dst(a, b));
         }
         s_fr[k] = fr;
-        s_dbg[k] = (angle ? 1 : 0) + (restored_s0(o[0], t[0], angle) == o[0] ? 2 : 0) + (gain_limited(int64_t(o[0])-1, int64_t(100), int64_t(o[0]), int64_t(t[0]), angle) == int64_t(o[0]) ? 4 : 0);
         s_fa[k] = fa;
     }
     barrier();
@@ -285,9 +285,6 @@ void main() {
         for (int b = 0; b < 3; b++) {
             vals[b] = cm_value(s_r[b][p], thr_num, b);
             vals[3 + b] = pc.skip_aim != 0u ? int64_t(0) : cm_value(s_a[b][p], thr_aim, b);
-            if (b == 0) vals[3] = (s_dbg[p] & 1) == 0 ? int64_t(1) << 20 : int64_t(0);
-            if (b == 1) vals[4] = (s_dbg[p] & 2) == 0 ? int64_t(1) << 20 : int64_t(0);
-            if (b == 2) vals[5] = (s_dbg[p] & 4) == 0 ? int64_t(1) << 20 : int64_t(0);
             vals[6 + b] = int64_t(den_value(bands[band_at(0u, uint(b + 1), x, y)]));
         }
     }

@@ -405,9 +405,3 @@ fn check_geometry(width: usize, height: usize, bpc: u32) -> Result<(), MetricsEr
     }
     Ok(())
 }
-impl AdmKernel {
-    #[doc(hidden)]
-    pub fn debug_bands(&self) -> &[Buffer] {
-        &self.bands
-    }
-}

@@ -1,0 +1,198 @@
+//! `vqscope bench metrics`: per feature and for the full vmaf_v0.6.1 set, at
+//! each size: GPU ms per kernel (timestamps), frames per second with the
+//! frames already on the GPU (1000 / kernel ms), frames per second end to
+//! end from memory (upload + kernels + readback + host maths) and from a y4m
+//! file (plus decoding), and the bytes read back per frame.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Result;
+use vqscope_gpu::{ContextOptions, GpuContext};
+use vqscope_metrics::adm::AdmOptions;
+use vqscope_metrics::motion::MotionParams;
+use vqscope_metrics::pipeline::{FeatureSelection, ScorePipeline};
+use vqscope_metrics::psnr::PsnrParams;
+use vqscope_metrics::vif::VifOptions;
+use vqscope_video::{
+    ChromaFormat, ColorInfo, Decoder, Frame, FramePair, Geometry, Pair, PairOptions, PixelFormat,
+    open_input,
+};
+
+/// Distinct frame pairs generated per size (reused cyclically).
+const DISTINCT: usize = 4;
+
+/// A textured, moving 8-bit 4:2:0 picture and a noisy copy: content-like
+/// enough that every branch of the kernels runs.
+fn synthetic_pair(geometry: Geometry, t: usize) -> (Frame, Frame) {
+    let mut reference = Vec::with_capacity(geometry.frame_bytes());
+    let mut distorted = Vec::with_capacity(geometry.frame_bytes());
+    let mut state = 0x2545_F491u32 ^ t as u32;
+    for plane in 0..3 {
+        let (w, h) = geometry.plane_size(plane);
+        for y in 0..h {
+            for x in 0..w {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                let fx = (x as f32 + 3.5 * t as f32) * 0.045;
+                let fy = y as f32 * 0.031;
+                let base =
+                    128.0 + 70.0 * (fx.sin() * fy.cos()) + ((state >> 24) as f32 - 128.0) * 0.15;
+                let r = base.clamp(16.0, 235.0) as u8;
+                let noise = ((state >> 8) & 15) as i32 - 8;
+                reference.push(r);
+                distorted.push((i32::from(r) + noise).clamp(16, 235) as u8);
+            }
+        }
+    }
+    let frame = |data| Frame { geometry, color: ColorInfo::default(), index: t as u64, data };
+    (frame(reference), frame(distorted))
+}
+
+fn selections() -> Vec<(&'static str, FeatureSelection)> {
+    let one = |f: fn(&mut FeatureSelection)| {
+        let mut s = FeatureSelection::default();
+        f(&mut s);
+        s
+    };
+    vec![
+        ("psnr", one(|s| s.psnr = Some(PsnrParams::default()))),
+        ("motion", one(|s| s.motion = Some(MotionParams::default()))),
+        ("vif", one(|s| s.vif = Some(VifOptions::default()))),
+        ("adm", one(|s| s.adm = Some(AdmOptions::default()))),
+        ("float_ssim", one(|s| s.float_ssim = true)),
+        ("float_ms_ssim", one(|s| s.float_ms_ssim = true)),
+        (
+            "vmaf_v0.6.1",
+            one(|s| {
+                s.vif = Some(VifOptions::default());
+                s.adm = Some(AdmOptions::default());
+                s.motion = Some(MotionParams::default());
+            }),
+        ),
+    ]
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) -> Result<()> {
+    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
+    println!(
+        "device: {} ({frames} frame pairs per case, 8-bit 4:2:0, median GPU ms)",
+        ctx.info().name
+    );
+    println!(
+        "{:<10} {:<14} {:>9} {:>11} {:>11} {:>11} {:>9}  kernels (ms)",
+        "size", "features", "GPU ms", "fps GPU", "fps memory", "fps y4m", "readback"
+    );
+    for &(width, height) in sizes {
+        let geometry = Geometry {
+            width,
+            height,
+            format: PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 },
+        };
+        let pairs: Vec<(Frame, Frame)> =
+            (0..DISTINCT).map(|t| synthetic_pair(geometry, t)).collect();
+        let y4m = write_y4m(keep.unwrap_or(&std::env::temp_dir()), geometry, &pairs, frames)?;
+        for (name, selection) in selections() {
+            let mut pipeline = match ScorePipeline::new(&ctx, geometry, selection.clone()) {
+                Ok(p) => p,
+                Err(e) => {
+                    println!("{:<10} {name:<14} skipped: {e}", format!("{width}x{height}"));
+                    continue;
+                }
+            };
+            let mut kernel_ms = Vec::new();
+            let mut per_kernel: Vec<(&'static str, Vec<f64>)> = Vec::new();
+            let start = Instant::now();
+            for i in 0..frames {
+                let (r, d) = &pairs[i as usize % DISTINCT];
+                let pair = FramePair { index: i, reference: r.clone(), distorted: d.clone() };
+                pipeline.push(&pair)?;
+                let times = pipeline.last_times();
+                if i >= 4 && !times.passes.is_empty() {
+                    let kernels: Vec<_> =
+                        times.passes.iter().filter(|(n, _)| *n != "upload").collect();
+                    kernel_ms.push(kernels.iter().map(|(_, ms)| ms).sum::<f64>());
+                    for (n, ms) in kernels {
+                        match per_kernel.iter_mut().find(|(k, _)| k == n) {
+                            Some((_, v)) => v.push(*ms),
+                            None => per_kernel.push((n, vec![*ms])),
+                        }
+                    }
+                }
+            }
+            pipeline.finish()?;
+            let memory_fps = frames as f64 / start.elapsed().as_secs_f64();
+            let y4m_fps = score_y4m(&ctx, &y4m, geometry, selection)?;
+            let gpu_ms = median(kernel_ms);
+            let detail: Vec<String> =
+                per_kernel.into_iter().map(|(n, v)| format!("{n} {:.3}", median(v))).collect();
+            println!(
+                "{:<10} {name:<14} {gpu_ms:>9.3} {:>11.1} {memory_fps:>11.1} {y4m_fps:>11.1} {:>8}B  {}",
+                format!("{width}x{height}"),
+                1000.0 / gpu_ms,
+                pipeline.readback_bytes(),
+                detail.join(", ")
+            );
+        }
+        // Written once per size, read by every selection.
+        if keep.is_none() {
+            for suffix in ["ref.y4m", "dis.y4m"] {
+                std::fs::remove_file(y4m.with_extension(suffix)).ok();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes `frames` pairs as two y4m files; returns the reference path (the
+/// distorted one has the extension `.dis.y4m`).
+fn write_y4m(
+    dir: &std::path::Path,
+    geometry: Geometry,
+    pairs: &[(Frame, Frame)],
+    frames: u64,
+) -> Result<std::path::PathBuf> {
+    let base = dir.join(format!("bench-{}x{}", geometry.width, geometry.height));
+    let header =
+        format!("YUV4MPEG2 W{} H{} F25:1 Ip A1:1 C420jpeg\n", geometry.width, geometry.height);
+    for (suffix, pick) in [("ref.y4m", 0usize), ("dis.y4m", 1)] {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(base.with_extension(suffix))?);
+        out.write_all(header.as_bytes())?;
+        for i in 0..frames {
+            let (r, d) = &pairs[i as usize % pairs.len()];
+            out.write_all(b"FRAME\n")?;
+            out.write_all(if pick == 0 { &r.data } else { &d.data })?;
+        }
+        out.flush()?;
+    }
+    Ok(base)
+}
+
+/// Frames per second scoring the y4m pair through the decoder thread.
+fn score_y4m(
+    ctx: &Arc<GpuContext>,
+    base: &std::path::Path,
+    geometry: Geometry,
+    selection: FeatureSelection,
+) -> Result<f64> {
+    let (r, d) = (base.with_extension("ref.y4m"), base.with_extension("dis.y4m"));
+    let pair = Pair::new(open_input(&r, None)?, open_input(&d, None)?, PairOptions::default())?;
+    let mut pipeline = ScorePipeline::new(ctx, geometry, selection)?;
+    let mut decoder = Decoder::spawn(pair, 8)?;
+    let start = Instant::now();
+    let mut n = 0u64;
+    while let Some(pair) = decoder.recv()? {
+        pipeline.push(&pair)?;
+        n += 1;
+    }
+    pipeline.finish()?;
+    decoder.shutdown()?;
+    Ok(n as f64 / start.elapsed().as_secs_f64())
+}
