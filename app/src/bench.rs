@@ -12,7 +12,7 @@ use crate::output::parse_size;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// What to measure: `ui` or `metrics`.
+    /// What to measure: `ui`, `metrics` or `input`.
     what: String,
     /// Scenes to render (comma-separated).
     #[arg(long, value_delimiter = ',', default_value = "dashboard,10k,100k,1m")]
@@ -23,10 +23,10 @@ pub struct Args {
     /// Timed repetitions per case (after one warm-up).
     #[arg(long, default_value_t = 20)]
     runs: usize,
-    /// `metrics`: frame sizes (comma-separated).
+    /// `metrics` and `input`: frame sizes (comma-separated).
     #[arg(long = "metric-sizes", value_delimiter = ',', value_parser = parse_size, default_value = "576x324,1080p,4k")]
     metric_sizes: Vec<(u32, u32)>,
-    /// `metrics`: frame pairs per case.
+    /// `metrics` and `input`: frame pairs per case.
     #[arg(long, default_value_t = 32)]
     frames: u64,
     /// `metrics`: keep the synthetic y4m clips in this folder (to score the
@@ -41,7 +41,8 @@ pub fn run(args: Args) -> Result<()> {
         "metrics" => {
             crate::bench_metrics::run(&args.metric_sizes, args.frames, args.keep_y4m.as_deref())
         }
-        other => bail!("unknown benchmark `{other}`; known: ui, metrics"),
+        "input" => crate::bench_input::run(&args.metric_sizes, args.frames),
+        other => bail!("unknown benchmark `{other}`; known: ui, metrics, input"),
     }
 }
 

@@ -20,12 +20,17 @@ use vqscope_video::{
     open_input,
 };
 
+/// An 8-bit 4:2:0 geometry.
+pub fn geometry_8bit_420(width: u32, height: u32) -> Geometry {
+    Geometry { width, height, format: PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 } }
+}
+
 /// Distinct frame pairs generated per size (reused cyclically).
 const DISTINCT: usize = 4;
 
 /// A textured, moving 8-bit 4:2:0 picture and a noisy copy: content-like
 /// enough that every branch of the kernels runs.
-fn synthetic_pair(geometry: Geometry, t: usize) -> (Frame, Frame) {
+pub fn synthetic_pair(geometry: Geometry, t: usize) -> (Frame, Frame) {
     let mut reference = Vec::with_capacity(geometry.frame_bytes());
     let mut distorted = Vec::with_capacity(geometry.frame_bytes());
     let mut state = 0x2545_F491u32 ^ t as u32;
@@ -91,11 +96,7 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
         "size", "features", "GPU ms", "fps GPU", "fps memory", "fps y4m", "readback"
     );
     for &(width, height) in sizes {
-        let geometry = Geometry {
-            width,
-            height,
-            format: PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 },
-        };
+        let geometry = geometry_8bit_420(width, height);
         let pairs: Vec<(Frame, Frame)> =
             (0..DISTINCT).map(|t| synthetic_pair(geometry, t)).collect();
         let y4m = write_y4m(keep.unwrap_or(&std::env::temp_dir()), geometry, &pairs, frames)?;
@@ -153,7 +154,7 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
 
 /// Writes `frames` pairs as two y4m files; returns the reference path (the
 /// distorted one has the extension `.dis.y4m`).
-fn write_y4m(
+pub fn write_y4m(
     dir: &std::path::Path,
     geometry: Geometry,
     pairs: &[(Frame, Frame)],

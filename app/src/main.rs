@@ -2,6 +2,7 @@
 //! in the style of the tools video engineers already run.
 
 mod bench;
+mod bench_input;
 mod bench_metrics;
 mod info;
 mod output;

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
-    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, PipelineDesc, Recorder,
+    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, PipelineDesc, Recorder, Timestamps,
 };
 
 use crate::device::DevicePlane;

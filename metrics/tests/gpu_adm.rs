@@ -128,7 +128,7 @@ fn gpu_adm_sums_equal_cpu_twin() {
     // Fixed corner cases first (smallest sizes, odd and even), then random.
     let mut cases: Vec<(usize, usize)> =
         vec![(MIN_SIZE, MIN_SIZE), (MIN_SIZE + 1, MIN_SIZE + 2), (64, 36)];
-    while cases.len() < 12 {
+    while cases.len() < 18 {
         let w = MIN_SIZE + rng.below(300) as usize;
         let h = MIN_SIZE + rng.below(200) as usize;
         cases.push((w, h));

@@ -427,36 +427,44 @@ fn gpu_ssim_full_size_and_timing() {
         let full =
             SsimKernel::new(&ctx, w as u32, h as u32, bpc, SsimOptions { scale: 1 }).unwrap();
         let results = Buffer::storage(&ctx, "timing results", 256).unwrap();
-        let stamps = vqscope_gpu::Timestamps::new(&ctx, 4).unwrap();
-        let mut times = [Vec::new(), Vec::new(), Vec::new()];
+        let (ns, nm) = (SsimKernel::TIMED_STEPS, MsSsimKernel::TIMED_STEPS);
+        let stamps = vqscope_gpu::Timestamps::new(&ctx, 2 * ns + nm).unwrap();
+        let mut runs = Vec::new();
         for _ in 0..21 {
             submitter
                 .run(|rec| {
                     rec.reset_timestamps(&stamps);
-                    rec.barrier();
-                    rec.timestamp(&stamps, 0);
-                    ssim.record(rec, &rplane, &dplane, &results, 0)?;
-                    rec.timestamp(&stamps, 1);
-                    ms.record(rec, &rplane, &dplane, &results, 4)?;
-                    rec.timestamp(&stamps, 2);
-                    full.record(rec, &rplane, &dplane, &results, 0)?;
-                    rec.timestamp(&stamps, 3);
-                    Ok(())
+                    ssim.record_timed(rec, &rplane, &dplane, &results, 0, &stamps, 0)?;
+                    ms.record_timed(rec, &rplane, &dplane, &results, 4, &stamps, ns)?;
+                    full.record_timed(rec, &rplane, &dplane, &results, 0, &stamps, ns + nm)
                 })
                 .unwrap();
-            for (t, v) in times.iter_mut().zip(stamps.read_intervals_ms().unwrap()) {
-                t.push(v);
-            }
+            runs.push(stamps.read_intervals_ms().unwrap());
         }
-        let [a, b, c] = times.map(|mut v| {
-            v.remove(0); // warm-up
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        });
+        runs.remove(0); // warm-up
+        // Per interval, the median over the runs.
+        let median: Vec<f64> = (0..runs[0].len())
+            .map(|i| {
+                let mut v: Vec<f64> = runs.iter().map(|r| r[i]).collect();
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            })
+            .collect();
+        let (ns, nm) = (ns as usize, nm as usize);
+        let sum = |r: std::ops::Range<usize>| median[r].iter().sum::<f64>();
+        let fmt = |r: std::ops::Range<usize>| {
+            median[r].iter().map(|v| format!("{v:.3}")).collect::<Vec<_>>().join(" ")
+        };
         println!(
-            "{label} on {}: float_ssim {a:.3} ms, float_ms_ssim {b:.3} ms, float_ssim \
-             unscaled {c:.3} ms (GPU, median of 20)",
+            "{label} on {} (GPU ms, median of 20):\n  float_ssim {:.3} [{}]\n  float_ms_ssim \
+             {:.3} [{}]\n  float_ssim unscaled {:.3} [{}]",
             ctx.info().name,
+            sum(0..ns - 1),
+            fmt(0..ns - 1),
+            sum(ns..ns + nm - 1),
+            fmt(ns..ns + nm - 1),
+            sum(ns + nm..2 * ns + nm - 1),
+            fmt(ns + nm..2 * ns + nm - 1),
         );
     }
     assert_no_validation_messages();

@@ -2,6 +2,7 @@
 //! screenshot goldens, the bad-input matrix, CLI runs) and the helpers they
 //! share for finding and unpacking the reference material in `../shared`.
 
+pub mod adm_parity;
 pub mod clips;
 pub mod golden;
 pub mod motion_psnr;

@@ -1,0 +1,167 @@
+//! The libvmaf parity checks of integer ADM, shared by the CPU twin's test
+//! (`cpu_adm_parity`) and the GPU kernels' test (`gpu_adm_parity`): every
+//! ADM value libvmaf printed for every frame of the shared clips and of
+//! Netflix's fixtures (`vmaf.json`: `integer_adm2`, `integer_adm_scale0..3`;
+//! the debug run's `features.json` also `integer_aim`, `integer_adm3`,
+//! `integer_adm`, `integer_adm_num/den` and their per-scale values) must
+//! print the same with `%.6f`. Expected values come only from libvmaf's JSON.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use vqscope_metrics::PlaneView;
+use vqscope_metrics::adm::{AdmOptions, AdmScores};
+use vqscope_video::{ChromaFormat, RawGeometry, open_input};
+
+use crate::clips::{
+    PAIRS, distorted_y4m, libvmaf_frames, libvmaf_json, printed, reference_y4m, shared_dir,
+    unpacked,
+};
+
+/// What computes a frame pair's ADM values: the CPU twin or the GPU kernels.
+pub trait Backend {
+    fn adm(
+        &mut self,
+        reference: &PlaneView,
+        distorted: &PlaneView,
+        options: &AdmOptions,
+    ) -> AdmScores;
+}
+
+/// Per key: (values compared, mismatches), plus the first few mismatches.
+#[derive(Default)]
+struct Tally {
+    keys: BTreeMap<&'static str, (usize, usize)>,
+    examples: Vec<String>,
+}
+
+impl Tally {
+    fn check(&mut self, label: &str, frame: usize, key: &'static str, ours: f64, theirs: f64) {
+        let e = self.keys.entry(key).or_default();
+        e.0 += 1;
+        if printed(ours) != printed(theirs) {
+            e.1 += 1;
+            if self.examples.len() < 20 {
+                self.examples
+                    .push(format!("{label} frame {frame} {key}: ours {ours:.9} libvmaf {theirs}"));
+            }
+        }
+    }
+
+    fn report_and_assert(&self, what: &str) {
+        let mut total = 0;
+        println!("{what}: per-key comparisons (values, mismatches)");
+        for (k, (n, bad)) in &self.keys {
+            println!("  {k:28} {n:4} {bad:4}");
+            total += bad;
+        }
+        for e in &self.examples {
+            println!("  MISMATCH {e}");
+        }
+        assert!(!self.keys.is_empty(), "{what}: nothing was compared");
+        assert_eq!(total, 0, "{what}: {total} ADM values differ from libvmaf");
+    }
+}
+
+/// Scores every frame pair of two inputs and compares with the JSON files.
+fn compare(
+    backend: &mut dyn Backend,
+    label: &str,
+    reference: &Path,
+    distorted: &Path,
+    raw: Option<RawGeometry>,
+    jsons: &[serde_json::Value],
+    tally: &mut Tally,
+) {
+    let mut r = open_input(reference, raw).expect("open reference");
+    let mut d = open_input(distorted, raw).expect("open distorted");
+    let opts = AdmOptions::default();
+    let mut frame = 0;
+    while let Some(rf) = r.next_frame().expect("read reference") {
+        let df = d.next_frame().expect("read distorted").expect("distorted ends early");
+        let (w, h) = (rf.geometry.width as usize, rf.geometry.height as usize);
+        let bpc = rf.geometry.format.bit_depth;
+        let (rs, ds) = (rf.plane_samples(0), df.plane_samples(0));
+        let scores = backend.adm(
+            &PlaneView::packed(w, h, bpc, &rs),
+            &PlaneView::packed(w, h, bpc, &ds),
+            &opts,
+        );
+        for json in jsons {
+            let metrics = &json["frames"][frame]["metrics"];
+            assert!(metrics.is_object(), "{label}: libvmaf has no frame {frame}");
+            for (key, ours) in scores.named() {
+                if let Some(theirs) = metrics[key].as_f64() {
+                    tally.check(label, frame, key, ours, theirs);
+                }
+            }
+        }
+        frame += 1;
+    }
+    for json in jsons {
+        assert_eq!(
+            libvmaf_frames(json, "integer_adm2").len(),
+            frame,
+            "{label}: frame count differs from libvmaf"
+        );
+    }
+}
+
+/// Every frame of the three shared clip pairs against libvmaf's JSON.
+pub fn check_shared_clips(backend: &mut dyn Backend) {
+    let mut tally = Tally::default();
+    for pair in PAIRS {
+        let jsons = [libvmaf_json(pair, "vmaf"), libvmaf_json(pair, "features")];
+        let (r, d) = (reference_y4m(pair), distorted_y4m(pair));
+        compare(backend, pair, &r, &d, None, &jsons, &mut tally);
+    }
+    tally.report_and_assert("shared clips");
+}
+
+fn fixture_json(name: &str) -> serde_json::Value {
+    let path = shared_dir().join("upstream_fixtures").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Netflix's own fixtures (raw yuv), with libvmaf 3.2.0 CLI output.
+pub fn check_upstream_fixtures(backend: &mut dyn Backend) {
+    let q160 = "src01_hrc00_576x324_576x324_vs_src01_hrc01_576x324_576x324_q_160x90.yuv";
+    let cases: [(&str, String, String, u32, u32, u32); 3] = [
+        (
+            "src01_576x324_420p10",
+            "src01_hrc00_576x324.yuv420p10le.yuv".into(),
+            "src01_hrc01_576x324.yuv420p10le.yuv".into(),
+            576,
+            324,
+            10,
+        ),
+        (
+            "sparks_480x270_420p10",
+            "sparks_ref_480x270.yuv42010le.yuv".into(),
+            "sparks_dis_480x270.yuv42010le.yuv".into(),
+            480,
+            270,
+            10,
+        ),
+        (
+            "src01_q160x90_420p8",
+            format!("ref_test_0_1_{q160}"),
+            format!("dis_test_0_1_{q160}"),
+            160,
+            90,
+            8,
+        ),
+    ];
+    let mut tally = Tally::default();
+    for (label, r, d, width, height, bit_depth) in cases {
+        let raw = RawGeometry { width, height, chroma: ChromaFormat::Yuv420, bit_depth };
+        let jsons = [
+            fixture_json(&format!("{label}.vmaf.json")),
+            fixture_json(&format!("{label}.features.json")),
+        ];
+        let (r, d) = (unpacked("upstream_fixtures", &r), unpacked("upstream_fixtures", &d));
+        compare(backend, label, &r, &d, Some(raw), &jsons, &mut tally);
+    }
+    tally.report_and_assert("upstream fixtures");
+}
