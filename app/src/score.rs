@@ -44,7 +44,8 @@ pub struct Args {
     /// Model: `version=NAME` (vmaf_v0.6.1, vmaf_v0.6.1neg, vmaf_4k_v0.6.1) or `path=FILE`.
     #[arg(long, default_value = "version=vmaf_v0.6.1")]
     model: String,
-    /// Extra feature to compute (repeatable): psnr, float_ssim, float_ms_ssim, vif, adm, motion.
+    /// Extra feature to compute (repeatable): psnr, float_ssim, float_ms_ssim, vif, adm,
+    /// motion; `NAME=debug=true` also reports libvmaf's debug values.
     #[arg(long = "feature")]
     features: Vec<String>,
     /// Compute features only, no VMAF prediction.
@@ -141,8 +142,17 @@ fn selection(model: Option<&Model>, extra: &[String]) -> Result<FeatureSelection
             }
         }
     }
-    for name in extra {
-        match name.as_str() {
+    for spec in extra {
+        // libvmaf's `NAME=opt=value:...` form; only `debug=true` is read.
+        let (name, options) = spec.split_once('=').unwrap_or((spec.as_str(), ""));
+        for option in options.split(':').filter(|o| !o.is_empty()) {
+            match option {
+                "debug=true" => sel.debug = true,
+                "debug=false" => {}
+                other => bail!("--feature {spec}: unsupported option `{other}`"),
+            }
+        }
+        match name {
             "psnr" => sel.psnr = Some(PsnrParams::default()),
             "float_ssim" => sel.float_ssim = true,
             "float_ms_ssim" => sel.float_ms_ssim = true,

@@ -86,6 +86,63 @@ fn score_matches_libvmaf_on_every_shared_clip() {
     assert_eq!(mismatches, 0, "{mismatches} mismatches:\n{}", report.join("\n"));
 }
 
+/// `-n` with the integer extractors in debug mode: every integer value of
+/// libvmaf's `features.json` (num/den per scale, `integer_motion`, ...).
+#[test]
+fn debug_features_match_libvmaf() {
+    let dir = vqscope_tests::clips::workspace_root().join("target/score-cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut report = Vec::new();
+    let mut compared = 0;
+    for pair in PAIRS {
+        let out = dir.join(format!("{pair}.features.json"));
+        let _ = std::fs::remove_file(&out);
+        let (r, d) = (reference_y4m(pair), distorted_y4m(pair));
+        let output = vqscope(&[
+            "score",
+            "-r",
+            r.to_str().unwrap(),
+            "-d",
+            d.to_str().unwrap(),
+            "-n",
+            "--feature",
+            "vif=debug=true",
+            "--feature",
+            "adm=debug=true",
+            "--feature",
+            "motion=debug=true",
+            "--json",
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let ours: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let theirs = libvmaf_json(pair, "features");
+        for (o, t) in
+            ours["frames"].as_array().unwrap().iter().zip(theirs["frames"].as_array().unwrap())
+        {
+            for (key, value) in t["metrics"].as_object().unwrap() {
+                if !(key.starts_with("integer_") || key.starts_with("VMAF_integer")) {
+                    continue; // the float_* extractors are not ported
+                }
+                compared += 1;
+                let expected = printed(value.as_f64().unwrap());
+                let got = o["metrics"][key].as_f64().map(printed);
+                if got.as_deref() != Some(expected.as_str()) {
+                    report.push(format!(
+                        "{pair} frame {} {key}: ours {got:?}, libvmaf {expected}",
+                        t["frameNum"]
+                    ));
+                }
+            }
+        }
+    }
+    assert!(compared > 1000, "only {compared} values compared");
+    assert!(report.is_empty(), "{} mismatches:\n{}", report.len(), report.join("\n"));
+}
+
 fn fails_with(args: &[&str], message: &str) {
     let output = vqscope(args);
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -430,7 +430,7 @@ fn gpu_ssim_full_size_and_timing() {
         let (ns, nm) = (SsimKernel::TIMED_STEPS, MsSsimKernel::TIMED_STEPS);
         let stamps = vqscope_gpu::Timestamps::new(&ctx, 2 * ns + nm).unwrap();
         let mut runs = Vec::new();
-        for _ in 0..21 {
+        for _ in 0..40 {
             submitter
                 .run(|rec| {
                     rec.reset_timestamps(&stamps);
@@ -441,7 +441,7 @@ fn gpu_ssim_full_size_and_timing() {
                 .unwrap();
             runs.push(stamps.read_intervals_ms().unwrap());
         }
-        runs.remove(0); // warm-up
+        runs.drain(..20); // warm-up: let the clocks settle
         // Per interval, the median over the runs.
         let median: Vec<f64> = (0..runs[0].len())
             .map(|i| {
