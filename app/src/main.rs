@@ -4,6 +4,7 @@
 mod bench;
 mod bench_input;
 mod bench_metrics;
+mod dashboard;
 mod info;
 mod output;
 mod score;
@@ -18,9 +19,17 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "vqscope",
     version,
-    about = "See what an encode did to a video: side-by-side playback and exact VMAF on the GPU"
+    about = "See what an encode did to a video: side-by-side playback and exact VMAF on the GPU",
+    disable_help_flag = true,
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
+    /// Print help (`-h` is the raw height, as in libvmaf).
+    #[arg(long, action = clap::ArgAction::Help)]
+    help: Option<bool>,
+    /// The dashboard's inputs (none: the generated demo).
+    #[command(flatten)]
+    open: dashboard::OpenArgs,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -47,7 +56,7 @@ fn main() -> ExitCode {
         Some(Command::Score(args)) => score::run(args),
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Bench(args)) => bench::run(args),
-        None => showcase::run_default(),
+        None => dashboard::run(cli.open),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,7 +22,7 @@ use vqscope_video::{Decoder, Pair, PairOptions, open_input};
 use crate::info::RawArgs;
 
 /// Version written into reports.
-const REPORT_VERSION: &str = concat!("vqscope-", env!("CARGO_PKG_VERSION"));
+pub(crate) const REPORT_VERSION: &str = concat!("vqscope-", env!("CARGO_PKG_VERSION"));
 
 /// Features `--feature` accepts.
 const FEATURES: [&str; 6] = ["psnr", "float_ssim", "float_ms_ssim", "vif", "adm", "motion"];
@@ -113,7 +113,7 @@ fn check_report_path(output: &Path, inputs: &[&Path]) -> Result<()> {
 }
 
 /// The feature set the model and `--feature` flags ask for.
-fn selection(model: Option<&Model>, extra: &[String]) -> Result<FeatureSelection> {
+pub(crate) fn selection(model: Option<&Model>, extra: &[String]) -> Result<FeatureSelection> {
     let mut sel = FeatureSelection::default();
     if let Some(model) = model {
         for feature in model.features() {
@@ -217,15 +217,10 @@ pub fn run(args: Args) -> Result<()> {
         add_predictions(model, &mut frames)?;
     }
     let fps = frames.len() as f64 / elapsed.max(1e-9);
-    let names: Vec<String> = frames[0].values.iter().map(|(n, _)| n.to_string()).collect();
-    let table: Vec<Vec<f64>> =
-        frames.iter().map(|f| f.values.iter().map(|(_, v)| *v).collect()).collect();
-    let report = Report::from_table(
-        REPORT_VERSION,
+    let report = build_report(
+        &frames,
         fps,
         (clip_geometry.width, clip_geometry.height),
-        &names,
-        &table,
         args.subsample as usize,
     );
     if let Some(output) = &args.output {
@@ -247,7 +242,7 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// Appends `vmaf` to every frame from the model's features.
-fn add_predictions(model: &Model, frames: &mut [FrameScores]) -> Result<()> {
+pub(crate) fn add_predictions(model: &Model, frames: &mut [FrameScores]) -> Result<()> {
     for frame in frames {
         let inputs = model
             .features()
@@ -260,4 +255,20 @@ fn add_predictions(model: &Model, frames: &mut [FrameScores]) -> Result<()> {
         frame.values.push(("vmaf", model.predict(&inputs)));
     }
     Ok(())
+}
+
+/// The report of scored `frames` (frame order, each with the same values
+/// as the first): shared by `score` and the dashboard's exports.
+pub(crate) fn build_report(
+    frames: &[FrameScores],
+    fps: f64,
+    size: (u32, u32),
+    subsample: usize,
+) -> Report {
+    let names: Vec<String> = frames
+        .first()
+        .map_or(Vec::new(), |f| f.values.iter().map(|(n, _)| n.to_string()).collect());
+    let table: Vec<Vec<f64>> =
+        frames.iter().map(|f| f.values.iter().map(|(_, v)| *v).collect()).collect();
+    Report::from_table(REPORT_VERSION, fps, size, &names, &table, subsample)
 }

@@ -18,25 +18,6 @@ pub struct Args {
     scene: String,
 }
 
-/// `vqscope` with no subcommand: until the dashboard lands, the showcase
-/// in a window; with no display, the same rendered to `vqscope-demo.png`
-/// (or the next free `vqscope-demo-N.png`: nothing is overwritten).
-pub fn run_default() -> Result<()> {
-    let args = Args { size: (1280, 720), scene: "showcase".into() };
-    if std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some() {
-        return run(args);
-    }
-    eprintln!("vqscope: no display (DISPLAY is unset): rendering the showcase headless instead");
-    let output = (0..)
-        .map(|n| match n {
-            0 => std::path::PathBuf::from("vqscope-demo.png"),
-            n => std::path::PathBuf::from(format!("vqscope-demo-{n}.png")),
-        })
-        .find(|p| !p.exists())
-        .expect("a free file name");
-    crate::screenshot::render_scene(&args.scene, args.size, &output)
-}
-
 pub fn run(args: Args) -> Result<()> {
     if scenes::build(&args.scene, 1, 1).is_none() {
         return Err(anyhow!("unknown scene `{}`; known: {}", args.scene, scenes::NAMES.join(", ")));

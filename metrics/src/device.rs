@@ -40,7 +40,10 @@ impl DevicePlane<'_> {
     }
 }
 
-/// The bytes of a plane in device layout (tightly packed rows).
+/// The bytes of a plane in device layout (tightly packed rows), padded with
+/// zeros to whole 32-bit words: shaders read words, and a word that ran
+/// past the end of the buffer would read as zero on some drivers and fault
+/// on others.
 pub fn plane_bytes(plane: &PlaneView) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(plane.width * plane.height * 2);
     for y in 0..plane.height {
@@ -52,6 +55,7 @@ pub fn plane_bytes(plane: &PlaneView) -> Vec<u8> {
             }
         }
     }
+    bytes.resize(bytes.len().div_ceil(4) * 4, 0);
     bytes
 }
 

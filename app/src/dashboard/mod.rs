@@ -1,0 +1,327 @@
+//! The dashboard: reference and distorted clip side by side (or wiped, or
+//! differenced), per-frame VMAF plotted live while the clip is scored on a
+//! background thread, everything drawn by the fused renderer.
+//!
+//! `vqscope -r REF -d DIS` opens the window; `vqscope` alone opens it on
+//! the generated demo pair, or, with no display, renders the demo to
+//! `vqscope-demo.png` and writes its scores to `vqscope-demo.json`;
+//! `vqscope screenshot --dashboard` renders any frame headless after
+//! scoring the whole clip. Modules: `state` (the pure state machine),
+//! `layout` (rectangles), `view` (the scene), `scores` (the scoring
+//! thread), `source` and `demo` (inputs), `pictures` (frames as pictures).
+
+pub mod demo;
+pub mod layout;
+pub mod pictures;
+pub mod scores;
+pub mod source;
+pub mod state;
+pub mod view;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use vqscope_gpu::{Binding, ContextOptions, GpuContext, Submitter};
+use vqscope_metrics::report::Format;
+use vqscope_renderer::present::{InputEvent, WindowOptions, run_window};
+use vqscope_renderer::{Renderer, ScanMode, SceneBuffers, capture};
+use winit::event::MouseButton;
+use winit::keyboard::{Key as WinitKey, NamedKey};
+
+use crate::info::RawArgs;
+use pictures::Pictures;
+use scores::{History, Scorer, default_model};
+use source::{ClipInfo, FrameFeed, Inputs};
+use state::{Input, Key, State, ViewMode};
+
+/// `vqscope [-r REF -d DIS]`: the inputs of the dashboard window.
+#[derive(clap::Args)]
+pub struct OpenArgs {
+    /// Reference input (y4m, raw .yuv with -w -h -p -b, or anything ffmpeg reads).
+    #[arg(short = 'r', long, requires = "distorted")]
+    pub reference: Option<PathBuf>,
+    /// Distorted input.
+    #[arg(short = 'd', long, requires = "reference")]
+    pub distorted: Option<PathBuf>,
+    #[command(flatten)]
+    pub raw: RawArgs,
+}
+
+impl OpenArgs {
+    /// The inputs named, or the demo when none are.
+    pub fn inputs(&self) -> Result<Inputs> {
+        let raw = self.raw.geometry()?;
+        match (&self.reference, &self.distorted) {
+            (Some(r), Some(d)) => {
+                Ok(Inputs::Files { reference: r.clone(), distorted: d.clone(), raw })
+            }
+            (None, None) if raw.is_none() => Ok(Inputs::Demo),
+            _ => bail!("give both -r REF and -d DIS (or neither, for the demo)"),
+        }
+    }
+}
+
+/// Size of the window when it opens.
+const WINDOW: (u32, u32) = (1280, 720);
+
+/// `vqscope` with or without inputs: the window, or with no display (and
+/// only for the demo) the headless demo files.
+pub fn run(args: OpenArgs) -> Result<()> {
+    let inputs = args.inputs()?;
+    let display = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
+    if !display && matches!(inputs, Inputs::Demo) {
+        eprintln!(
+            "vqscope: no display (DISPLAY is unset): rendering the demo dashboard to a PNG instead"
+        );
+        return headless_demo(Path::new("."));
+    }
+    window(inputs)
+}
+
+/// A frame the headless path renders.
+#[derive(Debug, Clone)]
+pub struct Shot {
+    pub frame: u64,
+    pub mode: ViewMode,
+    pub size: (u32, u32),
+    /// Magnification (screen pixels per sample), centred; None: fit.
+    pub zoom: Option<f32>,
+    /// A cursor position, to show hover feedback.
+    pub cursor: Option<[f32; 2]>,
+}
+
+/// Scores the whole clip, then renders `shot` exactly as the window would
+/// show it. Returns RGBA pixels and the scores.
+pub fn render_headless(inputs: &Inputs, shot: &Shot) -> Result<(Vec<u8>, History, ClipInfo)> {
+    let pair = inputs.open()?;
+    let clip = ClipInfo::of(&pair);
+    for w in pair.warnings() {
+        eprintln!("vqscope: warning: {w}");
+    }
+    drop(pair);
+    let model = default_model()?;
+    let model_name = model.name().to_string();
+    let mut history = History::default();
+    Scorer::spawn(inputs.clone(), model)?.wait(&mut history)?;
+    let count = clip.frame_count.unwrap_or(history.frames.len() as u64);
+    if shot.frame >= count {
+        bail!("--frame {}: the clip has {count} frames", shot.frame);
+    }
+    let g = clip.reference.geometry;
+    let mut state =
+        State::new(shot.size, (g.width, g.height), count, clip.reference.frame_rate.as_f64());
+    state.set_mode(shot.mode);
+    state.seek(shot.frame);
+    if let Some(zoom) = shot.zoom {
+        state.zoom_to(zoom);
+    }
+    if let Some([x, y]) = shot.cursor {
+        state.apply(Input::CursorMoved { x, y });
+    }
+    state.worst = history.worst(layout::WORST_ROWS).into_iter().map(|(f, _)| f).collect();
+    let mut pictures = Pictures::new(&inputs.read(shot.frame)?);
+    if state.mode == ViewMode::Diff {
+        pictures.ensure_difference();
+    }
+    let scene = view::build(&view::ViewInputs {
+        state: &state,
+        clip: &clip,
+        model: &model_name,
+        pictures: Some(&pictures),
+        history: &history,
+        error: None,
+    });
+    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
+    let mut submitter = Submitter::new(&ctx, 1)?;
+    let mut renderer = Renderer::new(&ctx, ScanMode::Subgroup, None)?;
+    let rgba = renderer.render_to_rgba(&mut submitter, &scene)?;
+    Ok((rgba, history, clip))
+}
+
+/// The first `stem.ext` / `stem-N.ext` pair of names in `dir` where neither
+/// file exists, so nothing the user has is overwritten.
+fn free_names(dir: &Path, stem: &str, exts: &[&str]) -> Vec<PathBuf> {
+    (0u32..)
+        .map(|n| {
+            let base = if n == 0 { stem.to_string() } else { format!("{stem}-{n}") };
+            exts.iter().map(|e| dir.join(format!("{base}.{e}"))).collect::<Vec<_>>()
+        })
+        .find(|paths| paths.iter().all(|p| !p.exists()))
+        .unwrap_or_default()
+}
+
+/// Writes the scores as a libvmaf-style JSON report.
+fn write_report(path: &Path, history: &History, clip: &ClipInfo, fps: f64) -> Result<()> {
+    let g = clip.reference.geometry;
+    let report = crate::score::build_report(&history.frames, fps, (g.width, g.height), 1);
+    let mut file = std::fs::File::create(path).with_context(|| format!("{}", path.display()))?;
+    report.write(Format::Json, &mut file).with_context(|| format!("{}", path.display()))?;
+    Ok(())
+}
+
+/// No display: the demo rendered to `vqscope-demo.png`, its scores to
+/// `vqscope-demo.json` (or the next free `-N` names) in `dir`.
+pub fn headless_demo(dir: &Path) -> Result<()> {
+    let shot = Shot { frame: 0, mode: ViewMode::Side, size: WINDOW, zoom: None, cursor: None };
+    let start = Instant::now();
+    let (rgba, history, clip) = render_headless(&Inputs::Demo, &shot)?;
+    // The frame shown is the demo's worst, which says more than frame 0.
+    let worst = history.worst(1).first().map_or(0, |(f, _)| *f);
+    let (rgba, history, clip) = if worst == 0 {
+        (rgba, history, clip)
+    } else {
+        render_headless(&Inputs::Demo, &Shot { frame: worst, ..shot })?
+    };
+    let fps = history.frames.len() as f64 / start.elapsed().as_secs_f64().max(1e-9);
+    let names = free_names(dir, "vqscope-demo", &["png", "json"]);
+    let [png, json] = names.as_slice() else { bail!("no free file name for the demo") };
+    capture::save_png(png, WINDOW.0, WINDOW.1, &rgba)?;
+    write_report(json, &history, &clip, fps)?;
+    eprintln!(
+        "vqscope: wrote {} and {} (the demo at frame {worst})",
+        png.display(),
+        json.display()
+    );
+    Ok(())
+}
+
+/// winit's input as the state machine's, appended to `out`.
+fn translate(event: &InputEvent, out: &mut Vec<Input>) {
+    match event {
+        InputEvent::Key(k) if k.state.is_pressed() => {
+            let key = match &k.logical_key {
+                WinitKey::Named(NamedKey::Space) => Key::Space,
+                WinitKey::Named(NamedKey::ArrowLeft) => Key::Left,
+                WinitKey::Named(NamedKey::ArrowRight) => Key::Right,
+                WinitKey::Named(NamedKey::Home) => Key::Home,
+                WinitKey::Named(NamedKey::End) => Key::End,
+                WinitKey::Named(NamedKey::Escape) => Key::Escape,
+                WinitKey::Character(s) => match s.chars().next() {
+                    Some(c) => Key::Char(c),
+                    None => return,
+                },
+                _ => return,
+            };
+            out.push(Input::Key(key));
+        }
+        InputEvent::Modifiers(m) => out.push(Input::Shift(m.shift_key())),
+        InputEvent::CursorMoved { x, y } => {
+            out.push(Input::CursorMoved { x: *x as f32, y: *y as f32 })
+        }
+        InputEvent::CursorLeft => out.push(Input::CursorLeft),
+        InputEvent::MouseButton { button: MouseButton::Left, pressed } => {
+            out.push(if *pressed { Input::Press } else { Input::Release })
+        }
+        InputEvent::Scroll { y, .. } => out.push(Input::Scroll(*y)),
+        _ => {}
+    }
+}
+
+/// The dashboard window on `inputs`.
+fn window(inputs: Inputs) -> Result<()> {
+    let pair = inputs.open()?;
+    let clip = ClipInfo::of(&pair);
+    for w in pair.warnings() {
+        eprintln!("vqscope: warning: {w}");
+    }
+    let model = default_model()?;
+    let model_name = model.name().to_string();
+    let scorer = Scorer::spawn(inputs.clone(), model)?;
+    let mut feed = FrameFeed::new(pair)?;
+    let mut history = History::default();
+    let g = clip.reference.geometry;
+    let fps = clip.reference.frame_rate.as_f64();
+    let mut state = State::new(WINDOW, (g.width, g.height), clip.frame_count.unwrap_or(1), fps);
+    let mut pictures: Option<Pictures> = None;
+    let mut renderer: Option<Renderer> = None;
+    let mut capturer: Option<(Renderer, Submitter)> = None;
+    let mut in_flight: Vec<Option<SceneBuffers>> = Vec::new();
+    let mut last = Instant::now();
+    let mut inputs_now = Vec::new();
+    let title =
+        format!("vqscope — {} vs {}", clip.reference.path.display(), clip.distorted.path.display());
+    let options = WindowOptions::new(&title, WINDOW);
+    let frames_in_flight = options.present.frames_in_flight.max(1);
+    let started = Instant::now();
+    run_window(options, |frame, rec, image| -> Result<()> {
+        let (w, h) = frame.size();
+        if (state.layout.width, state.layout.height) != (w as f32, h as f32) {
+            state.apply(Input::Resized { width: w, height: h });
+        }
+        inputs_now.clear();
+        for e in frame.events() {
+            translate(e, &mut inputs_now);
+        }
+        for input in inputs_now.drain(..) {
+            state.apply(input);
+        }
+        let now = Instant::now();
+        state.apply(Input::Tick((now - last).as_secs_f64()));
+        last = now;
+        if state.quit {
+            frame.exit();
+        }
+        if scorer.poll(&mut history) {
+            state.worst = history.worst(layout::WORST_ROWS).into_iter().map(|(f, _)| f).collect();
+            if clip.frame_count.is_none() {
+                state.set_frame_count(history.frames.len() as u64);
+            }
+        }
+        if pictures.as_ref().is_none_or(|p| p.index != state.frame) {
+            if let Some(pair) = feed.get(state.frame) {
+                pictures = Some(Pictures::new(&pair));
+            }
+        }
+        if state.mode == ViewMode::Diff {
+            if let Some(p) = &mut pictures {
+                p.ensure_difference();
+            }
+        }
+        let error = feed.error.as_deref().or(history.error.as_deref());
+        let scene = view::build(&view::ViewInputs {
+            state: &state,
+            clip: &clip,
+            model: &model_name,
+            pictures: pictures.as_ref(),
+            history: &history,
+            error,
+        });
+        let requests = std::mem::take(&mut state.requests);
+        if requests.save_png {
+            let (r, sub) = match &mut capturer {
+                Some(c) => c,
+                None => capturer.insert((
+                    Renderer::new(frame.gpu(), ScanMode::Subgroup, None)?,
+                    Submitter::new(frame.gpu(), 1)?,
+                )),
+            };
+            let rgba = r.render_to_rgba(sub, &scene)?;
+            let [png] =
+                free_names(Path::new("."), "vqscope-view", &["png"]).try_into().unwrap_or_default();
+            capture::save_png(&png, w, h, &rgba)?;
+            eprintln!("vqscope: wrote {}", png.display());
+        }
+        if requests.export {
+            let [json] = free_names(Path::new("."), "vqscope-report", &["json"])
+                .try_into()
+                .unwrap_or_default();
+            let fps = history.frames.len() as f64 / started.elapsed().as_secs_f64().max(1e-9);
+            write_report(&json, &history, &clip, fps)?;
+            eprintln!("vqscope: wrote {} ({} frames scored)", json.display(), history.frames.len());
+        }
+        let renderer = match &mut renderer {
+            Some(r) => r,
+            None => renderer.insert(Renderer::new(frame.gpu(), ScanMode::Subgroup, None)?),
+        };
+        let encoded = renderer.encode(&scene)?;
+        let buffers = renderer.upload(&encoded)?;
+        buffers.record_upload(rec);
+        renderer.record(rec, &buffers, Binding::Image(image))?;
+        let slot = (frame.index() as usize) % frames_in_flight;
+        in_flight.resize_with(frames_in_flight, || None);
+        in_flight[slot] = Some(buffers);
+        Ok(())
+    })
+}

@@ -1,0 +1,124 @@
+//! The current pair as pictures the renderer draws: the decoded frames'
+//! bytes are already planar as [`YuvPicture`] wants them, so this only adds
+//! grey chroma to monochrome input and computes the difference picture.
+//!
+//! The difference view is computed on the CPU for now: for every luma
+//! sample, `|ref - dis| * 4` (at 8 bits, saturating at white), drawn as a
+//! grey full-range picture, so identical pixels are black and the small
+//! errors of a good encode become visible. It is computed once per shown
+//! pair and only when the difference view is on.
+
+use vqscope_renderer::{Subsampling, YuvMatrix, YuvPicture};
+use vqscope_video::{ChromaFormat, ColorMatrix, ColorRange, Frame, FramePair};
+
+/// How much the difference is amplified.
+pub const DIFF_GAIN: u32 = 4;
+
+/// The pictures of one pair.
+pub struct Pictures {
+    pub index: u64,
+    pub reference: YuvPicture,
+    pub distorted: YuvPicture,
+    /// Filled by [`Pictures::ensure_difference`].
+    pub difference: Option<YuvPicture>,
+    ref_luma: Vec<u16>,
+    dis_luma: Vec<u16>,
+}
+
+impl Pictures {
+    pub fn new(pair: &FramePair) -> Self {
+        Pictures {
+            index: pair.index,
+            reference: picture(&pair.reference),
+            distorted: picture(&pair.distorted),
+            difference: None,
+            ref_luma: pair.reference.plane_samples(0),
+            dis_luma: pair.distorted.plane_samples(0),
+        }
+    }
+
+    /// Computes the difference picture if it is not there yet.
+    pub fn ensure_difference(&mut self) {
+        if self.difference.is_none() {
+            let depth = self.reference.bit_depth;
+            let d = difference(
+                &self.ref_luma,
+                &self.dis_luma,
+                self.reference.width,
+                self.reference.height,
+                depth,
+            );
+            self.difference = Some(d);
+        }
+    }
+
+    /// The luma sample at (x, y) of the reference, or of the distorted frame.
+    pub fn luma(&self, distorted: bool, x: u32, y: u32) -> u16 {
+        let plane = if distorted { &self.dis_luma } else { &self.ref_luma };
+        let i = y as usize * self.reference.width as usize + x as usize;
+        plane.get(i).copied().unwrap_or(0)
+    }
+}
+
+/// A frame as a renderer picture (monochrome gets neutral 4:2:0 chroma).
+pub fn picture(frame: &Frame) -> YuvPicture {
+    let g = frame.geometry;
+    let matrix = match frame.color.matrix {
+        ColorMatrix::Bt601 => YuvMatrix::Bt601,
+        // BT.2020 is shown with BT.709's matrix until the renderer has one.
+        ColorMatrix::Bt709 | ColorMatrix::Bt2020 => YuvMatrix::Bt709,
+    };
+    let (subsampling, data) = match g.format.chroma {
+        ChromaFormat::Yuv420 => (Subsampling::Yuv420, frame.data.clone()),
+        ChromaFormat::Yuv422 => (Subsampling::Yuv422, frame.data.clone()),
+        ChromaFormat::Yuv444 => (Subsampling::Yuv444, frame.data.clone()),
+        ChromaFormat::Mono => {
+            let mut data = frame.data.clone();
+            let chroma = (g.width.div_ceil(2) * g.height.div_ceil(2) * 2) as usize;
+            let mid = 1u16 << (g.format.bit_depth - 1);
+            if g.format.bytes_per_sample() == 1 {
+                data.resize(data.len() + chroma, mid as u8);
+            } else {
+                data.extend(std::iter::repeat_n(mid.to_le_bytes(), chroma).flatten());
+            }
+            (Subsampling::Yuv420, data)
+        }
+    };
+    YuvPicture {
+        width: g.width,
+        height: g.height,
+        bit_depth: g.format.bit_depth,
+        subsampling,
+        matrix,
+        full_range: frame.color.range == ColorRange::Full,
+        data,
+    }
+}
+
+/// `|ref - dis| * DIFF_GAIN`, scaled to 8 bits, as a grey 4:2:0 picture.
+pub fn difference(
+    reference: &[u16],
+    distorted: &[u16],
+    width: u32,
+    height: u32,
+    depth: u32,
+) -> YuvPicture {
+    let shift = depth.saturating_sub(8);
+    let mut data: Vec<u8> = reference
+        .iter()
+        .zip(distorted)
+        .map(|(r, d)| ((u32::from(r.abs_diff(*d)) * DIFF_GAIN) >> shift).min(255) as u8)
+        .collect();
+    data.resize((width * height) as usize, 0);
+    let chroma = (width.div_ceil(2) * height.div_ceil(2) * 2) as usize;
+    data.resize(data.len() + chroma, 128);
+    YuvPicture {
+        width,
+        height,
+        bit_depth: 8,
+        subsampling: Subsampling::Yuv420,
+        matrix: YuvMatrix::Bt709,
+        full_range: true,
+        data,
+    }
+}

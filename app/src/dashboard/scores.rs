@@ -1,0 +1,189 @@
+//! Scoring the whole clip on a background thread, so the UI never waits on
+//! the metrics: the thread opens the pair with its own reader and its own
+//! GPU context, runs [`ScorePipeline`] frame after frame, adds the VMAF
+//! prediction and sends each frame's values through a channel. The UI
+//! drains the channel into a [`History`] once per drawn frame, which makes
+//! the plots fill in live while playback goes on.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::thread::JoinHandle;
+
+use anyhow::{Context, Result};
+use vqscope_gpu::{ContextOptions, GpuContext};
+use vqscope_metrics::model::Model;
+use vqscope_metrics::pipeline::{FrameScores, ScorePipeline};
+use vqscope_metrics::pool::{Pooled, pool};
+
+use super::source::Inputs;
+
+/// What the scoring thread reports.
+enum Update {
+    Frames(Vec<FrameScores>),
+    /// Every frame is scored.
+    Done,
+    Failed(String),
+}
+
+/// The model and features the dashboard scores with: the model's own
+/// features, plus PSNR for the plot.
+pub fn default_model() -> Result<Model> {
+    Ok(Model::from_spec("version=vmaf_v0.6.1")?)
+}
+
+/// Per-frame scores received so far, in frame order.
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    pub frames: Vec<FrameScores>,
+    pub done: bool,
+    pub error: Option<String>,
+}
+
+impl History {
+    /// The scores of frame `index`, if they have arrived.
+    pub fn get(&self, index: u64) -> Option<&FrameScores> {
+        self.frames.binary_search_by_key(&index, |f| f.index).ok().map(|i| &self.frames[i])
+    }
+
+    /// `(frame, value)` of `key` for every scored frame that has it.
+    pub fn series(&self, key: &str) -> Vec<(u64, f64)> {
+        self.frames.iter().filter_map(|f| Some((f.index, f.get(key)?))).collect()
+    }
+
+    /// Pooled VMAF over the frames scored so far, and its 1%-low (the mean
+    /// of the worst 1% of frames, at least one).
+    pub fn pooled(&self) -> Option<(Pooled, f64)> {
+        let values: Vec<f64> = self.frames.iter().filter_map(|f| f.get("vmaf")).collect();
+        let pooled = pool(&values)?;
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len().div_ceil(100).max(1);
+        let low = sorted[..n].iter().sum::<f64>() / n as f64;
+        Some((pooled, low))
+    }
+
+    /// The `n` frames with the lowest VMAF, worst first (ties: earlier first).
+    pub fn worst(&self, n: usize) -> Vec<(u64, f64)> {
+        let mut all = self.series("vmaf");
+        all.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        all.truncate(n);
+        all
+    }
+
+    fn insert(&mut self, scores: FrameScores) {
+        match self.frames.binary_search_by_key(&scores.index, |f| f.index) {
+            Ok(i) => self.frames[i] = scores,
+            Err(i) => self.frames.insert(i, scores),
+        }
+    }
+}
+
+/// The scoring thread and its channel.
+pub struct Scorer {
+    rx: Receiver<Update>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Scorer {
+    /// Starts scoring `inputs` with `model` on a thread of its own.
+    pub fn spawn(inputs: Inputs, model: Model) -> Result<Self> {
+        let (tx, rx) = mpsc::channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("vqscope-score".into())
+            .spawn(move || {
+                let update = match score(&inputs, &model, &tx, &flag) {
+                    Ok(()) => Update::Done,
+                    Err(e) => Update::Failed(
+                        e.chain().map(|c| c.to_string()).collect::<Vec<_>>().join(": "),
+                    ),
+                };
+                let _ = tx.send(update);
+            })
+            .context("starting the scoring thread")?;
+        Ok(Scorer { rx, stop, thread: Some(thread) })
+    }
+
+    /// Moves what has arrived into `history`; returns whether anything did.
+    pub fn poll(&self, history: &mut History) -> bool {
+        let mut changed = false;
+        loop {
+            match self.rx.try_recv() {
+                Ok(update) => {
+                    apply(history, update);
+                    changed = true;
+                }
+                Err(TryRecvError::Empty) => return changed,
+                Err(TryRecvError::Disconnected) => {
+                    if !history.done && history.error.is_none() {
+                        history.error = Some("the scoring thread stopped".into());
+                    }
+                    return changed;
+                }
+            }
+        }
+    }
+
+    /// Blocks until the whole clip is scored (the headless path).
+    pub fn wait(mut self, history: &mut History) -> Result<()> {
+        while let Ok(update) = self.rx.recv() {
+            apply(history, update);
+            if history.done || history.error.is_some() {
+                break;
+            }
+        }
+        self.join();
+        match &history.error {
+            Some(e) => anyhow::bail!("scoring failed: {e}"),
+            None => Ok(()),
+        }
+    }
+
+    fn join(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Scorer {
+    fn drop(&mut self) {
+        self.join();
+    }
+}
+
+fn apply(history: &mut History, update: Update) {
+    match update {
+        Update::Frames(frames) => frames.into_iter().for_each(|f| history.insert(f)),
+        Update::Done => history.done = true,
+        Update::Failed(e) => history.error = Some(e),
+    }
+}
+
+/// The thread's body: every pair through the GPU pipeline, predictions
+/// added, sent as they complete. Stops early when the UI goes away.
+fn score(inputs: &Inputs, model: &Model, tx: &Sender<Update>, stop: &AtomicBool) -> Result<()> {
+    let mut pair = inputs.open()?;
+    let geometry = pair.reference().info().geometry;
+    let selection = crate::score::selection(Some(model), &["psnr".to_string()])?;
+    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
+    let mut pipeline = ScorePipeline::new(&ctx, geometry, selection)?;
+    let send = |mut frames: Vec<FrameScores>| -> Result<bool> {
+        if frames.is_empty() {
+            return Ok(true);
+        }
+        crate::score::add_predictions(model, &mut frames)?;
+        Ok(tx.send(Update::Frames(frames)).is_ok())
+    };
+    while let Some(p) = pair.next_pair()? {
+        if stop.load(Ordering::Relaxed) || !send(pipeline.push(&p)?)? {
+            return Ok(());
+        }
+    }
+    send(pipeline.finish()?)?;
+    Ok(())
+}

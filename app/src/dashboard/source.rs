@@ -1,0 +1,145 @@
+//! Where the dashboard's frames come from. [`Inputs`] names the pair (files
+//! or the generated demo) and opens it as often as needed: the scorer and
+//! the display each read with their own [`Pair`], so scoring runs ahead of
+//! playback without either waiting for the other. [`FrameFeed`] serves the
+//! display: a read-ahead [`Decoder`] plus a small cache of recent pairs, so
+//! stepping back a few frames is instant and never blocks the UI.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use vqscope_video::{Decoder, FramePair, Pair, PairOptions, RawGeometry, SourceInfo, open_input};
+
+use super::demo::{DemoSource, Side};
+
+/// The pair the dashboard shows.
+#[derive(Debug, Clone)]
+pub enum Inputs {
+    Files {
+        reference: PathBuf,
+        distorted: PathBuf,
+        raw: Option<RawGeometry>,
+    },
+    /// The generated demo pair (see `demo.rs`).
+    Demo,
+}
+
+impl Inputs {
+    /// Opens both inputs, checked to be comparable.
+    pub fn open(&self) -> Result<Pair> {
+        let (reference, distorted) = match self {
+            Inputs::Files { reference, distorted, raw } => {
+                (open_input(reference, *raw)?, open_input(distorted, *raw)?)
+            }
+            Inputs::Demo => (
+                Box::new(DemoSource::new(Side::Reference)) as Box<dyn vqscope_video::VideoSource>,
+                Box::new(DemoSource::new(Side::Distorted)) as Box<dyn vqscope_video::VideoSource>,
+            ),
+        };
+        Ok(Pair::new(reference, distorted, PairOptions::default())?)
+    }
+
+    /// Pair `index`, read synchronously (the headless path).
+    pub fn read(&self, index: u64) -> Result<FramePair> {
+        let mut pair = self.open()?;
+        pair.seek(index);
+        match pair.next_pair()? {
+            Some(p) => Ok(p),
+            None => bail!("frame {index} is past the end of the clip"),
+        }
+    }
+}
+
+/// What the header and side panel say about the clip.
+#[derive(Debug, Clone)]
+pub struct ClipInfo {
+    pub reference: SourceInfo,
+    pub distorted: SourceInfo,
+    pub frame_count: Option<u64>,
+}
+
+impl ClipInfo {
+    pub fn of(pair: &Pair) -> Self {
+        ClipInfo {
+            reference: pair.reference().info().clone(),
+            distorted: pair.distorted().info().clone(),
+            frame_count: pair.frame_count(),
+        }
+    }
+}
+
+/// Pairs kept for instant stepping.
+const CACHE: usize = 24;
+/// Pairs the decoder reads ahead.
+const DEPTH: usize = 6;
+
+/// Frames for the display, never blocking.
+pub struct FrameFeed {
+    decoder: Decoder,
+    cache: VecDeque<FramePair>,
+    /// The index the decoder will deliver next.
+    next: u64,
+    /// Last decoding error, shown to the user; playback goes on.
+    pub error: Option<String>,
+}
+
+impl FrameFeed {
+    pub fn new(pair: Pair) -> Result<Self> {
+        Ok(FrameFeed {
+            decoder: Decoder::spawn(pair, DEPTH)?,
+            cache: VecDeque::new(),
+            next: 0,
+            error: None,
+        })
+    }
+
+    /// Pair `index` if it is ready; otherwise asks for it and returns None
+    /// (the caller keeps showing the previous pair).
+    pub fn get(&mut self, index: u64) -> Option<FramePair> {
+        self.drain(index);
+        if let Some(p) = self.cache.iter().find(|p| p.index == index) {
+            return Some(p.clone());
+        }
+        // Coming soon if the decoder is heading there; else jump.
+        let ahead = index >= self.next && index < self.next + DEPTH as u64;
+        if !ahead || self.decoder.is_finished() {
+            self.decoder.seek(index);
+            self.next = index;
+        }
+        self.drain(index);
+        self.cache.iter().find(|p| p.index == index).cloned()
+    }
+
+    /// Moves whatever the decoder has ready into the cache, dropping the
+    /// pairs farthest from `around` when full.
+    fn drain(&mut self, around: u64) {
+        for _ in 0..DEPTH * 2 {
+            match self.decoder.try_recv() {
+                Ok(Some(p)) => {
+                    self.next = p.index + 1;
+                    if !self.cache.iter().any(|c| c.index == p.index) {
+                        self.cache.push_back(p);
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    self.error = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        while self.cache.len() > CACHE {
+            let far = self
+                .cache
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, p)| p.index.abs_diff(around))
+                .map(|(i, _)| i);
+            match far {
+                Some(i) => drop(self.cache.remove(i)),
+                None => break,
+            }
+        }
+    }
+}

@@ -1,0 +1,564 @@
+//! The dashboard's state machine: which frame, playing or not, zoom and
+//! pan, view mode, wipe position, plot time window, hover, help. It is
+//! driven by a small [`Input`] enum (keys, cursor, buttons, wheel, resize,
+//! time passing) and never touches the GPU, the window or the video, so
+//! every interaction can be tested by feeding it synthetic events.
+//!
+//! The window loop translates winit events into [`Input`]s; the headless
+//! screenshot builds the same state, so what a test asserts here is what a
+//! user gets.
+
+use vqscope_renderer::Rect;
+
+use super::layout::Layout;
+
+/// Largest magnification: 32 screen pixels per picture pixel.
+pub const MAX_SCALE: f32 = 32.0;
+/// From this magnification the picture is sampled nearest and a pixel grid
+/// is drawn.
+pub const GRID_SCALE: f32 = 8.0;
+/// How close (pixels) the cursor must be to the wipe line to grab it.
+const WIPE_GRAB: f32 = 8.0;
+/// Fewest frames the plot's time window can show when zoomed in.
+const MIN_PLOT_SPAN: f64 = 8.0;
+
+/// How the two pictures are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewMode {
+    /// Reference left, distorted right, same zoom and pan.
+    Side,
+    /// One pane: reference left of a draggable split line, distorted right.
+    Wipe,
+    /// One pane: |reference - distorted| of the luma, amplified.
+    Diff,
+}
+
+impl ViewMode {
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "side" => Some(ViewMode::Side),
+            "wipe" => Some(ViewMode::Wipe),
+            "diff" => Some(ViewMode::Diff),
+            _ => None,
+        }
+    }
+
+    fn next(self) -> Self {
+        match self {
+            ViewMode::Side => ViewMode::Wipe,
+            ViewMode::Wipe => ViewMode::Diff,
+            ViewMode::Diff => ViewMode::Side,
+        }
+    }
+}
+
+/// The second plotted series, besides VMAF (key P cycles).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Series {
+    VifScale0,
+    Adm2,
+    Motion2,
+    PsnrY,
+}
+
+impl Series {
+    pub const ALL: [Series; 4] = [Series::VifScale0, Series::Adm2, Series::Motion2, Series::PsnrY];
+
+    /// The value's name in [`vqscope_metrics::pipeline::FrameScores`].
+    pub fn key(self) -> &'static str {
+        match self {
+            Series::VifScale0 => "integer_vif_scale0",
+            Series::Adm2 => "integer_adm2",
+            Series::Motion2 => "integer_motion2",
+            Series::PsnrY => "psnr_y",
+        }
+    }
+
+    /// The label people read.
+    pub fn label(self) -> &'static str {
+        match self {
+            Series::VifScale0 => "VIF s0",
+            Series::Adm2 => "ADM2",
+            Series::Motion2 => "motion2",
+            Series::PsnrY => "PSNR-Y",
+        }
+    }
+
+    fn next(self) -> Self {
+        let i = Series::ALL.iter().position(|s| *s == self).unwrap_or(0);
+        Series::ALL[(i + 1) % Series::ALL.len()]
+    }
+}
+
+/// Keys the dashboard reacts to, already told apart from winit's events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Space,
+    Left,
+    Right,
+    Home,
+    End,
+    Escape,
+    /// A printable character (`f`, `1`, `m`, `p`, `?`, `s`, `e`...).
+    Char(char),
+}
+
+/// One thing that happened, in the order it happened.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Input {
+    Key(Key),
+    /// Shift went down (true) or up.
+    Shift(bool),
+    CursorMoved {
+        x: f32,
+        y: f32,
+    },
+    CursorLeft,
+    /// Left button pressed / released at the current cursor position.
+    Press,
+    Release,
+    /// Wheel, in lines; positive zooms in.
+    Scroll(f32),
+    Resized {
+        width: u32,
+        height: u32,
+    },
+    /// `seconds` of wall time went by (drives playback).
+    Tick(f64),
+}
+
+/// Zoom and pan of the video, shared by every pane so both sides stay in
+/// sync. `scale` is screen pixels per picture pixel; `center` is the
+/// picture point shown at the middle of a pane.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct View {
+    /// Follow the pane size (fit the whole picture) until the user zooms.
+    pub fit: bool,
+    pub scale: f32,
+    pub center: [f32; 2],
+}
+
+/// Where a pane shows the picture: the picture's full rectangle mapped to
+/// the screen (may extend past the pane, which clips it).
+pub fn picture_rect(pane: Rect, view: &View, picture: (u32, u32)) -> Rect {
+    let (cx, cy) = (0.5 * (pane.x0 + pane.x1), 0.5 * (pane.y0 + pane.y1));
+    let x0 = cx - view.center[0] * view.scale;
+    let y0 = cy - view.center[1] * view.scale;
+    Rect::new(x0, y0, x0 + picture.0 as f32 * view.scale, y0 + picture.1 as f32 * view.scale)
+}
+
+/// What is being dragged with the left button held.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Drag {
+    /// Panning: the picture point that was under the cursor at the press.
+    Pan {
+        last: [f32; 2],
+    },
+    Wipe,
+    Plot,
+    Scrubber,
+}
+
+/// Things the window loop must do that the state cannot (files, GPU).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Requests {
+    /// `S`: save a PNG of the current view.
+    pub save_png: bool,
+    /// `E`: write the scores report.
+    pub export: bool,
+}
+
+/// Everything the dashboard shows that is not video or scores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    /// Current pair index.
+    pub frame: u64,
+    /// Pairs in the clip (at least 1).
+    pub frame_count: u64,
+    pub fps: f64,
+    pub playing: bool,
+    /// Playback time not yet turned into a whole frame.
+    clock: f64,
+    pub mode: ViewMode,
+    pub series: Series,
+    pub help: bool,
+    pub quit: bool,
+    /// Picture size in luma samples.
+    pub picture: (u32, u32),
+    pub layout: Layout,
+    pub view: View,
+    /// Wipe split as a fraction of the pane width.
+    pub wipe: f32,
+    /// Plot time window, in frames: `[start, end]`.
+    pub plot_span: (f64, f64),
+    /// Last cursor position (None: outside the window).
+    pub cursor: Option<[f32; 2]>,
+    /// The worst frames, worst first (filled by the owner as scores come),
+    /// so a click on a row of the list can seek.
+    pub worst: Vec<u64>,
+    pub requests: Requests,
+    shift: bool,
+    drag: Option<Drag>,
+}
+
+impl State {
+    /// A paused dashboard at frame 0, fitted, side by side.
+    pub fn new(window: (u32, u32), picture: (u32, u32), frame_count: u64, fps: f64) -> Self {
+        let frame_count = frame_count.max(1);
+        let mut state = State {
+            frame: 0,
+            frame_count,
+            fps: if fps.is_finite() && fps > 0.0 { fps } else { 25.0 },
+            playing: false,
+            clock: 0.0,
+            mode: ViewMode::Side,
+            series: Series::VifScale0,
+            help: false,
+            quit: false,
+            picture: (picture.0.max(1), picture.1.max(1)),
+            layout: Layout::new(window.0, window.1),
+            view: View { fit: true, scale: 1.0, center: [0.0, 0.0] },
+            wipe: 0.5,
+            plot_span: (0.0, 0.0),
+            cursor: None,
+            worst: Vec::new(),
+            requests: Requests::default(),
+            shift: false,
+            drag: None,
+        };
+        state.plot_span = state.full_span();
+        state.refit();
+        state
+    }
+
+    /// The panes the current mode draws into (one or two).
+    pub fn panes(&self) -> Vec<Rect> {
+        match self.mode {
+            ViewMode::Side => self.layout.side_panes.to_vec(),
+            ViewMode::Wipe | ViewMode::Diff => vec![self.layout.single_pane],
+        }
+    }
+
+    /// The scale at which the whole picture fits a pane.
+    pub fn fit_scale(&self) -> f32 {
+        let pane = self.panes()[0];
+        let (pw, ph) = (self.picture.0 as f32, self.picture.1 as f32);
+        (pane.width() / pw).min(pane.height() / ph).max(1e-3)
+    }
+
+    /// Smallest allowed scale: fit, or 1:1 for pictures smaller than the pane.
+    fn min_scale(&self) -> f32 {
+        self.fit_scale().min(1.0)
+    }
+
+    /// Screen x of the wipe line.
+    pub fn wipe_x(&self) -> f32 {
+        let pane = self.layout.single_pane;
+        pane.x0 + self.wipe * pane.width()
+    }
+
+    /// Changes the number of frames (a clip whose length was unknown).
+    pub fn set_frame_count(&mut self, count: u64) {
+        let full = self.plot_span == self.full_span();
+        self.frame_count = count.max(1);
+        self.frame = self.frame.min(self.frame_count - 1);
+        if full {
+            self.plot_span = self.full_span();
+        }
+        self.clamp_span();
+    }
+
+    pub fn apply(&mut self, input: Input) {
+        match input {
+            Input::Key(key) => self.key(key),
+            Input::Shift(down) => self.shift = down,
+            Input::CursorMoved { x, y } => self.moved(x, y),
+            Input::CursorLeft => self.cursor = None,
+            Input::Press => self.press(),
+            Input::Release => self.drag = None,
+            Input::Scroll(lines) => self.scroll(lines),
+            Input::Resized { width, height } => {
+                self.layout = Layout::new(width, height);
+                self.refit();
+            }
+            Input::Tick(seconds) => self.tick(seconds),
+        }
+    }
+
+    /// Seeks to `frame` (clamped to the clip), stopping the playback clock's
+    /// fraction so the next frame comes a full period later.
+    pub fn seek(&mut self, frame: u64) {
+        self.frame = frame.min(self.frame_count - 1);
+        self.clock = 0.0;
+        self.follow();
+    }
+
+    /// Switches the view mode (the headless `--mode`).
+    pub fn set_mode(&mut self, mode: ViewMode) {
+        self.mode = mode;
+        self.refit();
+    }
+
+    /// Sets the magnification, centred (the headless `--zoom`).
+    pub fn zoom_to(&mut self, scale: f32) {
+        if scale.is_finite() && scale > 0.0 {
+            self.set_scale(scale, None);
+        }
+    }
+
+    fn key(&mut self, key: Key) {
+        let step = if self.shift { 10 } else { 1 };
+        match key {
+            Key::Space => {
+                if !self.playing && self.frame + 1 >= self.frame_count {
+                    self.seek(0); // play again from the start
+                }
+                self.playing = !self.playing;
+                self.clock = 0.0;
+            }
+            Key::Left => {
+                self.playing = false;
+                self.seek(self.frame.saturating_sub(step));
+            }
+            Key::Right => {
+                self.playing = false;
+                self.seek(self.frame.saturating_add(step));
+            }
+            Key::Home => self.seek(0),
+            Key::End => self.seek(u64::MAX),
+            Key::Escape if self.help => self.help = false,
+            Key::Escape => self.quit = true,
+            Key::Char(c) => match c.to_ascii_lowercase() {
+                'f' => {
+                    self.view.fit = true;
+                    self.refit();
+                }
+                '1' => self.set_scale(1.0, None),
+                'm' => self.set_mode(self.mode.next()),
+                'p' => self.series = self.series.next(),
+                '?' | 'h' => self.help = !self.help,
+                's' => self.requests.save_png = true,
+                'e' => self.requests.export = true,
+                'q' => self.quit = true,
+                _ => {}
+            },
+        }
+    }
+
+    fn tick(&mut self, seconds: f64) {
+        if !self.playing || !seconds.is_finite() || seconds <= 0.0 {
+            return;
+        }
+        // A long stall (window dragged, machine asleep) must not fast-forward.
+        self.clock += seconds.min(0.25);
+        let frames = (self.clock * self.fps).floor();
+        if frames >= 1.0 {
+            self.clock -= frames / self.fps;
+            let next = self.frame.saturating_add(frames as u64);
+            if next >= self.frame_count - 1 {
+                self.frame = self.frame_count - 1;
+                self.playing = false;
+            } else {
+                self.frame = next;
+            }
+            self.follow();
+        }
+    }
+
+    fn moved(&mut self, x: f32, y: f32) {
+        self.cursor = Some([x, y]);
+        match self.drag {
+            Some(Drag::Pan { last }) => {
+                let s = self.view.scale;
+                self.view.fit = false;
+                self.view.center[0] -= (x - last[0]) / s;
+                self.view.center[1] -= (y - last[1]) / s;
+                self.clamp_center();
+                self.drag = Some(Drag::Pan { last: [x, y] });
+            }
+            Some(Drag::Wipe) => {
+                let pane = self.layout.single_pane;
+                self.wipe = ((x - pane.x0) / pane.width().max(1.0)).clamp(0.0, 1.0);
+            }
+            Some(Drag::Plot) => self.seek(self.plot_frame_at(x)),
+            Some(Drag::Scrubber) => self.seek(self.scrubber_frame_at(x)),
+            None => {}
+        }
+    }
+
+    fn press(&mut self) {
+        let Some([x, y]) = self.cursor else { return };
+        if self.help {
+            self.help = false; // any click dismisses the help
+            return;
+        }
+        let l = self.layout;
+        if self.mode == ViewMode::Wipe
+            && l.single_pane.contains(x, y)
+            && (x - self.wipe_x()).abs() <= WIPE_GRAB
+        {
+            self.drag = Some(Drag::Wipe);
+        } else if self.panes().iter().any(|p| p.contains(x, y)) {
+            self.drag = Some(Drag::Pan { last: [x, y] });
+        } else if l.plot_area.inflate(4.0).contains(x, y) {
+            self.drag = Some(Drag::Plot);
+            self.seek(self.plot_frame_at(x));
+        } else if l.scrubber.inflate(6.0).contains(x, y) {
+            self.drag = Some(Drag::Scrubber);
+            self.seek(self.scrubber_frame_at(x));
+        } else if let Some(i) = l.worst_rows.iter().position(|r| r.contains(x, y)) {
+            if let Some(&frame) = self.worst.get(i) {
+                self.playing = false;
+                self.seek(frame);
+            }
+        }
+    }
+
+    fn scroll(&mut self, lines: f32) {
+        let Some([x, y]) = self.cursor else { return };
+        if !lines.is_finite() || lines == 0.0 {
+            return;
+        }
+        if let Some(pane) = self.panes().into_iter().find(|p| p.contains(x, y)) {
+            let factor = 2f32.powf(0.5 * lines);
+            self.set_scale(self.view.scale * factor, Some((pane, [x, y])));
+        } else if self.layout.plot.contains(x, y) {
+            self.zoom_plot(lines, x);
+        }
+    }
+
+    /// Sets the video scale, keeping the picture point under `anchor` (a
+    /// pane and a screen point) where it is; without one, the pane centre.
+    fn set_scale(&mut self, scale: f32, anchor: Option<(Rect, [f32; 2])>) {
+        let new = scale.clamp(self.min_scale(), MAX_SCALE.max(self.min_scale()));
+        if let Some((pane, [x, y])) = anchor {
+            let (cx, cy) = (0.5 * (pane.x0 + pane.x1), 0.5 * (pane.y0 + pane.y1));
+            let old = self.view.scale;
+            // Picture point under the cursor, before and after.
+            let px = self.view.center[0] + (x - cx) / old;
+            let py = self.view.center[1] + (y - cy) / old;
+            self.view.center = [px - (x - cx) / new, py - (y - cy) / new];
+        }
+        self.view.scale = new;
+        self.view.fit = false;
+        self.clamp_center();
+    }
+
+    /// Recomputes the fitted view after a resize or mode change.
+    fn refit(&mut self) {
+        if self.view.fit {
+            self.view.scale = self.fit_scale();
+            self.view.center = [self.picture.0 as f32 * 0.5, self.picture.1 as f32 * 0.5];
+        } else {
+            self.view.scale =
+                self.view.scale.clamp(self.min_scale(), MAX_SCALE.max(self.min_scale()));
+            self.clamp_center();
+        }
+    }
+
+    /// Keeps the picture covering the pane where it can: a dimension that
+    /// fits entirely is centred, a larger one may not be panned past its edge.
+    fn clamp_center(&mut self) {
+        let pane = self.panes()[0];
+        let s = self.view.scale;
+        let dims = [(self.picture.0 as f32, pane.width()), (self.picture.1 as f32, pane.height())];
+        for (i, (size, extent)) in dims.into_iter().enumerate() {
+            let half = 0.5 * extent / s;
+            let c = &mut self.view.center[i];
+            *c = if half * 2.0 >= size { size * 0.5 } else { c.clamp(half, size - half) };
+        }
+    }
+
+    /// The whole clip on the time axis.
+    fn full_span(&self) -> (f64, f64) {
+        (0.0, (self.frame_count - 1).max(1) as f64)
+    }
+
+    fn clamp_span(&mut self) {
+        let (lo, hi) = self.full_span();
+        let (mut a, mut b) = self.plot_span;
+        let span = (b - a).clamp(MIN_PLOT_SPAN.min(hi - lo), hi - lo);
+        if a < lo {
+            a = lo;
+        }
+        b = a + span;
+        if b > hi {
+            b = hi;
+            a = hi - span;
+        }
+        self.plot_span = (a, b);
+    }
+
+    /// Zooms the plot's time axis around screen x.
+    fn zoom_plot(&mut self, lines: f32, x: f32) {
+        let area = self.layout.plot_area;
+        let (a, b) = self.plot_span;
+        let t = f64::from(((x - area.x0) / area.width().max(1.0)).clamp(0.0, 1.0));
+        let at = a + t * (b - a);
+        let span = (b - a) * 0.8f64.powf(f64::from(lines));
+        self.plot_span = (at - t * span, at - t * span + span);
+        self.clamp_span();
+    }
+
+    /// Shifts the plot window so the current frame stays visible.
+    fn follow(&mut self) {
+        let (a, b) = self.plot_span;
+        let f = self.frame as f64;
+        if f < a || f > b {
+            let span = b - a;
+            self.plot_span = (f - span * 0.1, f - span * 0.1 + span);
+            self.clamp_span();
+        }
+    }
+
+    /// Screen x of frame `f` on the plot.
+    pub fn plot_x(&self, f: f64) -> f32 {
+        let area = self.layout.plot_area;
+        let (a, b) = self.plot_span;
+        area.x0 + (((f - a) / (b - a).max(1e-9)) as f32) * area.width()
+    }
+
+    /// The frame under screen x on the plot.
+    pub fn plot_frame_at(&self, x: f32) -> u64 {
+        let area = self.layout.plot_area;
+        let (a, b) = self.plot_span;
+        let t = f64::from(((x - area.x0) / area.width().max(1.0)).clamp(0.0, 1.0));
+        (a + t * (b - a)).round().max(0.0) as u64
+    }
+
+    /// The frame under screen x on the scrubber (the whole clip).
+    pub fn scrubber_frame_at(&self, x: f32) -> u64 {
+        let r = self.layout.scrubber;
+        let t = ((x - r.x0) / r.width().max(1.0)).clamp(0.0, 1.0);
+        (f64::from(t) * (self.frame_count - 1) as f64).round() as u64
+    }
+
+    /// The frame the cursor hovers on the plot, if it does.
+    pub fn hovered_frame(&self) -> Option<u64> {
+        let [x, y] = self.cursor?;
+        let area = self.layout.plot_area;
+        area.contains(x, y).then(|| self.plot_frame_at(x).min(self.frame_count - 1))
+    }
+
+    /// The picture sample under the cursor, if it is over a pane.
+    pub fn hovered_pixel(&self) -> Option<(u32, u32)> {
+        let [x, y] = self.cursor?;
+        let pane = self.panes().into_iter().find(|p| p.contains(x, y))?;
+        let r = picture_rect(pane, &self.view, self.picture);
+        let (px, py) = ((x - r.x0) / self.view.scale, (y - r.y0) / self.view.scale);
+        (px >= 0.0 && py >= 0.0 && px < self.picture.0 as f32 && py < self.picture.1 as f32)
+            .then_some((px as u32, py as u32))
+    }
+
+    /// `hh:mm:ss.mmm` of the current frame at the clip's rate.
+    pub fn timecode(&self) -> String {
+        let ms = (self.frame as f64 / self.fps * 1000.0).round() as u64;
+        format!(
+            "{:02}:{:02}:{:02}.{:03}",
+            ms / 3_600_000,
+            ms / 60_000 % 60,
+            ms / 1000 % 60,
+            ms % 1000
+        )
+    }
+}

@@ -1,0 +1,536 @@
+//! Builds the dashboard's [`Scene`] from the state, the pictures of the
+//! current pair and the scores so far. Nothing here decides anything: the
+//! state says what to show, the layout says where, and this file only
+//! turns both into primitives, so the window and the headless screenshot
+//! draw the same thing from the same inputs.
+
+use vqscope_renderer::glyphs::Font;
+use vqscope_renderer::text::measure;
+use vqscope_renderer::{Align, Color, Rect, RectStyle, Sampling, Scene, TextRun, VAlign, YuvId};
+
+use super::layout::{Layout, PAD, ROW, WORST_ROWS};
+use super::pictures::Pictures;
+use super::scores::History;
+use super::source::ClipInfo;
+use super::state::{GRID_SCALE, Series, State, ViewMode, picture_rect};
+
+const BACKGROUND: Color = Color::rgb(0.09, 0.10, 0.12);
+const PANEL: Color = Color::rgb(0.15, 0.16, 0.19);
+const PANE: Color = Color::rgb(0.05, 0.05, 0.06);
+const TEXT: Color = Color::rgb(0.90, 0.91, 0.93);
+const DIM: Color = Color::rgb(0.60, 0.62, 0.66);
+const ACCENT: Color = Color::rgb(0.30, 0.65, 1.00);
+const WARM: Color = Color::rgb(1.00, 0.55, 0.25);
+const BAD: Color = Color::rgb(1.00, 0.40, 0.40);
+const SIZE: f32 = 13.0;
+const SMALL: f32 = 11.0;
+
+/// Everything a frame of the dashboard is drawn from.
+pub struct ViewInputs<'a> {
+    pub state: &'a State,
+    pub clip: &'a ClipInfo,
+    pub model: &'a str,
+    /// The current pair's pictures; None while the first pair decodes.
+    pub pictures: Option<&'a Pictures>,
+    pub history: &'a History,
+    /// A problem to show in the header (decode or scoring error).
+    pub error: Option<&'a str>,
+}
+
+/// The scene for one frame of the dashboard.
+pub fn build(v: &ViewInputs<'_>) -> Scene {
+    let l = &v.state.layout;
+    let mut s = Scene::new(l.width as u32, l.height as u32, BACKGROUND);
+    header(&mut s, v);
+    video(&mut s, v);
+    transport(&mut s, v);
+    plot(&mut s, v);
+    side_panel(&mut s, v);
+    if v.state.help {
+        help(&mut s, l);
+    }
+    s
+}
+
+fn text(s: &mut Scene, t: impl Into<String>, x: f32, y: f32, size: f32, color: Color) {
+    s.text(TextRun::new(t, x.round(), y.round(), size, color));
+}
+
+/// Text in a box, clipped to it.
+fn boxed(s: &mut Scene, t: impl Into<String>, r: Rect, color: Color, align: Align) {
+    s.text(TextRun::boxed(t, r, SIZE, color, align, VAlign::Middle));
+}
+
+fn width_of(t: &str, size: f32) -> f32 {
+    measure(Font::shared(), t, size).width
+}
+
+fn file_name(info: &vqscope_video::SourceInfo) -> String {
+    info.path
+        .file_name()
+        .map_or_else(|| info.path.display().to_string(), |n| n.to_string_lossy().into())
+}
+
+fn header(s: &mut Scene, v: &ViewInputs<'_>) {
+    let h = v.state.layout.header;
+    s.rect(h, RectStyle::fill(PANEL));
+    let row = |i: f32| {
+        Rect::new(h.x0 + 10.0, h.y0 + PAD + i * ROW, h.x1 - 10.0, h.y0 + PAD + (i + 1.0) * ROW)
+    };
+    let names = format!(
+        "reference  {}      distorted  {}",
+        file_name(&v.clip.reference),
+        file_name(&v.clip.distorted)
+    );
+    boxed(s, names, row(0.0), TEXT, Align::Start);
+    let total = v.state.frame_count;
+    let status = match (v.error, v.history.done) {
+        (Some(e), _) => format!("error: {e}"),
+        (None, true) => format!("scored {total} frames"),
+        (None, false) => format!("scoring {} / {total}", v.history.frames.len()),
+    };
+    let color = if v.error.is_some() { BAD } else { DIM };
+    boxed(s, status, row(1.0), color, Align::Start);
+    boxed(s, "? for help", row(1.0), DIM, Align::End);
+}
+
+/// The visible part of a picture in `pane`: screen rect and sample rect.
+fn visible(pane: Rect, state: &State) -> Option<(Rect, Rect)> {
+    let full = picture_rect(pane, &state.view, state.picture);
+    let dst = full.intersect(&pane);
+    if dst.is_empty() {
+        return None;
+    }
+    let k = 1.0 / state.view.scale;
+    let src = Rect::new(
+        (dst.x0 - full.x0) * k,
+        (dst.y0 - full.y0) * k,
+        (dst.x1 - full.x0) * k,
+        (dst.y1 - full.y0) * k,
+    );
+    Some((dst, src))
+}
+
+/// Draws picture `id` in `pane`, clipped to `clip`, with the pixel grid
+/// when magnified enough to see single samples.
+fn picture(s: &mut Scene, state: &State, pane: Rect, clip: Rect, id: YuvId) {
+    let Some((dst, src)) = visible(pane, state) else { return };
+    // Nearest from 2x: magnified samples stay sharp squares, which is what
+    // pixel peeping needs; bilinear below keeps fitted views smooth.
+    let sampling = if state.view.scale >= 2.0 { Sampling::Nearest } else { Sampling::Bilinear };
+    s.push_clip(clip);
+    s.yuv_image(dst, id, src, sampling);
+    if state.view.scale >= GRID_SCALE {
+        let full = picture_rect(pane, &state.view, state.picture);
+        let grid = Color::rgba(0.0, 0.0, 0.0, 0.35);
+        let step = state.view.scale;
+        let mut x = full.x0 + (((dst.x0 - full.x0) / step).floor() + 1.0) * step;
+        while x < dst.x1 {
+            s.line([x, dst.y0], [x, dst.y1], 1.0, grid);
+            x += step;
+        }
+        let mut y = full.y0 + (((dst.y0 - full.y0) / step).floor() + 1.0) * step;
+        while y < dst.y1 {
+            s.line([dst.x0, y], [dst.x1, y], 1.0, grid);
+            y += step;
+        }
+    }
+    s.pop_clip();
+}
+
+/// A small label on a translucent chip at the top-left (or right) of `pane`.
+fn tag(s: &mut Scene, pane: Rect, label: &str, right: bool) {
+    let w = width_of(label, SIZE) + 12.0;
+    let x = if right { pane.x1 - w - 6.0 } else { pane.x0 + 6.0 };
+    let chip = Rect::xywh(x, pane.y0 + 6.0, w, ROW + 2.0);
+    s.rect(chip, RectStyle::fill(Color::rgba(0.0, 0.0, 0.0, 0.55)).rounded(4.0));
+    boxed(s, label, chip, TEXT, Align::Center);
+}
+
+fn zoom_label(state: &State) -> String {
+    let pct = (state.view.scale * 100.0).round();
+    if state.view.fit { format!("fit {pct}%") } else { format!("{pct}%") }
+}
+
+fn video(s: &mut Scene, v: &ViewInputs<'_>) {
+    let state = v.state;
+    let panes = state.panes();
+    for pane in &panes {
+        s.rect(*pane, RectStyle::fill(PANE));
+    }
+    let Some(p) = v.pictures else {
+        for pane in &panes {
+            boxed(s, "decoding…", *pane, DIM, Align::Center);
+        }
+        return;
+    };
+    let reference = s.add_yuv(p.reference.clone());
+    let distorted = s.add_yuv(p.distorted.clone());
+    match state.mode {
+        ViewMode::Side => {
+            picture(s, state, panes[0], panes[0], reference);
+            picture(s, state, panes[1], panes[1], distorted);
+            tag(s, panes[0], "reference", false);
+            tag(s, panes[1], "distorted", false);
+        }
+        ViewMode::Wipe => {
+            let pane = panes[0];
+            let x = state.wipe_x();
+            picture(s, state, pane, Rect::new(pane.x0, pane.y0, x, pane.y1), reference);
+            picture(s, state, pane, Rect::new(x, pane.y0, pane.x1, pane.y1), distorted);
+            s.line([x, pane.y0], [x, pane.y1], 2.0, TEXT.fade(0.9));
+            let mid = 0.5 * (pane.y0 + pane.y1);
+            s.circle([x, mid], 9.0, TEXT);
+            s.ring([x, mid], 9.0, 2.0, PANE);
+            tag(s, pane, "reference", false);
+            tag(s, pane, "distorted", true);
+        }
+        ViewMode::Diff => {
+            let pane = panes[0];
+            match &p.difference {
+                Some(d) => {
+                    let id = s.add_yuv(d.clone());
+                    picture(s, state, pane, pane, id);
+                }
+                None => boxed(s, "computing difference…", pane, DIM, Align::Center),
+            }
+            tag(s, pane, "difference |ref - dis| x4 (luma)", false);
+        }
+    }
+    let last = panes[panes.len() - 1];
+    let zoom = zoom_label(state);
+    let chip = Rect::new(
+        last.x1 - width_of(&zoom, SMALL) - 18.0,
+        last.y1 - ROW - 8.0,
+        last.x1 - 6.0,
+        last.y1 - 6.0,
+    );
+    s.rect(chip, RectStyle::fill(Color::rgba(0.0, 0.0, 0.0, 0.55)).rounded(4.0));
+    s.text(TextRun::boxed(zoom, chip, SMALL, TEXT, Align::Center, VAlign::Middle));
+    if let Some((x, y)) = state.hovered_pixel() {
+        let (r, d) = (p.luma(false, x, y), p.luma(true, x, y));
+        let label = format!("x {x}  y {y}   Y ref {r}  dis {d}");
+        let first = panes[0];
+        let chip = Rect::new(
+            first.x0 + 6.0,
+            first.y1 - ROW - 8.0,
+            first.x0 + width_of(&label, SMALL) + 18.0,
+            first.y1 - 6.0,
+        );
+        s.rect(chip, RectStyle::fill(Color::rgba(0.0, 0.0, 0.0, 0.55)).rounded(4.0));
+        s.text(TextRun::boxed(label, chip, SMALL, TEXT, Align::Center, VAlign::Middle));
+    }
+}
+
+fn transport(s: &mut Scene, v: &ViewInputs<'_>) {
+    let state = v.state;
+    let t = state.layout.transport;
+    s.rect(t, RectStyle::fill(PANEL).rounded(4.0));
+    let mid = 0.5 * (t.y0 + t.y1);
+    if state.playing {
+        boxed(s, "▶", Rect::new(t.x0 + 8.0, t.y0, t.x0 + 24.0, t.y1), ACCENT, Align::Center);
+    } else {
+        s.rect(Rect::xywh(t.x0 + 10.0, mid - 6.0, 4.0, 12.0), RectStyle::fill(TEXT));
+        s.rect(Rect::xywh(t.x0 + 17.0, mid - 6.0, 4.0, 12.0), RectStyle::fill(TEXT));
+    }
+    let label = format!("frame {} / {}   {}", state.frame, state.frame_count, state.timecode());
+    boxed(
+        s,
+        label,
+        Rect::new(t.x0 + 32.0, t.y0, state.layout.scrubber.x0 - 8.0, t.y1),
+        TEXT,
+        Align::Start,
+    );
+    let track = state.layout.scrubber;
+    let track = Rect::new(track.x0, mid - 2.0, track.x1, mid + 2.0);
+    s.rect(track, RectStyle::fill(BACKGROUND).rounded(2.0));
+    let last = (state.frame_count - 1).max(1) as f32;
+    let scored = v.history.frames.len() as f32 / state.frame_count as f32;
+    let scored_x = track.x0 + track.width() * scored.min(1.0);
+    s.rect(
+        Rect::new(track.x0, track.y0, scored_x, track.y1),
+        RectStyle::fill(DIM.fade(0.5)).rounded(2.0),
+    );
+    let x = track.x0 + track.width() * state.frame as f32 / last;
+    s.rect(Rect::new(track.x0, track.y0, x, track.y1), RectStyle::fill(ACCENT).rounded(2.0));
+    s.circle([x, mid], 6.0, TEXT);
+}
+
+/// A value as the panels print it.
+fn format_value(key: &str, v: f64) -> String {
+    match key {
+        "vmaf" => format!("{v:.2}"),
+        "psnr_y" => format!("{v:.2} dB"),
+        "integer_motion2" => format!("{v:.3}"),
+        _ => format!("{v:.4}"),
+    }
+}
+
+/// The y range the second series is drawn in: its observed range, padded,
+/// so small variations stay visible.
+fn series_range(values: &[(u64, f64)]) -> (f64, f64) {
+    let (mut lo, mut hi) = values
+        .iter()
+        .filter(|(_, v)| v.is_finite())
+        .fold((f64::MAX, f64::MIN), |(lo, hi), (_, v)| (lo.min(*v), hi.max(*v)));
+    if lo > hi {
+        return (0.0, 1.0);
+    }
+    let pad = ((hi - lo) * 0.1).max(1e-3);
+    lo -= pad;
+    hi += pad;
+    (lo, hi)
+}
+
+/// Screen points of a series within the visible span; when there are more
+/// frames than pixels, each pixel column keeps its min and max so spikes
+/// stay visible.
+fn trace(state: &State, values: &[(u64, f64)], y: impl Fn(f64) -> f32) -> Vec<[f32; 2]> {
+    let (a, b) = state.plot_span;
+    let area = state.layout.plot_area;
+    let visible: Vec<(u64, f64)> = values
+        .iter()
+        .copied()
+        .filter(|(f, v)| (*f as f64) >= a - 1.0 && (*f as f64) <= b + 1.0 && v.is_finite())
+        .collect();
+    if visible.len() as f32 <= area.width() * 2.0 {
+        return visible.iter().map(|(f, v)| [state.plot_x(*f as f64), y(*v)]).collect();
+    }
+    let mut out: Vec<[f32; 2]> = Vec::new();
+    let mut column: Option<(i32, f64, f64)> = None;
+    for (f, v) in visible {
+        let x = state.plot_x(f as f64);
+        let c = x.floor() as i32;
+        column = match column {
+            Some((cc, lo, hi)) if cc == c => Some((cc, lo.min(v), hi.max(v))),
+            other => {
+                if let Some((cc, lo, hi)) = other {
+                    out.push([cc as f32, y(lo)]);
+                    out.push([cc as f32, y(hi)]);
+                }
+                Some((c, v, v))
+            }
+        };
+    }
+    if let Some((cc, lo, hi)) = column {
+        out.push([cc as f32, y(lo)]);
+        out.push([cc as f32, y(hi)]);
+    }
+    out
+}
+
+fn plot(s: &mut Scene, v: &ViewInputs<'_>) {
+    let state = v.state;
+    let (p, area) = (state.layout.plot, state.layout.plot_area);
+    s.rect(p, RectStyle::fill(PANEL).rounded(4.0));
+    let series = state.series;
+    // Legend.
+    let mut x = area.x0;
+    for (label, color) in
+        [("VMAF".to_string(), ACCENT), (format!("{}  (P: next)", series.label()), WARM)]
+    {
+        s.rect(Rect::xywh(x, p.y0 + 9.0, 14.0, 3.0), RectStyle::fill(color));
+        text(s, &label, x + 20.0, p.y0 + 3.0, SMALL, TEXT);
+        x += width_of(&label, SMALL) + 44.0;
+    }
+    let vmaf_y = |v: f64| area.y1 - (v.clamp(0.0, 100.0) / 100.0) as f32 * area.height();
+    for k in 0..=5 {
+        let value = f64::from(k) * 20.0;
+        let y = vmaf_y(value);
+        s.line([area.x0, y], [area.x1, y], 1.0, TEXT.fade(if k == 0 { 0.3 } else { 0.1 }));
+        let label = format!("{value:.0}");
+        s.text(TextRun::boxed(
+            label,
+            Rect::new(p.x0, y - 8.0, area.x0 - 6.0, y + 8.0),
+            SMALL,
+            ACCENT,
+            Align::End,
+            VAlign::Middle,
+        ));
+    }
+    // Frame ticks at a step that leaves room for their labels.
+    let (a, b) = state.plot_span;
+    let per_label = 60.0 / f64::from(area.width().max(1.0)) * (b - a);
+    let step = [1u64, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000]
+        .into_iter()
+        .find(|s| *s as f64 >= per_label)
+        .unwrap_or(100_000);
+    let mut f = (a.max(0.0) as u64).div_ceil(step) * step;
+    while (f as f64) <= b {
+        let x = state.plot_x(f as f64);
+        s.line([x, area.y1], [x, area.y1 + 4.0], 1.0, DIM);
+        s.text(TextRun::boxed(
+            f.to_string(),
+            Rect::new(x - 30.0, area.y1 + 4.0, x + 30.0, area.y1 + 20.0),
+            SMALL,
+            DIM,
+            Align::Center,
+            VAlign::Top,
+        ));
+        f += step;
+    }
+    let second = v.history.series(series.key());
+    let (lo, hi) = series_range(&second);
+    let series_y =
+        |v: f64| area.y1 - (((v - lo) / (hi - lo)).clamp(0.0, 1.0)) as f32 * area.height();
+    for (value, y) in [(hi, area.y0), (lo, area.y1)] {
+        s.text(TextRun::boxed(
+            format_value(series.key(), value),
+            Rect::new(area.x1 + 4.0, y - 8.0, p.x1 - 2.0, y + 8.0),
+            SMALL,
+            WARM,
+            Align::Start,
+            VAlign::Middle,
+        ));
+    }
+    s.push_clip(area.inflate(2.0));
+    if second.is_empty() && !v.history.frames.is_empty() {
+        boxed(s, format!("{} not computed", series.label()), area, DIM, Align::Center);
+    }
+    s.polyline(&trace(state, &second, series_y), 1.5, WARM.fade(0.9));
+    let vmaf = v.history.series("vmaf");
+    s.polyline(&trace(state, &vmaf, vmaf_y), 2.0, ACCENT);
+    let x = state.plot_x(state.frame as f64);
+    s.line([x, area.y0], [x, area.y1], 1.5, TEXT);
+    s.pop_clip();
+    if let Some(f) = state.hovered_frame() {
+        hover(s, v, f, series);
+    }
+}
+
+/// The hover line and a tooltip with the frame's values.
+fn hover(s: &mut Scene, v: &ViewInputs<'_>, frame: u64, series: Series) {
+    let state = v.state;
+    let area = state.layout.plot_area;
+    let x = state.plot_x(frame as f64);
+    s.line([x, area.y0], [x, area.y1], 1.0, TEXT.fade(0.5));
+    let mut lines = vec![format!("frame {frame}")];
+    match v.history.get(frame) {
+        Some(scores) => {
+            for (key, label) in [("vmaf", "VMAF"), (series.key(), series.label())] {
+                if let Some(value) = scores.get(key) {
+                    lines.push(format!("{label}  {}", format_value(key, value)));
+                }
+            }
+        }
+        None => lines.push("not scored yet".into()),
+    }
+    let w = lines.iter().map(|l| width_of(l, SMALL)).fold(0.0, f32::max) + 16.0;
+    let h = lines.len() as f32 * 15.0 + 10.0;
+    let bx = if x + 12.0 + w < area.x1 { x + 12.0 } else { x - 12.0 - w };
+    let b = Rect::xywh(bx, area.y0 + 4.0, w, h);
+    s.rect(
+        b,
+        RectStyle::fill(Color::rgba(0.05, 0.05, 0.06, 0.92))
+            .rounded(4.0)
+            .with_border(1.0, DIM.fade(0.6)),
+    );
+    for (i, l) in lines.iter().enumerate() {
+        text(s, l, b.x0 + 8.0, b.y0 + 5.0 + i as f32 * 15.0, SMALL, TEXT);
+    }
+}
+
+/// One "name ... value" row of the side panel.
+fn row(s: &mut Scene, side: Rect, y: f32, name: &str, value: &str, color: Color) {
+    let r = Rect::new(side.x0 + 10.0, y, side.x1 - 10.0, y + ROW);
+    boxed(s, name, r, DIM, Align::Start);
+    boxed(s, value, r, color, Align::End);
+}
+
+fn title(s: &mut Scene, side: Rect, y: f32, t: &str) {
+    boxed(s, t, Rect::new(side.x0 + 10.0, y, side.x1 - 10.0, y + ROW), ACCENT, Align::Start);
+}
+
+fn side_panel(s: &mut Scene, v: &ViewInputs<'_>) {
+    let state = v.state;
+    let l = &state.layout;
+    let side = l.side;
+    s.rect(side, RectStyle::fill(PANEL).rounded(4.0));
+    s.push_clip(side);
+    let [clip_y, frame_y, pooled_y] = l.side_sections;
+    let r = &v.clip.reference;
+    let g = r.geometry;
+    title(s, side, clip_y, "Clip");
+    let facts = [
+        ("resolution", format!("{}x{}", g.width, g.height)),
+        ("pixel format", g.format.ffmpeg_name()),
+        ("frame rate", format!("{:.3} fps", r.frame_rate.as_f64())),
+        ("frames", v.clip.frame_count.map_or("unknown".into(), |n| n.to_string())),
+        ("model", v.model.to_string()),
+    ];
+    for (i, (name, value)) in facts.iter().enumerate() {
+        row(s, side, clip_y + (i + 1) as f32 * ROW, name, value, TEXT);
+    }
+    title(s, side, frame_y, &format!("Frame {}", state.frame));
+    let current = v.history.get(state.frame);
+    let keys =
+        [("vmaf", "VMAF")].into_iter().chain(Series::ALL.iter().map(|s| (s.key(), s.label())));
+    for (i, (key, label)) in keys.enumerate() {
+        let value = current.and_then(|c| c.get(key)).map_or("…".into(), |x| format_value(key, x));
+        let color = if key == "vmaf" { ACCENT } else { TEXT };
+        row(s, side, frame_y + (i + 1) as f32 * ROW, label, &value, color);
+    }
+    title(s, side, pooled_y, "VMAF pooled");
+    let pooled = v.history.pooled();
+    let figures = [
+        ("mean", pooled.map(|(p, _)| p.mean)),
+        ("min", pooled.map(|(p, _)| p.min)),
+        ("harmonic mean", pooled.map(|(p, _)| p.harmonic_mean)),
+        ("1% low", pooled.map(|(_, low)| low)),
+    ];
+    for (i, (name, value)) in figures.iter().enumerate() {
+        let text = value.map_or("…".into(), |x| format!("{x:.2}"));
+        row(s, side, pooled_y + (i + 1) as f32 * ROW, name, &text, TEXT);
+    }
+    let worst_title = l.worst_rows[0].y0 - ROW;
+    title(s, side, worst_title, "Worst frames (click to seek)");
+    let worst = v.history.worst(WORST_ROWS);
+    for (i, (frame, value)) in worst.iter().enumerate() {
+        let r = l.worst_rows[i];
+        let hot = state.cursor.is_some_and(|[x, y]| r.contains(x, y));
+        if *frame == state.frame || hot {
+            s.rect(r, RectStyle::fill(ACCENT.fade(if hot { 0.25 } else { 0.15 })).rounded(3.0));
+        }
+        row(s, side, r.y0, &format!("frame {frame}"), &format!("{value:.2}"), BAD);
+    }
+    s.pop_clip();
+}
+
+/// Every key and mouse action.
+pub const HELP: &[(&str, &str)] = &[
+    ("Space", "play / pause"),
+    ("Left / Right", "step one frame (Shift: ten)"),
+    ("Home / End", "first / last frame"),
+    ("M", "view: side by side, wipe, difference"),
+    ("F / 1", "fit the picture / 1:1"),
+    ("wheel on video", "zoom around the cursor (fit to 32x)"),
+    ("drag on video", "pan (both sides together)"),
+    ("drag the wipe line", "move the split"),
+    ("P", "second plotted series: VIF s0, ADM2, motion2, PSNR-Y"),
+    ("click / drag plot", "seek; wheel zooms the time axis"),
+    ("click a worst frame", "seek to it"),
+    ("S / E", "save a PNG of the view / write the JSON report"),
+    ("? / Esc", "this help / quit"),
+];
+
+fn help(s: &mut Scene, l: &Layout) {
+    s.rect(
+        Rect::new(0.0, 0.0, l.width, l.height),
+        RectStyle::fill(Color::rgba(0.0, 0.0, 0.0, 0.5)),
+    );
+    let b = l.help;
+    s.rect(b, RectStyle::fill(PANEL).rounded(8.0).with_border(1.0, DIM.fade(0.5)));
+    s.push_clip(b);
+    text(s, "vqscope keys", b.x0 + 20.0, b.y0 + 16.0, 16.0, TEXT);
+    let mut y = b.y0 + 48.0;
+    for (key, action) in HELP {
+        text(s, *key, b.x0 + 20.0, y, SIZE, ACCENT);
+        text(s, *action, b.x0 + 190.0, y, SIZE, TEXT);
+        y += ROW + 2.0;
+    }
+    let note = "With no inputs, vqscope shows a generated demo: a moving scene and a\n\
+                simulated blocky encode of it. The difference view shows |ref - dis|\n\
+                of the luma, times four, as grey.";
+    text(s, note, b.x0 + 20.0, y + 8.0, SMALL, DIM);
+    s.pop_clip();
+}
