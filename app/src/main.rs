@@ -24,8 +24,9 @@ use clap::{Parser, Subcommand};
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
-    /// Print help (`-h` is the raw height, as in libvmaf).
-    #[arg(long, action = clap::ArgAction::Help)]
+    /// Print help (`-h` is the raw height, as in libvmaf). Global: the
+    /// disabled `-h` propagates to every subcommand, so `--help` must too.
+    #[arg(long, global = true, action = clap::ArgAction::Help)]
     help: Option<bool>,
     /// The dashboard's inputs (none: the generated demo).
     #[command(flatten)]

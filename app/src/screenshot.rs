@@ -66,7 +66,7 @@ fn parse_point(text: &str) -> Result<[f32; 2], String> {
 
 /// `--dashboard`: what the window would show at `--frame`.
 fn dashboard(args: &Args) -> Result<()> {
-    use crate::dashboard::{Shot, render_headless, source::Inputs, state::ViewMode};
+    use crate::dashboard::{Shot, render_shot, score_clip, source::Inputs, state::ViewMode};
     let inputs = match (&args.reference, &args.distorted) {
         (Some(r), Some(d)) => {
             Inputs::Files { reference: r.clone(), distorted: d.clone(), raw: None }
@@ -77,7 +77,7 @@ fn dashboard(args: &Args) -> Result<()> {
     let mode = ViewMode::parse(&args.mode).ok_or_else(|| anyhow!("unknown --mode"))?;
     let shot =
         Shot { frame: args.frame, mode, size: args.size, zoom: args.zoom, cursor: args.cursor };
-    let (rgba, _, _) = render_headless(&inputs, &shot)?;
+    let rgba = render_shot(&score_clip(&inputs)?, &shot)?;
     let (width, height) = args.size;
     capture::save_png(&args.output, width, height, &rgba).context("dashboard")?;
     eprintln!(

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use vqscope_gpu::{Buffer, GpuContext, Submitter, Ticket, Timestamps};
-use vqscope_video::{DeviceFrame, FramePair, FrameUploader, Geometry};
+use vqscope_video::{DeviceFrame, DeviceFramePair, FramePair, FrameUploader, Geometry};
 
 use crate::MetricsError;
 use crate::adm::gpu::AdmKernel;
@@ -89,13 +89,9 @@ pub struct ScorePipeline {
     uploader: FrameUploader,
     selection: FeatureSelection,
     geometry: Geometry,
-    psnr: Option<(PsnrKernel, PsnrSetup)>,
-    adm: Option<AdmKernel>,
-    motion: Option<(MotionKernel, MotionScorer)>,
-    vif: Option<VifKernel>,
-    ssim: Option<SsimKernel>,
-    ms_ssim: Option<MsSsimKernel>,
-    offsets: Offsets,
+    kernels: Kernels,
+    psnr_setup: Option<PsnrSetup>,
+    motion_scorer: Option<MotionScorer>,
     results: Vec<Buffer>,
     timestamps: Vec<Timestamps>,
     in_flight: VecDeque<InFlight>,
@@ -104,6 +100,8 @@ pub struct ScorePipeline {
     /// Frames whose values wait for their motion scores.
     waiting: BTreeMap<u64, Vec<(&'static str, f64)>>,
     last_times: KernelTimes,
+    /// Two timestamps around [`ScorePipeline::time_resident`]'s batch.
+    resident_stamps: Timestamps,
 }
 
 /// Every kernel's name, in recording order (after the upload).
@@ -135,6 +133,85 @@ fn device_plane<'a>(buffer: &'a Buffer, frame: &DeviceFrame, i: usize) -> Device
     }
 }
 
+/// The selected kernels and where each leaves its results.
+struct Kernels {
+    psnr: Option<PsnrKernel>,
+    adm: Option<AdmKernel>,
+    motion: Option<MotionKernel>,
+    vif: Option<VifKernel>,
+    ssim: Option<SsimKernel>,
+    ms_ssim: Option<MsSsimKernel>,
+    offsets: Offsets,
+}
+
+impl Kernels {
+    /// Records every selected kernel for the uploaded pair `up` into `out`
+    /// (motion against the reference frame in ring slot `prev_slot`), with
+    /// timestamps 2.. between kernels when `stamps` is given.
+    fn record(
+        &self,
+        rec: &mut vqscope_gpu::Recorder<'_>,
+        uploader: &FrameUploader,
+        up: &DeviceFramePair,
+        prev_slot: Option<usize>,
+        out: &Buffer,
+        stamps: Option<&Timestamps>,
+    ) -> vqscope_gpu::Result<()> {
+        let o = self.offsets;
+        let stamp = |rec: &mut vqscope_gpu::Recorder<'_>, i: u32| {
+            if let Some(s) = stamps {
+                rec.timestamp(s, i);
+            }
+        };
+        let buffer = uploader.slot_buffer(up.slot);
+        let (r, d) = (&up.reference, &up.distorted);
+        if let Some(kernel) = &self.psnr {
+            let refs: Vec<_> = (0..r.plane_count).map(|i| device_plane(buffer, r, i)).collect();
+            let dis: Vec<_> = (0..d.plane_count).map(|i| device_plane(buffer, d, i)).collect();
+            kernel.record(rec, &refs, &dis, out, o.psnr)?;
+        }
+        stamp(rec, 2);
+        let (r0, d0) = (device_plane(buffer, r, 0), device_plane(buffer, d, 0));
+        if let Some(kernel) = &self.adm {
+            kernel.record(rec, &r0, &d0, out, o.adm)?;
+        }
+        stamp(rec, 3);
+        if let (Some(kernel), Some(prev_slot)) = (&self.motion, prev_slot) {
+            // The earlier reference frame lies at the same offsets in its
+            // own slot's buffer.
+            let prev = device_plane(uploader.slot_buffer(prev_slot), r, 0);
+            kernel.record(rec, prev, r0, out, o.motion)?;
+        }
+        stamp(rec, 4);
+        if let Some(kernel) = &self.vif {
+            kernel.record(rec, &r0, &d0, out, o.vif)?;
+        }
+        stamp(rec, 5);
+        if let Some(kernel) = &self.ssim {
+            kernel.record(rec, &r0, &d0, out, o.ssim)?;
+        }
+        stamp(rec, 6);
+        if let Some(kernel) = &self.ms_ssim {
+            kernel.record(rec, &r0, &d0, out, o.ms_ssim)?;
+        }
+        stamp(rec, 7);
+        Ok(())
+    }
+
+    /// Which passes exist, in timestamp order (upload first).
+    fn active(&self) -> [bool; 7] {
+        [
+            true,
+            self.psnr.is_some(),
+            self.adm.is_some(),
+            self.motion.is_some(),
+            self.vif.is_some(),
+            self.ssim.is_some(),
+            self.ms_ssim.is_some(),
+        ]
+    }
+}
+
 impl ScorePipeline {
     /// Builds every selected kernel for clips of `geometry`; size and option
     /// errors come from the kernels (the same as the CPU twins').
@@ -150,14 +227,12 @@ impl ScorePipeline {
             offsets.total += words;
             at
         };
+        let layout = chroma_layout(&geometry);
+        let psnr_setup = selection.psnr.as_ref().map(|p| PsnrSetup::new(p, bpc, w, h, layout));
         let psnr = match &selection.psnr {
-            Some(params) => {
-                let layout = chroma_layout(&geometry);
+            Some(_) => {
                 offsets.psnr = take(PsnrKernel::RESULT_WORDS);
-                Some((
-                    PsnrKernel::new(ctx, w, h, bpc, layout)?,
-                    PsnrSetup::new(params, bpc, w, h, layout),
-                ))
+                Some(PsnrKernel::new(ctx, w, h, bpc, layout)?)
             }
             None => None,
         };
@@ -168,10 +243,11 @@ impl ScorePipeline {
             }
             None => None,
         };
+        let motion_scorer = selection.motion.map(|params| MotionScorer::new(w, h, params));
         let motion = match &selection.motion {
-            Some(params) => {
+            Some(_) => {
                 offsets.motion = take(MotionKernel::RESULT_WORDS);
-                Some((MotionKernel::new(ctx, w, h, bpc)?, MotionScorer::new(w, h, *params)))
+                Some(MotionKernel::new(ctx, w, h, bpc)?)
             }
             None => None,
         };
@@ -206,25 +282,22 @@ impl ScorePipeline {
             uploader: FrameUploader::new(ctx, geometry, SLOTS)?,
             selection,
             geometry,
-            psnr,
-            adm,
-            motion,
-            vif,
-            ssim,
-            ms_ssim,
-            offsets,
+            kernels: Kernels { psnr, adm, motion, vif, ssim, ms_ssim, offsets },
+            psnr_setup,
+            motion_scorer,
             results,
             timestamps,
             in_flight: VecDeque::new(),
             recent_slots: VecDeque::new(),
             waiting: BTreeMap::new(),
             last_times: KernelTimes::default(),
+            resident_stamps: Timestamps::new(ctx, 2)?,
         })
     }
 
     /// Bytes the host reads back per frame.
     pub fn readback_bytes(&self) -> u64 {
-        u64::from(self.offsets.total) * 8
+        u64::from(self.kernels.offsets.total) * 8
     }
 
     /// Bytes uploaded per frame pair.
@@ -256,22 +329,7 @@ impl ScorePipeline {
             })?),
             None => None,
         };
-        // Split borrows: the record closure needs the kernels and uploader.
-        let Self {
-            submitter,
-            uploader,
-            psnr,
-            adm,
-            motion,
-            vif,
-            ssim,
-            ms_ssim,
-            offsets,
-            results,
-            timestamps,
-            ..
-        } = self;
-        let offsets = *offsets;
+        let Self { submitter, uploader, kernels, results, timestamps, .. } = self;
         let mut slot = 0;
         let ticket = submitter.submit(|rec| {
             let stamps = &timestamps[uploader.next_slot()];
@@ -280,40 +338,7 @@ impl ScorePipeline {
             let up = uploader.upload(rec, pair)?;
             slot = up.slot;
             rec.timestamp(stamps, 1);
-            let out = &results[up.slot];
-            let buffer = uploader.slot_buffer(up.slot);
-            let (r, d) = (&up.reference, &up.distorted);
-            if let Some((kernel, _)) = psnr {
-                let refs: Vec<_> = (0..r.plane_count).map(|i| device_plane(buffer, r, i)).collect();
-                let dis: Vec<_> = (0..d.plane_count).map(|i| device_plane(buffer, d, i)).collect();
-                kernel.record(rec, &refs, &dis, out, offsets.psnr)?;
-            }
-            rec.timestamp(stamps, 2);
-            let (r0, d0) = (device_plane(buffer, r, 0), device_plane(buffer, d, 0));
-            if let Some(kernel) = adm {
-                kernel.record(rec, &r0, &d0, out, offsets.adm)?;
-            }
-            rec.timestamp(stamps, 3);
-            if let (Some((kernel, _)), Some(prev_slot)) = (motion.as_ref(), partner_slot) {
-                // The earlier reference frame lies at the same offsets in
-                // its own slot's buffer.
-                let prev = device_plane(uploader.slot_buffer(prev_slot), r, 0);
-                kernel.record(rec, prev, r0, out, offsets.motion)?;
-            }
-            rec.timestamp(stamps, 4);
-            if let Some(kernel) = vif {
-                kernel.record(rec, &r0, &d0, out, offsets.vif)?;
-            }
-            rec.timestamp(stamps, 5);
-            if let Some(kernel) = ssim {
-                kernel.record(rec, &r0, &d0, out, offsets.ssim)?;
-            }
-            rec.timestamp(stamps, 6);
-            if let Some(kernel) = ms_ssim {
-                kernel.record(rec, &r0, &d0, out, offsets.ms_ssim)?;
-            }
-            rec.timestamp(stamps, 7);
-            Ok(())
+            kernels.record(rec, uploader, &up, partner_slot, &results[up.slot], Some(stamps))
         })?;
         self.recent_slots.push_back((pair.index, slot));
         while self.recent_slots.len() > SLOTS {
@@ -328,13 +353,37 @@ impl ScorePipeline {
         Ok(done)
     }
 
+    /// GPU milliseconds per frame with the pair already on the GPU: waits
+    /// for everything in flight, uploads `pair` once, then records every
+    /// selected kernel `repeats` times back to back in one submission
+    /// between two timestamps, so the GPU never idles on the host. Motion
+    /// compares the frame with itself (the same work). Returns no scores.
+    pub fn time_resident(&mut self, pair: &FramePair, repeats: u32) -> Result<f64, MetricsError> {
+        self.submitter.wait_all()?;
+        let Self { submitter, uploader, kernels, results, resident_stamps: stamps, .. } = self;
+        submitter.run(|rec| {
+            let up = uploader.upload(rec, pair)?;
+            rec.reset_timestamps(stamps);
+            rec.timestamp(stamps, 0);
+            for _ in 0..repeats.max(1) {
+                kernels.record(rec, uploader, &up, Some(up.slot), &results[up.slot], None)?;
+            }
+            rec.timestamp(stamps, 1);
+            Ok(())
+        })?;
+        // Leave the ring as if nothing was scored: the next frame starts afresh.
+        self.recent_slots.clear();
+        let ms = self.resident_stamps.read_intervals_ms()?[0];
+        Ok(ms / f64::from(repeats.max(1)))
+    }
+
     /// Waits for every frame in flight and returns all remaining scores.
     pub fn finish(&mut self) -> Result<Vec<FrameScores>, MetricsError> {
         let mut done = Vec::new();
         while !self.in_flight.is_empty() {
             self.complete_oldest(&mut done)?;
         }
-        if let Some((_, scorer)) = &mut self.motion {
+        if let Some(scorer) = &mut self.motion_scorer {
             for m in scorer.finish() {
                 done.extend(merge_motion(&mut self.waiting, &m, self.selection.debug));
             }
@@ -357,12 +406,19 @@ impl ScorePipeline {
             .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
         let ms = self.timestamps[frame.slot].read_intervals_ms()?;
-        self.last_times =
-            KernelTimes { passes: std::iter::once("upload").chain(PASSES).zip(ms).collect() };
+        let active = self.kernels.active();
+        self.last_times = KernelTimes {
+            passes: std::iter::once("upload")
+                .chain(PASSES)
+                .zip(ms)
+                .zip(active)
+                .filter_map(|(pass, on)| on.then_some(pass))
+                .collect(),
+        };
         let values = self.values(&words);
-        let o = self.offsets;
-        match &mut self.motion {
-            Some((_, scorer)) => {
+        let o = self.kernels.offsets;
+        match &mut self.motion_scorer {
+            Some(scorer) => {
                 self.waiting.insert(frame.index, values);
                 let sad =
                     frame.motion_sad.then(|| MotionKernel::decode(&words[o.motion as usize..]));
@@ -377,11 +433,12 @@ impl ScorePipeline {
 
     /// libvmaf's values (all but motion) from one frame's result words.
     fn values(&self, words: &[i64]) -> Vec<(&'static str, f64)> {
-        let o = self.offsets;
+        let o = self.kernels.offsets;
+        let k = &self.kernels;
         let debug = self.selection.debug;
         let at = |offset: u32| &words[offset as usize..];
         let mut v = Vec::new();
-        if let Some((_, setup)) = &self.psnr {
+        if let Some(setup) = &self.psnr_setup {
             let sse = PsnrKernel::decode(at(o.psnr));
             let names = ["psnr_y", "psnr_cb", "psnr_cr"];
             for (i, name) in names.iter().enumerate().take(setup.planes) {
@@ -389,7 +446,7 @@ impl ScorePipeline {
                 v.push((*name, setup.psnr(i, sse[i], pw, ph)));
             }
         }
-        if let (Some(_), Some(options)) = (&self.adm, &self.selection.adm) {
+        if let (Some(_), Some(options)) = (&k.adm, &self.selection.adm) {
             let scores = adm_scores(
                 &AdmKernel::decode(at(o.adm)),
                 self.geometry.width as usize,
@@ -399,16 +456,16 @@ impl ScorePipeline {
             let named = scores.named();
             v.extend(named.into_iter().filter(|(n, _)| debug || !is_adm_debug(n)));
         }
-        if let Some(vif) = &self.vif {
+        if let Some(vif) = &k.vif {
             let features = vif_features(&vif.decode(at(o.vif)));
             v.extend(features.named().into_iter().filter(|(n, _)| {
                 debug || n.contains("_scale") && !n.contains("num") && !n.contains("den")
             }));
         }
-        if self.ssim.is_some() {
+        if k.ssim.is_some() {
             v.push(("float_ssim", SsimKernel::decode(at(o.ssim)).ssim));
         }
-        if self.ms_ssim.is_some() {
+        if k.ms_ssim.is_some() {
             v.push(("float_ms_ssim", MsSsimKernel::decode(at(o.ms_ssim)).ms_ssim));
         }
         v

@@ -1,11 +1,11 @@
-// What both VIF kernels (vif_scale.comp, vif_decimate.comp) share: the four
+// What both VIF kernels (vif_scale.glsl, vif_decimate.glsl) share: the four
 // scales' filters, libvmaf's border mirror, and sample loads from the
 // reference and distorted planes (two storage buffers, since the two frames
 // need not share one).
 //
 // Twin: metrics/src/vif/filter.rs (FILTERS, mirror). Requires before
 // inclusion: `uint ref_words[]` and `uint dist_words[]` buffers and the
-// specialization constant FILTER_INDEX (0..3).
+// compile-time constant FILTER_INDEX (0..3).
 
 #define PLANE_WORDS_A ref_words
 #define PLANE_WORDS_B dist_words

@@ -102,7 +102,7 @@ fn reference(f: u64) -> Vec<u8> {
             // A patch of fine detail drifting sideways: what an encode loses first.
             if (300..460).contains(&x) && (24..124).contains(&y) {
                 let phase = (x + f as usize) / 2 + y / 2;
-                v = if phase % 2 == 0 { 200.0 } else { 60.0 };
+                v = if phase.is_multiple_of(2) { 200.0 } else { 60.0 };
             }
             let d = ((fx - ball[0]).powi(2) + (fy - ball[1]).powi(2)).sqrt();
             let inside = (40.0 - d).clamp(0.0, 1.0);

@@ -63,6 +63,9 @@ impl OpenArgs {
     }
 }
 
+/// The model the dashboard predicts VMAF with.
+pub const MODEL: &str = scores::MODEL;
+
 /// Size of the window when it opens.
 const WINDOW: (u32, u32) = (1280, 720);
 
@@ -75,7 +78,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
         eprintln!(
             "vqscope: no display (DISPLAY is unset): rendering the demo dashboard to a PNG instead"
         );
-        return headless_demo(Path::new("."));
+        return headless_demo(Path::new(""));
     }
     window(inputs)
 }
@@ -92,22 +95,41 @@ pub struct Shot {
     pub cursor: Option<[f32; 2]>,
 }
 
-/// Scores the whole clip, then renders `shot` exactly as the window would
-/// show it. Returns RGBA pixels and the scores.
-pub fn render_headless(inputs: &Inputs, shot: &Shot) -> Result<(Vec<u8>, History, ClipInfo)> {
+/// A clip scored to the end, ready to render any frame of.
+pub struct Scored {
+    pub inputs: Inputs,
+    pub clip: ClipInfo,
+    pub history: History,
+    /// Frames per second the scoring ran at (for the report).
+    pub fps: f64,
+}
+
+/// Scores the whole clip (the headless path waits for it).
+pub fn score_clip(inputs: &Inputs) -> Result<Scored> {
     let pair = inputs.open()?;
     let clip = ClipInfo::of(&pair);
     for w in pair.warnings() {
         eprintln!("vqscope: warning: {w}");
     }
     drop(pair);
-    let model = default_model()?;
-    let model_name = model.name().to_string();
+    let start = Instant::now();
     let mut history = History::default();
-    Scorer::spawn(inputs.clone(), model)?.wait(&mut history)?;
+    Scorer::spawn(inputs.clone(), default_model()?)?.wait(&mut history)?;
+    let fps = history.frames.len() as f64 / start.elapsed().as_secs_f64().max(1e-9);
+    Ok(Scored { inputs: inputs.clone(), clip, history, fps })
+}
+
+/// Renders `shot` of a scored clip exactly as the window would show it:
+/// RGBA pixels, `shot.size`.
+pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
+    let Scored { inputs, clip, history, .. } = scored;
     let count = clip.frame_count.unwrap_or(history.frames.len() as u64);
     if shot.frame >= count {
-        bail!("--frame {}: the clip has {count} frames", shot.frame);
+        bail!(
+            "--frame {}: the clip has {count} frames (0..={})",
+            shot.frame,
+            count.saturating_sub(1)
+        );
     }
     let g = clip.reference.geometry;
     let mut state =
@@ -127,17 +149,16 @@ pub fn render_headless(inputs: &Inputs, shot: &Shot) -> Result<(Vec<u8>, History
     }
     let scene = view::build(&view::ViewInputs {
         state: &state,
-        clip: &clip,
-        model: &model_name,
+        clip,
+        model: MODEL,
         pictures: Some(&pictures),
-        history: &history,
+        history,
         error: None,
     });
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
     let mut submitter = Submitter::new(&ctx, 1)?;
     let mut renderer = Renderer::new(&ctx, ScanMode::Subgroup, None)?;
-    let rgba = renderer.render_to_rgba(&mut submitter, &scene)?;
-    Ok((rgba, history, clip))
+    Ok(renderer.render_to_rgba(&mut submitter, &scene)?)
 }
 
 /// The first `stem.ext` / `stem-N.ext` pair of names in `dir` where neither
@@ -164,23 +185,17 @@ fn write_report(path: &Path, history: &History, clip: &ClipInfo, fps: f64) -> Re
 /// No display: the demo rendered to `vqscope-demo.png`, its scores to
 /// `vqscope-demo.json` (or the next free `-N` names) in `dir`.
 pub fn headless_demo(dir: &Path) -> Result<()> {
-    let shot = Shot { frame: 0, mode: ViewMode::Side, size: WINDOW, zoom: None, cursor: None };
-    let start = Instant::now();
-    let (rgba, history, clip) = render_headless(&Inputs::Demo, &shot)?;
-    // The frame shown is the demo's worst, which says more than frame 0.
-    let worst = history.worst(1).first().map_or(0, |(f, _)| *f);
-    let (rgba, history, clip) = if worst == 0 {
-        (rgba, history, clip)
-    } else {
-        render_headless(&Inputs::Demo, &Shot { frame: worst, ..shot })?
-    };
-    let fps = history.frames.len() as f64 / start.elapsed().as_secs_f64().max(1e-9);
+    let scored = score_clip(&Inputs::Demo)?;
+    // The demo's worst frame says more than its first.
+    let frame = scored.history.worst(1).first().map_or(0, |(f, _)| *f);
+    let shot = Shot { frame, mode: ViewMode::Side, size: WINDOW, zoom: None, cursor: None };
+    let rgba = render_shot(&scored, &shot)?;
     let names = free_names(dir, "vqscope-demo", &["png", "json"]);
     let [png, json] = names.as_slice() else { bail!("no free file name for the demo") };
     capture::save_png(png, WINDOW.0, WINDOW.1, &rgba)?;
-    write_report(json, &history, &clip, fps)?;
+    write_report(json, &scored.history, &scored.clip, scored.fps)?;
     eprintln!(
-        "vqscope: wrote {} and {} (the demo at frame {worst})",
+        "vqscope: wrote {} and {} (the demo at frame {frame})",
         png.display(),
         json.display()
     );
@@ -226,9 +241,7 @@ fn window(inputs: Inputs) -> Result<()> {
     for w in pair.warnings() {
         eprintln!("vqscope: warning: {w}");
     }
-    let model = default_model()?;
-    let model_name = model.name().to_string();
-    let scorer = Scorer::spawn(inputs.clone(), model)?;
+    let scorer = Scorer::spawn(inputs.clone(), default_model()?)?;
     let mut feed = FrameFeed::new(pair)?;
     let mut history = History::default();
     let g = clip.reference.geometry;
@@ -269,21 +282,21 @@ fn window(inputs: Inputs) -> Result<()> {
                 state.set_frame_count(history.frames.len() as u64);
             }
         }
-        if pictures.as_ref().is_none_or(|p| p.index != state.frame) {
-            if let Some(pair) = feed.get(state.frame) {
-                pictures = Some(Pictures::new(&pair));
-            }
+        if pictures.as_ref().is_none_or(|p| p.index != state.frame)
+            && let Some(pair) = feed.get(state.frame)
+        {
+            pictures = Some(Pictures::new(&pair));
         }
-        if state.mode == ViewMode::Diff {
-            if let Some(p) = &mut pictures {
-                p.ensure_difference();
-            }
+        if state.mode == ViewMode::Diff
+            && let Some(p) = &mut pictures
+        {
+            p.ensure_difference();
         }
         let error = feed.error.as_deref().or(history.error.as_deref());
         let scene = view::build(&view::ViewInputs {
             state: &state,
             clip: &clip,
-            model: &model_name,
+            model: MODEL,
             pictures: pictures.as_ref(),
             history: &history,
             error,
@@ -299,12 +312,12 @@ fn window(inputs: Inputs) -> Result<()> {
             };
             let rgba = r.render_to_rgba(sub, &scene)?;
             let [png] =
-                free_names(Path::new("."), "vqscope-view", &["png"]).try_into().unwrap_or_default();
+                free_names(Path::new(""), "vqscope-view", &["png"]).try_into().unwrap_or_default();
             capture::save_png(&png, w, h, &rgba)?;
             eprintln!("vqscope: wrote {}", png.display());
         }
         if requests.export {
-            let [json] = free_names(Path::new("."), "vqscope-report", &["json"])
+            let [json] = free_names(Path::new(""), "vqscope-report", &["json"])
                 .try_into()
                 .unwrap_or_default();
             let fps = history.frames.len() as f64 / started.elapsed().as_secs_f64().max(1e-9);

@@ -29,8 +29,11 @@ enum Update {
 /// The model and features the dashboard scores with: the model's own
 /// features, plus PSNR for the plot.
 pub fn default_model() -> Result<Model> {
-    Ok(Model::from_spec("version=vmaf_v0.6.1")?)
+    Ok(Model::from_spec(&format!("version={MODEL}"))?)
 }
+
+/// The model's name as libvmaf's `--model version=` spells it.
+pub const MODEL: &str = "vmaf_v0.6.1";
 
 /// Per-frame scores received so far, in frame order.
 #[derive(Debug, Clone, Default)]

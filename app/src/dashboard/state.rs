@@ -406,11 +406,11 @@ impl State {
         } else if l.scrubber.inflate(6.0).contains(x, y) {
             self.drag = Some(Drag::Scrubber);
             self.seek(self.scrubber_frame_at(x));
-        } else if let Some(i) = l.worst_rows.iter().position(|r| r.contains(x, y)) {
-            if let Some(&frame) = self.worst.get(i) {
-                self.playing = false;
-                self.seek(frame);
-            }
+        } else if let Some(i) = l.worst_rows.iter().position(|r| r.contains(x, y))
+            && let Some(&frame) = self.worst.get(i)
+        {
+            self.playing = false;
+            self.seek(frame);
         }
     }
 

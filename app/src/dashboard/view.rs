@@ -233,7 +233,7 @@ fn transport(s: &mut Scene, v: &ViewInputs<'_>) {
         s.rect(Rect::xywh(t.x0 + 10.0, mid - 6.0, 4.0, 12.0), RectStyle::fill(TEXT));
         s.rect(Rect::xywh(t.x0 + 17.0, mid - 6.0, 4.0, 12.0), RectStyle::fill(TEXT));
     }
-    let label = format!("frame {} / {}   {}", state.frame, state.frame_count, state.timecode());
+    let label = format!("frame {} / {}   {}", state.frame, state.frame_count - 1, state.timecode());
     boxed(
         s,
         label,

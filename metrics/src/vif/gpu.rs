@@ -13,7 +13,8 @@
 //! reduce (16 fields over the largest scale's workgroup count)    barrier
 //! ```
 //!
-//! `vif_scale` (shaders/metrics/vif_scale.comp) filters a 32 × 16 tile from
+//! `vif_scale[k]` (shaders/metrics/vif_scale.glsl, compiled per scale as
+//! vif_scaleK.comp) filters a 32 × 16 tile from
 //! shared memory and writes one 16-field `i64` partial record per workgroup,
 //! its own scale's four fields; `vif_decimate` blurs and halves reference and
 //! distorted at once into `u16` planes that the next scale reads as 16-bit
@@ -39,14 +40,14 @@ use crate::error::MetricsError;
 use crate::plane::PlaneView;
 use crate::reduce::Reducer;
 
-/// Output tile of `vif_scale.comp` (`TW`, `TH`): must agree with the shader.
+/// Output tile of `vif_scale.glsl` (`TW`, `TH`): must agree with the shader.
 const SCALE_TILE: (usize, usize) = (32, 16);
-/// Output tile of `vif_decimate.comp` (`OW`, `OH`): must agree with the shader.
+/// Output tile of `vif_decimate.glsl` (`OW`, `OH`): must agree with the shader.
 const DECIMATE_TILE: (usize, usize) = (32, 8);
 /// `i64` fields of a partial record: four per scale (`FIELDS` in the shader).
 const FIELDS: u32 = 16;
 
-/// Twin of `vif_scale.comp`'s push constants (std430: the double at 64).
+/// Twin of `vif_scale.glsl`'s push constants (std430: the double at 64).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 struct VifScalePush {
@@ -55,7 +56,7 @@ struct VifScalePush {
     enhn_gain_limit: f64,
 }
 
-/// Twin of `vif_decimate.comp`'s push constants.
+/// Twin of `vif_decimate.glsl`'s push constants.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 struct VifDecimatePush {
@@ -291,6 +292,24 @@ impl VifKernel {
     }
 }
 
+/// SPIR-V of `vif_scaleK.comp`: one shader per scale, so the filter taps are
+/// compile-time constants and the tap loops unroll into immediates.
+const SCALE_SPIRV: [&[u32]; 4] = [
+    vqscope_shaders::METRICS_VIF_SCALE0,
+    vqscope_shaders::METRICS_VIF_SCALE1,
+    vqscope_shaders::METRICS_VIF_SCALE2,
+    vqscope_shaders::METRICS_VIF_SCALE3,
+];
+
+/// SPIR-V of `vif_decimateK.comp` for K = 1..=3.
+const DECIMATE_SPIRV: [&[u32]; 3] = [
+    vqscope_shaders::METRICS_VIF_DECIMATE1,
+    vqscope_shaders::METRICS_VIF_DECIMATE2,
+    vqscope_shaders::METRICS_VIF_DECIMATE3,
+];
+
+/// The statistics kernel of scale `k`; `ulps` is the test-only division
+/// perturbation (specialization constant 1, `DIV_PERTURB_ULPS`).
 fn scale_pipeline(
     ctx: &Arc<GpuContext>,
     k: u32,
@@ -301,10 +320,10 @@ fn scale_pipeline(
         ctx,
         &PipelineDesc {
             name: &name,
-            spirv: vqscope_shaders::METRICS_VIF_SCALE,
+            spirv: SCALE_SPIRV[k as usize],
             bindings: &[BindingKind::StorageBuffer; 4],
             push_constant_size: std::mem::size_of::<VifScalePush>() as u32,
-            specialization: &[(0, k), (1, ulps as u32)],
+            specialization: &[(1, ulps as u32)],
             subgroup_size: None,
             full_subgroups: false,
         },
@@ -318,10 +337,10 @@ fn decimate_pipeline(ctx: &Arc<GpuContext>, k: u32) -> vqscope_gpu::Result<Compu
         ctx,
         &PipelineDesc {
             name: &name,
-            spirv: vqscope_shaders::METRICS_VIF_DECIMATE,
+            spirv: DECIMATE_SPIRV[k as usize - 1],
             bindings: &[BindingKind::StorageBuffer; 4],
             push_constant_size: std::mem::size_of::<VifDecimatePush>() as u32,
-            specialization: &[(0, k)],
+            specialization: &[],
             subgroup_size: None,
             full_subgroups: false,
         },
@@ -338,4 +357,3 @@ fn scale_planes(ctx: &Arc<GpuContext>, (w, h): (usize, usize)) -> vqscope_gpu::R
         desc: packed_desc(w, h, DECIMATED_BPC, 0),
     })
 }
-

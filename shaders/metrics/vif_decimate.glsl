@@ -1,9 +1,10 @@
-#version 460
 // VIF's step from one scale to the next, for the reference and distorted
 // planes at once: blur with the next scale's filter at the current
 // resolution and keep samples [2i][2j], giving ⌊w/2⌋ × ⌊h/2⌋ planes of 16-bit
 // samples (libvmaf's subsample_rd + decimate). Only the kept rows and
 // columns are computed; the discarded ones influence nothing.
+//
+// Included by vif_decimate1..3.comp.
 //
 // Twin: metrics/src/vif/filter.rs `decimate`. Vertical pass: uint32 sum of
 // c·x, (+2^(bpc−1)) >> bpc, kept as uint16 (bpc of the input plane: its own
@@ -12,11 +13,12 @@
 // agree.
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 256) in;
 
-// Filter of the scale being produced (1..3).
-layout(constant_id = 0) const uint FILTER_INDEX = 1u;
+// FILTER_INDEX (1..3, the scale being produced) is defined by
+// vif_decimateK.comp before including this file.
 
 layout(set = 0, binding = 0, std430) readonly buffer RefWords { uint ref_words[]; };
 layout(set = 0, binding = 1, std430) readonly buffer DistWords { uint dist_words[]; };
@@ -56,7 +58,7 @@ void main() {
         int row = 2 * (oy0 + int(ty));
         int col = vif_mirror(2 * ox0 + int(tx) - int(HALF), w);
         uint a = 0u, b = 0u;
-        for (uint t = 0u; t < TAPS; t++) {
+        [[unroll]] for (uint t = 0u; t < TAPS; t++) {
             uint c = VIF_FILTERS[FILTER_INDEX][t];
             uint s = load_pair(ref_plane, dist_plane, col, vif_mirror(row + int(t) - int(HALF), h));
             a += c * (s & 0xFFFFu);
@@ -76,7 +78,7 @@ void main() {
         return;
     }
     uint a = 0u, b = 0u;
-    for (uint t = 0u; t < TAPS; t++) {
+    [[unroll]] for (uint t = 0u; t < TAPS; t++) {
         uint c = VIF_FILTERS[FILTER_INDEX][t];
         uint s = s_v[ty * PITCH + 2u * tx + t];
         a += c * (s & 0xFFFFu);

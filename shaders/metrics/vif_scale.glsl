@@ -1,9 +1,10 @@
-#version 460
 // One scale of integer VIF: the separable filter of x, y, x², y², xy with
 // libvmaf's per-pass rounding and mirror, the σ's, and each pixel's terms,
 // summed into four int64 per workgroup (one 16-field partial record per
 // workgroup, this scale's four fields at 4·FILTER_INDEX; the record's other
 // fields belong to the other scales). Reduced by reduce.comp.
+//
+// Included by vif_scale0..3.comp.
 //
 // Twin: metrics/src/vif/stat.rs (scale_sums, sigmas, gain_terms,
 // accumulate_pixel) and filter.rs (rounding by the plane's bpc: scale 0 reads
@@ -20,11 +21,14 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 256) in;
 
-// Scale k (0..3): picks FILTERS[k] and the record fields 4k..4k+3.
-layout(constant_id = 0) const uint FILTER_INDEX = 0u;
+// FILTER_INDEX (0..3, defined by vif_scaleK.comp before including this
+// file) picks FILTERS[k] and the record fields 4k..4k+3. A compile-time
+// constant rather than a specialization constant, so the tap loops unroll
+// into immediates before any driver sees them.
 // Test hook: moves the hardware quotient this many ulps before the
 // correction step, to prove the correction restores the exact one. 0 in use.
 layout(constant_id = 1) const int DIV_PERTURB_ULPS = 0;
@@ -213,7 +217,7 @@ void main() {
         uint tx = i % RW;
         uint mu1 = 0u, mu2 = 0u;
         uint64_t xx = 0ul, yy = 0ul, xy = 0ul;
-        for (uint t = 0u; t < TAPS; t++) {
+        [[unroll]] for (uint t = 0u; t < TAPS; t++) {
             uint c = VIF_FILTERS[FILTER_INDEX][t];
             uint s = s_raw[(ty + t) * PITCH + tx];
             uint x = s & 0xFFFFu;
@@ -247,7 +251,7 @@ void main() {
         }
         uint mu1 = 0u, mu2 = 0u;
         uint64_t xx = 0ul, yy = 0ul, xy = 0ul;
-        for (uint t = 0u; t < TAPS; t++) {
+        [[unroll]] for (uint t = 0u; t < TAPS; t++) {
             uint c = VIF_FILTERS[FILTER_INDEX][t];
             uint o = ty * PITCH + tx + t;
             uint m = s_mu[o];

@@ -1,0 +1,104 @@
+//! The dashboard rendered headless on the rocket pair (576x324, 12 frames)
+//! through the real command line, compared with goldens in `screenshots/`:
+//! each view mode at frame 5, and a 12x zoom with the cursor hovering over
+//! the picture (pixel grid, hover readout). Plus the no-display demo: it
+//! must write its PNG and JSON without overwriting files already there.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use vqscope_renderer::capture::load_png;
+use vqscope_tests::clips::{distorted_y4m, reference_y4m, workspace_root};
+use vqscope_tests::golden::check_golden;
+
+const ROCKET: &str = "rocket_576x324_420p8_x264crf35";
+
+fn out_dir() -> PathBuf {
+    let dir = workspace_root().join("target/dashboard-golden");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `vqscope screenshot --dashboard` on rocket with `extra` flags and
+/// checks the PNG against golden `name`.
+fn shot(name: &str, extra: &[&str]) {
+    let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
+    let out = out_dir().join(format!("{name}.png"));
+    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        .args(["screenshot", "--dashboard", "-r", r.to_str().unwrap(), "-d"])
+        .arg(&d)
+        .args(["--frame", "5", "--size", "1280x720", "--force", "-o"])
+        .arg(&out)
+        .args(extra)
+        .output()
+        .expect("run vqscope");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{name}: {stderr}");
+    let (w, h, rgba) = load_png(&out).expect("read the screenshot");
+    check_golden(name, w, h, &rgba);
+}
+
+#[test]
+fn dashboard_side_by_side() {
+    shot("dashboard_side", &["--mode", "side"]);
+}
+
+#[test]
+fn dashboard_wipe() {
+    shot("dashboard_wipe", &["--mode", "wipe"]);
+}
+
+#[test]
+fn dashboard_difference() {
+    shot("dashboard_diff", &["--mode", "diff"]);
+}
+
+#[test]
+fn dashboard_zoomed_with_hover() {
+    shot("dashboard_zoom_hover", &["--zoom", "12", "--cursor", "200,200"]);
+}
+
+#[test]
+fn dashboard_past_the_end_is_an_error() {
+    let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
+    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        .args(["screenshot", "--dashboard", "-r"])
+        .args([&r, Path::new("-d"), &d])
+        .args(["--frame", "12", "-o"])
+        .arg(out_dir().join("never.png"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the clip has 12 frames"), "{stderr}");
+}
+
+#[test]
+fn no_display_renders_the_demo_without_overwriting() {
+    let dir = out_dir().join("demo");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("vqscope-demo.png"), b"mine").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        .current_dir(&dir)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("no display"), "{stderr}");
+    assert_eq!(std::fs::read(dir.join("vqscope-demo.png")).unwrap(), b"mine");
+    assert!(!dir.join("vqscope-demo.json").exists(), "names go in pairs");
+    let (w, h, _) = load_png(&dir.join("vqscope-demo-1.png")).expect("the demo PNG");
+    assert_eq!((w, h), (1280, 720));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("vqscope-demo-1.json")).unwrap())
+            .unwrap();
+    let frames = json["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 48);
+    let vmaf: Vec<f64> = frames.iter().map(|f| f["metrics"]["vmaf"].as_f64().unwrap()).collect();
+    let (lo, hi) = vmaf.iter().fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
+    assert!(lo < 40.0 && hi > 70.0, "the demo's encode swings in quality: {lo}..{hi}");
+    assert!(json["pooled_metrics"]["vmaf"]["mean"].as_f64().is_some());
+}

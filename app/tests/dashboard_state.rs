@@ -1,0 +1,256 @@
+//! The dashboard's state machine driven by synthetic input, no window and
+//! no GPU: seeking, stepping, playback, zoom around the cursor, panning,
+//! the wipe line, clicks on the plot, the scrubber and the worst-frames
+//! list. The app is a binary crate, so its pure modules are compiled in
+//! here by path.
+
+#[allow(dead_code)]
+#[path = "../src/dashboard/layout.rs"]
+mod layout;
+#[allow(dead_code)]
+#[path = "../src/dashboard/state.rs"]
+mod state;
+
+use layout::Layout;
+use state::{Input, Key, MAX_SCALE, State, ViewMode, picture_rect};
+
+/// The rocket clip's geometry in a 1280x720 window.
+fn rocket() -> State {
+    State::new((1280, 720), (576, 324), 12, 25.0)
+}
+
+fn click(s: &mut State, x: f32, y: f32) {
+    s.apply(Input::CursorMoved { x, y });
+    s.apply(Input::Press);
+    s.apply(Input::Release);
+}
+
+fn drag(s: &mut State, from: [f32; 2], to: [f32; 2]) {
+    s.apply(Input::CursorMoved { x: from[0], y: from[1] });
+    s.apply(Input::Press);
+    // In steps, as a real mouse reports it.
+    for i in 1..=4 {
+        let t = i as f32 / 4.0;
+        s.apply(Input::CursorMoved {
+            x: from[0] + t * (to[0] - from[0]),
+            y: from[1] + t * (to[1] - from[1]),
+        });
+    }
+    s.apply(Input::Release);
+}
+
+/// The picture point under screen point `p` of `pane`.
+fn picture_point(s: &State, pane: vqscope_renderer::Rect, p: [f32; 2]) -> [f32; 2] {
+    let r = picture_rect(pane, &s.view, s.picture);
+    [(p[0] - r.x0) / s.view.scale, (p[1] - r.y0) / s.view.scale]
+}
+
+#[test]
+fn steps_and_seeks_clamp_to_the_clip() {
+    let mut s = rocket();
+    s.apply(Input::Key(Key::Right));
+    assert_eq!(s.frame, 1);
+    s.apply(Input::Shift(true));
+    s.apply(Input::Key(Key::Right));
+    assert_eq!(s.frame, 11, "Shift+Right steps ten");
+    s.apply(Input::Key(Key::Right));
+    assert_eq!(s.frame, 11, "never past the last frame");
+    s.apply(Input::Key(Key::Left));
+    assert_eq!(s.frame, 1, "Shift+Left steps ten back");
+    s.apply(Input::Shift(false));
+    s.apply(Input::Key(Key::Left));
+    assert_eq!(s.frame, 0);
+    s.apply(Input::Key(Key::Left));
+    assert_eq!(s.frame, 0, "stepping back from the first frame stays there");
+    s.apply(Input::Key(Key::End));
+    assert_eq!(s.frame, 11);
+    s.apply(Input::Key(Key::Home));
+    assert_eq!(s.frame, 0);
+    s.seek(1000);
+    assert_eq!(s.frame, 11);
+    assert_eq!(s.timecode(), "00:00:00.440");
+}
+
+#[test]
+fn playback_follows_the_frame_rate_and_stops_at_the_end() {
+    let mut s = rocket();
+    s.apply(Input::Tick(1.0));
+    assert_eq!(s.frame, 0, "paused: time passing changes nothing");
+    s.apply(Input::Key(Key::Space));
+    assert!(s.playing);
+    s.apply(Input::Tick(0.1)); // 2.5 frames at 25 fps
+    assert_eq!(s.frame, 2);
+    s.apply(Input::Tick(0.02)); // the half frame left over completes one more
+    assert_eq!(s.frame, 3);
+    for _ in 0..20 {
+        s.apply(Input::Tick(0.1));
+    }
+    assert_eq!(s.frame, 11);
+    assert!(!s.playing, "playback stops at the last frame");
+    s.apply(Input::Key(Key::Space));
+    assert!(s.playing);
+    assert_eq!(s.frame, 0, "play at the end starts over");
+    s.apply(Input::Key(Key::Left));
+    assert!(!s.playing, "stepping pauses");
+}
+
+#[test]
+fn wheel_zooms_around_the_cursor_in_both_panes() {
+    let mut s = rocket();
+    let fit = s.view.scale;
+    assert!(s.view.fit && fit > 0.5 && fit < 1.0, "fitted scale {fit}");
+    let pane = s.layout.side_panes[0];
+    let cursor = [pane.x0 + pane.width() * 0.3, pane.y0 + pane.height() * 0.6];
+    let before = picture_point(&s, pane, cursor);
+    s.apply(Input::CursorMoved { x: cursor[0], y: cursor[1] });
+    s.apply(Input::Scroll(2.0));
+    assert!((s.view.scale - 2.0 * fit).abs() < 1e-4, "two lines double the scale");
+    assert!(!s.view.fit);
+    let after = picture_point(&s, pane, cursor);
+    assert!(
+        (before[0] - after[0]).abs() < 0.01 && (before[1] - after[1]).abs() < 0.01,
+        "the point under the cursor stays put: {before:?} -> {after:?}"
+    );
+    // The other pane shows the same region: same offset from its corner.
+    let (a, b) = (
+        picture_rect(s.layout.side_panes[0], &s.view, s.picture),
+        picture_rect(s.layout.side_panes[1], &s.view, s.picture),
+    );
+    assert!((a.x0 - s.layout.side_panes[0].x0 - (b.x0 - s.layout.side_panes[1].x0)).abs() < 1e-3);
+    assert!((a.y0 - b.y0).abs() < 1e-3);
+    s.apply(Input::Scroll(100.0));
+    assert_eq!(s.view.scale, MAX_SCALE, "zoom stops at 32x");
+    s.apply(Input::Scroll(-100.0));
+    assert!((s.view.scale - fit).abs() < 1e-4, "zoom out stops at fit");
+    s.apply(Input::Key(Key::Char('1')));
+    assert_eq!(s.view.scale, 1.0);
+    s.apply(Input::Key(Key::Char('f')));
+    assert!(s.view.fit && (s.view.scale - fit).abs() < 1e-4);
+    assert_eq!(s.view.center, [288.0, 162.0]);
+}
+
+#[test]
+fn dragging_the_video_pans_within_the_picture() {
+    let mut s = rocket();
+    let pane = s.layout.side_panes[1];
+    let mid = [0.5 * (pane.x0 + pane.x1), 0.5 * (pane.y0 + pane.y1)];
+    s.apply(Input::CursorMoved { x: mid[0], y: mid[1] });
+    s.apply(Input::Scroll(4.0)); // 4x fit: room to pan
+    let (scale, center) = (s.view.scale, s.view.center);
+    drag(&mut s, mid, [mid[0] + 40.0, mid[1] - 20.0]);
+    assert!((s.view.center[0] - (center[0] - 40.0 / scale)).abs() < 1e-3, "{:?}", s.view);
+    assert!((s.view.center[1] - (center[1] + 20.0 / scale)).abs() < 1e-3, "{:?}", s.view);
+    // A huge drag stops at the picture's edge: the pane stays covered.
+    drag(&mut s, mid, [mid[0] + 5000.0, mid[1] + 5000.0]);
+    let r = picture_rect(pane, &s.view, s.picture);
+    assert!((r.x0 - pane.x0).abs() < 1e-3 && (r.y0 - pane.y0).abs() < 1e-3, "{r:?} vs {pane:?}");
+}
+
+#[test]
+fn the_wipe_line_drags_and_elsewhere_the_picture_pans() {
+    let mut s = rocket();
+    s.apply(Input::Key(Key::Char('m')));
+    assert_eq!(s.mode, ViewMode::Wipe);
+    let pane = s.layout.single_pane;
+    let y = 0.5 * (pane.y0 + pane.y1);
+    let x = s.wipe_x();
+    drag(&mut s, [x + 3.0, y], [pane.x0 + 0.25 * pane.width(), y]);
+    assert!((s.wipe - 0.25).abs() < 1e-3, "wipe at {}", s.wipe);
+    let x = s.wipe_x();
+    drag(&mut s, [x, y], [pane.x0 - 500.0, y]);
+    assert_eq!(s.wipe, 0.0, "the line stays inside the pane");
+    // Far from the line, a drag pans (nothing to pan when fitted) and the
+    // split does not move.
+    drag(&mut s, [pane.x0 + 0.7 * pane.width(), y], [pane.x0 + 0.9 * pane.width(), y]);
+    assert_eq!(s.wipe, 0.0);
+    s.apply(Input::Key(Key::Char('m')));
+    assert_eq!(s.mode, ViewMode::Diff);
+    s.apply(Input::Key(Key::Char('M')));
+    assert_eq!(s.mode, ViewMode::Side);
+}
+
+#[test]
+fn clicking_and_dragging_on_the_plot_seeks() {
+    let mut s = rocket();
+    let area = s.layout.plot_area;
+    let y = 0.5 * (area.y0 + area.y1);
+    let x = s.plot_x(7.0);
+    click(&mut s, x, y);
+    assert_eq!(s.frame, 7);
+    assert_eq!(s.hovered_frame(), Some(7));
+    let (from, to) = (s.plot_x(7.0), s.plot_x(3.2));
+    drag(&mut s, [from, y], [to, y]);
+    assert_eq!(s.frame, 3);
+    s.apply(Input::CursorMoved { x: s.plot_x(9.0), y });
+    assert_eq!(s.frame, 3, "after release, moving only hovers");
+    assert_eq!(s.hovered_frame(), Some(9));
+    // The scrubber spans the whole clip.
+    let sc = s.layout.scrubber;
+    click(&mut s, sc.x1, 0.5 * (sc.y0 + sc.y1));
+    assert_eq!(s.frame, 11);
+    click(&mut s, sc.x0, 0.5 * (sc.y0 + sc.y1));
+    assert_eq!(s.frame, 0);
+}
+
+#[test]
+fn wheel_on_the_plot_zooms_the_time_axis() {
+    let mut s = State::new((1280, 720), (576, 324), 1000, 25.0);
+    assert_eq!(s.plot_span, (0.0, 999.0));
+    let area = s.layout.plot_area;
+    let x = s.plot_x(500.0);
+    s.apply(Input::CursorMoved { x, y: 0.5 * (area.y0 + area.y1) });
+    s.apply(Input::Scroll(3.0));
+    let (a, b) = s.plot_span;
+    assert!(b - a < 999.0 * 0.6, "zoomed in: {a}..{b}");
+    assert!((s.plot_frame_at(x) as f64 - 500.0).abs() <= 1.0, "the frame under the cursor stays");
+    s.seek(990);
+    assert!(s.plot_span.1 >= 990.0, "the window follows the current frame");
+    s.apply(Input::Scroll(-50.0));
+    assert_eq!(s.plot_span, (0.0, 999.0), "zoom out stops at the whole clip");
+}
+
+#[test]
+fn a_click_on_a_worst_frame_seeks_to_it() {
+    let mut s = rocket();
+    s.worst = vec![9, 4];
+    let row = s.layout.worst_rows[1];
+    click(&mut s, 0.5 * (row.x0 + row.x1), 0.5 * (row.y0 + row.y1));
+    assert_eq!(s.frame, 4);
+    let empty = s.layout.worst_rows[3];
+    click(&mut s, 0.5 * (empty.x0 + empty.x1), 0.5 * (empty.y0 + empty.y1));
+    assert_eq!(s.frame, 4, "a row without a frame does nothing");
+}
+
+#[test]
+fn help_and_quit() {
+    let mut s = rocket();
+    s.apply(Input::Key(Key::Char('?')));
+    assert!(s.help);
+    s.apply(Input::Key(Key::Escape));
+    assert!(!s.help && !s.quit, "Esc closes the help first");
+    s.apply(Input::Key(Key::Escape));
+    assert!(s.quit);
+}
+
+#[test]
+fn resizing_refits_and_keeps_the_layout_apart_down_to_1024x600() {
+    let mut s = rocket();
+    s.apply(Input::Resized { width: 1024, height: 600 });
+    assert!(s.view.fit);
+    assert!((s.view.scale - s.fit_scale()).abs() < 1e-6);
+    let l = Layout::new(1024, 600);
+    let regions = [l.header, l.video, l.transport, l.plot, l.side];
+    for (i, a) in regions.iter().enumerate() {
+        assert!(a.width() > 100.0 && a.height() > 20.0, "region {i} too small: {a:?}");
+        assert!(a.x0 >= 0.0 && a.y0 >= 0.0 && a.x1 <= 1024.0 && a.y1 <= 600.0, "{a:?}");
+        for b in &regions[i + 1..] {
+            assert!(a.intersect(b).is_empty(), "{a:?} overlaps {b:?}");
+        }
+    }
+    let last = l.worst_rows[layout::WORST_ROWS - 1];
+    assert!(last.y1 <= l.side.y1, "the worst-frames list fits the side panel");
+    assert!(l.side_panes[0].width() > 300.0 && l.video.height() > 250.0);
+    // Degenerate sizes do not panic.
+    s.apply(Input::Resized { width: 0, height: 0 });
+    s.apply(Input::Scroll(1.0));
+}
