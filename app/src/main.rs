@@ -24,8 +24,9 @@ use clap::{Parser, Subcommand};
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
-    /// Print help (`-h` is the raw height, as in libvmaf). Global: the
-    /// disabled `-h` propagates to every subcommand, so `--help` must too.
+    // Global: the disabled `-h` propagates to every subcommand, so the
+    // long `--help` must too.
+    /// Print help (`-h` is the raw height, as in libvmaf).
     #[arg(long, global = true, action = clap::ArgAction::Help)]
     help: Option<bool>,
     /// The dashboard's inputs (none: the generated demo).
@@ -45,7 +46,7 @@ enum Command {
     Score(score::Args),
     /// Print what vqscope sees in each input.
     Info(info::Args),
-    /// Benchmarks: GPU time per UI scene (`ui`) or per metric kernel (`metrics`).
+    /// Benchmarks: UI passes (`ui`), metric kernels (`metrics`), input (`input`).
     Bench(bench::Args),
 }
 

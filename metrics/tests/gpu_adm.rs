@@ -8,11 +8,11 @@ use std::sync::Arc;
 use vqscope_gpu::testing::{
     assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::adm::gpu::AdmKernel;
 use vqscope_metrics::adm::{AdmFrameSums, AdmOptions, MIN_SIZE, adm_frame_sums};
-use vqscope_metrics::device::{DevicePlane, PlaneDesc, packed_desc, plane_bytes};
+use vqscope_metrics::device::{DevicePlane, upload_plane};
 
 struct Rng(u64);
 
@@ -68,20 +68,6 @@ fn frame_pair(rng: &mut Rng, w: usize, h: usize, bpc: u32) -> (Vec<u16>, Vec<u16
     )
 }
 
-/// Uploads a plane padded to whole 32-bit words: the shaders read samples
-/// as words, and a buffer whose size is not a multiple of 4 cuts off its
-/// last samples (`device::upload_plane` does not pad).
-fn upload_padded(
-    ctx: &Arc<GpuContext>,
-    submitter: &mut Submitter,
-    plane: &PlaneView,
-) -> (Buffer, PlaneDesc) {
-    let mut bytes = plane_bytes(plane);
-    bytes.resize(bytes.len().next_multiple_of(4), 0);
-    let buffer = upload_buffer(ctx, submitter, "adm plane", &bytes).unwrap();
-    (buffer, packed_desc(plane.width, plane.height, plane.bpc, 0))
-}
-
 fn gpu_sums(
     ctx: &Arc<GpuContext>,
     submitter: &mut Submitter,
@@ -89,8 +75,8 @@ fn gpu_sums(
     reference: &PlaneView,
     distorted: &PlaneView,
 ) -> AdmFrameSums {
-    let (rb, rd) = upload_padded(ctx, submitter, reference);
-    let (db, dd) = upload_padded(ctx, submitter, distorted);
+    let (rb, rd) = upload_plane(ctx, submitter, reference).unwrap();
+    let (db, dd) = upload_plane(ctx, submitter, distorted).unwrap();
     // Results at a non-zero offset inside a larger buffer, poisoned first.
     let offset = 3u32;
     let words = offset + AdmKernel::RESULT_WORDS + 2;

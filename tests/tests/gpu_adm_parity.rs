@@ -7,11 +7,11 @@
 use std::sync::Arc;
 
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::adm::gpu::AdmKernel;
 use vqscope_metrics::adm::{AdmOptions, AdmScores, adm_scores};
-use vqscope_metrics::device::{DevicePlane, PlaneDesc, packed_desc, plane_bytes};
+use vqscope_metrics::device::{DevicePlane, upload_plane};
 use vqscope_tests::adm_parity::{Backend, check_shared_clips, check_upstream_fixtures};
 
 const WORDS: u32 = AdmKernel::RESULT_WORDS;
@@ -32,15 +32,6 @@ impl Gpu {
         let results = Buffer::storage(&ctx, "parity results", u64::from(WORDS) * 8).unwrap();
         Self { ctx, submitter, results, kernel: None }
     }
-
-    /// A plane in its own buffer, padded to whole 32-bit words (the kernels
-    /// load words; an 8-bit plane of odd area ends mid-word).
-    fn upload(&mut self, p: &PlaneView) -> (Buffer, PlaneDesc) {
-        let mut bytes = plane_bytes(p);
-        bytes.resize(bytes.len().next_multiple_of(4), 0);
-        let buffer = upload_buffer(&self.ctx, &mut self.submitter, "plane", &bytes).unwrap();
-        (buffer, packed_desc(p.width, p.height, p.bpc, 0))
-    }
 }
 
 impl Backend for Gpu {
@@ -56,8 +47,8 @@ impl Backend for Gpu {
             let kernel = AdmKernel::new(&self.ctx, w, h, bpc, options).unwrap();
             self.kernel = Some((geometry, *options, kernel));
         }
-        let (rb, rd) = self.upload(reference);
-        let (db, dd) = self.upload(distorted);
+        let (rb, rd) = upload_plane(&self.ctx, &mut self.submitter, reference).unwrap();
+        let (db, dd) = upload_plane(&self.ctx, &mut self.submitter, distorted).unwrap();
         let (_, _, kernel) = self.kernel.as_ref().unwrap();
         let r = DevicePlane { buffer: &rb, desc: rd };
         let d = DevicePlane { buffer: &db, desc: dd };
