@@ -230,10 +230,10 @@ pub fn run(args: Args) -> Result<()> {
             .write(args.format(), &mut file)
             .with_context(|| format!("-o {}", output.display()))?;
     }
-    if let Some(model) = &model {
+    if model.is_some() {
         let scores: Vec<f64> = frames.iter().filter_map(|f| f.get("vmaf")).collect();
         if let Some(pooled) = vqscope_metrics::pool::pool(&scores) {
-            println!("{}: {:.6}", model.name(), pooled.mean);
+            println!("{}: {:.6}", model_label(&args.model), pooled.mean);
         }
     }
     let _ = std::io::stdout().flush();
@@ -271,4 +271,12 @@ pub(crate) fn build_report(
     let table: Vec<Vec<f64>> =
         frames.iter().map(|f| f.values.iter().map(|(_, v)| *v).collect()).collect();
     Report::from_table(REPORT_VERSION, fps, size, &names, &table, subsample)
+}
+
+/// What libvmaf's CLI prints before the pooled score: the model's version
+/// or path from `--model version=NAME` / `path=FILE`.
+fn model_label(spec: &str) -> &str {
+    spec.split(':')
+        .find_map(|part| part.strip_prefix("version=").or_else(|| part.strip_prefix("path=")))
+        .unwrap_or(spec)
 }

@@ -8,9 +8,11 @@ use crate::validation::all_messages;
 
 /// A context with validation on (device choice still from `VQSCOPE_DEVICE`).
 /// Panics with the error's message when no device qualifies: a test must
-/// fail, not skip, without a GPU.
+/// fail, not skip, without a GPU. `VQSCOPE_TEST_VALIDATION=0` turns the
+/// layer off, only to tell a layer fault from a driver fault on a device.
 pub fn test_context() -> Arc<GpuContext> {
-    let options = ContextOptions { validation: true, ..ContextOptions::from_env() };
+    let validation = std::env::var("VQSCOPE_TEST_VALIDATION").map_or(true, |v| v != "0");
+    let options = ContextOptions { validation, ..ContextOptions::from_env() };
     match GpuContext::new(&options) {
         Ok(ctx) => Arc::new(ctx),
         Err(e) => panic!("cannot create a Vulkan context for tests: {e}"),
