@@ -10,6 +10,7 @@ mod output;
 mod score;
 mod screenshot;
 mod showcase;
+mod ssim_map;
 
 use std::process::ExitCode;
 

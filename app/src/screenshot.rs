@@ -1,5 +1,6 @@
-//! `vqscope screenshot`: a test scene, or the dashboard at a frame of a
-//! clip (`--dashboard`), rendered headless to PNG.
+//! `vqscope screenshot`: a test scene, the dashboard at a frame of a clip
+//! (`--dashboard`), or a frame's SSIM heat map (`--ssim-map`), rendered
+//! headless to PNG.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,24 +12,37 @@ use vqscope_renderer::{Renderer, ScanMode, capture, scenes};
 use crate::output::{check_output, parse_size};
 
 #[derive(clap::Args)]
+#[command(group = clap::ArgGroup::new("clip_view").args(["dashboard", "ssim_map"]))]
 pub struct Args {
-    /// Scene to render (showcase, rects, circles, lines, images, yuv10, text,
+    /// Scene to render (showcase, rects, circles, lines, images, yuv10, heatmap, text,
     /// clips, translucent, dashboard, 10k, 100k, 1m).
-    #[arg(long, required_unless_present = "dashboard", conflicts_with = "dashboard")]
+    #[arg(
+        long,
+        required_unless_present_any = ["dashboard", "ssim_map"],
+        conflicts_with_all = ["dashboard", "ssim_map"]
+    )]
     scene: Option<String>,
     /// Render the real dashboard on -r/-d (the demo without them), after
     /// scoring the whole clip.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "ssim_map")]
     dashboard: bool,
-    /// Dashboard: reference input.
-    #[arg(short = 'r', long, requires = "dashboard")]
+    /// Render frame --frame's per-pixel luma SSIM of -r/-d as a heat map
+    /// (bright = damaged), with a title line and a legend.
+    #[arg(long)]
+    ssim_map: bool,
+    /// Dashboard / SSIM map: reference input.
+    #[arg(short = 'r', long, requires = "clip_view")]
     reference: Option<PathBuf>,
-    /// Dashboard: distorted input.
-    #[arg(short = 'd', long, requires = "dashboard")]
+    /// Dashboard / SSIM map: distorted input.
+    #[arg(short = 'd', long, requires = "clip_view")]
     distorted: Option<PathBuf>,
-    /// Dashboard: frame to show.
-    #[arg(long, default_value_t = 0, requires = "dashboard")]
+    /// Dashboard / SSIM map: frame to show, from 0.
+    #[arg(long, default_value_t = 0, requires = "clip_view")]
     frame: u64,
+    /// SSIM map: the SSIM values LO,HI the colour ramp spans (LO and below
+    /// brightest, HI and above black) [default: 0.5,1].
+    #[arg(long, value_parser = parse_range, requires = "ssim_map")]
+    range: Option<(f32, f32)>,
     /// Dashboard: view mode (side, wipe, diff).
     #[arg(long, default_value = "side", value_parser = ["side", "wipe", "diff"])]
     mode: String,
@@ -51,8 +65,16 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     check_output(&args.output, args.force)?;
+    // clap's `requires` counts a bool flag's implicit `false` as present,
+    // so it cannot enforce this one.
+    if args.range.is_some() && !args.ssim_map {
+        anyhow::bail!("--range applies only to --ssim-map");
+    }
     if args.dashboard {
         return dashboard(&args);
+    }
+    if args.ssim_map {
+        return ssim_map(&args);
     }
     let scene = args.scene.as_deref().unwrap_or("showcase");
     render_scene(scene, args.size, &args.output)
@@ -62,6 +84,46 @@ fn parse_point(text: &str) -> Result<[f32; 2], String> {
     let (x, y) = text.split_once(',').ok_or(format!("`{text}` is not X,Y"))?;
     let parse = |s: &str| s.trim().parse::<f32>().map_err(|_| format!("`{text}` is not X,Y"));
     Ok([parse(x)?, parse(y)?])
+}
+
+/// `--range` when not given: per-pixel SSIM of a watchable encode lies
+/// mostly in 0.5..1, and a fixed range keeps colours comparable across
+/// frames and clips (a range fitted to each frame would make every frame
+/// look equally bad).
+const DEFAULT_SSIM_RANGE: (f32, f32) = (0.5, 1.0);
+
+fn parse_range(text: &str) -> Result<(f32, f32), String> {
+    let bad = || format!("`{text}` is not LO,HI with LO < HI");
+    let (lo, hi) = text.split_once(',').ok_or_else(bad)?;
+    let parse = |s: &str| s.trim().parse::<f32>().map_err(|_| bad());
+    let (lo, hi) = (parse(lo)?, parse(hi)?);
+    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+        return Err(bad());
+    }
+    Ok((lo, hi))
+}
+
+/// `--ssim-map`: frame `--frame`'s SSIM heat map.
+fn ssim_map(args: &Args) -> Result<()> {
+    let (Some(reference), Some(distorted)) = (&args.reference, &args.distorted) else {
+        anyhow::bail!("--ssim-map needs both -r REF and -d DIS");
+    };
+    let shot = crate::ssim_map::SsimMapShot {
+        reference: reference.clone(),
+        distorted: distorted.clone(),
+        frame: args.frame,
+        size: args.size,
+        range: args.range.unwrap_or(DEFAULT_SSIM_RANGE),
+    };
+    let (rgba, ssim) = crate::ssim_map::render(&shot)?;
+    let (width, height) = args.size;
+    capture::save_png(&args.output, width, height, &rgba).context("SSIM map")?;
+    eprintln!(
+        "wrote {} ({width}x{height}, SSIM map of frame {}, float_ssim {ssim:.6})",
+        args.output.display(),
+        args.frame
+    );
+    Ok(())
 }
 
 /// `--dashboard`: what the window would show at `--frame`.

@@ -7,7 +7,9 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::RenderError;
 use crate::glyphs::{Font, GlyphAtlas};
-use crate::scene::{Color, Command, Rect, Sampling, Scene, Subsampling, YuvMatrix};
+use crate::scene::{
+    Color, Command, MAX_EXTERNAL_MAPS, MapSource, Rect, Sampling, Scene, Subsampling, YuvMatrix,
+};
 use crate::text::layout;
 
 /// Pixels per tile side (`TILE_SIZE` in prims.glsl).
@@ -23,6 +25,10 @@ pub(crate) const KIND_LINE: u32 = 2;
 pub(crate) const KIND_TEXTURE: u32 = 3;
 pub(crate) const KIND_GLYPH: u32 = 4;
 pub(crate) const KIND_YUV: u32 = 5;
+pub(crate) const KIND_HEATMAP: u32 = 6;
+
+/// `Map::source` of host values, which travel in the texel buffer.
+pub(crate) const MAP_SOURCE_HOST: u32 = 0;
 
 /// Twin of `Prim` in prims.glsl (96 bytes).
 #[repr(C)]
@@ -64,6 +70,20 @@ pub struct GpuPicture {
     pub pad: u32,
 }
 
+/// Twin of `Map` in prims.glsl (16 bytes): a grid of `f32` values for a
+/// heat map.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuMap {
+    /// First value: a word of the texel buffer (host maps) or of the
+    /// external buffer.
+    pub offset: u32,
+    pub width: u32,
+    pub height: u32,
+    /// [`MAP_SOURCE_HOST`], or `1 + slot` for external map `slot`.
+    pub source: u32,
+}
+
 /// Twin of the fused pass's push constants.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
@@ -97,6 +117,11 @@ pub struct Encoded {
     pub texels: Vec<u32>,
     pub pictures: Vec<GpuPicture>,
     pub planes: Vec<u8>,
+    pub maps: Vec<GpuMap>,
+    /// Bytes each external map slot must hold at least (0: slot unused), so
+    /// recording can refuse a buffer too small before the shader reads
+    /// past its end.
+    pub external_bytes: [u64; MAX_EXTERNAL_MAPS],
     pub bins_x: u32,
     pub bins_y: u32,
     /// Start of each bin's list in the bin-list buffer; one more entry than
@@ -174,6 +199,28 @@ pub fn encode(scene: &Scene, font: &Font, atlas: &mut GlyphAtlas) -> Result<Enco
     }
     for picture in &scene.pictures {
         enc.pictures.push(encode_picture(picture, &mut enc.planes)?);
+    }
+    for (i, map) in scene.maps.iter().enumerate() {
+        if map.width == 0 || map.height == 0 {
+            return Err(RenderError::BadMap(format!("map {i} is {}x{}", map.width, map.height)));
+        }
+        let (offset, source) = match &map.source {
+            MapSource::Host(values) => {
+                let offset = enc.texels.len() as u32;
+                enc.texels.extend(values.iter().map(|v| v.to_bits()));
+                (offset, MAP_SOURCE_HOST)
+            }
+            MapSource::External(slot) => {
+                let Some(need) = enc.external_bytes.get_mut(*slot) else {
+                    return Err(RenderError::BadMap(format!(
+                        "map {i} uses external slot {slot}; there are {MAX_EXTERNAL_MAPS}"
+                    )));
+                };
+                *need = (*need).max(u64::from(map.width) * u64::from(map.height) * 4);
+                (0, 1 + *slot as u32)
+            }
+        };
+        enc.maps.push(GpuMap { offset, width: map.width, height: map.height, source });
     }
 
     let mut clip_stack: Vec<(u32, Rect)> = vec![(0, screen)];
@@ -274,6 +321,26 @@ pub fn encode(scene: &Scene, font: &Font, atlas: &mut GlyphAtlas) -> Result<Enco
                     rect4(*dst),
                     rect4(*src),
                     [0.0; 4],
+                );
+            }
+            Command::HeatMap { dst, map, src, sampling, range } => {
+                if map.0 as usize >= enc.maps.len() {
+                    return Err(RenderError::UnknownMap(map.0));
+                }
+                let (lo, hi) = *range;
+                if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+                    return Err(RenderError::BadMap(format!(
+                        "heat map range {lo}..{hi} is not an increasing pair of finite values"
+                    )));
+                }
+                push(
+                    &mut enc,
+                    *dst,
+                    [KIND_HEATMAP | sampling_bits(*sampling), 0, map.0, 1.0f32.to_bits()],
+                    [1.0; 4],
+                    rect4(*dst),
+                    rect4(*src),
+                    [lo, hi, 0.0, 0.0],
                 );
             }
             Command::Text(run) => {
@@ -431,6 +498,7 @@ fn encode_picture(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scene::MapId;
     use vqscope_shaders::reflect::struct_offsets;
 
     fn offsets_of<T>(fields: &[(&str, usize)]) -> Vec<(String, u32)> {
@@ -468,6 +536,73 @@ mod tests {
         assert_eq!(glsl.last().unwrap(), &("pad".to_string(), 44));
         assert_eq!(std::mem::offset_of!(GpuPicture, pad), 44);
         assert_eq!(std::mem::size_of::<GpuPicture>(), 48);
+    }
+
+    #[test]
+    fn map_twin_matches_glsl() {
+        let glsl = struct_offsets(vqscope_shaders::UI_FUSED, "Map").expect("Map in fused.comp");
+        let rust = offsets_of::<GpuMap>(&[
+            ("offset", std::mem::offset_of!(GpuMap, offset)),
+            ("width", std::mem::offset_of!(GpuMap, width)),
+            ("height", std::mem::offset_of!(GpuMap, height)),
+            ("source", std::mem::offset_of!(GpuMap, source)),
+        ]);
+        assert_eq!(glsl, rust);
+        assert_eq!(std::mem::size_of::<GpuMap>(), 16);
+    }
+
+    /// Host maps travel as float bits in the texel buffer ahead of the glyph
+    /// atlas; external maps record the bytes their slot must hold; a heat
+    /// map carries its range in `p2`.
+    #[test]
+    fn heat_maps_encode_values_slots_and_range() {
+        let mut scene = Scene::new(64, 64, Color::BLACK);
+        let host = scene.add_map(2, 1, vec![0.25, -1.5]);
+        let ext = scene.external_map(10, 3, 1);
+        let src = Rect::new(0.0, 0.0, 2.0, 1.0);
+        scene.heat_map(Rect::new(0.0, 0.0, 32.0, 32.0), host, src, Sampling::Nearest, (0.0, 1.0));
+        scene.heat_map(Rect::new(8.0, 8.0, 40.0, 40.0), ext, src, Sampling::Bilinear, (0.5, 1.0));
+        let enc = encode(&scene, &Font::bundled(), &mut GlyphAtlas::default()).unwrap();
+        assert_eq!(
+            enc.maps,
+            vec![
+                GpuMap { offset: 0, width: 2, height: 1, source: MAP_SOURCE_HOST },
+                GpuMap { offset: 0, width: 10, height: 3, source: 2 },
+            ]
+        );
+        assert_eq!(&enc.texels[..2], &[0.25f32.to_bits(), (-1.5f32).to_bits()]);
+        assert_eq!(enc.external_bytes, [0, 120]);
+        assert_eq!(enc.prims[0].header, [KIND_HEATMAP, 0, 0, 1.0f32.to_bits()]);
+        assert_eq!(enc.prims[1].header[0], KIND_HEATMAP | 1 << 8);
+        assert_eq!(enc.prims[1].header[2], 1);
+        assert_eq!(enc.prims[1].p2, [0.5, 1.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn bad_heat_maps_are_refused() {
+        let fails = |build: &dyn Fn(&mut Scene)| {
+            let mut scene = Scene::new(16, 16, Color::BLACK);
+            build(&mut scene);
+            encode(&scene, &Font::bundled(), &mut GlyphAtlas::default()).unwrap_err().to_string()
+        };
+        let r = Rect::new(0.0, 0.0, 8.0, 8.0);
+        let e = fails(&|s| {
+            let m = s.add_map(1, 1, vec![0.0]);
+            s.heat_map(r, m, r, Sampling::Nearest, (1.0, 1.0));
+        });
+        assert!(e.contains("not an increasing pair"), "{e}");
+        let e = fails(&|s| {
+            let m = s.add_map(1, 1, vec![0.0]);
+            s.heat_map(r, m, r, Sampling::Nearest, (f32::NAN, 1.0));
+        });
+        assert!(e.contains("not an increasing pair"), "{e}");
+        let e = fails(&|s| {
+            let m = s.external_map(4, 4, MAX_EXTERNAL_MAPS);
+            s.heat_map(r, m, r, Sampling::Nearest, (0.0, 1.0));
+        });
+        assert!(e.contains("external slot 2"), "{e}");
+        let e = fails(&|s| s.heat_map(r, MapId(3), r, Sampling::Nearest, (0.0, 1.0)));
+        assert!(e.contains("map 3 was never added"), "{e}");
     }
 
     #[test]

@@ -5,14 +5,14 @@
 use std::sync::Arc;
 
 use vqscope_gpu::{
-    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, Image, PipelineDesc, Recorder,
-    Submitter, Timestamps, download_image, vk,
+    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, GpuError, Image, PipelineDesc,
+    Recorder, Submitter, Timestamps, download_image, vk,
 };
 
 use crate::RenderError;
 use crate::encode::{Encoded, TILE_SIZE, encode};
 use crate::glyphs::{Font, GlyphAtlas};
-use crate::scene::Scene;
+use crate::scene::{MAX_EXTERNAL_MAPS, Scene};
 
 /// How each workgroup compacts the primitives that survive its tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -49,6 +49,8 @@ pub struct SceneBuffers {
     bin_lists: Buffer,
     bin_push: Vec<u8>,
     fused_push: Vec<u8>,
+    /// Bytes each external map slot must hold (0: unused).
+    external_bytes: [u64; MAX_EXTERNAL_MAPS],
     bin_count: u32,
     tiles: u32,
     width: u32,
@@ -128,6 +130,9 @@ impl Renderer {
                     storage,
                     storage,
                     BindingKind::StorageImage,
+                    storage,
+                    storage,
+                    storage,
                 ],
                 push_constant_size: std::mem::size_of::<crate::encode::FusedPush>() as u32,
                 specialization: &specialization,
@@ -157,7 +162,7 @@ impl Renderer {
 
     /// Creates the device buffers for `enc` and fills their staging copy.
     pub fn upload(&self, enc: &Encoded) -> Result<SceneBuffers, RenderError> {
-        let arrays: [&[u8]; 8] = [
+        let arrays: [&[u8]; 9] = [
             bytemuck::cast_slice(&enc.prims),
             bytemuck::cast_slice(&enc.bin_offsets),
             &[],
@@ -166,6 +171,7 @@ impl Renderer {
             bytemuck::cast_slice(&enc.texels),
             bytemuck::cast_slice(&enc.pictures),
             &enc.planes,
+            bytemuck::cast_slice(&enc.maps),
         ];
         let align = |n: u64| n.div_ceil(256) * 256;
         let total: u64 = arrays.iter().map(|a| align(a.len() as u64)).sum();
@@ -179,6 +185,7 @@ impl Renderer {
             "ui texels",
             "ui pictures",
             "ui planes",
+            "ui maps",
         ];
         let mut parts = Vec::new();
         let mut offset = 0u64;
@@ -206,6 +213,7 @@ impl Renderer {
             bin_lists,
             bin_push: bytemuck::bytes_of(&enc.bin_push()).to_vec(),
             fused_push: bytemuck::bytes_of(&enc.fused_push()).to_vec(),
+            external_bytes: enc.external_bytes,
             bin_count: enc.bin_count(),
             tiles: tiles_x * tiles_y,
             width: enc.width,
@@ -215,12 +223,52 @@ impl Renderer {
 
     /// Records binning and the fused pass into `target` (a storage image in
     /// GENERAL layout of the scene's size), with timestamps around each.
+    /// A scene with external maps needs [`Renderer::record_with_maps`].
     pub fn record(
         &self,
         rec: &mut Recorder<'_>,
         scene: &SceneBuffers,
         target: Binding<'_>,
     ) -> vqscope_gpu::Result<()> {
+        self.record_with_maps(rec, scene, target, &[])
+    }
+
+    /// [`Renderer::record`], binding `maps[k]` as external map slot `k`
+    /// ([`Scene::external_map`]): storage buffers of `f32` values that the
+    /// fused pass reads where they lie, so a metric kernel's per-pixel map
+    /// is drawn without a trip through the host.
+    ///
+    /// Whatever wrote a map must be ordered before this recording: earlier
+    /// in the same command buffer followed by a barrier (the binning
+    /// dispatch and its barrier come first here, so writes recorded before
+    /// this call are visible to the fused pass), or in an earlier
+    /// submission on the same queue. Fails before recording anything when a
+    /// slot the scene uses is missing or too small for its map.
+    pub fn record_with_maps(
+        &self,
+        rec: &mut Recorder<'_>,
+        scene: &SceneBuffers,
+        target: Binding<'_>,
+        maps: &[&Buffer],
+    ) -> vqscope_gpu::Result<()> {
+        if maps.len() > MAX_EXTERNAL_MAPS {
+            return Err(GpuError::Usage(format!(
+                "ui/fused: {} external maps given, at most {MAX_EXTERNAL_MAPS}",
+                maps.len()
+            )));
+        }
+        for (slot, &need) in scene.external_bytes.iter().enumerate() {
+            let have = maps.get(slot).map(|b| b.size());
+            if need > 0 && have.is_none_or(|have| have < need) {
+                return Err(GpuError::Usage(format!(
+                    "ui/fused: external map {slot} needs {need} bytes, {}",
+                    have.map_or("none was given".to_string(), |h| format!("its buffer has {h}"))
+                )));
+            }
+        }
+        // Unused slots read nothing; any storage buffer satisfies the layout.
+        let external =
+            |slot: usize| Binding::Buffer(maps.get(slot).copied().unwrap_or(scene.buffer(4)));
         rec.reset_timestamps(&self.timestamps);
         rec.timestamp(&self.timestamps, 0);
         rec.dispatch(
@@ -247,6 +295,9 @@ impl Renderer {
                 Binding::Buffer(scene.buffer(5)),
                 Binding::Buffer(scene.buffer(6)),
                 target,
+                Binding::Buffer(scene.buffer(7)),
+                external(0),
+                external(1),
             ],
             &scene.fused_push,
             [scene.tiles, 1, 1],
@@ -283,13 +334,25 @@ impl Renderer {
         submitter: &mut Submitter,
         scene: &Scene,
     ) -> Result<Vec<u8>, RenderError> {
+        self.render_to_rgba_with_maps(submitter, scene, &[])
+    }
+
+    /// [`Renderer::render_to_rgba`] with external maps bound as in
+    /// [`Renderer::record_with_maps`]; their writers must have been
+    /// submitted to `submitter`'s queue before.
+    pub fn render_to_rgba_with_maps(
+        &mut self,
+        submitter: &mut Submitter,
+        scene: &Scene,
+        maps: &[&Buffer],
+    ) -> Result<Vec<u8>, RenderError> {
         let enc = self.encode(scene)?;
         let buffers = self.upload(&enc)?;
         let target = self.target_image(enc.width, enc.height)?;
         submitter.run(|rec| {
             rec.image_layout(target.raw(), vk::ImageLayout::UNDEFINED, vk::ImageLayout::GENERAL);
             buffers.record_upload(rec);
-            self.record(rec, &buffers, Binding::Image(&target))
+            self.record_with_maps(rec, &buffers, Binding::Image(&target), maps)
         })?;
         Ok(download_image(&self.ctx, submitter, &target, 4)?)
     }

@@ -1,13 +1,15 @@
 //! vqscope-renderer: the UI renderer. A [`Scene`] of primitives (rounded
-//! rectangles, circles, rings, lines, RGBA and YUV images, text, clips) is
-//! encoded into GPU buffers and drawn by one fused compute shader over
-//! screen tiles, after a coarse binning pass; the result is read back as PNG
-//! ([`capture`]) or shown in a window ([`present`]).
+//! rectangles, circles, rings, lines, RGBA and YUV images, heat maps of
+//! float grids, text, clips) is encoded into GPU buffers and drawn by one
+//! fused compute shader over screen tiles, after a coarse binning pass; the
+//! result is read back as PNG ([`capture`]) or shown in a window
+//! ([`present`]).
 
 pub mod capture;
 pub mod encode;
 pub mod fused;
 pub mod glyphs;
+pub mod heat;
 pub mod present;
 pub mod scene;
 pub mod scenes;
@@ -15,7 +17,8 @@ pub mod text;
 
 pub use fused::{PassTimes, Renderer, ScanMode, SceneBuffers};
 pub use scene::{
-    Color, Rect, RectStyle, Sampling, Scene, Subsampling, TextureId, YuvId, YuvMatrix, YuvPicture,
+    Color, MAX_EXTERNAL_MAPS, MapId, Rect, RectStyle, Sampling, Scene, Subsampling, TextureId,
+    YuvId, YuvMatrix, YuvPicture,
 };
 pub use text::{Align, TextRun, VAlign};
 
@@ -32,6 +35,10 @@ pub enum RenderError {
     UnknownTexture(u32),
     #[error("YUV picture {0} was never added to the scene")]
     UnknownPicture(u32),
+    #[error("map {0} was never added to the scene")]
+    UnknownMap(u32),
+    #[error("bad heat map: {0}")]
+    BadMap(String),
     #[error("bad YUV picture: {0}")]
     BadPicture(String),
     #[error("push_clip and pop_clip calls do not pair up")]

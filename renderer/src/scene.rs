@@ -112,6 +112,35 @@ pub struct TextureId(pub(crate) u32);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct YuvId(pub(crate) u32);
 
+/// A handle to a scalar map added with [`Scene::add_map`] (host values) or
+/// [`Scene::external_map`] (a GPU buffer bound when the frame is recorded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MapId(pub(crate) u32);
+
+/// Most external maps one frame can bind (`ext_map0`, `ext_map1` in
+/// fused.comp: separate bindings, since indexing an array of storage
+/// buffers needs a device feature we do not want to require).
+pub const MAX_EXTERNAL_MAPS: usize = 2;
+
+/// Where the values of a scalar map come from.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum MapSource {
+    /// Row-major floats that travel with the scene (tests, legends).
+    Host(Vec<f32>),
+    /// Row-major floats in the storage buffer passed as `maps[slot]` to
+    /// [`crate::Renderer::record_with_maps`]: a metric kernel's output,
+    /// read in place, never copied through the host.
+    External(usize),
+}
+
+/// A `width` x `height` grid of `f32` values drawn as a heat map.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ScalarMap {
+    pub width: u32,
+    pub height: u32,
+    pub source: MapSource,
+}
+
 /// Chroma subsampling of a YUV picture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Subsampling {
@@ -179,6 +208,7 @@ pub(crate) enum Command {
     Line { from: [f32; 2], to: [f32; 2], width: f32, color: Color },
     Texture { dst: Rect, texture: TextureId, src: Rect, sampling: Sampling, opacity: f32 },
     Yuv { dst: Rect, picture: YuvId, src: Rect, sampling: Sampling },
+    HeatMap { dst: Rect, map: MapId, src: Rect, sampling: Sampling, range: (f32, f32) },
     Text(TextRun),
     PushClip(Rect),
     PopClip,
@@ -193,6 +223,7 @@ pub struct Scene {
     pub(crate) commands: Vec<Command>,
     pub(crate) textures: Vec<(u32, u32, Vec<u8>)>,
     pub(crate) pictures: Vec<YuvPicture>,
+    pub(crate) maps: Vec<ScalarMap>,
 }
 
 impl Scene {
@@ -205,6 +236,7 @@ impl Scene {
             commands: Vec::new(),
             textures: Vec::new(),
             pictures: Vec::new(),
+            maps: Vec::new(),
         }
     }
 
@@ -281,6 +313,48 @@ impl Scene {
     /// converted to RGB in the shader.
     pub fn yuv_image(&mut self, dst: Rect, picture: YuvId, src: Rect, sampling: Sampling) {
         self.commands.push(Command::Yuv { dst, picture, src, sampling });
+    }
+
+    /// Adds a `width` x `height` map of host values (row-major). For tests
+    /// and small things such as a legend's ramp; a metric's per-pixel map
+    /// stays on the GPU through [`Scene::external_map`] instead.
+    pub fn add_map(&mut self, width: u32, height: u32, values: Vec<f32>) -> MapId {
+        assert_eq!(values.len(), width as usize * height as usize, "map size");
+        self.push_map(ScalarMap { width, height, source: MapSource::Host(values) })
+    }
+
+    /// Declares a `width` x `height` map of `f32` values (row-major, from
+    /// the buffer's start) that lives in a GPU buffer the caller binds as
+    /// `maps[slot]` of [`crate::Renderer::record_with_maps`], so a kernel's
+    /// output (the SSIM map) is drawn where it lies. `slot` must be below
+    /// [`MAX_EXTERNAL_MAPS`]; encoding fails otherwise.
+    pub fn external_map(&mut self, width: u32, height: u32, slot: usize) -> MapId {
+        self.push_map(ScalarMap { width, height, source: MapSource::External(slot) })
+    }
+
+    fn push_map(&mut self, map: ScalarMap) -> MapId {
+        self.maps.push(map);
+        MapId(self.maps.len() as u32 - 1)
+    }
+
+    /// Draws the `src` rectangle of a map (in map cells) into `dst` as a
+    /// heat map: each value `v` is normalised to `t = (v - lo) / (hi - lo)`,
+    /// clamped to 0..=1, and coloured with the inferno ramp *reversed*, so
+    /// `v <= lo` is inferno's bright yellow and `v >= hi` its black
+    /// ([`crate::heat`] has the ramp and a legend). Low values are the ones
+    /// to find (low SSIM is damage), so they are the ones that glow. A value
+    /// that is not a number shows as magenta: an unwritten or poisoned map
+    /// must not pass for a good one. Bilinear sampling interpolates values,
+    /// then colours. `lo < hi`, both finite, or encoding fails.
+    pub fn heat_map(
+        &mut self,
+        dst: Rect,
+        map: MapId,
+        src: Rect,
+        sampling: Sampling,
+        range: (f32, f32),
+    ) {
+        self.commands.push(Command::HeatMap { dst, map, src, sampling, range });
     }
 
     /// A run of text (laid out with the bundled font when encoded).

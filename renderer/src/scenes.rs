@@ -2,6 +2,7 @@
 //! what the golden tests compare and what `vqscope bench ui` times. Every
 //! scene is built procedurally at any size, the same on every machine.
 
+use crate::heat;
 use crate::scene::{Color, Rect, RectStyle, Sampling, Scene, Subsampling, YuvMatrix, YuvPicture};
 use crate::text::{Align, TextRun, VAlign};
 
@@ -13,6 +14,7 @@ pub const NAMES: &[&str] = &[
     "lines",
     "images",
     "yuv10",
+    "heatmap",
     "text",
     "clips",
     "translucent",
@@ -33,6 +35,7 @@ pub fn build(name: &str, width: u32, height: u32) -> Option<Scene> {
         "lines" => lines(&mut s, Rect::new(0.0, 0.0, w, h)),
         "images" => images(&mut s, Rect::new(0.0, 0.0, w, h)),
         "yuv10" => yuv(&mut s, Rect::new(0.0, 0.0, w, h), 10),
+        "heatmap" => heatmap(&mut s, Rect::new(0.0, 0.0, w, h)),
         "text" => text(&mut s, Rect::new(0.0, 0.0, w, h)),
         "clips" => clips(&mut s, Rect::new(0.0, 0.0, w, h)),
         "translucent" => translucent(&mut s, Rect::new(0.0, 0.0, w, h), false),
@@ -189,6 +192,47 @@ fn test_texture() -> (u32, u32, Vec<u8>) {
         }
     }
     (tw, th, rgba)
+}
+
+/// Size of [`test_map`].
+pub const TEST_MAP_SIZE: (u32, u32) = (48, 27);
+
+/// A synthetic SSIM-like map: mostly near 1, a smooth gradient of loss
+/// towards the bottom-left, a sharp "damaged" disc down to 0.2, one cell
+/// below the range (−0.3) and one NaN cell (it must show magenta).
+pub fn test_map() -> Vec<f32> {
+    let (w, h) = TEST_MAP_SIZE;
+    let mut values = Vec::with_capacity((w * h) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            let (fx, fy) = (x as f32 / (w - 1) as f32, y as f32 / (h - 1) as f32);
+            let mut v = 1.0 - 0.35 * (1.0 - fx) * fy;
+            let d = ((x as f32 - 33.0).powi(2) + (y as f32 - 9.0).powi(2)).sqrt();
+            if d < 6.0 {
+                v = v.min(0.2 + 0.8 * d / 6.0);
+            }
+            values.push(v);
+        }
+    }
+    values[(3 * w + 3) as usize] = -0.3;
+    values[(3 * w + 6) as usize] = f32::NAN;
+    values
+}
+
+/// [`test_map`] drawn nearest (left: one flat cell per value) and bilinear
+/// (right: interpolated values), over 0.5..1 like the SSIM screenshot,
+/// with a legend below.
+fn heatmap(s: &mut Scene, r: Rect) {
+    let (mw, mh) = TEST_MAP_SIZE;
+    let map = s.add_map(mw, mh, test_map());
+    let range = (0.5, 1.0);
+    let legend_h = 52.0;
+    let cells = grid(Rect::new(r.x0, r.y0, r.x1, r.y1 - legend_h), 2, 1, 8.0);
+    let src = Rect::new(0.0, 0.0, mw as f32, mh as f32);
+    s.heat_map(cells[0], map, src, Sampling::Nearest, range);
+    s.heat_map(cells[1], map, src, Sampling::Bilinear, range);
+    let bar = Rect::new(r.x0 + 16.0, r.y1 - legend_h + 20.0, r.x1 - 16.0, r.y1 - legend_h + 30.0);
+    heat::legend(s, bar, range, 3, 2, "SSIM (low = bright)", TEXT);
 }
 
 fn images(s: &mut Scene, r: Rect) {

@@ -20,6 +20,12 @@ layout(set = 0, binding = 5, std430) readonly buffer Texels { uint texels[]; };
 layout(set = 0, binding = 6, std430) readonly buffer Pictures { Picture pictures[]; };
 layout(set = 0, binding = 7, std430) readonly buffer Planes { uint planes[]; };
 layout(set = 0, binding = 8, rgba8) uniform writeonly image2D target;
+layout(set = 0, binding = 9, std430) readonly buffer Maps { Map maps[]; };
+// External maps (MAX_EXTERNAL_MAPS in scene.rs): separate bindings rather
+// than an array, since indexing an array of buffers dynamically is an
+// optional device feature. Unused slots are bound to the texel buffer.
+layout(set = 0, binding = 10, std430) readonly buffer ExtMap0 { float ext_map0[]; };
+layout(set = 0, binding = 11, std430) readonly buffer ExtMap1 { float ext_map1[]; };
 layout(push_constant) uniform Push {
     vec4 background;  // premultiplied
     uint width;
@@ -130,6 +136,57 @@ vec4 sample_yuv(Picture pic, vec2 uv, bool bilinear) {
     return vec4(clamp(rgb, 0.0, 1.0), 1.0);
 }
 
+float map_value(Map m, ivec2 xy) {
+    xy = clamp(xy, ivec2(0), ivec2(m.width, m.height) - 1);
+    uint i = m.offset + uint(xy.y) * m.width + uint(xy.x);
+    if (m.source == 0u) {
+        return uintBitsToFloat(texels[i]);
+    }
+    return m.source == 1u ? ext_map0[i] : ext_map1[i];
+}
+
+// Values are interpolated before they are coloured, so a bilinear heat map
+// shows in-between values, not in-between colours of the ramp.
+float sample_map(Map m, vec2 uv, bool bilinear) {
+    if (!bilinear) {
+        return map_value(m, ivec2(floor(uv)));
+    }
+    vec2 s = uv - 0.5;
+    ivec2 i = ivec2(floor(s));
+    vec2 f = s - vec2(i);
+    float top = mix(map_value(m, i), map_value(m, i + ivec2(1, 0)), f.x);
+    float bottom = mix(map_value(m, i + ivec2(0, 1)), map_value(m, i + ivec2(1, 1)), f.x);
+    return mix(top, bottom, f.y);
+}
+
+// Matplotlib's "inferno" (perceptually uniform, readable in greyscale and by
+// most colour-blind viewers), sRGB, sampled at every 16th of its 256 entries
+// plus the last and interpolated linearly. Twin: heat::INFERNO.
+const vec3 INFERNO[17] = vec3[17](
+    vec3(0.001462, 0.000466, 0.013866), vec3(0.042253, 0.028139, 0.141141),
+    vec3(0.129285, 0.047293, 0.290788), vec3(0.238273, 0.036621, 0.396353),
+    vec3(0.341500, 0.062325, 0.429425), vec3(0.441207, 0.099338, 0.431594),
+    vec3(0.540920, 0.134729, 0.415123), vec3(0.640135, 0.171438, 0.381065),
+    vec3(0.735683, 0.215906, 0.330245), vec3(0.822386, 0.275197, 0.266085),
+    vec3(0.894305, 0.353399, 0.193584), vec3(0.946965, 0.449191, 0.115272),
+    vec3(0.978422, 0.557937, 0.034931), vec3(0.987874, 0.675267, 0.065257),
+    vec3(0.974638, 0.797692, 0.206332), vec3(0.947594, 0.917399, 0.410665),
+    vec3(0.988362, 0.998364, 0.644924));
+
+// Colour of map value v over range (lo, hi): inferno reversed, so values at
+// or below lo glow yellow-white and values at or above hi are black (low
+// SSIM is damage: it must stand out). NaN shows as magenta. Twin:
+// heat::heat_color.
+vec4 heat_color(float v, float lo, float hi) {
+    if (isnan(v)) {
+        return vec4(1.0, 0.0, 1.0, 1.0);
+    }
+    float t = 1.0 - clamp((v - lo) / (hi - lo), 0.0, 1.0);
+    float x = t * 16.0;
+    int i = min(int(x), 15);
+    return vec4(mix(INFERNO[i], INFERNO[i + 1], x - float(i)), 1.0);
+}
+
 // Premultiplied colour of primitive `prim` at pixel centre p.
 vec4 shade(Prim prim, vec2 p) {
     vec4 clip = clips[prim.header.y];
@@ -174,6 +231,10 @@ vec4 shade(Prim prim, vec2 p) {
     }
     if (kind == KIND_GLYPH) {
         return prim.color * texel_r8(textures[prim.header.z], ivec2(floor(uv)));
+    }
+    if (kind == KIND_HEATMAP) {
+        float v = sample_map(maps[prim.header.z], uv, bilinear);
+        return heat_color(v, prim.p2.x, prim.p2.y) * param;
     }
     return sample_yuv(pictures[prim.header.z], uv, bilinear);
 }

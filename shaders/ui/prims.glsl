@@ -8,6 +8,7 @@
 #define KIND_TEXTURE 3u
 #define KIND_GLYPH   4u
 #define KIND_YUV     5u
+#define KIND_HEATMAP 6u
 
 #define BIN_TILES 16u   // a bin is BIN_TILES x BIN_TILES tiles
 #define TILE_SIZE 16u   // a tile is TILE_SIZE x TILE_SIZE pixels
@@ -16,11 +17,11 @@
 // 96 bytes. Twin: encode::GpuPrim.
 struct Prim {
     vec4 bounds;   // pixel bounding box x0, y0, x1, y1 (anti-aliasing and clip included)
-    uvec4 header;  // x: kind | sampling << 8; y: clip index; z: texture/picture index; w: float bits of width/opacity
+    uvec4 header;  // x: kind | sampling << 8; y: clip index; z: texture/picture/map index; w: float bits of width/opacity
     vec4 color;    // premultiplied fill (or tint)
     vec4 p0;       // geometry: rect / dst rect / circle (cx, cy, r, ring) / line (ax, ay, bx, by)
     vec4 p1;       // rect corner radii (tl, tr, br, bl) / image source rect
-    vec4 p2;       // premultiplied border colour
+    vec4 p2;       // premultiplied border colour / heat map range (lo, hi, -, -)
 };
 
 // 16 bytes. Twin: encode::GpuTexture. RGBA8 textures hold one texel per
@@ -30,6 +31,16 @@ struct Texture {
     uint width;
     uint height;
     uint format;   // 0: RGBA8 (straight alpha), 1: R8 coverage
+};
+
+// 16 bytes. Twin: encode::GpuMap. A grid of f32 values drawn as a heat map:
+// host values live in the texel buffer (as float bits), external ones in a
+// storage buffer bound for the frame (a metric kernel's map, read in place).
+struct Map {
+    uint offset;   // first value, in words of its buffer
+    uint width;
+    uint height;
+    uint source;   // 0: texel buffer; 1 + k: external map k
 };
 
 // 48 bytes. Twin: encode::GpuPicture. Offsets are in bytes into the plane

@@ -1,9 +1,9 @@
 //! Golden screenshots of every test scene, rendered headless by the fused
 //! shader (lavapipe in CI) with validation on.
 
-use vqscope_gpu::Submitter;
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
-use vqscope_renderer::{Renderer, ScanMode, Scene, scenes};
+use vqscope_gpu::{Submitter, upload_buffer};
+use vqscope_renderer::{Color, Rect, Renderer, Sampling, ScanMode, Scene, heat, scenes};
 use vqscope_tests::golden::check_golden;
 
 fn render(scene: &Scene, mode: ScanMode) -> Vec<u8> {
@@ -99,5 +99,80 @@ fn scrambled_order_renders_differently() {
 fn lane0_scan_matches_subgroup_scan() {
     let scene = scenes::build("10k", 400, 300).unwrap();
     assert_eq!(render(&scene, ScanMode::Subgroup), render(&scene, ScanMode::Lane0));
+    assert_no_validation_messages();
+}
+
+#[test]
+fn heatmap() {
+    golden_scene("heatmap", 480, 240);
+}
+
+/// The shader's ramp is the host twin's: a one-row ramp map drawn nearest,
+/// one screen pixel per cell, must give `heat::heat_color` of each value
+/// (to within an 8-bit step), including the clamped ends and NaN.
+#[test]
+fn heat_map_colours_match_the_host_twin() {
+    let range = (0.5, 1.0);
+    let mut values: Vec<f32> = (0..64).map(|i| 0.4 + 0.7 * i as f32 / 63.0).collect();
+    values[10] = f32::NAN;
+    let n = values.len() as u32;
+    let mut scene = Scene::new(n, 4, Color::rgb(0.2, 0.9, 0.2));
+    let map = scene.add_map(n, 1, values.clone());
+    let full = Rect::new(0.0, 0.0, n as f32, 1.0);
+    scene.heat_map(Rect::new(0.0, 0.0, n as f32, 4.0), map, full, Sampling::Nearest, range);
+    let rgba = render(&scene, ScanMode::Subgroup);
+    for (x, &v) in values.iter().enumerate() {
+        let want = heat::heat_color(v, range);
+        let want = [want.r, want.g, want.b].map(|c| (c * 255.0).round() as i32);
+        for y in 0..4 {
+            let px = &rgba[(y * n as usize + x) * 4..][..3];
+            let got = [px[0] as i32, px[1] as i32, px[2] as i32];
+            let off = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).max().unwrap();
+            assert!(off <= 1, "value {v} at x {x}: shader {got:?}, twin {want:?}");
+        }
+    }
+    assert_no_validation_messages();
+}
+
+/// An external map bound at record time renders exactly like the same
+/// values travelling with the scene, and a scene whose external map is not
+/// bound (or bound to a buffer too small) is refused, not drawn from
+/// whatever memory lies there.
+#[test]
+fn external_heat_map_matches_host_map() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut renderer = Renderer::new(&ctx, ScanMode::Subgroup, None).unwrap();
+    let (mw, mh) = scenes::TEST_MAP_SIZE;
+    let values = scenes::test_map();
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let buffer = upload_buffer(&ctx, &mut submitter, "test map", &bytes).unwrap();
+    let small = upload_buffer(&ctx, &mut submitter, "small map", &[0u8; 64]).unwrap();
+    let src = Rect::new(0.0, 0.0, mw as f32, mh as f32);
+    let dst = Rect::new(4.0, 4.0, 196.0, 112.0);
+    let build = |external: bool| {
+        let mut scene = Scene::new(200, 116, Color::BLACK);
+        let map = if external {
+            // Slot 1, so the second binding is exercised too.
+            scene.external_map(mw, mh, 1)
+        } else {
+            scene.add_map(mw, mh, values.clone())
+        };
+        scene.heat_map(dst, map, src, Sampling::Bilinear, (0.5, 1.0));
+        scene
+    };
+    let host = renderer.render_to_rgba(&mut submitter, &build(false)).unwrap();
+    let external = renderer
+        .render_to_rgba_with_maps(&mut submitter, &build(true), &[&small, &buffer])
+        .unwrap();
+    assert_eq!(host, external);
+    let lit = host.chunks_exact(4).filter(|p| p[0] > 200).count();
+    assert!(lit > 100, "the damaged disc should glow: {lit} bright pixels");
+
+    for maps in [&[][..], &[&buffer, &small][..]] {
+        let e = renderer.render_to_rgba_with_maps(&mut submitter, &build(true), maps).unwrap_err();
+        assert!(e.to_string().contains("external map 1 needs"), "{e}");
+    }
+    drop((renderer, submitter));
     assert_no_validation_messages();
 }
