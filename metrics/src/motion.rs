@@ -21,6 +21,7 @@
 
 use crate::error::MetricsError;
 use crate::plane::PlaneView;
+use crate::plane::check_pair;
 
 /// libvmaf's 5-tap motion blur; the taps sum to 65536 (2^16).
 pub const FILTER: [u16; 5] = [3571, 16004, 26386, 16004, 3571];
@@ -95,17 +96,7 @@ pub fn horizontal_row_sad(row: &[i32]) -> u32 {
 /// Checks that a plane pair can go through the motion filter: same size and
 /// depth, a depth libvmaf handles, and at least [`MIN_SIDE`] samples each way.
 pub fn check_planes(prev: &PlaneView, cur: &PlaneView) -> Result<(), MetricsError> {
-    if (prev.width, prev.height, prev.bpc) != (cur.width, cur.height, cur.bpc) {
-        return Err(MetricsError::PlaneMismatch {
-            feature: "motion",
-            ref_width: prev.width,
-            ref_height: prev.height,
-            ref_bpc: prev.bpc,
-            dis_width: cur.width,
-            dis_height: cur.height,
-            dis_bpc: cur.bpc,
-        });
-    }
+    check_pair("motion", prev, cur)?;
     if !(8..=16).contains(&prev.bpc) {
         return Err(MetricsError::OptionOutOfRange {
             feature: "motion",

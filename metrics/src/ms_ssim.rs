@@ -12,9 +12,9 @@
 
 use crate::error::MetricsError;
 use crate::plane::PlaneView;
+use crate::plane::check_pair;
 use crate::ssim::{
-    FloatPlane, GAUSSIAN_LEN, LcsMeans, check_pair, decimate, decimated_len, ssim_scale,
-    to_float_plane,
+    FloatPlane, GAUSSIAN_LEN, LcsMeans, decimate, decimated_len, ssim_scale, to_float_plane,
 };
 
 const FEATURE: &str = "float_ms_ssim";

@@ -1,5 +1,7 @@
 //! The view of one sample plane that every CPU twin and kernel driver takes.
 
+use crate::MetricsError;
+
 /// A plane of samples widened to u16, row-major with `stride` samples a row.
 /// `bpc` is the bit depth the samples were coded with (8, 10, 12 or 16):
 /// libvmaf's fixed-point paths shift and round by it.
@@ -30,4 +32,25 @@ impl<'a> PlaneView<'a> {
     pub fn row(&self, y: usize) -> &'a [u16] {
         &self.samples[y * self.stride..y * self.stride + self.width]
     }
+}
+
+/// Refuses a reference/distorted pair that differ in size or bit depth,
+/// naming `feature` in the error.
+pub fn check_pair(
+    feature: &'static str,
+    a: &PlaneView<'_>,
+    b: &PlaneView<'_>,
+) -> Result<(), MetricsError> {
+    if a.width != b.width || a.height != b.height || a.bpc != b.bpc {
+        return Err(MetricsError::PlaneMismatch {
+            feature,
+            ref_width: a.width,
+            ref_height: a.height,
+            ref_bpc: a.bpc,
+            dis_width: b.width,
+            dis_height: b.height,
+            dis_bpc: b.bpc,
+        });
+    }
+    Ok(())
 }

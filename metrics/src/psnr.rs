@@ -7,6 +7,7 @@
 //! psnr_max)`. Chroma planes are scored by default.
 
 use crate::error::MetricsError;
+use crate::plane::check_pair;
 
 /// libvmaf's psnr extractor options, with its defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -158,17 +159,7 @@ pub fn plane_sse(
     distorted: &crate::PlaneView,
 ) -> Result<u64, MetricsError> {
     let (r, d) = (reference, distorted);
-    if (r.width, r.height, r.bpc) != (d.width, d.height, d.bpc) {
-        return Err(MetricsError::PlaneMismatch {
-            feature: "psnr",
-            ref_width: r.width,
-            ref_height: r.height,
-            ref_bpc: r.bpc,
-            dis_width: d.width,
-            dis_height: d.height,
-            dis_bpc: d.bpc,
-        });
-    }
+    check_pair("psnr", r, d)?;
     if !(8..=16).contains(&r.bpc) {
         return Err(MetricsError::OptionOutOfRange {
             feature: "psnr",

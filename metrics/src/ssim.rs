@@ -22,6 +22,7 @@
 
 use crate::error::MetricsError;
 use crate::plane::PlaneView;
+use crate::plane::check_pair;
 
 const FEATURE: &str = "float_ssim";
 
@@ -340,26 +341,6 @@ pub fn ssim_scale(a: &FloatPlane, b: &FloatPlane, mut map: Option<&mut Vec<f32>>
         c: (c_sum / count) as f32,
         s: (s_sum / count) as f32,
     }
-}
-
-/// Checks that reference and distorted planes can be compared.
-pub(crate) fn check_pair(
-    feature: &'static str,
-    a: &PlaneView<'_>,
-    b: &PlaneView<'_>,
-) -> Result<(), MetricsError> {
-    if a.width != b.width || a.height != b.height || a.bpc != b.bpc {
-        return Err(MetricsError::PlaneMismatch {
-            feature,
-            ref_width: a.width,
-            ref_height: a.height,
-            ref_bpc: a.bpc,
-            dis_width: b.width,
-            dis_height: b.height,
-            dis_bpc: b.bpc,
-        });
-    }
-    Ok(())
 }
 
 /// Options of libvmaf's `float_ssim` extractor that change the score.

@@ -34,6 +34,7 @@ pub use score::{AdmScores, adm_scores};
 
 use crate::error::MetricsError;
 use crate::plane::PlaneView;
+use crate::plane::check_pair;
 
 /// Smallest width and height the twin accepts: the coarsest level's input
 /// is `ceil(n/8)` samples and libvmaf's mirror tables are only valid when
@@ -289,20 +290,7 @@ pub fn adm_frame_sums(
 }
 
 fn check_planes(reference: &PlaneView, distorted: &PlaneView) -> Result<(), MetricsError> {
-    if reference.width != distorted.width
-        || reference.height != distorted.height
-        || reference.bpc != distorted.bpc
-    {
-        return Err(MetricsError::PlaneMismatch {
-            feature: "adm",
-            ref_width: reference.width,
-            ref_height: reference.height,
-            ref_bpc: reference.bpc,
-            dis_width: distorted.width,
-            dis_height: distorted.height,
-            dis_bpc: distorted.bpc,
-        });
-    }
+    check_pair("adm", reference, distorted)?;
     if reference.width < MIN_SIZE || reference.height < MIN_SIZE {
         return Err(MetricsError::FrameTooSmall {
             feature: "adm",

@@ -14,8 +14,9 @@
 //! ```
 //!
 //! `vif_scale[k]` (shaders/metrics/vif_scale.glsl, compiled per scale as
-//! vif_scaleK.comp) filters a 32 × 16 tile from
-//! shared memory and writes one 16-field `i64` partial record per workgroup,
+//! vif_scaleK.comp) filters a 112 × 16 tile (vertical sums register-blocked
+//! per column, kept in shared memory, then horizontal sums register-blocked
+//! per 7 pixels) and writes one 16-field `i64` partial record per workgroup,
 //! its own scale's four fields; `vif_decimate` blurs and halves reference and
 //! distorted at once into `u16` planes that the next scale reads as 16-bit
 //! planes. The partial buffer is zeroed once at [`VifKernel::new`], so the
@@ -41,9 +42,9 @@ use crate::plane::PlaneView;
 use crate::reduce::Reducer;
 
 /// Output tile of `vif_scale.glsl` (`TW`, `TH`): must agree with the shader.
-const SCALE_TILE: (usize, usize) = (32, 16);
+const SCALE_TILE: (usize, usize) = (112, 16);
 /// Output tile of `vif_decimate.glsl` (`OW`, `OH`): must agree with the shader.
-const DECIMATE_TILE: (usize, usize) = (32, 8);
+const DECIMATE_TILE: (usize, usize) = (60, 16);
 /// `i64` fields of a partial record: four per scale (`FIELDS` in the shader).
 const FIELDS: u32 = 16;
 
@@ -130,7 +131,7 @@ impl VifKernel {
         check(&shape, &shape, &options)?;
 
         let scale_pipelines = (0..4u32)
-            .map(|k| scale_pipeline(ctx, k, ulps))
+            .map(|k| scale_pipeline(ctx, k, k == 0 && bpc == 8, ulps))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
         let decimate_pipelines = (1..4u32)
             .map(|k| decimate_pipeline(ctx, k))
@@ -203,6 +204,54 @@ impl VifKernel {
         }
         let groups = self.scale_groups.iter().map(|g| g[0] * g[1]).max().unwrap_or(1);
         self.reducer.record(rec, &self.partials, FIELDS, groups, results, offset_words)
+    }
+
+    /// Labels of the intervals [`VifKernel::record_profiled`] times, in order.
+    #[doc(hidden)]
+    pub const PROFILE_PHASES: [&'static str; 8] =
+        ["scale0", "decimate1", "scale1", "decimate2", "scale2", "decimate3", "scale3", "reduce"];
+
+    /// [`VifKernel::record`] with every dispatch alone between two barriers
+    /// and a timestamp after each (`stamps` needs 9 queries; interval `i` is
+    /// [`VifKernel::PROFILE_PHASES`]`[i]`). Serialises what `record` overlaps,
+    /// so the sum exceeds `record`'s time a little. For timing only.
+    #[doc(hidden)]
+    pub fn record_profiled(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &DevicePlane<'_>,
+        distorted: &DevicePlane<'_>,
+        results: &Buffer,
+        offset_words: u32,
+        stamps: &vqscope_gpu::Timestamps,
+    ) -> vqscope_gpu::Result<()> {
+        self.check_planes(reference, distorted)?;
+        rec.barrier();
+        rec.timestamp(stamps, 0);
+        let mut next_stamp = 1;
+        let mut stamp = |rec: &mut Recorder<'_>| {
+            rec.barrier();
+            rec.timestamp(stamps, next_stamp);
+            next_stamp += 1;
+        };
+        let mut current = (reference.buffer, distorted.buffer, reference.desc, distorted.desc);
+        for k in 0..4 {
+            let (r, d, rd, dd) = current;
+            if k > 0 || !self.options.skip_scale0 {
+                self.record_scale(rec, k, (r, rd), (d, dd))?;
+            }
+            stamp(rec);
+            if k < 3 {
+                let next = &self.pyramid[k];
+                self.record_decimate(rec, k, (r, rd), (d, dd), next)?;
+                current = (&next.reference, &next.distorted, next.desc, next.desc);
+                stamp(rec);
+            }
+        }
+        let groups = self.scale_groups.iter().map(|g| g[0] * g[1]).max().unwrap_or(1);
+        self.reducer.record(rec, &self.partials, FIELDS, groups, results, offset_words)?;
+        stamp(rec);
+        Ok(())
     }
 
     /// The sums of one frame from its [`VifKernel::RESULT_WORDS`] result
@@ -308,11 +357,14 @@ const DECIMATE_SPIRV: [&[u32]; 3] = [
     vqscope_shaders::METRICS_VIF_DECIMATE3,
 ];
 
-/// The statistics kernel of scale `k`; `ulps` is the test-only division
+/// The statistics kernel of scale `k`; `sq32` keeps the vertical squares in
+/// 32 bits (specialization constant 2, `SQ32`: only for scale 0 of 8-bit
+/// input, where they provably fit); `ulps` is the test-only division
 /// perturbation (specialization constant 1, `DIV_PERTURB_ULPS`).
 fn scale_pipeline(
     ctx: &Arc<GpuContext>,
     k: u32,
+    sq32: bool,
     ulps: i32,
 ) -> vqscope_gpu::Result<ComputePipeline> {
     let name = format!("metrics/vif_scale{k}");
@@ -323,7 +375,7 @@ fn scale_pipeline(
             spirv: SCALE_SPIRV[k as usize],
             bindings: &[BindingKind::StorageBuffer; 4],
             push_constant_size: std::mem::size_of::<VifScalePush>() as u32,
-            specialization: &[(1, ulps as u32)],
+            specialization: &[(1, ulps as u32), (2, u32::from(sq32))],
             subgroup_size: None,
             full_subgroups: false,
         },

@@ -44,6 +44,7 @@ pub use stat::{
 
 use crate::error::MetricsError;
 use crate::plane::PlaneView;
+use crate::plane::check_pair;
 
 /// libvmaf's default enhancement gain limit (`vif_enhn_gain_limit`, alias
 /// `egl`); also its maximum.
@@ -92,17 +93,7 @@ pub fn scale_size(w: usize, h: usize, k: usize) -> (usize, usize) {
 /// a depth libvmaf handles (8 to 16 bits), at least [`MIN_SIDE`] each way,
 /// and a gain limit in libvmaf's `[1, 100]`.
 pub fn check(r: &PlaneView, d: &PlaneView, opts: &VifOptions) -> Result<(), MetricsError> {
-    if (r.width, r.height, r.bpc) != (d.width, d.height, d.bpc) {
-        return Err(MetricsError::PlaneMismatch {
-            feature: "vif",
-            ref_width: r.width,
-            ref_height: r.height,
-            ref_bpc: r.bpc,
-            dis_width: d.width,
-            dis_height: d.height,
-            dis_bpc: d.bpc,
-        });
-    }
+    check_pair("vif", r, d)?;
     if !(8..=16).contains(&r.bpc) {
         return Err(MetricsError::OptionOutOfRange {
             feature: "vif",
