@@ -43,12 +43,17 @@ pub struct Args {
     /// brightest, HI and above black) [default: 0.5,1].
     #[arg(long, value_parser = parse_range, requires = "ssim_map")]
     range: Option<(f32, f32)>,
-    /// Dashboard: view mode (side, wipe, diff).
-    #[arg(long, default_value = "side", value_parser = ["side", "wipe", "diff"])]
+    /// Dashboard: view mode (side, wipe, diff, ssim).
+    #[arg(long, default_value = "side", value_parser = ["side", "wipe", "diff", "ssim"])]
     mode: String,
     /// Dashboard: magnification in screen pixels per sample, centred (default: fit).
     #[arg(long, requires = "dashboard")]
     zoom: Option<f32>,
+    /// Dashboard: display offsets REF,DIS in frames (as the `{`/`}` and
+    /// `[`/`]` keys set them): the sides show --frame plus their offset;
+    /// scores still pair frame N with frame N.
+    #[arg(long, value_parser = parse_offsets, allow_hyphen_values = true, requires = "dashboard")]
+    offsets: Option<(i64, i64)>,
     /// Dashboard: cursor position X,Y, to show what hovering there shows.
     #[arg(long, value_parser = parse_point, requires = "dashboard")]
     cursor: Option<[f32; 2]>,
@@ -78,6 +83,18 @@ pub fn run(args: Args) -> Result<()> {
     }
     let scene = args.scene.as_deref().unwrap_or("showcase");
     render_scene(scene, args.size, &args.output)
+}
+
+fn parse_offsets(text: &str) -> Result<(i64, i64), String> {
+    let bad = || format!("`{text}` is not REF,DIS (whole frames, e.g. 0,-1)");
+    let (r, d) = text.split_once(',').ok_or_else(bad)?;
+    let parse = |s: &str| s.trim().parse::<i64>().map_err(|_| bad());
+    let max = crate::dashboard::state::MAX_OFFSET;
+    let (r, d) = (parse(r)?, parse(d)?);
+    if r.abs() > max || d.abs() > max {
+        return Err(format!("`{text}`: offsets are at most {max} frames either way"));
+    }
+    Ok((r, d))
 }
 
 fn parse_point(text: &str) -> Result<[f32; 2], String> {
@@ -130,15 +147,19 @@ fn ssim_map(args: &Args) -> Result<()> {
 fn dashboard(args: &Args) -> Result<()> {
     use crate::dashboard::{Shot, render_shot, score_clip, source::Inputs, state::ViewMode};
     let inputs = match (&args.reference, &args.distorted) {
-        (Some(r), Some(d)) => {
-            Inputs::Files { reference: r.clone(), distorted: d.clone(), raw: None }
-        }
-        (None, None) => Inputs::Demo,
+        (Some(r), Some(d)) => Inputs::files(r.clone(), d.clone(), None),
+        (None, None) => Inputs::demo(),
         _ => anyhow::bail!("--dashboard needs both -r and -d (or neither, for the demo)"),
     };
     let mode = ViewMode::parse(&args.mode).ok_or_else(|| anyhow!("unknown --mode"))?;
-    let shot =
-        Shot { frame: args.frame, mode, size: args.size, zoom: args.zoom, cursor: args.cursor };
+    let shot = Shot {
+        frame: args.frame,
+        mode,
+        size: args.size,
+        zoom: args.zoom,
+        cursor: args.cursor,
+        offsets: args.offsets.unwrap_or((0, 0)),
+    };
     let rgba = render_shot(&score_clip(&inputs)?, &shot)?;
     let (width, height) = args.size;
     capture::save_png(&args.output, width, height, &rgba).context("dashboard")?;

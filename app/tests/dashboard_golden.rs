@@ -1,7 +1,8 @@
 //! The dashboard rendered headless on the rocket pair (576x324, 12 frames)
 //! through the real command line, compared with goldens in `screenshots/`:
-//! each view mode at frame 5, and a 12x zoom with the cursor hovering over
-//! the picture (pixel grid, hover readout). Plus the no-display demo: it
+//! each view mode at frame 5 (the SSIM heat map too, fitted and zoomed),
+//! a display offset, and a 12x zoom with the cursor hovering over the
+//! picture (pixel grid, hover readout). Plus the no-display demo: it
 //! must write its PNG and JSON without overwriting files already there.
 
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ fn shot(name: &str, extra: &[&str]) {
     let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
     let out = out_dir().join(format!("{name}.png"));
     let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        .env("VQSCOPE_VALIDATION", "1")
         .args(["screenshot", "--dashboard", "-r", r.to_str().unwrap(), "-d"])
         .arg(&d)
         .args(["--frame", "5", "--size", "1280x720", "--force", "-o"])
@@ -34,6 +36,7 @@ fn shot(name: &str, extra: &[&str]) {
         .expect("run vqscope");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{name}: {stderr}");
+    assert!(!stderr.contains("[vulkan"), "{name}: validation messages:\n{stderr}");
     let (w, h, rgba) = load_png(&out).expect("read the screenshot");
     check_golden(name, w, h, &rgba);
 }
@@ -51,6 +54,27 @@ fn dashboard_wipe() {
 #[test]
 fn dashboard_difference() {
     shot("dashboard_diff", &["--mode", "diff"]);
+}
+
+/// The SSIM heat map: magenta anywhere would mean the kernel left cells
+/// unwritten (the map is poisoned with NaN before each run).
+#[test]
+fn dashboard_ssim_map() {
+    shot("dashboard_ssim", &["--mode", "ssim"]);
+}
+
+/// Zoomed into the SSIM map: cells stay flat blocks on the picture's grid,
+/// aligned with the other views (the map starts 5 samples in).
+#[test]
+fn dashboard_ssim_map_zoomed() {
+    shot("dashboard_ssim_zoom", &["--mode", "ssim", "--zoom", "12", "--cursor", "200,200"]);
+}
+
+/// The distorted side shown one frame late (`]`): the header says so and
+/// the difference view compares reference 5 with distorted 6.
+#[test]
+fn dashboard_with_an_offset() {
+    shot("dashboard_offset", &["--mode", "diff", "--offsets", "0,1"]);
 }
 
 #[test]

@@ -165,8 +165,105 @@ fn the_wipe_line_drags_and_elsewhere_the_picture_pans() {
     assert_eq!(s.wipe, 0.0);
     s.apply(Input::Key(Key::Char('m')));
     assert_eq!(s.mode, ViewMode::Diff);
+    s.apply(Input::Key(Key::Char('m')));
+    assert_eq!(s.mode, ViewMode::Ssim);
     s.apply(Input::Key(Key::Char('M')));
     assert_eq!(s.mode, ViewMode::Side);
+}
+
+#[test]
+fn the_ssim_view_is_one_pane_zoomed_and_panned_like_the_others() {
+    let mut s = rocket();
+    for _ in 0..3 {
+        s.apply(Input::Key(Key::Char('m')));
+    }
+    assert_eq!(s.mode, ViewMode::Ssim);
+    assert_eq!(ViewMode::parse("ssim"), Some(ViewMode::Ssim));
+    assert_eq!(s.panes(), vec![s.layout.single_pane]);
+    let pane = s.layout.single_pane;
+    let cursor = [0.5 * (pane.x0 + pane.x1) + 60.0, 0.5 * (pane.y0 + pane.y1) + 40.0];
+    let before = picture_point(&s, pane, cursor);
+    s.apply(Input::CursorMoved { x: cursor[0], y: cursor[1] });
+    s.apply(Input::Scroll(4.0));
+    let after = picture_point(&s, pane, cursor);
+    assert!((before[0] - after[0]).abs() < 0.01 && (before[1] - after[1]).abs() < 0.01);
+    assert!(s.hovered_pixel().is_some(), "hover reads out the picture under the map");
+    // Back to side by side: the same picture point under the same place
+    // of the (now narrower) first pane's centre, same scale.
+    let (scale, center) = (s.view.scale, s.view.center);
+    s.apply(Input::Key(Key::Char('m')));
+    assert_eq!(s.mode, ViewMode::Side);
+    assert_eq!(s.view.scale, scale);
+    assert!((s.view.center[1] - center[1]).abs() < 1e-3);
+}
+
+#[test]
+fn frame_offsets_shift_only_what_each_side_shows() {
+    let mut s = rocket();
+    s.seek(5);
+    assert_eq!(s.shown_frames(), (5, 5));
+    s.apply(Input::Key(Key::Char(']')));
+    assert_eq!((s.ref_offset, s.dis_offset), (0, 1));
+    assert_eq!(s.shown_frames(), (5, 6), "] shows the distorted side one frame later");
+    s.apply(Input::Key(Key::Char('[')));
+    s.apply(Input::Key(Key::Char('[')));
+    assert_eq!(s.shown_frames(), (5, 4));
+    s.apply(Input::Key(Key::Char('}')));
+    assert_eq!((s.ref_offset, s.dis_offset), (1, -1));
+    assert_eq!(s.shown_frames(), (6, 4));
+    s.apply(Input::Key(Key::Char('{')));
+    s.apply(Input::Key(Key::Char('{')));
+    assert_eq!(s.shown_frames(), (4, 4));
+    assert_eq!(s.frame, 5, "offsets never move the current (scored) pair");
+    // Stepping keeps the offsets; the ends hold the shown frame inside the clip.
+    s.apply(Input::Key(Key::Home));
+    assert_eq!(s.shown_frames(), (0, 0), "frame 0 - 1 shows frame 0");
+    s.apply(Input::Key(Key::End));
+    assert_eq!(s.shown_frames(), (10, 10));
+    for _ in 0..5 {
+        s.apply(Input::Key(Key::Char('}')));
+    }
+    assert_eq!(s.ref_offset, 4);
+    assert_eq!(s.shown_frames(), (11, 10), "11 + 4 holds at the last frame");
+    // Offsets stay bounded however long a key is held.
+    for _ in 0..3 {
+        s.shift_offset(state::InputSide::Distorted, i64::MIN);
+    }
+    assert_eq!(s.dis_offset, -state::MAX_OFFSET);
+    assert_eq!(s.shown_frames().1, 0);
+}
+
+#[test]
+fn a_dropped_file_replaces_the_side_under_the_cursor() {
+    use state::InputSide;
+    let mut s = rocket();
+    let path = std::path::PathBuf::from("new.y4m");
+    s.file_dropped(path.clone());
+    assert_eq!(
+        s.requests.replace,
+        Some((InputSide::Reference, path.clone())),
+        "no cursor known: the left side"
+    );
+    let [left, right] = s.layout.side_panes;
+    let mid = |r: vqscope_renderer::Rect| [0.5 * (r.x0 + r.x1), 0.5 * (r.y0 + r.y1)];
+    s.apply(Input::CursorMoved { x: mid(right)[0], y: mid(right)[1] });
+    s.notice = Some("an old complaint".into());
+    s.file_dropped(path.clone());
+    assert_eq!(s.requests.replace, Some((InputSide::Distorted, path.clone())));
+    assert_eq!(s.notice, None, "a new drop clears the last refusal");
+    s.apply(Input::CursorMoved { x: mid(left)[0], y: mid(left)[1] });
+    assert_eq!(s.drop_side(), InputSide::Reference);
+    // Wiped: the side of the split line.
+    s.apply(Input::Key(Key::Char('m')));
+    let x = s.wipe_x();
+    let y = mid(s.layout.single_pane)[1];
+    s.apply(Input::CursorMoved { x: x - 5.0, y });
+    assert_eq!(s.drop_side(), InputSide::Reference);
+    s.apply(Input::CursorMoved { x: x + 5.0, y });
+    assert_eq!(s.drop_side(), InputSide::Distorted);
+    // Taking the request leaves none behind.
+    let taken = std::mem::take(&mut s.requests);
+    assert!(taken.replace.is_some() && s.requests.replace.is_none());
 }
 
 #[test]

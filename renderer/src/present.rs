@@ -762,6 +762,9 @@ pub enum InputEvent {
     Focused(bool),
     /// DPI scale factor changed (the app may want larger text).
     ScaleFactor(f64),
+    /// A file was dragged from another program and dropped on the window
+    /// (one event per file); the last `CursorMoved` says roughly where.
+    DroppedFile(std::path::PathBuf),
 }
 
 /// What the app's per-frame closure gets besides the recorder and image.
@@ -1046,6 +1049,7 @@ where
             WindowEvent::ScaleFactorChanged { scale_factor, .. } => {
                 InputEvent::ScaleFactor(scale_factor)
             }
+            WindowEvent::DroppedFile(path) => InputEvent::DroppedFile(path),
             _ => return,
         };
         self.events.push(input);

@@ -11,8 +11,7 @@
 //! (imagemagick); without them the tests skip, except under CI, where they
 //! fail.
 
-use std::io::Read;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use vqscope_gpu::{Image, Recorder, color_range, vk};
@@ -32,66 +31,15 @@ const SECOND_COLOUR: [u8; 3] = [0, 128, 255];
 
 // ---------------------------------------------------------------- parent side
 
-/// A private X server, killed when dropped.
-struct Xvfb {
-    child: Child,
-    display: String,
-}
+// The Xvfb helpers are shared with the app's window test; std only, so
+// they come in by path rather than through a dependency cycle.
+#[path = "../../tests/src/xvfb.rs"]
+mod xvfb;
+use xvfb::Xvfb;
 
-impl Xvfb {
-    /// Starts Xvfb on a display number it picks itself (`-displayfd`), so
-    /// parallel runs and a developer's own :99 never collide.
-    fn start() -> Xvfb {
-        let mut child = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "640x480x24", "-nolisten", "tcp"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("cannot start Xvfb");
-        let mut stdout = child.stdout.take().expect("piped stdout");
-        // Xvfb writes the display number followed by a newline once it
-        // accepts connections.
-        let mut number = String::new();
-        let mut byte = [0u8; 1];
-        while stdout.read(&mut byte).map(|n| n == 1).unwrap_or(false) && byte[0] != b'\n' {
-            number.push(byte[0] as char);
-        }
-        let number = number.trim().to_owned();
-        if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("Xvfb did not report a display number (got {number:?})");
-        }
-        Xvfb { child, display: format!(":{number}") }
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
-}
-
-/// Whether the X tools are here; under CI their absence fails the test
-/// rather than letting it pass without having run.
+/// Whether the X tools are here (skip, or fail under CI).
 fn tools_present() -> bool {
-    let missing: Vec<_> = ["Xvfb", "xwd", "convert"].into_iter().filter(|p| !on_path(p)).collect();
-    if missing.is_empty() {
-        return true;
-    }
-    let message =
-        format!("missing {missing:?}: install xvfb x11-apps imagemagick to run the window tests");
-    if std::env::var_os("CI").is_some() {
-        panic!("{message}");
-    }
-    eprintln!("skipped: {message}");
-    false
+    xvfb::tools_present(&["Xvfb", "xwd", "convert"], "xvfb x11-apps imagemagick")
 }
 
 /// Runs the ignored test `name` of this binary in a child process with
@@ -124,7 +72,7 @@ fn window_shows_frames_and_follows_resize() {
     if !tools_present() {
         return;
     }
-    let xvfb = Xvfb::start();
+    let xvfb = Xvfb::start(640, 480);
     let (ok, output) =
         run_child("child_draw_and_resize", &[("DISPLAY", &xvfb.display)], &["WAYLAND_DISPLAY"]);
     assert!(ok, "the windowed child failed:\n{output}");
@@ -137,7 +85,7 @@ fn failing_draw_is_returned_and_leaves_vulkan_clean() {
     if !tools_present() {
         return;
     }
-    let xvfb = Xvfb::start();
+    let xvfb = Xvfb::start(640, 480);
     let (ok, output) =
         run_child("child_failing_draw", &[("DISPLAY", &xvfb.display)], &["WAYLAND_DISPLAY"]);
     assert!(ok, "the windowed child failed:\n{output}");

@@ -8,3 +8,4 @@ pub mod golden;
 pub mod motion_psnr;
 pub mod ssim_parity;
 pub mod vif_parity;
+pub mod xvfb;

@@ -83,7 +83,7 @@ impl Layout {
             Rect::new(side.x0 + 4.0, y, side.x1 - 4.0, y + ROW)
         });
         let help_w = 560.0f32.min(w - 40.0).max(1.0);
-        let help_h = 440.0f32.min(h - 40.0).max(1.0);
+        let help_h = 500.0f32.min(h - 40.0).max(1.0);
         let help = Rect::xywh((w - help_w) * 0.5, (h - help_h) * 0.5, help_w, help_h);
         Layout {
             width: w,

@@ -15,6 +15,7 @@ pub mod layout;
 pub mod pictures;
 pub mod scores;
 pub mod source;
+pub mod ssim;
 pub mod state;
 pub mod view;
 
@@ -34,7 +35,8 @@ use crate::info::RawArgs;
 use pictures::Pictures;
 use scores::{History, Scorer, default_model};
 use source::{ClipInfo, FrameFeed, Inputs};
-use state::{Input, Key, State, ViewMode};
+use ssim::SsimMapper;
+use state::{Input, InputSide, Key, State, ViewMode};
 
 /// `vqscope [-r REF -d DIS]`: the inputs of the dashboard window.
 #[derive(clap::Args)]
@@ -54,10 +56,8 @@ impl OpenArgs {
     pub fn inputs(&self) -> Result<Inputs> {
         let raw = self.raw.geometry()?;
         match (&self.reference, &self.distorted) {
-            (Some(r), Some(d)) => {
-                Ok(Inputs::Files { reference: r.clone(), distorted: d.clone(), raw })
-            }
-            (None, None) if raw.is_none() => Ok(Inputs::Demo),
+            (Some(r), Some(d)) => Ok(Inputs::files(r.clone(), d.clone(), raw)),
+            (None, None) if raw.is_none() => Ok(Inputs::demo()),
             _ => bail!("give both -r REF and -d DIS (or neither, for the demo)"),
         }
     }
@@ -74,7 +74,7 @@ const WINDOW: (u32, u32) = (1280, 720);
 pub fn run(args: OpenArgs) -> Result<()> {
     let inputs = args.inputs()?;
     let display = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
-    if !display && matches!(inputs, Inputs::Demo) {
+    if !display && inputs.is_demo() {
         eprintln!(
             "vqscope: no display (DISPLAY is unset): rendering the demo dashboard to a PNG instead"
         );
@@ -93,6 +93,9 @@ pub struct Shot {
     pub zoom: Option<f32>,
     /// A cursor position, to show hover feedback.
     pub cursor: Option<[f32; 2]>,
+    /// Display offsets `(reference, distorted)` in frames (see
+    /// [`State::ref_offset`]).
+    pub offsets: (i64, i64),
 }
 
 /// A clip scored to the end, ready to render any frame of.
@@ -143,9 +146,39 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
         state.apply(Input::CursorMoved { x, y });
     }
     state.worst = history.worst(layout::WORST_ROWS).into_iter().map(|(f, _)| f).collect();
-    let mut pictures = Pictures::new(&inputs.read(shot.frame)?);
+    state.ref_offset = shot.offsets.0;
+    state.dis_offset = shot.offsets.1;
+    let (r, d) = state.shown_frames();
+    let (ref_frame, dis_frame) = inputs.read_sides(r, d)?;
+    let mut pictures = Pictures::from_frames(&ref_frame, &dis_frame);
     if state.mode == ViewMode::Diff {
         pictures.ensure_difference();
+    }
+    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
+    let mut submitter = Submitter::new(&ctx, 1)?;
+    // The SSIM view: the same mapper and recording as the window's, run
+    // before the render on the same queue.
+    let mut mapper = None;
+    let mut ssim = None;
+    if state.mode == ViewMode::Ssim {
+        let g = clip.reference.geometry;
+        ssim = Some(match SsimMapper::new(&ctx, g.width, g.height, g.format.bit_depth) {
+            Ok(mut m) => {
+                let mut upload = None;
+                submitter.run(|rec| {
+                    let recorded = m.record(rec, &pictures).map_err(|e| {
+                        vqscope_gpu::GpuError::Usage(format!("SSIM map: {}", one_line(&e)))
+                    })?;
+                    upload = Some(recorded);
+                    Ok(())
+                })?;
+                drop(upload); // run() waited: the GPU is done with it
+                let info = m.info();
+                mapper = Some(m);
+                Ok(info)
+            }
+            Err(e) => Err(one_line(&e)),
+        });
     }
     let scene = view::build(&view::ViewInputs {
         state: &state,
@@ -154,11 +187,16 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
         pictures: Some(&pictures),
         history,
         error: None,
+        ssim,
     });
-    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
-    let mut submitter = Submitter::new(&ctx, 1)?;
     let mut renderer = Renderer::new(&ctx, ScanMode::Subgroup, None)?;
-    Ok(renderer.render_to_rgba(&mut submitter, &scene)?)
+    let maps: Vec<&vqscope_gpu::Buffer> = mapper.iter().map(|m| m.map_buffer()).collect();
+    Ok(renderer.render_to_rgba_with_maps(&mut submitter, &scene, &maps)?)
+}
+
+/// An error and its causes on one line, as the header shows it.
+fn one_line(e: &anyhow::Error) -> String {
+    e.chain().map(|c| c.to_string()).collect::<Vec<_>>().join(": ")
 }
 
 /// The first `stem.ext` / `stem-N.ext` pair of names in `dir` where neither
@@ -185,10 +223,17 @@ fn write_report(path: &Path, history: &History, clip: &ClipInfo, fps: f64) -> Re
 /// No display: the demo rendered to `vqscope-demo.png`, its scores to
 /// `vqscope-demo.json` (or the next free `-N` names) in `dir`.
 pub fn headless_demo(dir: &Path) -> Result<()> {
-    let scored = score_clip(&Inputs::Demo)?;
+    let scored = score_clip(&Inputs::demo())?;
     // The demo's worst frame says more than its first.
     let frame = scored.history.worst(1).first().map_or(0, |(f, _)| *f);
-    let shot = Shot { frame, mode: ViewMode::Side, size: WINDOW, zoom: None, cursor: None };
+    let shot = Shot {
+        frame,
+        mode: ViewMode::Side,
+        size: WINDOW,
+        zoom: None,
+        cursor: None,
+        offsets: (0, 0),
+    };
     let rgba = render_shot(&scored, &shot)?;
     let names = free_names(dir, "vqscope-demo", &["png", "json"]);
     let [png, json] = names.as_slice() else { bail!("no free file name for the demo") };
@@ -234,41 +279,103 @@ fn translate(event: &InputEvent, out: &mut Vec<Input>) {
     }
 }
 
+/// What the window shows and scores: the inputs, and everything opened
+/// from them. Replacing a side rebuilds all of it, so nothing can mix
+/// frames or scores of the old input with the new one.
+struct Session {
+    inputs: Inputs,
+    clip: ClipInfo,
+    scorer: Scorer,
+    feed: FrameFeed,
+    history: History,
+    /// When scoring (re)started, for the report's frame rate.
+    started: Instant,
+}
+
+impl Session {
+    fn open(inputs: Inputs) -> Result<Self> {
+        let pair = inputs.open()?;
+        let clip = ClipInfo::of(&pair);
+        for w in pair.warnings() {
+            eprintln!("vqscope: warning: {w}");
+        }
+        let scorer = Scorer::spawn(inputs.clone(), default_model()?)?;
+        let feed = FrameFeed::new(pair)?;
+        let history = History::default();
+        Ok(Session { inputs, clip, scorer, feed, history, started: Instant::now() })
+    }
+
+    /// Reopens `side` from `path`, which must match the other side (size,
+    /// chroma format, bit depth); on success scoring starts over. On
+    /// failure nothing changes and the error comes back as one line.
+    fn replace(&mut self, side: InputSide, path: PathBuf) -> Result<(), String> {
+        let inputs = self.inputs.replaced(side, path);
+        *self = Session::open(inputs).map_err(|e| one_line(&e))?;
+        Ok(())
+    }
+
+    fn title(&self) -> String {
+        format!(
+            "vqscope — {} vs {}",
+            self.clip.reference.path.display(),
+            self.clip.distorted.path.display()
+        )
+    }
+}
+
+/// The pictures of `shown` (reference, distorted frame) if the feed has
+/// both pairs they come from; None while they decode.
+fn fetch(feed: &mut FrameFeed, shown: (u64, u64)) -> Option<Pictures> {
+    let (r, d) = shown;
+    let first = feed.get(r)?;
+    if r == d {
+        return Some(Pictures::new(&first));
+    }
+    let second = feed.get(d)?;
+    Some(Pictures::from_frames(&first.reference, &second.distorted))
+}
+
+/// Per-frame buffers a submission reads, kept until its slot comes round
+/// again (the presenter has then waited for that frame).
+#[derive(Default)]
+struct InFlight {
+    scene: Option<SceneBuffers>,
+    ssim: Option<ssim::SsimUpload>,
+}
+
 /// The dashboard window on `inputs`.
 fn window(inputs: Inputs) -> Result<()> {
-    let pair = inputs.open()?;
-    let clip = ClipInfo::of(&pair);
-    for w in pair.warnings() {
-        eprintln!("vqscope: warning: {w}");
-    }
-    let scorer = Scorer::spawn(inputs.clone(), default_model()?)?;
-    let mut feed = FrameFeed::new(pair)?;
-    let mut history = History::default();
-    let g = clip.reference.geometry;
-    let fps = clip.reference.frame_rate.as_f64();
-    let mut state = State::new(WINDOW, (g.width, g.height), clip.frame_count.unwrap_or(1), fps);
+    let mut session = Session::open(inputs)?;
+    let g = session.clip.reference.geometry;
+    let fps = session.clip.reference.frame_rate.as_f64();
+    let mut state =
+        State::new(WINDOW, (g.width, g.height), session.clip.frame_count.unwrap_or(1), fps);
     let mut pictures: Option<Pictures> = None;
     let mut renderer: Option<Renderer> = None;
     let mut capturer: Option<(Renderer, Submitter)> = None;
-    let mut in_flight: Vec<Option<SceneBuffers>> = Vec::new();
+    // Created the first time the SSIM view is shown (None: not yet; an
+    // error: the clip cannot be scored for SSIM, e.g. too small).
+    let mut mapper: Option<Result<SsimMapper, String>> = None;
+    let mut in_flight: Vec<InFlight> = Vec::new();
     let mut last = Instant::now();
     let mut inputs_now = Vec::new();
-    let title =
-        format!("vqscope — {} vs {}", clip.reference.path.display(), clip.distorted.path.display());
-    let options = WindowOptions::new(&title, WINDOW);
+    let options = WindowOptions::new(&session.title(), WINDOW);
     let frames_in_flight = options.present.frames_in_flight.max(1);
-    let started = Instant::now();
     run_window(options, |frame, rec, image| -> Result<()> {
         let (w, h) = frame.size();
         if (state.layout.width, state.layout.height) != (w as f32, h as f32) {
             state.apply(Input::Resized { width: w, height: h });
         }
-        inputs_now.clear();
         for e in frame.events() {
+            if let InputEvent::DroppedFile(path) = e {
+                state.file_dropped(path.clone());
+                continue;
+            }
+            inputs_now.clear();
             translate(e, &mut inputs_now);
-        }
-        for input in inputs_now.drain(..) {
-            state.apply(input);
+            for input in inputs_now.drain(..) {
+                state.apply(input);
+            }
         }
         let now = Instant::now();
         state.apply(Input::Tick((now - last).as_secs_f64()));
@@ -276,31 +383,74 @@ fn window(inputs: Inputs) -> Result<()> {
         if state.quit {
             frame.exit();
         }
-        if scorer.poll(&mut history) {
+        if let Some((side, path)) = state.requests.replace.take() {
+            match session.replace(side, path) {
+                Ok(()) => {
+                    frame.window().set_title(&session.title());
+                    state.set_frame_count(session.clip.frame_count.unwrap_or(1));
+                    state.worst.clear();
+                    pictures = None;
+                    if let Some(Ok(m)) = &mut mapper {
+                        m.shown = None;
+                    }
+                }
+                Err(e) => state.notice = Some(format!("dropped file not used: {e}")),
+            }
+        }
+        let Session { clip, scorer, feed, history, started, .. } = &mut session;
+        if scorer.poll(history) {
             state.worst = history.worst(layout::WORST_ROWS).into_iter().map(|(f, _)| f).collect();
             if clip.frame_count.is_none() {
                 state.set_frame_count(history.frames.len() as u64);
             }
         }
-        if pictures.as_ref().is_none_or(|p| p.index != state.frame)
-            && let Some(pair) = feed.get(state.frame)
+        let shown = state.shown_frames();
+        if pictures.as_ref().is_none_or(|p| p.shown != shown)
+            && let Some(p) = fetch(feed, shown)
         {
-            pictures = Some(Pictures::new(&pair));
+            pictures = Some(p);
         }
         if state.mode == ViewMode::Diff
             && let Some(p) = &mut pictures
         {
             p.ensure_difference();
         }
+        let slot = (frame.index() as usize) % frames_in_flight;
+        in_flight.resize_with(frames_in_flight, InFlight::default);
+        in_flight[slot] = InFlight::default();
+        let mut ssim = None;
+        if state.mode == ViewMode::Ssim {
+            let g = clip.reference.geometry;
+            let m = mapper.get_or_insert_with(|| {
+                SsimMapper::new(frame.gpu(), g.width, g.height, g.format.bit_depth)
+                    .map_err(|e| one_line(&e))
+            });
+            ssim = match m {
+                Ok(m) => match &pictures {
+                    Some(p) if m.shown != Some(p.shown) => {
+                        in_flight[slot].ssim = Some(m.record(rec, p)?);
+                        Some(Ok(m.info()))
+                    }
+                    Some(_) => Some(Ok(m.info())),
+                    None => None,
+                },
+                Err(e) => Some(Err(e.clone())),
+            };
+        }
         let error = feed.error.as_deref().or(history.error.as_deref());
         let scene = view::build(&view::ViewInputs {
             state: &state,
-            clip: &clip,
+            clip,
             model: MODEL,
             pictures: pictures.as_ref(),
-            history: &history,
+            history,
             error,
+            ssim,
         });
+        let maps: Vec<&vqscope_gpu::Buffer> = match &mapper {
+            Some(Ok(m)) if state.mode == ViewMode::Ssim => vec![m.map_buffer()],
+            _ => Vec::new(),
+        };
         let requests = std::mem::take(&mut state.requests);
         if requests.save_png {
             let (r, sub) = match &mut capturer {
@@ -310,7 +460,7 @@ fn window(inputs: Inputs) -> Result<()> {
                     Submitter::new(frame.gpu(), 1)?,
                 )),
             };
-            let rgba = r.render_to_rgba(sub, &scene)?;
+            let rgba = r.render_to_rgba_with_maps(sub, &scene, &maps)?;
             let [png] =
                 free_names(Path::new(""), "vqscope-view", &["png"]).try_into().unwrap_or_default();
             capture::save_png(&png, w, h, &rgba)?;
@@ -320,8 +470,9 @@ fn window(inputs: Inputs) -> Result<()> {
             let [json] = free_names(Path::new(""), "vqscope-report", &["json"])
                 .try_into()
                 .unwrap_or_default();
-            let fps = history.frames.len() as f64 / started.elapsed().as_secs_f64().max(1e-9);
-            write_report(&json, &history, &clip, fps)?;
+            let elapsed = started.elapsed().as_secs_f64().max(1e-9);
+            let fps = history.frames.len() as f64 / elapsed;
+            write_report(&json, history, clip, fps)?;
             eprintln!("vqscope: wrote {} ({} frames scored)", json.display(), history.frames.len());
         }
         let renderer = match &mut renderer {
@@ -331,10 +482,57 @@ fn window(inputs: Inputs) -> Result<()> {
         let encoded = renderer.encode(&scene)?;
         let buffers = renderer.upload(&encoded)?;
         buffers.record_upload(rec);
-        renderer.record(rec, &buffers, Binding::Image(image))?;
-        let slot = (frame.index() as usize) % frames_in_flight;
-        in_flight.resize_with(frames_in_flight, || None);
-        in_flight[slot] = Some(buffers);
+        renderer.record_with_maps(rec, &buffers, Binding::Image(image), &maps)?;
+        in_flight[slot].scene = Some(buffers);
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source::Source;
+    use super::*;
+    use vqscope_tests::clips::{distorted_y4m, reference_y4m};
+
+    const ROCKET: &str = "rocket_576x324_420p8_x264crf35";
+
+    /// Drag and drop without a window: a file that does not match the other
+    /// side is refused in one line and changes nothing; one that matches
+    /// replaces its side and scoring starts over on the new pair.
+    #[test]
+    fn dropped_files_are_checked_then_replace_their_side_and_rescore() {
+        let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
+        let mut session = Session::open(Inputs::files(r.clone(), d.clone(), None)).unwrap();
+        let retina = distorted_y4m("retina_576x324_420p10_x264crf35");
+        let err = session.replace(InputSide::Distorted, retina).unwrap_err();
+        assert!(err.contains("differ in bit depth"), "{err}");
+        assert!(!err.contains('\n'), "one line for the header: {err}");
+        assert_eq!(session.inputs, Inputs::files(r.clone(), d.clone(), None), "unchanged");
+
+        // The distorted file on the reference side: the pair is the encode
+        // against itself, which must score (near) perfectly once rescored.
+        session.replace(InputSide::Reference, d.clone()).unwrap();
+        assert_eq!(session.inputs.reference, Source::File(d.clone()));
+        assert!(session.title().contains("dis.y4m vs"), "{}", session.title());
+        let deadline = Instant::now() + std::time::Duration::from_secs(120);
+        while !session.history.done && session.history.error.is_none() {
+            assert!(Instant::now() < deadline, "rescoring did not finish");
+            session.scorer.poll(&mut session.history);
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(session.history.error, None);
+        assert_eq!(session.history.frames.len(), 12);
+        let psnr = session.history.series("psnr_y");
+        assert!(psnr.iter().all(|(_, v)| *v >= 60.0), "identical sides: {psnr:?}");
+    }
+
+    /// The demo's sides are not files, yet a file dropped on one is still
+    /// checked against the other (the demo is 480x272, rocket is not).
+    #[test]
+    fn a_file_dropped_on_the_demo_is_checked_against_the_other_side() {
+        let inputs = Inputs::demo().replaced(InputSide::Distorted, distorted_y4m(ROCKET));
+        assert!(!inputs.is_demo());
+        let err = one_line(&inputs.open().err().expect("sizes differ"));
+        assert!(err.contains("differ in size"), "{err}");
+    }
 }

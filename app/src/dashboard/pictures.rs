@@ -8,6 +8,7 @@
 //! errors of a good encode become visible. It is computed once per shown
 //! pair and only when the difference view is on.
 
+use vqscope_metrics::PlaneView;
 use vqscope_renderer::{Subsampling, YuvMatrix, YuvPicture};
 use vqscope_video::{ChromaFormat, ColorMatrix, ColorRange, Frame, FramePair};
 
@@ -16,7 +17,9 @@ pub const DIFF_GAIN: u32 = 4;
 
 /// The pictures of one pair.
 pub struct Pictures {
-    pub index: u64,
+    /// The frames shown, `(reference, distorted)`: equal unless a side has
+    /// a display offset ([`super::state::State::shown_frames`]).
+    pub shown: (u64, u64),
     pub reference: YuvPicture,
     pub distorted: YuvPicture,
     /// Filled by [`Pictures::ensure_difference`].
@@ -27,14 +30,28 @@ pub struct Pictures {
 
 impl Pictures {
     pub fn new(pair: &FramePair) -> Self {
+        Self::from_frames(&pair.reference, &pair.distorted)
+    }
+
+    /// The pictures of two frames that need not share an index (a side
+    /// shown with an offset).
+    pub fn from_frames(reference: &Frame, distorted: &Frame) -> Self {
         Pictures {
-            index: pair.index,
-            reference: picture(&pair.reference),
-            distorted: picture(&pair.distorted),
+            shown: (reference.index, distorted.index),
+            reference: picture(reference),
+            distorted: picture(distorted),
             difference: None,
-            ref_luma: pair.reference.plane_samples(0),
-            dis_luma: pair.distorted.plane_samples(0),
+            ref_luma: reference.plane_samples(0),
+            dis_luma: distorted.plane_samples(0),
         }
+    }
+
+    /// The luma plane of the reference, or of the distorted frame, as the
+    /// metric kernels read it (the SSIM view uploads these).
+    pub fn luma_plane(&self, distorted: bool) -> PlaneView<'_> {
+        let plane = if distorted { &self.dis_luma } else { &self.ref_luma };
+        let p = &self.reference;
+        PlaneView::packed(p.width as usize, p.height as usize, p.bit_depth, plane)
     }
 
     /// Computes the difference picture if it is not there yet.

@@ -1,5 +1,6 @@
-//! Where the dashboard's frames come from. [`Inputs`] names the pair (files
-//! or the generated demo) and opens it as often as needed: the scorer and
+//! Where the dashboard's frames come from. [`Inputs`] names the pair (each
+//! side a file or a side of the generated demo, so a file dropped on one
+//! side of the demo replaces just that side) and opens it as often as needed: the scorer and
 //! the display each read with their own [`Pair`], so scoring runs ahead of
 //! playback without either waiting for the other. [`FrameFeed`] serves the
 //! display: a read-ahead [`Decoder`] plus a small cache of recent pairs, so
@@ -9,35 +10,81 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use vqscope_video::{Decoder, FramePair, Pair, PairOptions, RawGeometry, SourceInfo, open_input};
+use vqscope_video::{
+    Decoder, Frame, FramePair, Pair, PairOptions, RawGeometry, SourceInfo, VideoSource, open_input,
+};
 
 use super::demo::{DemoSource, Side};
+use super::state::InputSide;
+
+/// One side of the pair.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    File(PathBuf),
+    /// A side of the generated demo pair (see `demo.rs`).
+    Demo(Side),
+}
 
 /// The pair the dashboard shows.
-#[derive(Debug, Clone)]
-pub enum Inputs {
-    Files {
-        reference: PathBuf,
-        distorted: PathBuf,
-        raw: Option<RawGeometry>,
-    },
-    /// The generated demo pair (see `demo.rs`).
-    Demo,
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inputs {
+    pub reference: Source,
+    pub distorted: Source,
+    /// Geometry of raw `.yuv` files (`-w -h -p -b`), for either side.
+    pub raw: Option<RawGeometry>,
 }
 
 impl Inputs {
-    /// Opens both inputs, checked to be comparable.
+    pub fn files(reference: PathBuf, distorted: PathBuf, raw: Option<RawGeometry>) -> Self {
+        Inputs { reference: Source::File(reference), distorted: Source::File(distorted), raw }
+    }
+
+    /// The generated demo pair.
+    pub fn demo() -> Self {
+        Inputs {
+            reference: Source::Demo(Side::Reference),
+            distorted: Source::Demo(Side::Distorted),
+            raw: None,
+        }
+    }
+
+    pub fn is_demo(&self) -> bool {
+        *self == Self::demo()
+    }
+
+    /// These inputs with `side` read from `path` instead (a dropped file).
+    pub fn replaced(&self, side: InputSide, path: PathBuf) -> Self {
+        let mut next = self.clone();
+        match side {
+            InputSide::Reference => next.reference = Source::File(path),
+            InputSide::Distorted => next.distorted = Source::File(path),
+        }
+        next
+    }
+
+    fn open_source(&self, source: &Source) -> Result<Box<dyn VideoSource>> {
+        Ok(match source {
+            Source::File(path) => open_input(path, self.raw)?,
+            Source::Demo(side) => Box::new(DemoSource::new(*side)),
+        })
+    }
+
+    /// Opens both inputs, checked to be comparable (size, chroma format and
+    /// bit depth: [`Pair::new`] refuses anything else in one line).
     pub fn open(&self) -> Result<Pair> {
-        let (reference, distorted) = match self {
-            Inputs::Files { reference, distorted, raw } => {
-                (open_input(reference, *raw)?, open_input(distorted, *raw)?)
-            }
-            Inputs::Demo => (
-                Box::new(DemoSource::new(Side::Reference)) as Box<dyn vqscope_video::VideoSource>,
-                Box::new(DemoSource::new(Side::Distorted)) as Box<dyn vqscope_video::VideoSource>,
-            ),
-        };
+        let reference = self.open_source(&self.reference)?;
+        let distorted = self.open_source(&self.distorted)?;
         Ok(Pair::new(reference, distorted, PairOptions::default())?)
+    }
+
+    /// Reference frame `r` and distorted frame `d`, read synchronously (the
+    /// headless path of a view with display offsets).
+    pub fn read_sides(&self, r: u64, d: u64) -> Result<(Frame, Frame)> {
+        if r == d {
+            let p = self.read(r)?;
+            return Ok((p.reference, p.distorted));
+        }
+        Ok((self.read(r)?.reference, self.read(d)?.distorted))
     }
 
     /// Pair `index`, read synchronously (the headless path).

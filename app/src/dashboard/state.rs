@@ -8,6 +8,8 @@
 //! screenshot builds the same state, so what a test asserts here is what a
 //! user gets.
 
+use std::path::PathBuf;
+
 use vqscope_renderer::Rect;
 
 use super::layout::Layout;
@@ -31,6 +33,9 @@ pub enum ViewMode {
     Wipe,
     /// One pane: |reference - distorted| of the luma, amplified.
     Diff,
+    /// One pane: the per-pixel luma SSIM of the shown pair as a heat map,
+    /// computed on the GPU only while this mode is on.
+    Ssim,
 }
 
 impl ViewMode {
@@ -39,6 +44,7 @@ impl ViewMode {
             "side" => Some(ViewMode::Side),
             "wipe" => Some(ViewMode::Wipe),
             "diff" => Some(ViewMode::Diff),
+            "ssim" => Some(ViewMode::Ssim),
             _ => None,
         }
     }
@@ -47,7 +53,8 @@ impl ViewMode {
         match self {
             ViewMode::Side => ViewMode::Wipe,
             ViewMode::Wipe => ViewMode::Diff,
-            ViewMode::Diff => ViewMode::Side,
+            ViewMode::Diff => ViewMode::Ssim,
+            ViewMode::Ssim => ViewMode::Side,
         }
     }
 }
@@ -159,13 +166,27 @@ enum Drag {
     Scrubber,
 }
 
+/// One of the two inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputSide {
+    Reference,
+    Distorted,
+}
+
+/// Largest frame offset either way, in frames: far beyond any real
+/// dropped-frame misalignment, small enough that `frame + offset` never
+/// overflows.
+pub const MAX_OFFSET: i64 = 1 << 20;
+
 /// Things the window loop must do that the state cannot (files, GPU).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Requests {
     /// `S`: save a PNG of the current view.
     pub save_png: bool,
     /// `E`: write the scores report.
     pub export: bool,
+    /// A file was dropped on a side: reopen that side from it.
+    pub replace: Option<(InputSide, PathBuf)>,
 }
 
 /// Everything the dashboard shows that is not video or scores.
@@ -197,6 +218,16 @@ pub struct State {
     /// so a click on a row of the list can seek.
     pub worst: Vec<u64>,
     pub requests: Requests,
+    /// Frames added to the current frame to pick what each side *shows*
+    /// (`[`/`]`: distorted, `{`/`}`: reference), to line up an encode that
+    /// dropped or added frames by eye. Scoring and the plots keep
+    /// libvmaf's pairing (pair `frame` is reference `frame` with distorted
+    /// `frame`), so the numbers stay comparable with `vqscope score`.
+    pub ref_offset: i64,
+    pub dis_offset: i64,
+    /// A one-line problem the owner wants in the header (a dropped file
+    /// that does not match the other side); cleared by the next drop.
+    pub notice: Option<String>,
     shift: bool,
     drag: Option<Drag>,
 }
@@ -223,6 +254,9 @@ impl State {
             cursor: None,
             worst: Vec::new(),
             requests: Requests::default(),
+            ref_offset: 0,
+            dis_offset: 0,
+            notice: None,
             shift: false,
             drag: None,
         };
@@ -235,7 +269,7 @@ impl State {
     pub fn panes(&self) -> Vec<Rect> {
         match self.mode {
             ViewMode::Side => self.layout.side_panes.to_vec(),
-            ViewMode::Wipe | ViewMode::Diff => vec![self.layout.single_pane],
+            ViewMode::Wipe | ViewMode::Diff | ViewMode::Ssim => vec![self.layout.single_pane],
         }
     }
 
@@ -340,9 +374,57 @@ impl State {
                 's' => self.requests.save_png = true,
                 'e' => self.requests.export = true,
                 'q' => self.quit = true,
+                '[' => self.shift_offset(InputSide::Distorted, -1),
+                ']' => self.shift_offset(InputSide::Distorted, 1),
+                '{' => self.shift_offset(InputSide::Reference, -1),
+                '}' => self.shift_offset(InputSide::Reference, 1),
                 _ => {}
             },
         }
+    }
+
+    /// Moves one side's display offset by `delta` frames.
+    pub fn shift_offset(&mut self, side: InputSide, delta: i64) {
+        let offset = match side {
+            InputSide::Reference => &mut self.ref_offset,
+            InputSide::Distorted => &mut self.dis_offset,
+        };
+        *offset = offset.saturating_add(delta).clamp(-MAX_OFFSET, MAX_OFFSET);
+    }
+
+    /// The frames each side shows, `(reference, distorted)`: the current
+    /// frame plus that side's offset, held inside the clip (an offset past
+    /// either end shows the first or last frame rather than nothing, so
+    /// the view never goes blank while the user lines things up).
+    pub fn shown_frames(&self) -> (u64, u64) {
+        let last = self.frame_count - 1;
+        let at = |offset: i64| {
+            let f = i128::from(self.frame) + i128::from(offset);
+            f.clamp(0, i128::from(last)) as u64
+        };
+        (at(self.ref_offset), at(self.dis_offset))
+    }
+
+    /// The side a file dropped now replaces: the one under the cursor. Side
+    /// by side that is the pane (left of the gap: reference); wiped, the
+    /// part of the picture left or right of the split line; in the
+    /// difference and SSIM views, the left or right half of the window.
+    /// Unknown cursor (X11 may report none during a drag): the left half.
+    pub fn drop_side(&self) -> InputSide {
+        let Some([x, _]) = self.cursor else { return InputSide::Reference };
+        let split = match self.mode {
+            ViewMode::Side => 0.5 * (self.layout.side_panes[0].x1 + self.layout.side_panes[1].x0),
+            ViewMode::Wipe => self.wipe_x(),
+            ViewMode::Diff | ViewMode::Ssim => 0.5 * self.layout.width,
+        };
+        if x < split { InputSide::Reference } else { InputSide::Distorted }
+    }
+
+    /// A file was dropped on the window: asks the owner to reopen the side
+    /// under the cursor from `path`.
+    pub fn file_dropped(&mut self, path: PathBuf) {
+        self.notice = None;
+        self.requests.replace = Some((self.drop_side(), path));
     }
 
     fn tick(&mut self, seconds: f64) {

@@ -6,13 +6,24 @@
 
 use vqscope_renderer::glyphs::Font;
 use vqscope_renderer::text::measure;
-use vqscope_renderer::{Align, Color, Rect, RectStyle, Sampling, Scene, TextRun, VAlign, YuvId};
+use vqscope_renderer::{
+    Align, Color, Rect, RectStyle, Sampling, Scene, TextRun, VAlign, YuvId, heat,
+};
 
 use super::layout::{Layout, PAD, ROW, WORST_ROWS};
 use super::pictures::Pictures;
 use super::scores::History;
 use super::source::ClipInfo;
+use super::ssim::SsimMapInfo;
 use super::state::{GRID_SCALE, Series, State, ViewMode, picture_rect};
+
+/// The SSIM values the heat map's colour ramp spans: the same fixed range
+/// as `screenshot --ssim-map`, so colours mean the same on every frame (a
+/// range fitted per frame would make every frame look equally bad).
+pub const SSIM_RANGE: (f32, f32) = (0.5, 1.0);
+
+/// The external map slot the SSIM view's map is bound to.
+pub const SSIM_SLOT: usize = 0;
 
 const BACKGROUND: Color = Color::rgb(0.09, 0.10, 0.12);
 const PANEL: Color = Color::rgb(0.15, 0.16, 0.19);
@@ -35,6 +46,10 @@ pub struct ViewInputs<'a> {
     pub history: &'a History,
     /// A problem to show in the header (decode or scoring error).
     pub error: Option<&'a str>,
+    /// The SSIM view's map, when that view is on: its geometry once the
+    /// kernel exists (the owner binds the map buffer as [`SSIM_SLOT`]), or
+    /// why it cannot exist. None: not computed yet.
+    pub ssim: Option<Result<SsimMapInfo, String>>,
 }
 
 /// The scene for one frame of the dashboard.
@@ -89,9 +104,30 @@ fn header(s: &mut Scene, v: &ViewInputs<'_>) {
         (None, true) => format!("scored {total} frames"),
         (None, false) => format!("scoring {} / {total}", v.history.frames.len()),
     };
-    let color = if v.error.is_some() { BAD } else { DIM };
+    let (status, color) = match &v.state.notice {
+        Some(n) => (n.clone(), BAD),
+        None => (status, if v.error.is_some() { BAD } else { DIM }),
+    };
     boxed(s, status, row(1.0), color, Align::Start);
     boxed(s, "? for help", row(1.0), DIM, Align::End);
+    if let Some(offsets) = offsets_label(v.state) {
+        boxed(s, offsets, row(0.0), WARM, Align::End);
+    }
+}
+
+/// What the header says about display offsets, when a side has one: which
+/// frame each side shows, and that the scores still pair frames 1:1.
+pub fn offsets_label(state: &State) -> Option<String> {
+    if state.ref_offset == 0 && state.dis_offset == 0 {
+        return None;
+    }
+    let (r, d) = state.shown_frames();
+    Some(format!(
+        "offset ref {:+} dis {:+}: showing ref {r} / dis {d} (scores pair {f} with {f})",
+        state.ref_offset,
+        state.dis_offset,
+        f = state.frame
+    ))
 }
 
 /// The visible part of a picture in `pane`: screen rect and sample rect.
@@ -120,22 +156,82 @@ fn picture(s: &mut Scene, state: &State, pane: Rect, clip: Rect, id: YuvId) {
     let sampling = if state.view.scale >= 2.0 { Sampling::Nearest } else { Sampling::Bilinear };
     s.push_clip(clip);
     s.yuv_image(dst, id, src, sampling);
-    if state.view.scale >= GRID_SCALE {
-        let full = picture_rect(pane, &state.view, state.picture);
-        let grid = Color::rgba(0.0, 0.0, 0.0, 0.35);
-        let step = state.view.scale;
-        let mut x = full.x0 + (((dst.x0 - full.x0) / step).floor() + 1.0) * step;
-        while x < dst.x1 {
-            s.line([x, dst.y0], [x, dst.y1], 1.0, grid);
-            x += step;
-        }
-        let mut y = full.y0 + (((dst.y0 - full.y0) / step).floor() + 1.0) * step;
-        while y < dst.y1 {
-            s.line([dst.x0, y], [dst.x1, y], 1.0, grid);
-            y += step;
-        }
-    }
+    grid(s, state, pane, dst);
     s.pop_clip();
+}
+
+/// The pixel grid over `dst` (a part of the picture in `pane`) when
+/// magnified enough to see single samples.
+fn grid(s: &mut Scene, state: &State, pane: Rect, dst: Rect) {
+    if state.view.scale < GRID_SCALE {
+        return;
+    }
+    let full = picture_rect(pane, &state.view, state.picture);
+    let grid = Color::rgba(0.0, 0.0, 0.0, 0.35);
+    let step = state.view.scale;
+    let mut x = full.x0 + (((dst.x0 - full.x0) / step).floor() + 1.0) * step;
+    while x < dst.x1 {
+        s.line([x, dst.y0], [x, dst.y1], 1.0, grid);
+        x += step;
+    }
+    let mut y = full.y0 + (((dst.y0 - full.y0) / step).floor() + 1.0) * step;
+    while y < dst.y1 {
+        s.line([dst.x0, y], [dst.x1, y], 1.0, grid);
+        y += step;
+    }
+}
+
+/// Where the SSIM map goes in `pane`, with the same zoom and pan as the
+/// pictures: the screen rectangle of the visible map and the map cells it
+/// shows. None when no part of the map is visible.
+pub fn ssim_placement(pane: Rect, state: &State, info: &SsimMapInfo) -> Option<(Rect, Rect)> {
+    let full = picture_rect(pane, &state.view, state.picture);
+    let sc = state.view.scale;
+    let [x0, y0, x1, y1] = info.covered();
+    let covered =
+        Rect::new(full.x0 + x0 * sc, full.y0 + y0 * sc, full.x0 + x1 * sc, full.y0 + y1 * sc);
+    let dst = covered.intersect(&pane);
+    if dst.is_empty() {
+        return None;
+    }
+    // Screen → picture samples → map cells (MAP_ORIGIN·scale samples of
+    // border, then `scale` samples per cell).
+    let k = 1.0 / (sc * info.scale as f32);
+    let src = Rect::new(
+        (dst.x0 - covered.x0) * k,
+        (dst.y0 - covered.y0) * k,
+        (dst.x1 - covered.x0) * k,
+        (dst.y1 - covered.y0) * k,
+    );
+    Some((dst, src))
+}
+
+/// The SSIM heat map in `pane`: the picture's area in a flat grey (its
+/// border has no SSIM: the window does not fit there), the map over it.
+fn ssim_map(s: &mut Scene, state: &State, pane: Rect, info: &SsimMapInfo) {
+    let full = picture_rect(pane, &state.view, state.picture);
+    s.push_clip(pane);
+    s.rect(full.intersect(&pane), RectStyle::fill(Color::rgb(0.22, 0.23, 0.26)));
+    if let Some((dst, src)) = ssim_placement(pane, state, info) {
+        // Magnified, each cell stays one flat block (no values invented
+        // between cells, as in `screenshot --ssim-map`); shrunk, bilinear
+        // avoids aliasing.
+        let cell = state.view.scale * info.scale as f32;
+        let sampling = if cell >= 1.0 { Sampling::Nearest } else { Sampling::Bilinear };
+        let map = s.external_map(info.width, info.height, SSIM_SLOT);
+        s.heat_map(dst, map, src, sampling, SSIM_RANGE);
+    }
+    grid(s, state, pane, full.intersect(&pane));
+    s.pop_clip();
+}
+
+/// The heat map's legend on a chip at the top right of `pane`.
+fn ssim_legend(s: &mut Scene, pane: Rect) {
+    let w = 230.0f32.min(pane.width() - 12.0);
+    let chip = Rect::xywh(pane.x1 - w - 6.0, pane.y0 + 6.0, w, 64.0);
+    s.rect(chip, RectStyle::fill(Color::rgba(0.0, 0.0, 0.0, 0.6)).rounded(4.0));
+    let bar = Rect::new(chip.x0 + 12.0, chip.y0 + 26.0, chip.x1 - 12.0, chip.y0 + 36.0);
+    heat::legend(s, bar, SSIM_RANGE, 3, 2, "SSIM (bright = damaged)", TEXT);
 }
 
 /// A small label on a translucent chip at the top-left (or right) of `pane`.
@@ -195,6 +291,18 @@ fn video(s: &mut Scene, v: &ViewInputs<'_>) {
                 None => boxed(s, "computing difference…", pane, DIM, Align::Center),
             }
             tag(s, pane, "difference |ref - dis| x4 (luma)", false);
+        }
+        ViewMode::Ssim => {
+            let pane = panes[0];
+            match &v.ssim {
+                Some(Ok(info)) => ssim_map(s, state, pane, info),
+                Some(Err(e)) => {
+                    boxed(s, format!("no SSIM map: {e}"), pane, BAD, Align::Center);
+                }
+                None => boxed(s, "computing SSIM…", pane, DIM, Align::Center),
+            }
+            tag(s, pane, "SSIM per pixel (luma)", false);
+            ssim_legend(s, pane);
         }
     }
     let last = panes[panes.len() - 1];
@@ -501,11 +609,14 @@ pub const HELP: &[(&str, &str)] = &[
     ("Space", "play / pause"),
     ("Left / Right", "step one frame (Shift: ten)"),
     ("Home / End", "first / last frame"),
-    ("M", "view: side by side, wipe, difference"),
+    ("M", "view: side by side, wipe, difference, SSIM map"),
     ("F / 1", "fit the picture / 1:1"),
     ("wheel on video", "zoom around the cursor (fit to 32x)"),
     ("drag on video", "pan (both sides together)"),
     ("drag the wipe line", "move the split"),
+    ("[ / ]", "show the distorted side 1 frame earlier / later"),
+    ("{ / }", "the same for the reference side"),
+    ("drop a file on a side", "replace that input (same size and format)"),
     ("P", "second plotted series: VIF s0, ADM2, motion2, PSNR-Y"),
     ("click / drag plot", "seek; wheel zooms the time axis"),
     ("click a worst frame", "seek to it"),
@@ -530,7 +641,8 @@ fn help(s: &mut Scene, l: &Layout) {
     }
     let note = "With no inputs, vqscope shows a generated demo: a moving scene and a\n\
                 simulated blocky encode of it. The difference view shows |ref - dis|\n\
-                of the luma, times four, as grey.";
+                of the luma, times four, as grey. Frame offsets change only what\n\
+                is shown: the scores always pair frame N with frame N, as libvmaf.";
     text(s, note, b.x0 + 20.0, y + 8.0, SMALL, DIM);
     s.pop_clip();
 }

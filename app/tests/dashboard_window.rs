@@ -1,0 +1,171 @@
+//! The real dashboard window, end to end, on a private Xvfb display: start
+//! `vqscope -r REF -d DIS` on the rocket pair, press keys through XTEST
+//! (xdotool), grab the screen (xwd) and check that it shows what the
+//! headless `screenshot --dashboard` renders for the same state: End must
+//! bring frame 11 (the last), then M three times the SSIM heat map computed
+//! on the window's own GPU path. Escape must close it with exit code 0.
+//!
+//! Keys are sent without `--window`: xdotool then uses XTEST, which X
+//! delivers like real typing to the focused window; `--window` sends
+//! synthetic events (XSendEvent) that winit ignores. There is no window
+//! manager on Xvfb, so the window is focused with `windowfocus`, not
+//! `windowactivate` (which needs a manager's `_NET_ACTIVE_WINDOW`).
+//!
+//! Needs Xvfb, xdotool, xwd and ImageMagick's convert: without them the
+//! test skips with a message, except under CI (env `CI` set), where it fails.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output};
+use std::time::{Duration, Instant};
+
+use vqscope_renderer::capture::load_png;
+use vqscope_tests::clips::{distorted_y4m, reference_y4m, workspace_root};
+use vqscope_tests::xvfb::{Xvfb, tools_present};
+
+const ROCKET: &str = "rocket_576x324_420p8_x264crf35";
+const SIZE: (u32, u32) = (1280, 720);
+/// How long the window may take to show the expected picture (lavapipe
+/// on two cores renders a 720p frame in about a second, and scoring runs
+/// beside it).
+const SETTLE: Duration = Duration::from_secs(90);
+
+fn out_dir() -> PathBuf {
+    let dir = workspace_root().join("target/dashboard-window");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The vqscope window process, killed if the test ends without it exiting.
+struct App(Child);
+
+impl Drop for App {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+fn run(command: &mut Command) -> Output {
+    let output = command.output().unwrap_or_else(|e| panic!("running {command:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn xdotool(display: &str, args: &[&str]) -> Output {
+    run(Command::new("xdotool").env("DISPLAY", display).args(args))
+}
+
+/// The whole screen as RGBA.
+fn grab(display: &str, path: &Path) -> (u32, u32, Vec<u8>) {
+    let shell = format!("xwd -root -display {display} | convert xwd:- png:{}", path.display());
+    run(Command::new("sh").args(["-c", &shell]));
+    load_png(path).expect("read the screen grab")
+}
+
+/// What `screenshot --dashboard` renders for `extra` flags on rocket.
+fn headless(name: &str, extra: &[&str]) -> Vec<u8> {
+    let out = out_dir().join(format!("{name}.headless.png"));
+    let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
+    run(Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        .args(["screenshot", "--dashboard", "--size", "1280x720", "--force", "-r"])
+        .args([&r, Path::new("-d"), &d, Path::new("-o"), &out])
+        .args(extra));
+    let (w, h, rgba) = load_png(&out).unwrap();
+    assert_eq!((w, h), SIZE);
+    rgba
+}
+
+/// Pixels differing by more than 2 in a channel.
+fn differing(a: &[u8], b: &[u8]) -> usize {
+    a.chunks_exact(4)
+        .zip(b.chunks_exact(4))
+        .filter(|(p, q)| p.iter().zip(q.iter()).take(3).any(|(x, y)| x.abs_diff(*y) > 2))
+        .count()
+}
+
+/// Grabs the screen until it shows `expected` (the window draws
+/// continuously and the plot fills in as scoring runs, so the first grabs
+/// may be early), or fails after [`SETTLE`] with the last grab kept.
+fn wait_for(app: &mut App, display: &str, name: &str, expected: &[u8]) {
+    let path = out_dir().join(format!("{name}.screen.png"));
+    let start = Instant::now();
+    let mut last = usize::MAX;
+    while start.elapsed() < SETTLE {
+        if let Ok(Some(status)) = app.0.try_wait() {
+            panic!("vqscope exited early ({status})");
+        }
+        let (w, h, screen) = grab(display, &path);
+        assert_eq!((w, h), SIZE, "the Xvfb screen is the window's size");
+        last = differing(&screen, expected);
+        if last == 0 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    panic!(
+        "{name}: after {SETTLE:?} the window still differs from the headless render in {last} \
+         pixels; see {}",
+        path.display()
+    );
+}
+
+#[test]
+fn the_window_seeks_switches_to_ssim_and_quits_on_keys() {
+    if !tools_present(&["Xvfb", "xdotool", "xwd", "convert"], "xvfb xdotool x11-apps imagemagick") {
+        return;
+    }
+    // Expected pictures first: rendering them while the window runs would
+    // slow both down on a two-core machine.
+    let last = headless("end", &["--frame", "11"]);
+    let ssim = headless("ssim", &["--frame", "11", "--mode", "ssim"]);
+    let first = headless("start", &["--frame", "0"]);
+    assert!(differing(&first, &last) > 1000, "frame 0 and frame 11 must look different");
+
+    // The screen is exactly the window's size: with no window manager the
+    // window sits at (0, 0), so the screen grab is the window.
+    let xvfb = Xvfb::start(SIZE.0, SIZE.1);
+    let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
+    let log = std::fs::File::create(out_dir().join("vqscope.log")).unwrap();
+    let mut app = App(Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        .current_dir(out_dir())
+        .env("DISPLAY", &xvfb.display)
+        .env("VQSCOPE_VALIDATION", "1")
+        .env_remove("WAYLAND_DISPLAY")
+        .args([Path::new("-r"), &r, Path::new("-d"), &d])
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("start vqscope"));
+    let display = xvfb.display.as_str();
+    xdotool(display, &["search", "--sync", "--name", "vqscope", "windowfocus", "--sync"]);
+    // The pointer starts mid-screen, over the video, where the window would
+    // show a hover readout the headless renders lack: park it on a blank
+    // corner of the side panel.
+    xdotool(display, &["mousemove", "1270", "710"]);
+    wait_for(&mut app, display, "start", &first);
+
+    xdotool(display, &["key", "End"]);
+    wait_for(&mut app, display, "end", &last);
+
+    xdotool(display, &["key", "m", "m", "m"]);
+    wait_for(&mut app, display, "ssim", &ssim);
+
+    xdotool(display, &["key", "Escape"]);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = app.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "Escape did not close the window");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let log = std::fs::read_to_string(out_dir().join("vqscope.log")).unwrap_or_default();
+    assert_eq!(status.code(), Some(0), "vqscope exited with {status}:\n{log}");
+    assert!(!log.contains("[vulkan"), "validation messages from the window:\n{log}");
+}
