@@ -10,6 +10,7 @@ layout(constant_id = 0) const uint SCAN_MODE = 0u;
 layout(constant_id = 1) const uint MAX_SUBGROUPS = 64u;
 #include "compact.glsl"
 #include "prims.glsl"
+#extension GL_KHR_shader_subgroup_ballot : require
 
 layout(set = 0, binding = 0, std430) readonly buffer Prims { Prim prims[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BinOffsets { uint bin_offsets[]; };
@@ -275,15 +276,20 @@ void main() {
             s_list[pos] = prim_index;
         }
         barrier();
-        if (inside) {
-            for (uint k = total; k > 0u && transmit > OPAQUE_T; --k) {
-                vec4 c = shade(prims[s_list[k - 1u]], p);
+        // The loop runs in step across the workgroup and the primitive index
+        // is made visibly uniform: a SIMD driver (lavapipe) then loads the
+        // primitive once per subgroup and branches on its kind, instead of
+        // gathering every field per lane and masking every branch.
+        for (uint k = total; k > 0u; --k) {
+            uint index = subgroupBroadcastFirst(s_list[k - 1u]);
+            if (inside && transmit > OPAQUE_T) {
+                vec4 c = shade(prims[index], p);
                 acc += transmit * c;
                 transmit *= 1.0 - c.a;
             }
-            if (transmit > OPAQUE_T) {
-                atomicAdd(s_open, 1u);
-            }
+        }
+        if (inside && transmit > OPAQUE_T) {
+            atomicAdd(s_open, 1u);
         }
         barrier();
         uint open_pixels = s_open;
