@@ -70,3 +70,28 @@ pub fn at_every_lavapipe_subgroup_size(test_name: &str) -> bool {
     }
     false
 }
+
+/// Deterministic pseudo-random numbers for GPU-vs-CPU tests (xorshift64):
+/// the same seed gives the same frames on every machine, so a failure can
+/// be replayed.
+#[derive(Debug, Clone)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        (self.next_u64() >> 11) % n
+    }
+
+    /// An odd number in `lo..=hi` (`lo` odd).
+    pub fn odd(&mut self, lo: u64, hi: u64) -> usize {
+        (lo + 2 * self.below((hi - lo) / 2 + 1)) as usize
+    }
+}

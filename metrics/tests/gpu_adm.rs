@@ -6,28 +6,13 @@
 use std::sync::Arc;
 
 use vqscope_gpu::testing::{
-    assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
+    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::adm::gpu::AdmKernel;
 use vqscope_metrics::adm::{AdmFrameSums, AdmOptions, MIN_SIZE, adm_frame_sums};
 use vqscope_metrics::device::{DevicePlane, upload_plane};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        (self.next() >> 11) % n
-    }
-}
 
 /// A reference with structure at several scales (smooth gradients, edges,
 /// noise) so every wavelet level carries signal, and a distorted version

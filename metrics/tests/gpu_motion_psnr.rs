@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use vqscope_gpu::testing::{
-    assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
+    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
@@ -21,27 +21,6 @@ use vqscope_metrics::psnr_gpu::PsnrKernel;
 /// Written over the results before every run: a slot the kernel leaves
 /// alone cannot pass for a result.
 const POISON: u32 = 0xDEAD_BEEF;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    /// An odd number in `lo..=hi` (lo odd).
-    fn odd(&mut self, lo: u64, hi: u64) -> usize {
-        (lo + 2 * self.below((hi - lo) / 2 + 1)) as usize
-    }
-}
 
 /// A plane with stride padding full of junk, so reads past a row show.
 struct HostPlane {

@@ -17,7 +17,7 @@
 use std::sync::Arc;
 
 use vqscope_gpu::testing::{
-    assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
+    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
@@ -31,21 +31,6 @@ use vqscope_metrics::ssim_gpu::SsimKernel;
 
 /// Bound on |GPU − twin| for pooled scores.
 const POOLED_TOLERANCE: f64 = 1e-9;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        (self.next() >> 11) % n
-    }
-}
 
 /// A reference with gradients, an edge and noise, and a distorted version
 /// from one of several modes: noisy, attenuated (low contrast), identical

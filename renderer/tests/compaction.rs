@@ -3,20 +3,13 @@
 //! size lavapipe offers (4, 8, 16) or the device's own.
 
 use vqscope_gpu::testing::{
-    assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
+    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
 use vqscope_gpu::{
     Binding, BindingKind, ComputePipeline, PipelineDesc, Submitter, download_buffer, upload_buffer,
 };
 
 const WG: usize = 256;
-
-fn xorshift(state: &mut u32) -> u32 {
-    *state ^= *state << 13;
-    *state ^= *state >> 17;
-    *state ^= *state << 5;
-    *state
-}
 
 fn check_mode(scan_mode: u32) {
     let ctx = test_context();
@@ -35,13 +28,13 @@ fn check_mode(scan_mode: u32) {
         },
     )
     .unwrap();
-    let mut seed = 0x1234_5678u32 ^ scan_mode;
+    let mut rng = Rng(0x1234_5678 ^ u64::from(scan_mode));
     for round in 0..6 {
-        let groups = 1 + (xorshift(&mut seed) % 40) as usize;
+        let groups = 1 + rng.below(40) as usize;
         // Densities from empty to full, so both extremes are covered.
         let density = [0, 1, 10, 50, 90, 100][round];
         let keep: Vec<u32> =
-            (0..groups * WG).map(|_| u32::from(xorshift(&mut seed) % 100 < density)).collect();
+            (0..groups * WG).map(|_| u32::from(rng.below(100) < density)).collect();
         let keep_buf =
             upload_buffer(&ctx, &mut submitter, "keep", bytemuck::cast_slice(&keep)).unwrap();
         // Poison the outputs: unwritten slots must not look like results.
