@@ -70,11 +70,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     check_output(&args.output, args.force)?;
-    // clap's `requires` counts a bool flag's implicit `false` as present,
-    // so it cannot enforce this one.
-    if args.range.is_some() && !args.ssim_map {
-        anyhow::bail!("--range applies only to --ssim-map");
-    }
+    check_flag_combination(&args)?;
     if args.dashboard {
         return dashboard(&args);
     }
@@ -83,6 +79,38 @@ pub fn run(args: Args) -> Result<()> {
     }
     let scene = args.scene.as_deref().unwrap_or("showcase");
     render_scene(scene, args.size, &args.output)
+}
+
+/// clap's `requires` counts a bool flag's implicit `false` as present, so
+/// it cannot refuse flags given for a view that was not asked for: this
+/// does, so a flag is never silently ignored.
+fn check_flag_combination(args: &Args) -> Result<()> {
+    let dashboard_only = [
+        ("--zoom", args.zoom.is_some()),
+        ("--offsets", args.offsets.is_some()),
+        ("--cursor", args.cursor.is_some()),
+        ("--mode", args.mode != "side"),
+    ];
+    let clip_view = [
+        ("-r", args.reference.is_some()),
+        ("-d", args.distorted.is_some()),
+        ("--frame", args.frame != 0),
+    ];
+    if args.range.is_some() && !args.ssim_map {
+        anyhow::bail!("--range applies only to --ssim-map");
+    }
+    if let Some((flag, _)) = dashboard_only.iter().find(|(_, given)| *given)
+        && !args.dashboard
+    {
+        anyhow::bail!("{flag} applies only to --dashboard");
+    }
+    if let Some((flag, _)) = clip_view.iter().find(|(_, given)| *given)
+        && !args.dashboard
+        && !args.ssim_map
+    {
+        anyhow::bail!("{flag} applies only to --dashboard or --ssim-map");
+    }
+    Ok(())
 }
 
 fn parse_offsets(text: &str) -> Result<(i64, i64), String> {

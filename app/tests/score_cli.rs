@@ -164,4 +164,12 @@ fn bad_invocations_fail_with_one_line() {
     fails_with(&["score", "-r", r, "-d", r, "-q", "--feature", "nope"], "unknown feature `nope`");
     fails_with(&["score", "-r", r, "-d", r, "-q", "--model", "version=nope"], "nope");
     fails_with(&["screenshot", "--scene", "nope", "-o", "/tmp/x.png"], "unknown scene");
+    fails_with(
+        &["screenshot", "--scene", "rects", "--mode", "wipe", "-o", "/tmp/x.png"],
+        "--mode applies only to --dashboard",
+    );
+    fails_with(
+        &["screenshot", "--scene", "rects", "--zoom", "4", "-o", "/tmp/x.png"],
+        "--zoom applies only to --dashboard",
+    );
 }
