@@ -276,14 +276,77 @@ fn gpu_vif_decode_keeps_skip_scale0() {
 /// a warm-up, GPU timestamps around [`VifKernel::record`], for 1080p 8-bit
 /// and 4K 10-bit, with and without scale 0 (their difference is scale 0's
 /// statistics kernel).
+/// Median of `v` (sorted in place).
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// GPU time of one frame through `kernel`, warm: the GPU first runs the
+/// kernel back to back for a while (an idle H200 sits at 345 MHz and needs
+/// sustained work to reach its boost clock), then 32 frames in one
+/// submission with a timestamp after each (every `record` starts with a
+/// barrier, so frames do not overlap). Returns the median, min and max ms.
+fn warm_frame_ms(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    kernel: &VifKernel,
+    planes: (&Buffer, PlaneDesc, &Buffer, PlaneDesc),
+    results: &Buffer,
+) -> (f64, f64, f64) {
+    let (rb, rd, db, dd) = planes;
+    let r = DevicePlane { buffer: rb, desc: rd };
+    let d = DevicePlane { buffer: db, desc: dd };
+    for _ in 0..3 {
+        submitter
+            .run(|rec| {
+                for _ in 0..64 {
+                    kernel.record(rec, &r, &d, results, 0)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+    let stamps = vqscope_gpu::Timestamps::new(ctx, 33).unwrap();
+    submitter
+        .run(|rec| {
+            rec.reset_timestamps(&stamps);
+            rec.barrier();
+            rec.timestamp(&stamps, 0);
+            for i in 0..32 {
+                kernel.record(rec, &r, &d, results, 0)?;
+                rec.timestamp(&stamps, i + 1);
+            }
+            Ok(())
+        })
+        .unwrap();
+    let mut ms = stamps.read_intervals_ms().unwrap();
+    let mid = median(&mut ms);
+    (mid, ms[0], ms[ms.len() - 1])
+}
+
 #[test]
 #[ignore = "timing; run on the GPU machine"]
 fn gpu_vif_timing() {
     let ctx = test_context();
     let mut submitter = Submitter::new(&ctx, 1).unwrap();
     let mut rng = Rng(0x5eed_0003);
-    for (w, h, bpc) in [(1920usize, 1080usize, 8u32), (3840, 2160, 10)] {
-        let (r, d) = frame_pair(&mut rng, w, h, bpc);
+    // The random pairs put every scale-0 pixel in the log branch (the
+    // double-precision gain); the flat 4K pair (a smooth ramp) puts none
+    // there, which isolates the filters' cost.
+    for (w, h, bpc, flat) in [
+        (1920usize, 1080usize, 8u32, false),
+        (3840, 2160, 8, false),
+        (3840, 2160, 8, true),
+        (3840, 2160, 10, false),
+    ] {
+        let tag = if flat { " flat" } else { "" };
+        let (r, d) = if flat {
+            let r: Vec<u16> = (0..w * h).map(|i| ((i % w) * 255 / w) as u16).collect();
+            (r.clone(), r)
+        } else {
+            frame_pair(&mut rng, w, h, bpc)
+        };
         let (rv, dv) = (PlaneView::packed(w, h, bpc, &r), PlaneView::packed(w, h, bpc, &d));
         let (rb, rd) = upload_strided(&ctx, &mut submitter, &rv, 0, w);
         let (db, dd) = upload_strided(&ctx, &mut submitter, &dv, 0, w);
@@ -291,38 +354,55 @@ fn gpu_vif_timing() {
         for opts in [VifOptions::default(), VifOptions { skip_scale0: true, ..Default::default() }]
         {
             let kernel = VifKernel::new(&ctx, w as u32, h as u32, bpc, opts).unwrap();
-            let stamps = vqscope_gpu::Timestamps::new(&ctx, 2).unwrap();
-            let mut ms = Vec::new();
-            for run in 0..21 {
-                submitter
-                    .run(|rec| {
-                        rec.reset_timestamps(&stamps);
-                        rec.barrier();
-                        rec.timestamp(&stamps, 0);
-                        let r = DevicePlane { buffer: &rb, desc: rd };
-                        let d = DevicePlane { buffer: &db, desc: dd };
-                        kernel.record(rec, &r, &d, &results, 0)?;
-                        rec.timestamp(&stamps, 1);
-                        Ok(())
-                    })
-                    .unwrap();
-                if run > 0 {
-                    ms.push(stamps.read_intervals_ms().unwrap()[0]);
-                }
-            }
-            ms.sort_by(f64::total_cmp);
+            let (mid, lo, hi) =
+                warm_frame_ms(&ctx, &mut submitter, &kernel, (&rb, rd, &db, dd), &results);
             eprintln!(
-                "vif {w}x{h} {bpc}-bit skip_scale0={}: median {:.3} ms (min {:.3}, max {:.3})",
+                "vif {w}x{h} {bpc}-bit{tag} skip_scale0={}: median {mid:.3} ms (min {lo:.3}, \
+                 max {hi:.3}), warm, 32 frames",
                 opts.skip_scale0,
-                ms[ms.len() / 2],
-                ms[0],
-                ms[ms.len() - 1]
             );
         }
-        // The timed sums are right too.
+        // Each dispatch alone (serialised), 16 frames in one warm submission.
         let kernel = VifKernel::new(&ctx, w as u32, h as u32, bpc, VifOptions::default()).unwrap();
+        warm_frame_ms(&ctx, &mut submitter, &kernel, (&rb, rd, &db, dd), &results);
+        let phases = VifKernel::PROFILE_PHASES;
+        let stamps: Vec<_> = (0..16)
+            .map(|_| vqscope_gpu::Timestamps::new(&ctx, phases.len() as u32 + 1).unwrap())
+            .collect();
+        submitter
+            .run(|rec| {
+                let r = DevicePlane { buffer: &rb, desc: rd };
+                let d = DevicePlane { buffer: &db, desc: dd };
+                for s in &stamps {
+                    rec.reset_timestamps(s);
+                    kernel.record_profiled(rec, &r, &d, &results, 0, s)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        let mut per_phase = vec![Vec::new(); phases.len()];
+        for s in &stamps {
+            for (i, v) in s.read_intervals_ms().unwrap().into_iter().enumerate() {
+                per_phase[i].push(v);
+            }
+        }
+        let line: Vec<String> = phases
+            .iter()
+            .zip(&mut per_phase)
+            .map(|(name, v)| format!("{name} {:.4}", median(v)))
+            .collect();
+        eprintln!("vif {w}x{h} {bpc}-bit{tag} per dispatch (ms, serialised): {}", line.join(", "));
+        // The timed sums are right too.
         let got = gpu_sums(&ctx, &mut submitter, &kernel, &[(rb, rd, db, dd)]);
-        assert_eq!(got[0], frame_sums(&rv, &dv, &VifOptions::default()).unwrap());
+        let want = frame_sums(&rv, &dv, &VifOptions::default()).unwrap();
+        assert_eq!(got[0], want);
+        // Share of scale-0 pixels in the log branch (σ1² ≥ 2·65536), an upper
+        // bound on those that take the double-precision gain.
+        let flat_pixels = want.scales[0].den_non_log as f64;
+        eprintln!(
+            "vif {w}x{h} {bpc}-bit{tag}: {:.1}% of scale-0 pixels in the log branch",
+            100.0 * (1.0 - flat_pixels / (w * h) as f64)
+        );
     }
     assert_no_validation_messages();
 }

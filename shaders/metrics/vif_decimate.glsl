@@ -11,6 +11,13 @@
 // depth at scale 0, 16 after); horizontal: uint32 sum, (+32768) >> 16, uint16.
 // Push constants: `VifDecimatePush` in metrics/src/vif/gpu.rs — the two must
 // agree.
+//
+// Work split: a workgroup owns OW × OH = 60 × 16 output samples. Vertical
+// pass, register-blocked: each invocation owns one of the 2·OW − 1 + 2·HALF
+// (≤ 128) input columns and R = 8 kept rows, streams the 2·R − 1 + 2·HALF
+// input samples of that column once and adds each to the kept rows it
+// touches. Horizontal pass: each invocation owns P = 4 adjacent outputs of a
+// row.
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_control_flow_attributes : require
@@ -32,13 +39,24 @@ layout(push_constant, std430) uniform Push {
     PlaneDesc dist_plane;
 };
 
-const uint OW = 32u;  // output tile width
-const uint OH = 8u;   // output tile height
-const uint MAX_HALF = 4u;
-const uint PITCH = 2u * OW - 1u + 2u * MAX_HALF;
+const uint OW = 60u;   // output tile width
+const uint OH = 16u;   // output tile height
+const uint VCOLS = 128u;
+const uint R = 8u;     // kept rows per vertical task
+const uint P = 4u;     // outputs per horizontal task
+const uint VW = 2u * OW - 1u + 2u * HALF;  // input columns the tile reads (≤ VCOLS)
+const uint VIN = 2u * R - 1u + 2u * HALF;  // input rows a vertical task reads
+const uint HIN = 2u * P - 1u + 2u * HALF;  // vertical sums a horizontal task reads
 
 // Vertical sums of the kept rows: reference | distorted << 16.
-shared uint s_v[OH * PITCH];
+shared uint s_v[OH * VCOLS];
+
+uint sample_ref(uint byte, uint mask) {
+    return (ref_words[byte >> 2] >> ((byte & 3u) * 8u)) & mask;
+}
+uint sample_dist(uint byte, uint mask) {
+    return (dist_words[byte >> 2] >> ((byte & 3u) * 8u)) & mask;
+}
 
 void main() {
     uint lid = gl_LocalInvocationIndex;
@@ -48,43 +66,82 @@ void main() {
     int oh = h / 2;
     int ox0 = int(gl_WorkGroupID.x * OW);
     int oy0 = int(gl_WorkGroupID.y * OH);
-    const uint VW = 2u * OW - 1u + 2u * HALF;  // input columns the tile reads
 
     uint bpc = ref_plane.bpc;
     uint round_v = 1u << (bpc - 1u);
-    for (uint i = lid; i < OH * VW; i += 256u) {
-        uint ty = i / VW;
-        uint tx = i % VW;
-        int row = 2 * (oy0 + int(ty));
-        int col = vif_mirror(2 * ox0 + int(tx) - int(HALF), w);
-        uint a = 0u, b = 0u;
-        [[unroll]] for (uint t = 0u; t < TAPS; t++) {
-            uint c = VIF_FILTERS[FILTER_INDEX][t];
-            uint s = load_pair(ref_plane, dist_plane, col, vif_mirror(row + int(t) - int(HALF), h));
-            a += c * (s & 0xFFFFu);
-            b += c * (s >> 16);
+    {
+        uint col = lid % VCOLS;
+        uint rg = lid / VCOLS;
+        if (col < VW) {
+            int gx = vif_mirror(2 * ox0 + int(col) - int(HALF), w);
+            uint bps_r = ref_plane.bytes_per_sample;
+            uint bps_d = dist_plane.bytes_per_sample;
+            uint mask_r = bps_r == 1u ? 0xFFu : 0xFFFFu;
+            uint mask_d = bps_d == 1u ? 0xFFu : 0xFFFFu;
+            uint col_r = ref_plane.offset + uint(gx) * bps_r;
+            uint col_d = dist_plane.offset + uint(gx) * bps_d;
+            uint stride_r = ref_plane.stride * bps_r;
+            uint stride_d = dist_plane.stride * bps_d;
+            // Kept row r of this task is input row 2·(oy0 + rg·R + r).
+            int ybase = 2 * (oy0 + int(rg * R)) - int(HALF);
+            uint a[R], b[R];
+            [[unroll]] for (uint r = 0u; r < R; r++) {
+                a[r] = 0u;
+                b[r] = 0u;
+            }
+            [[unroll]] for (uint i = 0u; i < VIN; i++) {
+                int gy = vif_mirror(ybase + int(i), h);
+                uint x = sample_ref(col_r + uint(gy) * stride_r, mask_r);
+                uint y = sample_dist(col_d + uint(gy) * stride_d, mask_d);
+                [[unroll]] for (uint r = 0u; r < R; r++) {
+                    if (i >= 2u * r && i - 2u * r < TAPS) {
+                        uint c = VIF_FILTERS[FILTER_INDEX][i - 2u * r];
+                        a[r] += c * x;
+                        b[r] += c * y;
+                    }
+                }
+            }
+            [[unroll]] for (uint r = 0u; r < R; r++) {
+                uint av = ((a[r] + round_v) >> bpc) & 0xFFFFu;
+                uint bv = ((b[r] + round_v) >> bpc) & 0xFFFFu;
+                s_v[(rg * R + r) * VCOLS + col] = av | (bv << 16);
+            }
         }
-        a = ((a + round_v) >> bpc) & 0xFFFFu;
-        b = ((b + round_v) >> bpc) & 0xFFFFu;
-        s_v[ty * PITCH + tx] = a | (b << 16);
     }
     barrier();
 
-    uint tx = lid % OW;
-    uint ty = lid / OW;
-    int ox = ox0 + int(tx);
-    int oy = oy0 + int(ty);
-    if (ox >= ow || oy >= oh) {
+    uint ty = lid / (OW / P);
+    uint tx0 = (lid % (OW / P)) * P;
+    if (ty >= OH) {
         return;
     }
-    uint a = 0u, b = 0u;
-    [[unroll]] for (uint t = 0u; t < TAPS; t++) {
-        uint c = VIF_FILTERS[FILTER_INDEX][t];
-        uint s = s_v[ty * PITCH + 2u * tx + t];
-        a += c * (s & 0xFFFFu);
-        b += c * (s >> 16);
+    int oy = oy0 + int(ty);
+    if (oy >= oh) {
+        return;
     }
-    uint o = uint(oy * ow + ox);
-    ref_out[o] = uint16_t((a + 32768u) >> 16);
-    dist_out[o] = uint16_t((b + 32768u) >> 16);
+    uint a[P], b[P];
+    [[unroll]] for (uint p = 0u; p < P; p++) {
+        a[p] = 0u;
+        b[p] = 0u;
+    }
+    [[unroll]] for (uint j = 0u; j < HIN; j++) {
+        uint s = s_v[ty * VCOLS + 2u * tx0 + j];
+        uint x = s & 0xFFFFu;
+        uint y = s >> 16;
+        [[unroll]] for (uint p = 0u; p < P; p++) {
+            if (j >= 2u * p && j - 2u * p < TAPS) {
+                uint c = VIF_FILTERS[FILTER_INDEX][j - 2u * p];
+                a[p] += c * x;
+                b[p] += c * y;
+            }
+        }
+    }
+    [[unroll]] for (uint p = 0u; p < P; p++) {
+        int ox = ox0 + int(tx0 + p);
+        if (ox < ow) {
+            uint o = uint(oy * ow + ox);
+            ref_out[o] = uint16_t((a[p] + 32768u) >> 16);
+            dist_out[o] = uint16_t((b[p] + 32768u) >> 16);
+        }
+    }
 }

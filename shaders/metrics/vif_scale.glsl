@@ -12,12 +12,24 @@
 // planes with bpc = 16). Push constants: `VifScalePush` in
 // metrics/src/vif/gpu.rs — the two must agree.
 //
-// Work split: a workgroup owns a TW × TH tile of output pixels. It loads the
-// (TH + 2·HALF) × (TW + 2·HALF) mirrored input samples once into shared
-// memory, runs the vertical pass for TH rows × (TW + 2·HALF) columns into
-// shared memory (a mirrored column's vertical sums are those of the column it
-// mirrors, so mirroring the loads is libvmaf's horizontal padding), then the
-// horizontal pass and the statistics per output pixel.
+// Work split: a workgroup owns a TW × TH = 112 × 16 tile of output pixels
+// and computes vertical sums for VCOLS = 128 columns (the tile and up to
+// 2·HALF mirrored halo columns: a mirrored column's vertical sums are those
+// of the column it mirrors, so mirroring the loads is libvmaf's horizontal
+// padding).
+//  - Vertical pass, register-blocked: each invocation owns one column and R
+//    consecutive rows, streams the R + 2·HALF input samples of that column
+//    from the planes once, and adds each sample's x, y, x², y², xy to the R
+//    accumulators it touches (every tap a compile-time constant). The five
+//    sums are stored as one uvec4 per (row, column) in shared memory.
+//  - Horizontal pass, register-blocked the same way: each invocation owns P
+//    adjacent output pixels of a row and reads the P + 2·HALF uvec4 it needs
+//    once.
+// Widths (proved in filter.rs terms): µ sums are Σc·x ≤ 65536·65535 < 2^32
+// for every plane; the vertical squares of an 8-bit plane are
+// Σc·x·y ≤ 65536·255² < 2^32, so scale 0 of 8-bit input (SQ32) keeps them in
+// uint32, every other plane in uint64; horizontal squares are
+// Σc·(uint32) < 2^48, uint64.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_shader_16bit_storage : require
@@ -32,6 +44,9 @@ layout(local_size_x = 256) in;
 // Test hook: moves the hardware quotient this many ulps before the
 // correction step, to prove the correction restores the exact one. 0 in use.
 layout(constant_id = 1) const int DIV_PERTURB_ULPS = 0;
+// True only for scale 0 of 8-bit input: vertical squares in uint32 (see
+// above). The host sets it (`scale_pipeline` in gpu.rs).
+layout(constant_id = 2) const bool SQ32 = false;
 
 layout(set = 0, binding = 0, std430) readonly buffer RefWords { uint ref_words[]; };
 layout(set = 0, binding = 1, std430) readonly buffer DistWords { uint dist_words[]; };
@@ -46,24 +61,23 @@ layout(push_constant, std430) uniform Push {
     double egl;  // vif_enhn_gain_limit
 };
 
-const uint TW = 32u;
-const uint TH = 16u;
-const uint MAX_HALF = 8u;
-const uint PITCH = TW + 2u * MAX_HALF;   // row pitch of the shared tiles
+const uint VCOLS = 128u;                 // vertical-sum columns per tile
+const uint TW = VCOLS - 2u * 8u;         // 112 output columns (any scale)
+const uint TH = 16u;                     // output rows
+const uint R = 8u;                       // rows per vertical task
+const uint P = 7u;                       // output pixels per horizontal task
+const uint VIN = R + 2u * HALF;          // input rows a vertical task reads
+const uint HIN = P + 2u * HALF;          // vertical columns a horizontal task reads
 const uint FIELDS = 16u;                 // int64 per partial record (4 scales × 4)
 const int SIGMA_NSQ = 65536 << 1;
 // 65536 · 1e-10 as C folds it (one rounding of the double product).
 const double G_EPS = 6.5536e-6LF;
 
-// Input samples, reference | distorted << 16.
-shared uint s_raw[(TH + 2u * MAX_HALF) * PITCH];
-// Vertical pass: µ (reference | distorted << 16, each libvmaf's uint16) and
-// the three squared sums (uint32).
-shared uint s_mu[TH * PITCH];
-shared uint s_xx[TH * PITCH];
-shared uint s_yy[TH * PITCH];
-shared uint s_xy[TH * PITCH];
-shared int64_t s_red[256 * 4];
+// Vertical pass per (row, column): (µ ref | µ dist << 16, each libvmaf's
+// uint16; xx; yy; xy as uint32). Reused for the workgroup sum at the end
+// (two uvec4 of int64 halves per invocation), which keeps the workgroup at
+// 32 KiB of shared memory (lavapipe's limit).
+shared uvec4 s_v[TH * VCOLS];
 
 // (v + 2^(s-1)) >> s for s > 0; v for s = 0 (libvmaf's unshifted 8-bit squares).
 uint64_t round_shift64(uint64_t v, uint s) {
@@ -187,106 +201,149 @@ void accumulate_pixel(inout i64vec4 acc, int s1, int s2_raw, int s12) {
     }
 }
 
+// Sample of a plane at byte address `byte` (1 or 2 bytes a sample).
+uint sample_ref(uint byte, uint mask) {
+    return (ref_words[byte >> 2] >> ((byte & 3u) * 8u)) & mask;
+}
+uint sample_dist(uint byte, uint mask) {
+    return (dist_words[byte >> 2] >> ((byte & 3u) * 8u)) & mask;
+}
+
+// Vertical pass of one column (tile column `col`, rows rg·R .. rg·R+R−1).
+// filter.rs vertical_row: µ in uint32, then (+2^(bpc-1)) >> bpc kept as
+// uint16; squares summed exactly, then (+round) >> 2·(bpc−8) kept as uint32.
+// ACC is the squares' accumulator type (uint under SQ32, uint64_t else).
+#define VERTICAL_PASS(ACC)                                                          \
+    {                                                                              \
+        uint mu1[R], mu2[R];                                                       \
+        ACC xx[R], yy[R], xy[R];                                                   \
+        [[unroll]] for (uint r = 0u; r < R; r++) {                                 \
+            mu1[r] = 0u; mu2[r] = 0u;                                              \
+            xx[r] = ACC(0); yy[r] = ACC(0); xy[r] = ACC(0);                        \
+        }                                                                          \
+        [[unroll]] for (uint i = 0u; i < VIN; i++) {                               \
+            int gy = vif_mirror(ybase + int(i), h);                                \
+            uint x = sample_ref(col_r + uint(gy) * stride_r, mask_r);              \
+            uint y = sample_dist(col_d + uint(gy) * stride_d, mask_d);             \
+            uint x2 = x * x, y2 = y * y, xy1 = x * y;                              \
+            [[unroll]] for (uint r = 0u; r < R; r++) {                             \
+                if (i >= r && i - r < TAPS) {                                      \
+                    uint c = VIF_FILTERS[FILTER_INDEX][i - r];                     \
+                    mu1[r] += c * x;                                               \
+                    mu2[r] += c * y;                                               \
+                    xx[r] += ACC(x2) * ACC(c);                                     \
+                    yy[r] += ACC(y2) * ACC(c);                                     \
+                    xy[r] += ACC(xy1) * ACC(c);                                    \
+                }                                                                  \
+            }                                                                      \
+        }                                                                          \
+        [[unroll]] for (uint r = 0u; r < R; r++) {                                 \
+            uint m1 = ((mu1[r] + mu_round) >> bpc) & 0xFFFFu;                      \
+            uint m2 = ((mu2[r] + mu_round) >> bpc) & 0xFFFFu;                      \
+            s_v[(rg * R + r) * VCOLS + col] =                                      \
+                uvec4(m1 | (m2 << 16), uint(round_shift64(uint64_t(xx[r]), sq_shift)), \
+                      uint(round_shift64(uint64_t(yy[r]), sq_shift)),              \
+                      uint(round_shift64(uint64_t(xy[r]), sq_shift)));             \
+        }                                                                          \
+    }
+
 void main() {
     uint lid = gl_LocalInvocationIndex;
     int w = int(ref_plane.width);
     int h = int(ref_plane.height);
     int x0 = int(gl_WorkGroupID.x * TW);
     int y0 = int(gl_WorkGroupID.y * TH);
-    const uint RW = TW + 2u * HALF;   // columns used
-    const uint RH = TH + 2u * HALF;   // input rows used
 
-    // 1. Mirrored input tile.
-    for (uint i = lid; i < RH * RW; i += 256u) {
-        uint ty = i / RW;
-        uint tx = i % RW;
-        int gx = vif_mirror(x0 + int(tx) - int(HALF), w);
-        int gy = vif_mirror(y0 + int(ty) - int(HALF), h);
-        s_raw[ty * PITCH + tx] = load_pair(ref_plane, dist_plane, gx, gy);
-    }
-    barrier();
-
-    // 2. Vertical pass (filter.rs vertical_row): µ in uint32, then
-    // (+2^(bpc-1)) >> bpc kept as uint16; squares as uint64 sums of
-    // (c·x)·x, (+round) >> 2·(bpc−8) kept as uint32.
+    // 1. Vertical pass: invocation = (column, row group).
     uint bpc = ref_plane.bpc;
     uint mu_round = 1u << (bpc - 1u);
     uint sq_shift = 2u * (bpc - 8u);
-    for (uint i = lid; i < TH * RW; i += 256u) {
-        uint ty = i / RW;
-        uint tx = i % RW;
-        uint mu1 = 0u, mu2 = 0u;
-        uint64_t xx = 0ul, yy = 0ul, xy = 0ul;
-        [[unroll]] for (uint t = 0u; t < TAPS; t++) {
-            uint c = VIF_FILTERS[FILTER_INDEX][t];
-            uint s = s_raw[(ty + t) * PITCH + tx];
-            uint x = s & 0xFFFFu;
-            uint y = s >> 16;
-            uint cx = c * x;
-            uint cy = c * y;
-            mu1 += cx;
-            mu2 += cy;
-            xx += uint64_t(cx) * x;
-            yy += uint64_t(cy) * y;
-            xy += uint64_t(cx) * y;
+    {
+        uint col = lid % VCOLS;
+        uint rg = lid / VCOLS;
+        if (col < TW + 2u * HALF) {
+            int gx = vif_mirror(x0 + int(col) - int(HALF), w);
+            uint bps_r = ref_plane.bytes_per_sample;
+            uint bps_d = dist_plane.bytes_per_sample;
+            uint mask_r = bps_r == 1u ? 0xFFu : 0xFFFFu;
+            uint mask_d = bps_d == 1u ? 0xFFu : 0xFFFFu;
+            uint col_r = ref_plane.offset + uint(gx) * bps_r;
+            uint col_d = dist_plane.offset + uint(gx) * bps_d;
+            uint stride_r = ref_plane.stride * bps_r;
+            uint stride_d = dist_plane.stride * bps_d;
+            int ybase = y0 + int(rg * R) - int(HALF);
+            if (SQ32) {
+                VERTICAL_PASS(uint)
+            } else {
+                VERTICAL_PASS(uint64_t)
+            }
         }
-        uint m1 = ((mu1 + mu_round) >> bpc) & 0xFFFFu;
-        uint m2 = ((mu2 + mu_round) >> bpc) & 0xFFFFu;
-        uint o = ty * PITCH + tx;
-        s_mu[o] = m1 | (m2 << 16);
-        s_xx[o] = uint(round_shift64(xx, sq_shift));
-        s_yy[o] = uint(round_shift64(yy, sq_shift));
-        s_xy[o] = uint(round_shift64(xy, sq_shift));
     }
     barrier();
 
-    // 3. Horizontal pass (µ unshifted uint32; squares uint64, (+32768) >> 16)
-    // and the statistics.
+    // 2. Horizontal pass (µ unshifted uint32; squares uint64, (+32768) >> 16)
+    // and the statistics: invocation = (row, P adjacent pixels).
     i64vec4 acc = i64vec4(0);
-    for (uint i = lid; i < TW * TH; i += 256u) {
-        uint ty = i / TW;
-        uint tx = i % TW;
-        if (x0 + int(tx) >= w || y0 + int(ty) >= h) {
-            continue;
+    {
+        uint ty = lid / (TW / P);
+        uint tx0 = (lid % (TW / P)) * P;
+        uint mu1[P], mu2[P];
+        uint64_t xx[P], yy[P], xy[P];
+        [[unroll]] for (uint p = 0u; p < P; p++) {
+            mu1[p] = 0u; mu2[p] = 0u;
+            xx[p] = 0ul; yy[p] = 0ul; xy[p] = 0ul;
         }
-        uint mu1 = 0u, mu2 = 0u;
-        uint64_t xx = 0ul, yy = 0ul, xy = 0ul;
-        [[unroll]] for (uint t = 0u; t < TAPS; t++) {
-            uint c = VIF_FILTERS[FILTER_INDEX][t];
-            uint o = ty * PITCH + tx + t;
-            uint m = s_mu[o];
-            mu1 += c * (m & 0xFFFFu);
-            mu2 += c * (m >> 16);
-            xx += uint64_t(c) * s_xx[o];
-            yy += uint64_t(c) * s_yy[o];
-            xy += uint64_t(c) * s_xy[o];
+        [[unroll]] for (uint j = 0u; j < HIN; j++) {
+            uvec4 v = s_v[ty * VCOLS + tx0 + j];
+            uint m1 = v.x & 0xFFFFu;
+            uint m2 = v.x >> 16;
+            [[unroll]] for (uint p = 0u; p < P; p++) {
+                if (j >= p && j - p < TAPS) {
+                    uint c = VIF_FILTERS[FILTER_INDEX][j - p];
+                    mu1[p] += c * m1;
+                    mu2[p] += c * m2;
+                    xx[p] += uint64_t(v.y) * uint64_t(c);
+                    yy[p] += uint64_t(v.z) * uint64_t(c);
+                    xy[p] += uint64_t(v.w) * uint64_t(c);
+                }
+            }
         }
-        uint hxx = uint((xx + 32768ul) >> 16);
-        uint hyy = uint((yy + 32768ul) >> 16);
-        uint hxy = uint((xy + 32768ul) >> 16);
-        // σ = (int32)(uint32 square − uint32 µ·µ): libvmaf's wrapping cast.
-        int s1 = int(hxx - mu_product(mu1, mu1));
-        int s2 = int(hyy - mu_product(mu2, mu2));
-        int s12 = int(hxy - mu_product(mu1, mu2));
-        accumulate_pixel(acc, s1, s2, s12);
+        bool row_in = y0 + int(ty) < h;
+        [[unroll]] for (uint p = 0u; p < P; p++) {
+            if (row_in && x0 + int(tx0 + p) < w) {
+                uint hxx = uint((xx[p] + 32768ul) >> 16);
+                uint hyy = uint((yy[p] + 32768ul) >> 16);
+                uint hxy = uint((xy[p] + 32768ul) >> 16);
+                // σ = (int32)(uint32 square − uint32 µ·µ): libvmaf's wrapping cast.
+                int s1 = int(hxx - mu_product(mu1[p], mu1[p]));
+                int s2 = int(hyy - mu_product(mu2[p], mu2[p]));
+                int s12 = int(hxy - mu_product(mu1[p], mu2[p]));
+                accumulate_pixel(acc, s1, s2, s12);
+            }
+        }
     }
 
-    // 4. Workgroup sum (integer: any order gives the same total).
-    s_red[lid * 4u + 0u] = acc.x;
-    s_red[lid * 4u + 1u] = acc.y;
-    s_red[lid * 4u + 2u] = acc.z;
-    s_red[lid * 4u + 3u] = acc.w;
+    // 3. Workgroup sum (integer: any order gives the same total), in s_v
+    // once every invocation is done reading it.
+    barrier();
+    s_v[2u * lid] = uvec4(unpack32(uint64_t(acc.x)), unpack32(uint64_t(acc.y)));
+    s_v[2u * lid + 1u] = uvec4(unpack32(uint64_t(acc.z)), unpack32(uint64_t(acc.w)));
     barrier();
     for (uint half_size = 128u; half_size > 0u; half_size >>= 1) {
-        if (lid < half_size) {
-            for (uint f = 0u; f < 4u; f++) {
-                s_red[lid * 4u + f] += s_red[(lid + half_size) * 4u + f];
-            }
+        if (lid < 2u * half_size) {
+            // Invocation lid adds entry lid + 2·half_size (of 2 per sum) into lid.
+            uvec4 a = s_v[lid];
+            uvec4 b = s_v[lid + 2u * half_size];
+            uint64_t lo = pack64(a.xy) + pack64(b.xy);
+            uint64_t hi = pack64(a.zw) + pack64(b.zw);
+            s_v[lid] = uvec4(unpack32(lo), unpack32(hi));
         }
         barrier();
     }
     if (lid < 4u) {
+        uvec4 v = s_v[lid >> 1];
         uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-        partials[group * FIELDS + 4u * FILTER_INDEX + lid] = s_red[lid];
+        partials[group * FIELDS + 4u * FILTER_INDEX + lid] =
+            int64_t(pack64((lid & 1u) == 0u ? v.xy : v.zw));
     }
 }
