@@ -2,7 +2,8 @@
 # Runs prebuilt vqscope binaries on the lent GPU machine (see docs/PERF.md):
 # unpacks the carried Vulkan loader and validation layer, then runs each
 # command given as an argument, logging everything under $OUT.
-#   scripts/device-run.sh "bin/vqscope bench ui" "bin/compaction"
+#   scripts/device-run.sh "bin/vqscope bench ui" "VAR=1 bin/compaction"
+# (commands run inside .devcarry/, where the carried binaries are)
 set -uo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done
 ldconfig
@@ -15,7 +16,7 @@ status=0
 for cmd in "$@"; do
     name=$(echo "$cmd" | tr -c 'A-Za-z0-9_.-' '_' | cut -c1-60)
     echo "=== $cmd"
-    if ! (eval ".devcarry/$cmd") > "$OUT/$name.log" 2>&1; then
+    if ! (cd .devcarry && eval "$cmd") > "$OUT/$name.log" 2>&1; then
         status=1
         echo "FAILED: $cmd"
     fi
