@@ -64,12 +64,24 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            // One line: the error and its causes.
-            let causes: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            eprintln!("vqscope: {}", causes.join(": "));
+            eprintln!("vqscope: {}", one_line(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes on one line. Library errors often print their
+/// source already, so a cause the line already ends with is not repeated.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain().map(|c| c.to_string()) {
+        if line.is_empty() {
+            line = cause;
+        } else if !line.ends_with(&cause) {
+            line = format!("{line}: {cause}");
+        }
+    }
+    line
 }
 
 #[cfg(test)]
@@ -78,6 +90,13 @@ mod tests {
 
     /// clap checks flag clashes (such as libvmaf's `-h` for height) only
     /// when a command is built: catch them here, not in a user's hands.
+    #[test]
+    fn causes_are_not_repeated() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
+        let e = anyhow::Error::new(io).context("reading x: gone").context("scoring");
+        assert_eq!(super::one_line(&e), "scoring: reading x: gone");
+    }
+
     #[test]
     fn command_line_is_consistent() {
         super::Cli::command().debug_assert();

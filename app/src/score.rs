@@ -97,10 +97,17 @@ impl Args {
     }
 }
 
-/// Refuses an output that is a directory or one of the inputs.
+/// Refuses an output that is a directory, one of the inputs, or in a
+/// folder that does not exist (before any frame is scored, not after).
 fn check_report_path(output: &Path, inputs: &[&Path]) -> Result<()> {
     if output.is_dir() {
         bail!("-o {}: is a directory", output.display());
+    }
+    let parent = output.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(parent) = parent
+        && !parent.is_dir()
+    {
+        bail!("-o {}: folder {} does not exist", output.display(), parent.display());
     }
     if let Ok(out) = output.canonicalize() {
         for input in inputs {

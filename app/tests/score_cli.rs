@@ -161,6 +161,7 @@ fn bad_invocations_fail_with_one_line() {
     fails_with(&["score", "-r", r, "-d", other, "-q"], "differ");
     fails_with(&["score", "-r", r, "-d", r, "-q", "-o", "/tmp"], "is a directory");
     fails_with(&["score", "-r", r, "-d", r, "-q", "-o", r], "refusing to overwrite an input");
+    fails_with(&["score", "-r", r, "-d", r, "-q", "-o", "/nonexistent/x.json"], "does not exist");
     fails_with(&["score", "-r", r, "-d", r, "-q", "--feature", "nope"], "unknown feature `nope`");
     fails_with(&["score", "-r", r, "-d", r, "-q", "--model", "version=nope"], "nope");
     fails_with(&["screenshot", "--scene", "nope", "-o", "/tmp/x.png"], "unknown scene");
