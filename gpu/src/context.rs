@@ -301,11 +301,6 @@ impl GpuContext {
         self.validation.as_ref().map(Validation::messages).unwrap_or_default()
     }
 
-    /// Whether the validation layer is on.
-    pub fn validation_enabled(&self) -> bool {
-        self.validation.is_some()
-    }
-
     /// Waits until the device is idle.
     pub fn wait_idle(&self) -> Result<()> {
         self.with_queue(|_| unsafe { self.device.device_wait_idle() })

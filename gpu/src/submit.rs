@@ -153,13 +153,6 @@ impl Submitter {
             .map_err(vk_error("vkWaitSemaphores"))
     }
 
-    /// Whether the submission of `ticket` has finished, without blocking.
-    pub fn is_done(&self, ticket: Ticket) -> Result<bool> {
-        let value = unsafe { self.ctx.device.get_semaphore_counter_value(self.timeline) }
-            .map_err(vk_error("vkGetSemaphoreCounterValue"))?;
-        Ok(value >= ticket.0)
-    }
-
     /// Records, submits and waits: for one-off work (uploads, tests).
     pub fn run(&mut self, record: impl FnOnce(&mut Recorder<'_>) -> Result<()>) -> Result<()> {
         let ticket = self.submit(record)?;

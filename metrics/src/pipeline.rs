@@ -300,11 +300,6 @@ impl ScorePipeline {
         u64::from(self.kernels.offsets.total) * 8
     }
 
-    /// Bytes uploaded per frame pair.
-    pub fn upload_bytes(&self) -> u64 {
-        self.uploader.slot_bytes()
-    }
-
     /// GPU time per kernel of the most recently finished frame.
     pub fn last_times(&self) -> &KernelTimes {
         &self.last_times
