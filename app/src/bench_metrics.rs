@@ -8,7 +8,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_metrics::adm::AdmOptions;
 use vqscope_metrics::motion::MotionParams;
@@ -182,8 +182,12 @@ pub fn write_y4m(
     let base = dir.join(format!("bench-{}x{}", geometry.width, geometry.height));
     let header =
         format!("YUV4MPEG2 W{} H{} F25:1 Ip A1:1 C420jpeg\n", geometry.width, geometry.height);
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     for (suffix, pick) in [("ref.y4m", 0usize), ("dis.y4m", 1)] {
-        let mut out = std::io::BufWriter::new(std::fs::File::create(base.with_extension(suffix))?);
+        let path = base.with_extension(suffix);
+        let file = std::fs::File::create(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        let mut out = std::io::BufWriter::new(file);
         out.write_all(header.as_bytes())?;
         for i in 0..frames {
             let (r, d) = &pairs[i as usize % pairs.len()];
@@ -210,6 +214,7 @@ fn score_y4m(
     let mut n = 0u64;
     while let Some(pair) = decoder.recv()? {
         pipeline.push(&pair)?;
+        pair.recycle();
         n += 1;
     }
     pipeline.finish()?;

@@ -204,6 +204,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut read = 0u64;
     while let Some(pair) = decoder.recv()? {
         frames.extend(pipeline.push(&pair)?);
+        pair.recycle();
         read += 1;
         if progress {
             let of = total.map_or(String::new(), |t| format!("/{t}"));

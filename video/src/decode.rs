@@ -1,10 +1,16 @@
-//! Reading ahead on a thread of its own, so the GPU side never waits on the
-//! disk or on ffmpeg. Frames travel through a bounded channel: at most
-//! `depth` pairs wait in it (plus the one being read), which bounds memory
-//! whatever the input length. Errors come through the channel like frames;
-//! a seek bumps a generation number so pairs read before it are dropped
-//! instead of shown; dropping the [`Decoder`] stops and joins the thread
-//! (which drops the inputs, killing any ffmpeg child).
+//! Reading ahead on threads of their own, so the GPU side never waits on
+//! the disk or on ffmpeg. Inputs that can be opened twice (y4m and raw
+//! files) are read by several workers at once, worker `w` of `k` taking
+//! pairs `w`, `w + k`, …: one thread parses about 6 GB/s, and a 4K pair is
+//! 25 MB. The consumer takes pairs from the workers in turn, so they arrive
+//! in order. Pipes and ffmpeg have one reader, so one worker.
+//!
+//! Frames travel through bounded channels: at most `depth` pairs wait in
+//! them (plus one being read per worker), which bounds memory whatever the
+//! input length. Errors come through the channels like frames; a seek bumps
+//! a generation number so pairs read before it are dropped instead of
+//! shown; dropping the [`Decoder`] stops and joins the threads (which drops
+//! the inputs, killing any ffmpeg child).
 
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender, TryRecvError};
 use std::thread::JoinHandle;
@@ -28,11 +34,26 @@ struct Msg {
     item: Item,
 }
 
-/// A pair being read ahead on a background thread.
+/// Workers to use for an input that can be opened several times: enough
+/// to outrun the GPU at 4K on a many-core host, while leaving cores to the
+/// consumer (copying into staging memory) and to everything else.
+fn default_workers() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores / 2).clamp(1, 6)
+}
+
+/// One reading thread and its two channels.
+struct Worker {
+    rx: Receiver<Msg>,
+    commands: Sender<Command>,
+    thread: JoinHandle<()>,
+}
+
+/// A pair being read ahead on background threads.
 pub struct Decoder {
-    rx: Option<Receiver<Msg>>,
-    commands: Option<Sender<Command>>,
-    thread: Option<JoinHandle<()>>,
+    workers: Vec<Worker>,
+    /// The worker whose channel holds the next pair.
+    turn: usize,
     generation: u64,
     warnings: Vec<String>,
     finished: bool,
@@ -40,36 +61,55 @@ pub struct Decoder {
 
 impl Decoder {
     /// Starts reading `pair` from its current position, keeping up to
-    /// `depth` (at least 1) decoded pairs ready.
+    /// `depth` (at least 1) decoded pairs ready, on as many workers as the
+    /// inputs and the machine allow.
     pub fn spawn(pair: Pair, depth: usize) -> Result<Self> {
-        let (tx, rx) = mpsc::sync_channel(depth.max(1));
-        let (ctx, crx) = mpsc::channel();
+        Self::spawn_workers(pair, depth, default_workers())
+    }
+
+    /// Like [`Decoder::spawn`] with at most `workers` reading threads (one
+    /// if the inputs cannot be reopened).
+    pub fn spawn_workers(pair: Pair, depth: usize, workers: usize) -> Result<Self> {
         let warnings = pair.warnings().to_vec();
-        let thread = std::thread::Builder::new()
-            .name("vqscope-decode".into())
-            .spawn(move || run(pair, tx, crx))
-            .map_err(|e| VideoError::Decoder(format!("cannot start thread: {e}")))?;
-        Ok(Decoder {
-            rx: Some(rx),
-            commands: Some(ctx),
-            thread: Some(thread),
-            generation: 0,
-            warnings,
-            finished: false,
-        })
+        let mut pairs = vec![pair];
+        while pairs.len() < workers {
+            match pairs[0].reopen() {
+                Some(p) => pairs.push(p?),
+                None => break,
+            }
+        }
+        let stride = pairs.len() as u64;
+        let per_worker = depth.max(1).div_ceil(pairs.len());
+        let workers = pairs
+            .into_iter()
+            .enumerate()
+            .map(|(w, pair)| {
+                let (tx, rx) = mpsc::sync_channel(per_worker);
+                let (commands, crx) = mpsc::channel();
+                let placement = Placement { offset: w as u64, stride };
+                let thread = std::thread::Builder::new()
+                    .name(format!("vqscope-decode-{w}"))
+                    .spawn(move || run(pair, placement, tx, crx))
+                    .map_err(|e| VideoError::Decoder(format!("cannot start thread: {e}")))?;
+                Ok(Worker { rx, commands, thread })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Decoder { workers, turn: 0, generation: 0, warnings, finished: false })
+    }
+
+    /// Number of reading threads.
+    pub fn worker_count(&self) -> usize {
+        self.workers.len()
     }
 
     /// Next pair, blocking until it is read; `Ok(None)` at the end of the
     /// inputs (then [`Decoder::warnings`] is complete).
     pub fn recv(&mut self) -> Result<Option<FramePair>> {
         loop {
-            if self.finished {
-                return Ok(None);
-            }
-            let Some(rx) = &self.rx else {
+            let Some(worker) = self.current() else {
                 return Ok(None);
             };
-            let msg = rx.recv().map_err(|_| self.died())?;
+            let msg = worker.rx.recv().map_err(|_| self.died())?;
             if let Some(out) = self.accept(msg) {
                 return out;
             }
@@ -80,13 +120,10 @@ impl Decoder {
     /// next pair is not ready yet (check [`Decoder::is_finished`]).
     pub fn try_recv(&mut self) -> Result<Option<FramePair>> {
         loop {
-            if self.finished {
-                return Ok(None);
-            }
-            let Some(rx) = &self.rx else {
+            let Some(worker) = self.current() else {
                 return Ok(None);
             };
-            let msg = match rx.try_recv() {
+            let msg = match worker.rx.try_recv() {
                 Ok(m) => m,
                 Err(TryRecvError::Empty) => return Ok(None),
                 Err(TryRecvError::Disconnected) => return Err(self.died()),
@@ -95,6 +132,11 @@ impl Decoder {
                 return out;
             }
         }
+    }
+
+    /// The worker holding the next pair, `None` once finished.
+    fn current(&self) -> Option<&Worker> {
+        if self.finished { None } else { self.workers.get(self.turn) }
     }
 
     /// Whether the end of the inputs (or an error) has been received.
@@ -106,8 +148,9 @@ impl Decoder {
     pub fn seek(&mut self, index: u64) {
         self.generation += 1;
         self.finished = false;
-        if let Some(c) = &self.commands {
-            let _ = c.send(Command::Seek { index, generation: self.generation });
+        self.turn = 0;
+        for w in &self.workers {
+            let _ = w.commands.send(Command::Seek { index, generation: self.generation });
         }
     }
 
@@ -121,7 +164,10 @@ impl Decoder {
             return None; // read before the last seek
         }
         Some(match msg.item {
-            Item::Pair(p) => Ok(Some(p)),
+            Item::Pair(p) => {
+                self.turn = (self.turn + 1) % self.workers.len();
+                Ok(Some(p))
+            }
             Item::End(w) => {
                 self.finished = true;
                 for m in w {
@@ -149,15 +195,16 @@ impl Decoder {
     }
 
     fn stop(&mut self) -> Result<()> {
-        // Dropping both channel ends wakes the thread wherever it waits.
-        self.commands = None;
-        self.rx = None;
-        match self.thread.take() {
-            Some(t) => {
-                t.join().map_err(|_| VideoError::Decoder("the decode thread panicked".into()))
-            }
-            None => Ok(()),
+        // Dropping every channel end wakes each thread wherever it waits.
+        let threads: Vec<_> = self.workers.drain(..).map(|w| w.thread).collect();
+        let mut panicked = false;
+        for t in threads {
+            panicked |= t.join().is_err();
         }
+        if panicked {
+            return Err(VideoError::Decoder("a decode thread panicked".into()));
+        }
+        Ok(())
     }
 }
 
@@ -167,10 +214,19 @@ impl Drop for Decoder {
     }
 }
 
-/// The thread: read pairs while there is room, obey seeks, stop when the
+/// Which pairs a worker reads: `offset`, `offset + stride`, … counted from
+/// the start position.
+#[derive(Clone, Copy)]
+struct Placement {
+    offset: u64,
+    stride: u64,
+}
+
+/// A worker: read its pairs while there is room, obey seeks, stop when the
 /// consumer goes away.
-fn run(mut pair: Pair, tx: SyncSender<Msg>, commands: Receiver<Command>) {
+fn run(mut pair: Pair, at: Placement, tx: SyncSender<Msg>, commands: Receiver<Command>) {
     let mut generation = 0;
+    let mut index = pair.position() + at.offset;
     let mut idle = false;
     loop {
         let cmd = if idle {
@@ -185,14 +241,18 @@ fn run(mut pair: Pair, tx: SyncSender<Msg>, commands: Receiver<Command>) {
                 Err(TryRecvError::Disconnected) => return,
             }
         };
-        if let Some(Command::Seek { index, generation: g }) = cmd {
-            pair.seek(index);
+        if let Some(Command::Seek { index: to, generation: g }) = cmd {
+            index = to.saturating_add(at.offset);
             generation = g;
             idle = false;
             continue; // take any later seek before reading
         }
+        pair.seek(index);
         let item = match pair.next_pair() {
-            Ok(Some(p)) => Item::Pair(p),
+            Ok(Some(p)) => {
+                index = index.saturating_add(at.stride);
+                Item::Pair(p)
+            }
             Ok(None) => {
                 idle = true;
                 Item::End(pair.warnings().to_vec())

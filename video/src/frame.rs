@@ -120,6 +120,11 @@ impl Frame {
         &self.data[start..start + self.geometry.plane_bytes(i)]
     }
 
+    /// Hands the frame's memory back for a later frame to be read into.
+    pub fn recycle(self) {
+        crate::buffers::give(self.data);
+    }
+
     /// Samples of plane `i` widened to u16, row-major, stride = plane width.
     pub fn plane_samples(&self, i: usize) -> Vec<u16> {
         let bytes = self.plane_bytes(i);

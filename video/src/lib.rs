@@ -2,12 +2,14 @@
 //! other containers through ffmpeg) into [`Frame`]s, pairs them with
 //! libvmaf's rules and reads them ahead on a thread.
 
+mod buffers;
 pub mod decode;
 pub mod error;
 pub mod ffmpeg;
 pub mod frame;
 mod lines;
 pub mod pair;
+mod parallel;
 pub mod raw;
 pub mod source;
 pub mod upload;

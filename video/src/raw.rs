@@ -49,7 +49,7 @@ pub(crate) fn read_raw_frame(
     index: u64,
 ) -> Result<Option<Frame>> {
     let len = geometry.frame_bytes();
-    let mut data = Vec::with_capacity(len.min(1 << 24));
+    let mut data = crate::buffers::take(len);
     r.take(len as u64).read_to_end(&mut data).map_err(|e| VideoError::io(path, Some(index), e))?;
     if data.is_empty() {
         return Ok(None);
@@ -91,6 +91,14 @@ impl RawFile {
             });
         }
         Ok(RawFile { file, path: path.to_path_buf(), geometry, count: size / frame_bytes, next: 0 })
+    }
+
+    /// The same file opened again with its own position, for reading on
+    /// another thread.
+    pub fn reopen(&self) -> Result<Self> {
+        let file = File::open(&self.path)
+            .map_err(|e| VideoError::Open { path: Shown::new(&self.path), source: e })?;
+        Ok(RawFile { file, path: self.path.clone(), ..*self })
     }
 
     pub fn geometry(&self) -> Geometry {

@@ -56,6 +56,13 @@ pub trait VideoSource: Send {
 
     /// The frame after the last one read (frame 0 first), `None` at the end.
     fn next_frame(&mut self) -> Result<Option<Frame>>;
+
+    /// A second, independent reader of the same file, so several threads
+    /// can read frames at once; `None` for inputs with a single sequential
+    /// reader (pipes, ffmpeg).
+    fn reopen(&self) -> Option<Result<Box<dyn VideoSource>>> {
+        None
+    }
 }
 
 /// Opens `path` (`-` = stdin). Raw geometry, when given, forces the raw
@@ -183,6 +190,11 @@ impl VideoSource for Y4mFileSource {
         self.info.frame_count = Some(self.inner.frame_count());
         f
     }
+    fn reopen(&self) -> Option<Result<Box<dyn VideoSource>>> {
+        Some(self.inner.reopen().map(|inner| {
+            Box::new(Y4mFileSource { inner, info: self.info.clone() }) as Box<dyn VideoSource>
+        }))
+    }
 }
 
 struct RawFileSource {
@@ -199,6 +211,11 @@ impl VideoSource for RawFileSource {
     }
     fn next_frame(&mut self) -> Result<Option<Frame>> {
         self.inner.next_frame()
+    }
+    fn reopen(&self) -> Option<Result<Box<dyn VideoSource>>> {
+        Some(self.inner.reopen().map(|inner| {
+            Box::new(RawFileSource { inner, info: self.info.clone() }) as Box<dyn VideoSource>
+        }))
     }
 }
 

@@ -129,9 +129,10 @@ impl FrameUploader {
         let slot = &mut self.slots[slot_index];
         let (reference, end) = frame_layout(&self.geometry, 0);
         let (distorted, _) = frame_layout(&self.geometry, end);
-        let staging = slot.staging.mapped_mut()?;
-        write_frame(staging, &reference, &pair.reference);
-        write_frame(staging, &distorted, &pair.distorted);
+        write_frames(
+            slot.staging.mapped_mut()?,
+            [(&reference, &pair.reference), (&distorted, &pair.distorted)],
+        );
         rec.copy_buffer(&slot.staging, 0, &slot.device, 0, slot.device.size());
         rec.barrier();
         Ok(DeviceFramePair { index: pair.index, slot: slot_index, reference, distorted })
@@ -153,10 +154,22 @@ impl FrameUploader {
     }
 }
 
-fn write_frame(staging: &mut [u8], layout: &DeviceFrame, frame: &Frame) {
-    for i in 0..layout.plane_count {
-        let bytes = frame.plane_bytes(i);
-        let at = layout.planes[i].offset as usize;
-        staging[at..at + bytes.len()].copy_from_slice(bytes);
+/// Copies every plane of the frames to where their layouts put them, all
+/// planes at once on several threads. Layout offsets only grow, so the
+/// staging memory splits into one disjoint slice per plane.
+fn write_frames(staging: &mut [u8], frames: [(&DeviceFrame, &Frame); 2]) {
+    let mut jobs = Vec::new();
+    let mut rest = staging;
+    let mut consumed = 0;
+    for (layout, frame) in frames {
+        for (i, plane) in layout.planes.iter().enumerate().take(layout.plane_count) {
+            let bytes = frame.plane_bytes(i);
+            let (_, tail) = rest.split_at_mut(plane.offset as usize - consumed);
+            let (dst, tail) = tail.split_at_mut(bytes.len());
+            consumed = plane.offset as usize + bytes.len();
+            rest = tail;
+            jobs.push((dst, bytes));
+        }
     }
+    crate::parallel::copy_all(jobs);
 }

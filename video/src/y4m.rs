@@ -336,10 +336,11 @@ pub fn read_header(r: &mut impl BufRead, path: &Path) -> Result<(Y4mHeader, u64)
     }
 }
 
-/// Reads exactly `len` bytes of frame `frame`, growing the buffer only as
-/// data arrives so a lying header cannot make us allocate gigabytes.
+/// Reads exactly `len` bytes of frame `frame` into a recycled buffer, or a
+/// new one grown only as data arrives so a lying header cannot make us
+/// allocate gigabytes.
 fn read_payload(r: &mut impl Read, len: usize, path: &Path, frame: u64) -> Result<Vec<u8>> {
-    let mut data = Vec::with_capacity(len.min(1 << 24));
+    let mut data = crate::buffers::take(len);
     r.take(len as u64).read_to_end(&mut data).map_err(|e| VideoError::io(path, Some(frame), e))?;
     if data.len() != len {
         return Err(VideoError::Truncated {
@@ -428,7 +429,7 @@ impl<R: Read> Y4mStream<R> {
 }
 
 /// Where frame data lies in a seekable file.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Layout {
     /// Bare `FRAME\n` lines: data of frame `i` at `first + i * stride + 6`.
     Uniform { first: u64, stride: u64 },
@@ -492,6 +493,22 @@ impl Y4mFile {
             }
         }
         true
+    }
+
+    /// The same file opened again with its own position and the index
+    /// already built, for reading on another thread.
+    pub fn reopen(&self) -> Result<Self> {
+        let file = File::open(&self.path)
+            .map_err(|e| VideoError::Open { path: Shown::new(&self.path), source: e })?;
+        Ok(Y4mFile {
+            file,
+            path: self.path.clone(),
+            header: self.header.clone(),
+            header_len: self.header_len,
+            size: self.size,
+            layout: self.layout.clone(),
+            next: self.next,
+        })
     }
 
     pub fn header(&self) -> &Y4mHeader {

@@ -180,3 +180,104 @@ fn decoder_forwards_errors_and_stops_cleanly() {
     feeder.join().unwrap();
     child.wait().unwrap();
 }
+
+#[test]
+fn several_workers_deliver_pairs_in_order_through_seeks() {
+    let a = clip("wa.y4m", "YUV4MPEG2 W4 H2 F25:1 C420jpeg", &d420(4, 2), 8, 23);
+    let b = clip("wb.y4m", "YUV4MPEG2 W4 H2 F25:1 C420jpeg", &d420(4, 2), 8, 23);
+    let open = || {
+        Pair::new(
+            open_input(&a, None).unwrap(),
+            open_input(&b, None).unwrap(),
+            PairOptions { frame_skip_ref: 1, frame_skip_dist: 0, frame_cnt: None },
+        )
+        .unwrap()
+    };
+    let mut d = Decoder::spawn_workers(open(), 5, 3).unwrap();
+    assert_eq!(d.worker_count(), 3);
+    let all: Vec<_> = std::iter::from_fn(|| d.recv().unwrap()).collect();
+    let idx: Vec<u64> = all.iter().map(|p| p.index).collect();
+    assert_eq!(idx, (0..22).collect::<Vec<_>>());
+    for p in &all {
+        assert_eq!((p.reference.index, p.distorted.index), (p.index + 1, p.index));
+    }
+    assert_eq!(d.warnings().len(), 1, "{:?}", d.warnings());
+    d.seek(20);
+    let idx: Vec<u64> = std::iter::from_fn(|| d.recv().unwrap()).map(|p| p.index).collect();
+    assert_eq!(idx, vec![20, 21]);
+    // Seek while the workers are mid-stream: nothing read before it shows.
+    d.seek(3);
+    assert_eq!(d.recv().unwrap().unwrap().index, 3);
+    d.seek(10);
+    let idx: Vec<u64> = (0..5).map(|_| d.recv().unwrap().unwrap().index).collect();
+    assert_eq!(idx, vec![10, 11, 12, 13, 14]);
+    d.shutdown().unwrap();
+
+    // Starting from a position set on the pair, as the player does.
+    let mut p = open();
+    p.seek(7);
+    let mut d = Decoder::spawn_workers(p, 2, 4).unwrap();
+    assert_eq!(d.recv().unwrap().unwrap().index, 7);
+    assert_eq!(d.recv().unwrap().unwrap().index, 8);
+}
+
+#[test]
+fn several_workers_report_a_read_error_at_its_place() {
+    let frames = 10;
+    let a = clip("ea.y4m", "YUV4MPEG2 W4 H2 F25:1 C420jpeg", &d420(4, 2), 8, frames);
+    let b = clip("eb.y4m", "YUV4MPEG2 W4 H2 F25:1 C420jpeg", &d420(4, 2), 8, frames);
+    let p = Pair::new(
+        open_input(&a, None).unwrap(),
+        open_input(&b, None).unwrap(),
+        PairOptions::default(),
+    )
+    .unwrap();
+    // The file shrinks after it was indexed: frames 6.. can no longer be read.
+    let header = "YUV4MPEG2 W4 H2 F25:1 C420jpeg\n".len() as u64;
+    let frame = "FRAME\n".len() as u64 + 4 * 2 + 2 * 2;
+    assert_eq!(std::fs::metadata(&a).unwrap().len(), header + u64::from(frames) * frame);
+    std::fs::OpenOptions::new().write(true).open(&a).unwrap().set_len(header + 6 * frame).unwrap();
+    let mut d = Decoder::spawn_workers(p, 4, 3).unwrap();
+    let mut ok = Vec::new();
+    let err = loop {
+        match d.recv() {
+            Ok(Some(p)) => ok.push(p.index),
+            Ok(None) => panic!("no error"),
+            Err(e) => break e.to_string(),
+        }
+    };
+    assert_eq!(ok, (0..6).collect::<Vec<_>>());
+    assert!(err.contains("ea.y4m") && err.contains("frame 6"), "{err}");
+    assert!(d.recv().unwrap().is_none());
+}
+
+#[test]
+fn pipes_get_one_worker() {
+    let a = clip("pa.y4m", "YUV4MPEG2 W4 H2 F25:1 C420jpeg", &d420(4, 2), 8, 3);
+    let mut child = std::process::Command::new("cat")
+        .arg(&a)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let fifo = temp_path("one.fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out = child.stdout.take().unwrap();
+    let f2 = fifo.clone();
+    let feeder = std::thread::spawn(move || {
+        let mut w = std::fs::OpenOptions::new().write(true).open(f2).unwrap();
+        let mut out = out;
+        std::io::copy(&mut out, &mut w).unwrap();
+    });
+    let p = Pair::new(
+        open_input(&fifo, None).unwrap(),
+        open_input(&a, None).unwrap(),
+        PairOptions::default(),
+    )
+    .unwrap();
+    let mut d = Decoder::spawn_workers(p, 4, 3).unwrap();
+    assert_eq!(d.worker_count(), 1);
+    let idx: Vec<u64> = std::iter::from_fn(|| d.recv().unwrap()).map(|p| p.index).collect();
+    assert_eq!(idx, vec![0, 1, 2]);
+    feeder.join().unwrap();
+    child.wait().unwrap();
+}
