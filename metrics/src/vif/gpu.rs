@@ -14,9 +14,9 @@
 //! ```
 //!
 //! `vif_scale[k]` (shaders/metrics/vif_scale.glsl, compiled per scale as
-//! vif_scaleK.comp) filters a 112 × 16 tile (vertical sums register-blocked
-//! per column, kept in shared memory, then horizontal sums register-blocked
-//! per 7 pixels) and writes one 16-field `i64` partial record per workgroup,
+//! vif_scaleK.comp) filters a 112 × 8 tile (vertical sums register-blocked
+//! per column and 4 rows, kept in shared memory, then horizontal sums
+//! register-blocked per 4 pixels) and writes one 16-field `i64` partial record per workgroup,
 //! its own scale's four fields; `vif_decimate` blurs and halves reference and
 //! distorted at once into `u16` planes that the next scale reads as 16-bit
 //! planes. The partial buffer is zeroed once at [`VifKernel::new`], so the
@@ -42,7 +42,7 @@ use crate::plane::PlaneView;
 use crate::reduce::Reducer;
 
 /// Output tile of `vif_scale.glsl` (`TW`, `TH`): must agree with the shader.
-const SCALE_TILE: (usize, usize) = (112, 16);
+const SCALE_TILE: (usize, usize) = (112, 8);
 /// Output tile of `vif_decimate.glsl` (`OW`, `OH`): must agree with the shader.
 const DECIMATE_TILE: (usize, usize) = (60, 16);
 /// `i64` fields of a partial record: four per scale (`FIELDS` in the shader).
