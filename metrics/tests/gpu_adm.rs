@@ -154,3 +154,133 @@ fn gpu_adm_refuses_what_the_twin_refuses() {
     assert!(AdmKernel::new(&ctx, 40, 40, 8, &near).is_err());
     assert_no_validation_messages();
 }
+
+/// Median of `v` (sorted in place).
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Keeps the GPU busy with `kernel` for at least 300 ms of wall time: an idle
+/// H200 sits at 345 MHz and needs sustained work to reach its boost clock.
+fn warm_up(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    kernel: &AdmKernel,
+    r: &DevicePlane,
+    d: &DevicePlane,
+) {
+    let results = Buffer::storage(ctx, "warm-up results", 8 * 36).unwrap();
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_millis(300) {
+        submitter
+            .run(|rec| {
+                for _ in 0..64 {
+                    kernel.record(rec, r, d, &results, 0)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+}
+
+/// GPU time of one frame, warm: 32 frames in one submission with a
+/// timestamp after each (every `record` starts with a barrier, so frames do
+/// not overlap). Returns the median, min and max ms.
+fn frame_ms(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    kernel: &AdmKernel,
+    r: &DevicePlane,
+    d: &DevicePlane,
+) -> (f64, f64, f64) {
+    let results = Buffer::storage(ctx, "timed results", 8 * 36).unwrap();
+    let stamps = vqscope_gpu::Timestamps::new(ctx, 33).unwrap();
+    submitter
+        .run(|rec| {
+            rec.reset_timestamps(&stamps);
+            rec.barrier();
+            rec.timestamp(&stamps, 0);
+            for i in 0..32 {
+                kernel.record(rec, r, d, &results, 0)?;
+                rec.timestamp(&stamps, i + 1);
+            }
+            Ok(())
+        })
+        .unwrap();
+    let mut ms = stamps.read_intervals_ms().unwrap();
+    let mid = median(&mut ms);
+    (mid, ms[0], ms[ms.len() - 1])
+}
+
+/// Median ms of each of [`AdmKernel::PROFILE_PHASES`], every dispatch alone
+/// (serialised), over 16 frames in one submission.
+fn phase_ms(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    kernel: &AdmKernel,
+    r: &DevicePlane,
+    d: &DevicePlane,
+) -> Vec<f64> {
+    let phases = AdmKernel::PROFILE_PHASES.len();
+    let results = Buffer::storage(ctx, "profiled results", 8 * 36).unwrap();
+    let stamps: Vec<_> =
+        (0..16).map(|_| vqscope_gpu::Timestamps::new(ctx, phases as u32 + 1).unwrap()).collect();
+    submitter
+        .run(|rec| {
+            for s in &stamps {
+                rec.reset_timestamps(s);
+                kernel.record_profiled(rec, r, d, &results, 0, s)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let mut per_phase = vec![Vec::new(); phases];
+    for s in &stamps {
+        for (i, v) in s.read_intervals_ms().unwrap().into_iter().enumerate() {
+            per_phase[i].push(v);
+        }
+    }
+    per_phase.iter_mut().map(|v| median(v)).collect()
+}
+
+/// Warm GPU time of a frame's ADM (ignored: run `--ignored gpu_adm_timing
+/// --nocapture` on the GPU machine): median of 32 frames in one submission,
+/// then each dispatch alone, for 4K 8-bit, 4K 10-bit and 1080p 8-bit random
+/// pairs. The timed kernel's sums must still equal the twin's.
+#[test]
+#[ignore = "timing; run on the GPU machine"]
+fn gpu_adm_timing() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x5eed_00ad);
+    let options = AdmOptions::default();
+    for (w, h, bpc) in [(3840usize, 2160usize, 8u32), (3840, 2160, 10), (1920, 1080, 8)] {
+        let (r, d) = frame_pair(&mut rng, w, h, bpc);
+        let (rp, dp) = (PlaneView::packed(w, h, bpc, &r), PlaneView::packed(w, h, bpc, &d));
+        let (rb, rd) = upload_plane(&ctx, &mut submitter, &rp).unwrap();
+        let (db, dd) = upload_plane(&ctx, &mut submitter, &dp).unwrap();
+        let (rv, dv) =
+            (DevicePlane { buffer: &rb, desc: rd }, DevicePlane { buffer: &db, desc: dd });
+        let kernel = AdmKernel::new(&ctx, w as u32, h as u32, bpc, &options).unwrap();
+        warm_up(&ctx, &mut submitter, &kernel, &rv, &dv);
+        let (mid, lo, hi) = frame_ms(&ctx, &mut submitter, &kernel, &rv, &dv);
+        eprintln!(
+            "adm {w}x{h} {bpc}-bit: median {mid:.4} ms (min {lo:.4}, max {hi:.4}), warm, 32 frames"
+        );
+        let phases = phase_ms(&ctx, &mut submitter, &kernel, &rv, &dv);
+        let line: Vec<String> = AdmKernel::PROFILE_PHASES
+            .iter()
+            .zip(&phases)
+            .map(|(name, ms)| format!("{name} {ms:.4}"))
+            .collect();
+        let total: f64 = phases.iter().sum();
+        eprintln!(
+            "adm {w}x{h} {bpc}-bit per dispatch (ms, serialised, sum {total:.4}): {}",
+            line.join(", ")
+        );
+        let expected = adm_frame_sums(&rp, &dp, &options).unwrap();
+        assert_eq!(gpu_sums(&ctx, &mut submitter, &kernel, &rp, &dp), expected, "{w}x{h}");
+    }
+    assert_no_validation_messages();
+}

@@ -4,22 +4,22 @@
 //
 // libvmaf rounds each row's sum before adding it to the frame total, so
 // rows are kept apart until here: workgroup (field, level) walks the rows of
-// that level, adds each row's column-block partials from adm_cm.comp,
-// rounds and shifts the row sum, then adds the rows. Fields 0-5 (num, aim)
+// that level, rounds and shifts each row sum the other kernels left
+// (layout in adm_common.glsl), then adds the rows. Fields 0-5 (num, aim)
 // are signed, 6-8 (den) unsigned. results[out_base + level * 9 + field].
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
 layout(local_size_x = 256) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer Partials { int64_t partials[]; };
+layout(set = 0, binding = 0, std430) readonly buffer RowSums { int64_t row_sums[]; };
 layout(set = 0, binding = 1, std430) buffer Results { int64_t results[]; };
 
 // Twin: `RowsLevel` / `RowsPush` in metrics/src/adm/gpu.rs (must agree).
 struct RowsLevel {
     uint rows;       // 0: level skipped, its sums are 0
-    uint colblocks;
-    uint base;       // int64 index of the level's partials
+    uint base;       // int64 index of the level's row sums
     uint shifts;     // row shift of num/aim | row shift of den << 8
+    uint pad;
 };
 
 layout(push_constant) uniform Push {
@@ -36,11 +36,7 @@ void main() {
     uint shift = den ? (lv.shifts >> 8) & 0xFFu : lv.shifts & 0xFFu;
     int64_t sum = 0;
     for (uint row = gl_LocalInvocationIndex; row < lv.rows; row += 256u) {
-        int64_t row_sum = 0;
-        uint at = lv.base + row * lv.colblocks * 9u + field;
-        for (uint cb = 0u; cb < lv.colblocks; cb++) {
-            row_sum += partials[at + cb * 9u];
-        }
+        int64_t row_sum = row_sums[lv.base + row * 9u + field];
         if (den) {
             uint64_t half_u = shift == 0u ? uint64_t(0) : uint64_t(1) << (shift - 1u);
             sum += int64_t((uint64_t(row_sum) + half_u) >> shift);

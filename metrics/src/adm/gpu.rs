@@ -2,22 +2,27 @@
 //! bit for bit, so [`super::adm_scores`] of [`AdmKernel::decode`]'s sums
 //! gives libvmaf's values.
 //!
-//! Per frame, [`AdmKernel::record`] records (10 dispatches):
-//! 1. `adm_dwt0` twice (reference, distorted): level 0 of the wavelet
-//!    transform from the input planes into the level-0 band buffer;
-//! 2. per level 1–3, `adm_dwt` (both images in one dispatch) on the previous
-//!    level's `a` band;
-//! 3. per level, `adm_cm`: decoupling, CSF, masking and the denominator of
-//!    a 32×8 tile of the scored region, summed per tile row into
-//!    per-(row, column block) int64 partials. A level's masking only needs
-//!    its own bands, so it is recorded beside the next level's transform,
-//!    between the same barriers;
-//! 4. `adm_rows` (one workgroup per level and field): adds each row's
-//!    partials, rounds and shifts the **row** sum as libvmaf does, and adds
-//!    the rows into the 36 int64 results.
+//! Per frame, [`AdmKernel::record`] clears the row sums, then records
+//! (9 dispatches):
+//! 1. `adm_dwt0`: level 0 of the wavelet transform of both input planes;
+//!    each invocation decouples its sample (reference against distorted)
+//!    right away and keeps the restored and additive parts and their CSF
+//!    `flt` sums, and adds the denominator terms into the level's row sums;
+//! 2. per level 1–3, `adm_dwt`: the same on the previous level's `a` bands;
+//! 3. per level, `adm_cm`: contrast masking of a 32×8 tile of the scored
+//!    region from those, its numerator and AIM terms added into the row
+//!    sums. A level's masking only needs its own level, so it is recorded
+//!    beside the next level's transform, between the same barriers;
+//! 4. `adm_rows` (one workgroup per level and field): rounds and shifts
+//!    each **row** sum as libvmaf does, and adds the rows into the 36 int64
+//!    results.
 //!
-//! Integer sums do not depend on the order of addition, so nothing here
-//! depends on the device's subgroup size or scheduling.
+//! Decoupling where the wavelet samples are made, rather than in the
+//! masking kernel, does it once per sample instead of again for each tile's
+//! one-sample ring, and the masking reads packed results instead of eight
+//! bands. Row sums are added across tiles with int64 atomics. Integer sums
+//! do not depend on the order of addition, so nothing here depends on the
+//! device's subgroup size or scheduling.
 
 use std::sync::Arc;
 
@@ -32,21 +37,31 @@ use super::{
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
 
-/// Output tile of every ADM kernel; must match `TW`/`TH` in the shaders.
+/// Output tile of the ADM kernels; must match `TW`/`TH` in the shaders.
 const TILE_W: u32 = 32;
 const TILE_H: u32 = 8;
-/// int64 values per sample and per row partial: num, aim, den × h, v, d.
+/// adm_dwt0.comp's tile height (two output rows per invocation).
+const DWT0_TILE_H: u32 = 16;
+/// int64 row sums per row and results per level: num, aim, den × h, v, d.
 const FIELDS: u32 = 9;
+/// int32 word planes of a level's buffer (layout in adm_common.glsl).
+const LEVEL0_PLANES: u64 = 6;
+const LEVEL123_PLANES: u64 = 10;
 
 /// Twin of adm_dwt0.comp's push constants (the two must agree).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 struct Dwt0Push {
-    plane: PlaneDesc,
-    out_width: u32,
-    out_height: u32,
-    out_offset: u32,
-    pad: u32,
+    ref_plane: PlaneDesc,
+    dis_plane: PlaneDesc,
+    width: u32,
+    height: u32,
+    core: CoreRegion,
+    rows_base: u32,
+    decouple: u32,
+    decouple_consts: DecoupleConsts,
+    rf01: u32,
+    rf2: u32,
 }
 
 /// Twin of adm_dwt.comp's push constants (the two must agree).
@@ -55,9 +70,36 @@ struct Dwt0Push {
 struct DwtPush {
     in_width: u32,
     in_height: u32,
-    out_width: u32,
-    out_height: u32,
+    width: u32,
+    height: u32,
     scale: u32,
+    core: CoreRegion,
+    rows_base: u32,
+    decouple_consts: DecoupleConsts,
+    den_cub: u32,
+    den_sq: u32,
+    rf: [u32; 3],
+}
+
+/// The scored region `[left, right) × [top, bottom)` of a band, as the
+/// shaders' push constants spell it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct CoreRegion {
+    left: u32,
+    top: u32,
+    right: u32,
+    bottom: u32,
+}
+
+/// The decoupling's constants, as the wavelet shaders' push constants
+/// spell them: f32 bits of cos²(1°), f64 bits of the enhancement gain limit.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct DecoupleConsts {
+    cos_bits: u32,
+    egl_lo: u32,
+    egl_hi: u32,
 }
 
 /// Twin of adm_cm.comp's push constants (the two must agree).
@@ -66,20 +108,11 @@ struct DwtPush {
 struct CmPush {
     width: u32,
     height: u32,
-    left: u32,
-    top: u32,
-    right: u32,
-    bottom: u32,
-    colblocks: u32,
-    partial_base: u32,
+    core: CoreRegion,
+    rows_base: u32,
+    skip_aim: u32,
     rf: [u32; 3],
     cub: [u32; 3],
-    den_cub: u32,
-    den_sq: u32,
-    skip_aim: u32,
-    cos_bits: u32,
-    egl_lo: u32,
-    egl_hi: u32,
 }
 
 /// Twin of `RowsLevel` in adm_rows.comp (the two must agree).
@@ -87,10 +120,10 @@ struct CmPush {
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 struct RowsLevel {
     rows: u32,
-    colblocks: u32,
     base: u32,
     /// Row shift of num/aim in bits 0–7, of den in bits 8–15.
     shifts: u32,
+    pad: u32,
 }
 
 /// Twin of adm_rows.comp's push constants (the two must agree).
@@ -105,7 +138,7 @@ struct RowsPush {
 struct Level {
     width: u32,
     height: u32,
-    /// Tiles of the core region (columns, rows).
+    /// Masking tiles of the core region (columns, rows).
     groups: [u32; 2],
     cm: CmPush,
     /// Whether its masking pass runs (level 0 is skipped by `skip_scale0`).
@@ -123,10 +156,16 @@ pub struct AdmKernel {
     cm0: ComputePipeline,
     cm123: ComputePipeline,
     rows: ComputePipeline,
-    /// Per level: bands a, h, v, d of reference then distorted, int32.
-    bands: Vec<Buffer>,
-    partials: Buffer,
+    /// Per level: its band `a`, decoupled parts and `flt` sums
+    /// (adm_common.glsl).
+    level_bufs: Vec<Buffer>,
+    /// int64 per (level, core row, field), cleared every frame.
+    row_sums: Buffer,
     levels: Vec<Level>,
+    /// Level 0's push constants, planes left to `record`.
+    dwt0_push: Dwt0Push,
+    /// Levels 1–3's push constants.
+    dwt_push: [DwtPush; SCALES - 1],
     rows_push: RowsPush,
 }
 
@@ -134,6 +173,12 @@ impl AdmKernel {
     /// int64 result slots: per level, `num[3]`, `aim[3]`, `den[3]` (den as
     /// u64 bits).
     pub const RESULT_WORDS: u32 = SCALES as u32 * FIELDS;
+
+    /// Labels of the intervals [`AdmKernel::record_profiled`] times, in
+    /// order (`dwt0` includes clearing the row sums).
+    #[doc(hidden)]
+    pub const PROFILE_PHASES: [&'static str; 9] =
+        ["dwt0", "cm0", "dwt1", "cm1", "dwt2", "cm2", "dwt3", "cm3", "rows"];
 
     pub fn new(
         ctx: &Arc<GpuContext>,
@@ -145,86 +190,72 @@ impl AdmKernel {
         check_geometry(width as usize, height as usize, bpc)?;
         options.validate()?;
         let sizes = band_sizes(width as usize, height as usize);
-        let mut bands = Vec::with_capacity(SCALES);
+        let mut level_bufs = Vec::with_capacity(SCALES);
         let mut levels = Vec::with_capacity(SCALES);
         let mut rows_levels = [RowsLevel::zeroed(); SCALES];
-        let mut partial_words = 0u32;
+        let mut row_words = 0u32;
         for (scale, &(w, h)) in sizes.iter().enumerate() {
-            let bytes = 8 * (w * h) as u64 * 4;
-            bands.push(Buffer::storage(ctx, "adm bands", bytes)?);
+            let planes = if scale == 0 { LEVEL0_PLANES } else { LEVEL123_PLANES };
+            level_bufs.push(Buffer::storage(ctx, "adm level", planes * (w * h) as u64 * 4)?);
             let core = Region::core(w, h);
-            let colblocks = (core.width() as u32).div_ceil(TILE_W);
             let active = scale > 0 || !options.skip_scale0;
-            let cm = cm_push(scale, w, h, &core, colblocks, partial_words, options);
             rows_levels[scale] = RowsLevel {
                 rows: if active { core.height() as u32 } else { 0 },
-                colblocks,
-                base: partial_words,
+                base: row_words,
                 shifts: row_shifts(scale, h, &core),
+                pad: 0,
             };
             levels.push(Level {
                 width: w as u32,
                 height: h as u32,
-                groups: [colblocks, (core.height() as u32).div_ceil(TILE_H)],
-                cm,
+                groups: [
+                    (core.width() as u32).div_ceil(TILE_W),
+                    (core.height() as u32).div_ceil(TILE_H),
+                ],
+                cm: cm_push(scale, w, h, &core, row_words, options),
                 active,
             });
-            partial_words += core.height() as u32 * colblocks * FIELDS;
+            row_words += core.height() as u32 * FIELDS;
         }
-        let partials = Buffer::storage(ctx, "adm row partials", u64::from(partial_words) * 8)?;
-        let sb = BindingKind::StorageBuffer;
-        let pipeline = |name: &str, spirv: &[u32], push: usize, level0: Option<bool>| {
-            let spec = level0.map(|l| [(0u32, u32::from(l))]);
+        let row_sums = Buffer::storage(ctx, "adm row sums", u64::from(row_words) * 8)?;
+        let pipeline = |name: &str, spirv: &[u32], push: usize, buffers: usize, level0: bool| {
+            let spec = [(0u32, u32::from(level0))];
             ComputePipeline::new(
                 ctx,
                 &PipelineDesc {
                     name,
                     spirv,
-                    bindings: &[sb, sb],
+                    bindings: &[BindingKind::StorageBuffer; 4][..buffers],
                     push_constant_size: push as u32,
-                    specialization: spec.as_ref().map_or(&[], |s| s.as_slice()),
+                    specialization: &spec,
                     subgroup_size: None,
                     full_subgroups: false,
                 },
             )
         };
         use std::mem::size_of;
+        use vqscope_shaders::{
+            METRICS_ADM_CM, METRICS_ADM_DWT, METRICS_ADM_DWT0, METRICS_ADM_ROWS,
+        };
         Ok(Self {
             width,
             height,
             bpc,
-            dwt0: pipeline(
-                "metrics/adm_dwt0",
-                vqscope_shaders::METRICS_ADM_DWT0,
-                size_of::<Dwt0Push>(),
-                None,
-            )?,
-            dwt: pipeline(
-                "metrics/adm_dwt",
-                vqscope_shaders::METRICS_ADM_DWT,
-                size_of::<DwtPush>(),
-                None,
-            )?,
-            cm0: pipeline(
-                "metrics/adm_cm level 0",
-                vqscope_shaders::METRICS_ADM_CM,
-                size_of::<CmPush>(),
-                Some(true),
-            )?,
+            dwt0: pipeline("metrics/adm_dwt0", METRICS_ADM_DWT0, size_of::<Dwt0Push>(), 4, true)?,
+            dwt: pipeline("metrics/adm_dwt", METRICS_ADM_DWT, size_of::<DwtPush>(), 3, false)?,
+            cm0: pipeline("metrics/adm_cm level 0", METRICS_ADM_CM, size_of::<CmPush>(), 2, true)?,
             cm123: pipeline(
                 "metrics/adm_cm levels 1-3",
-                vqscope_shaders::METRICS_ADM_CM,
+                METRICS_ADM_CM,
                 size_of::<CmPush>(),
-                Some(false),
+                2,
+                false,
             )?,
-            rows: pipeline(
-                "metrics/adm_rows",
-                vqscope_shaders::METRICS_ADM_ROWS,
-                size_of::<RowsPush>(),
-                None,
-            )?,
-            bands,
-            partials,
+            rows: pipeline("metrics/adm_rows", METRICS_ADM_ROWS, size_of::<RowsPush>(), 2, false)?,
+            dwt0_push: dwt0_push(sizes[0], &levels[0].cm, options),
+            dwt_push: std::array::from_fn(|i| dwt_push(i + 1, &sizes, &levels[i + 1].cm, options)),
+            level_bufs,
+            row_sums,
             levels,
             rows_push: RowsPush { levels: rows_levels, out_base: 0 },
         })
@@ -235,6 +266,106 @@ impl AdmKernel {
     pub fn record(
         &self,
         rec: &mut Recorder<'_>,
+        reference: &DevicePlane<'_>,
+        distorted: &DevicePlane<'_>,
+        results: &Buffer,
+        offset_words: u32,
+    ) -> vqscope_gpu::Result<()> {
+        self.record_phases(rec, reference, distorted, results, offset_words, &mut |_| {})
+    }
+
+    /// [`AdmKernel::record`] with every dispatch alone between two barriers
+    /// and a timestamp after each (`stamps` needs 10 queries; interval `i`
+    /// is [`AdmKernel::PROFILE_PHASES`]`[i]`). Serialises what `record`
+    /// overlaps, so the sum exceeds `record`'s time a little. For timing
+    /// only.
+    #[doc(hidden)]
+    pub fn record_profiled(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &DevicePlane<'_>,
+        distorted: &DevicePlane<'_>,
+        results: &Buffer,
+        offset_words: u32,
+        stamps: &vqscope_gpu::Timestamps,
+    ) -> vqscope_gpu::Result<()> {
+        rec.barrier();
+        rec.timestamp(stamps, 0);
+        let mut next_stamp = 1;
+        self.record_phases(rec, reference, distorted, results, offset_words, &mut |rec| {
+            rec.barrier();
+            rec.timestamp(stamps, next_stamp);
+            next_stamp += 1;
+        })
+    }
+
+    /// The dispatches of one frame, calling `phase_end` after each of the
+    /// [`Self::PROFILE_PHASES`] (also after a skipped one).
+    fn record_phases(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &DevicePlane<'_>,
+        distorted: &DevicePlane<'_>,
+        results: &Buffer,
+        offset_words: u32,
+        phase_end: &mut dyn FnMut(&mut Recorder<'_>),
+    ) -> vqscope_gpu::Result<()> {
+        self.check_inputs(reference, distorted, results, offset_words)?;
+        // Earlier frames may still read the intermediates.
+        rec.barrier();
+        rec.fill(&self.row_sums, 0);
+        rec.barrier();
+        let l0 = &self.levels[0];
+        let push =
+            Dwt0Push { ref_plane: reference.desc, dis_plane: distorted.desc, ..self.dwt0_push };
+        rec.dispatch(
+            &self.dwt0,
+            &[
+                Binding::Buffer(reference.buffer),
+                Binding::Buffer(distorted.buffer),
+                Binding::Buffer(&self.level_bufs[0]),
+                Binding::Buffer(&self.row_sums),
+            ],
+            bytemuck::bytes_of(&push),
+            [l0.width.div_ceil(TILE_W), l0.height.div_ceil(DWT0_TILE_H), 1],
+        )?;
+        phase_end(rec);
+        rec.barrier();
+        for scale in 0..SCALES {
+            // Masking of this level beside the transform of the next.
+            self.record_cm(rec, scale)?;
+            phase_end(rec);
+            if scale + 1 < SCALES {
+                let dst = &self.levels[scale + 1];
+                rec.dispatch(
+                    &self.dwt,
+                    &[
+                        Binding::Buffer(&self.level_bufs[scale]),
+                        Binding::Buffer(&self.level_bufs[scale + 1]),
+                        Binding::Buffer(&self.row_sums),
+                    ],
+                    bytemuck::bytes_of(&self.dwt_push[scale]),
+                    [dst.width.div_ceil(TILE_W), dst.height.div_ceil(TILE_H), 1],
+                )?;
+                phase_end(rec);
+            }
+            rec.barrier();
+        }
+        let push = RowsPush { out_base: offset_words, ..self.rows_push };
+        rec.dispatch(
+            &self.rows,
+            &[Binding::Buffer(&self.row_sums), Binding::Buffer(results)],
+            bytemuck::bytes_of(&push),
+            [FIELDS, SCALES as u32, 1],
+        )?;
+        phase_end(rec);
+        rec.barrier();
+        Ok(())
+    }
+
+    /// Refuses planes of another geometry and a results buffer too small.
+    fn check_inputs(
+        &self,
         reference: &DevicePlane<'_>,
         distorted: &DevicePlane<'_>,
         results: &Buffer,
@@ -256,54 +387,6 @@ impl AdmKernel {
                 results.size()
             )));
         }
-        // Earlier frames may still read the intermediates.
-        rec.barrier();
-        let l0 = &self.levels[0];
-        for (image, p) in [reference, distorted].into_iter().enumerate() {
-            let push = Dwt0Push {
-                plane: p.desc,
-                out_width: l0.width,
-                out_height: l0.height,
-                out_offset: image as u32 * 4 * l0.width * l0.height,
-                pad: 0,
-            };
-            rec.dispatch(
-                &self.dwt0,
-                &[Binding::Buffer(p.buffer), Binding::Buffer(&self.bands[0])],
-                bytemuck::bytes_of(&push),
-                [l0.width.div_ceil(TILE_W), l0.height.div_ceil(TILE_H), 1],
-            )?;
-        }
-        rec.barrier();
-        for scale in 0..SCALES {
-            // Masking of this level beside the transform of the next.
-            self.record_cm(rec, scale)?;
-            if scale + 1 < SCALES {
-                let (src, dst) = (&self.levels[scale], &self.levels[scale + 1]);
-                let push = DwtPush {
-                    in_width: src.width,
-                    in_height: src.height,
-                    out_width: dst.width,
-                    out_height: dst.height,
-                    scale: scale as u32 + 1,
-                };
-                rec.dispatch(
-                    &self.dwt,
-                    &[Binding::Buffer(&self.bands[scale]), Binding::Buffer(&self.bands[scale + 1])],
-                    bytemuck::bytes_of(&push),
-                    [dst.width.div_ceil(TILE_W), dst.height.div_ceil(TILE_H), 2],
-                )?;
-            }
-            rec.barrier();
-        }
-        let push = RowsPush { out_base: offset_words, ..self.rows_push };
-        rec.dispatch(
-            &self.rows,
-            &[Binding::Buffer(&self.partials), Binding::Buffer(results)],
-            bytemuck::bytes_of(&push),
-            [FIELDS, SCALES as u32, 1],
-        )?;
-        rec.barrier();
         Ok(())
     }
 
@@ -315,7 +398,7 @@ impl AdmKernel {
         let pipeline = if scale == 0 { &self.cm0 } else { &self.cm123 };
         rec.dispatch(
             pipeline,
-            &[Binding::Buffer(&self.bands[scale]), Binding::Buffer(&self.partials)],
+            &[Binding::Buffer(&self.level_bufs[scale]), Binding::Buffer(&self.row_sums)],
             bytemuck::bytes_of(&level.cm),
             [level.groups[0], level.groups[1], 1],
         )
@@ -343,33 +426,77 @@ fn cm_push(
     w: usize,
     h: usize,
     core: &Region,
-    colblocks: u32,
-    partial_base: u32,
+    rows_base: u32,
     o: &AdmOptions,
 ) -> CmPush {
-    let (rf, cub, den_cub, den_sq) = if scale == 0 {
+    let (rf, cub) = if scale == 0 {
         let rf = csf::i_rfactor_s0(o.norm_view_dist, o.ref_display_height).map(u32::from);
-        (rf, cm::CmShiftsS0::new(w).cub, 0, 0)
+        (rf, cm::CmShiftsS0::new(w).cub)
     } else {
         let rf = csf::i_rfactor_s123(scale, o.norm_view_dist, o.ref_display_height);
-        let cub = cm::ceil_log2(w);
-        (rf, [cub; 3], cm::ceil_log2(core.width()), cm::DEN_S123_SQ[scale - 1])
+        (rf, [cm::ceil_log2(w); 3])
     };
-    let egl = o.enhn_gain_limit.to_bits();
     CmPush {
         width: w as u32,
         height: h as u32,
-        left: core.left as u32,
-        top: core.top as u32,
-        right: core.right as u32,
-        bottom: core.bottom as u32,
-        colblocks,
-        partial_base,
+        core: CoreRegion {
+            left: core.left as u32,
+            top: core.top as u32,
+            right: core.right as u32,
+            bottom: core.bottom as u32,
+        },
+        rows_base,
+        skip_aim: u32::from(o.skip_aim),
         rf,
         cub,
-        den_cub,
-        den_sq,
-        skip_aim: u32::from(o.skip_aim),
+    }
+}
+
+/// Level 0's wavelet kernel constants (band `w × h`), sharing the core, row
+/// sums and CSF factors of its masking constants `cm`.
+fn dwt0_push((w, h): (usize, usize), cm: &CmPush, o: &AdmOptions) -> Dwt0Push {
+    Dwt0Push {
+        ref_plane: PlaneDesc::zeroed(),
+        dis_plane: PlaneDesc::zeroed(),
+        width: w as u32,
+        height: h as u32,
+        core: cm.core,
+        rows_base: cm.rows_base,
+        decouple: u32::from(!o.skip_scale0),
+        decouple_consts: decouple_consts(o),
+        rf01: cm.rf[0] | cm.rf[1] << 16,
+        rf2: cm.rf[2],
+    }
+}
+
+/// The wavelet kernel constants of level `scale` (1–3), sharing the core,
+/// row sums and CSF factors of its masking constants `cm`.
+fn dwt_push(
+    scale: usize,
+    sizes: &[(usize, usize); SCALES],
+    cm: &CmPush,
+    o: &AdmOptions,
+) -> DwtPush {
+    let (iw, ih) = sizes[scale - 1];
+    let core_width = (cm.core.right - cm.core.left) as usize;
+    DwtPush {
+        in_width: iw as u32,
+        in_height: ih as u32,
+        width: cm.width,
+        height: cm.height,
+        scale: scale as u32,
+        core: cm.core,
+        rows_base: cm.rows_base,
+        decouple_consts: decouple_consts(o),
+        den_cub: cm::ceil_log2(core_width),
+        den_sq: cm::DEN_S123_SQ[scale - 1],
+        rf: cm.rf,
+    }
+}
+
+fn decouple_consts(o: &AdmOptions) -> DecoupleConsts {
+    let egl = o.enhn_gain_limit.to_bits();
+    DecoupleConsts {
         cos_bits: decouple::cos_1deg_sq().to_bits(),
         egl_lo: egl as u32,
         egl_hi: (egl >> 32) as u32,
