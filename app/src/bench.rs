@@ -1,6 +1,7 @@
 //! `vqscope bench`: benchmarks as programs, timed with the GPU's own
 //! timestamps. `ui` renders each scene repeatedly at each size with both
-//! compaction variants and prints the median GPU milliseconds per pass.
+//! compaction variants and prints the median GPU milliseconds per pass;
+//! `metrics`, `input` and `playback` live in their own modules.
 
 use std::sync::Arc;
 
@@ -12,7 +13,7 @@ use crate::output::parse_size;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// What to measure: `ui`, `metrics` or `input`.
+    /// What to measure: `ui`, `metrics`, `input` or `playback`.
     what: String,
     /// Scenes to render (comma-separated).
     #[arg(long, value_delimiter = ',', default_value = "dashboard,10k,100k,1m")]
@@ -33,6 +34,13 @@ pub struct Args {
     /// same content with another tool).
     #[arg(long = "keep-y4m")]
     keep_y4m: Option<std::path::PathBuf>,
+    /// `playback`: the clip to play and score (none: the demo); the window
+    /// sizes are `--sizes`.
+    #[command(flatten)]
+    open: crate::dashboard::OpenArgs,
+    /// `playback`: seconds to play at each size.
+    #[arg(long, default_value_t = 10.0)]
+    seconds: f64,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -42,7 +50,10 @@ pub fn run(args: Args) -> Result<()> {
             crate::bench_metrics::run(&args.metric_sizes, args.frames, args.keep_y4m.as_deref())
         }
         "input" => crate::bench_input::run(&args.metric_sizes, args.frames),
-        other => bail!("unknown benchmark `{other}`; known: ui, metrics, input"),
+        "playback" => {
+            crate::dashboard::playback::run(&args.open.inputs()?, &args.sizes, args.seconds)
+        }
+        other => bail!("unknown benchmark `{other}`; known: ui, metrics, input, playback"),
     }
 }
 

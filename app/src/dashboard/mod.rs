@@ -13,6 +13,7 @@
 pub mod demo;
 pub mod layout;
 pub mod pictures;
+pub mod playback;
 pub mod scores;
 pub mod source;
 pub mod ssim;
@@ -314,6 +315,35 @@ impl Session {
         Ok(())
     }
 
+    /// Takes the scores that have arrived; the worst-frames list (and the
+    /// frame count of an input that could not tell it) follow them.
+    fn poll_scores(&mut self, state: &mut State) {
+        let Session { clip, scorer, history, .. } = self;
+        if scorer.poll(history) {
+            state.worst = history.worst(layout::WORST_ROWS).into_iter().map(|(f, _)| f).collect();
+            if clip.frame_count.is_none() {
+                state.set_frame_count(history.frames.len() as u64);
+            }
+        }
+    }
+
+    /// Replaces `pictures` with the frames `state` wants shown once the
+    /// feed has them (until then the previous ones stay up), and computes
+    /// the difference picture when that view is on.
+    fn refresh_pictures(&mut self, state: &State, pictures: &mut Option<Pictures>) {
+        let shown = state.shown_frames();
+        if pictures.as_ref().is_none_or(|p| p.shown != shown)
+            && let Some(p) = fetch(&mut self.feed, shown)
+        {
+            *pictures = Some(p);
+        }
+        if state.mode == ViewMode::Diff
+            && let Some(p) = pictures
+        {
+            p.ensure_difference();
+        }
+    }
+
     fn title(&self) -> String {
         format!(
             "vqscope — {} vs {}",
@@ -397,24 +427,9 @@ fn window(inputs: Inputs) -> Result<()> {
                 Err(e) => state.notice = Some(format!("dropped file not used: {e}")),
             }
         }
-        let Session { clip, scorer, feed, history, started, .. } = &mut session;
-        if scorer.poll(history) {
-            state.worst = history.worst(layout::WORST_ROWS).into_iter().map(|(f, _)| f).collect();
-            if clip.frame_count.is_none() {
-                state.set_frame_count(history.frames.len() as u64);
-            }
-        }
-        let shown = state.shown_frames();
-        if pictures.as_ref().is_none_or(|p| p.shown != shown)
-            && let Some(p) = fetch(feed, shown)
-        {
-            pictures = Some(p);
-        }
-        if state.mode == ViewMode::Diff
-            && let Some(p) = &mut pictures
-        {
-            p.ensure_difference();
-        }
+        session.poll_scores(&mut state);
+        session.refresh_pictures(&state, &mut pictures);
+        let Session { clip, feed, history, started, .. } = &mut session;
         let slot = (frame.index() as usize) % frames_in_flight;
         in_flight.resize_with(frames_in_flight, InFlight::default);
         in_flight[slot] = InFlight::default();

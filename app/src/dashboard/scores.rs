@@ -1,6 +1,6 @@
 //! Scoring the whole clip on a background thread, so the UI never waits on
-//! the metrics: the thread opens the pair with its own reader and its own
-//! GPU context, runs [`ScorePipeline`] frame after frame, adds the VMAF
+//! the metrics: the thread opens the pair with its own readers (reading
+//! ahead, several at once for files) and its own GPU context, runs [`ScorePipeline`] frame after frame, adds the VMAF
 //! prediction and sends each frame's values through a channel. The UI
 //! drains the channel into a [`History`] once per drawn frame, which makes
 //! the plots fill in live while playback goes on.
@@ -15,6 +15,7 @@ use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_metrics::model::Model;
 use vqscope_metrics::pipeline::{FrameScores, ScorePipeline};
 use vqscope_metrics::pool::{Pooled, pool};
+use vqscope_video::Decoder;
 
 use super::source::Inputs;
 
@@ -31,6 +32,9 @@ enum Update {
 pub fn default_model() -> Result<Model> {
     Ok(Model::from_spec(&format!("version={MODEL}"))?)
 }
+
+/// Pairs the scoring thread's decoder reads ahead (as `vqscope score`).
+const READ_AHEAD: usize = 8;
 
 /// The model's name as libvmaf's `--model version=` spells it.
 pub const MODEL: &str = "vmaf_v0.6.1";
@@ -170,7 +174,7 @@ fn apply(history: &mut History, update: Update) {
 /// The thread's body: every pair through the GPU pipeline, predictions
 /// added, sent as they complete. Stops early when the UI goes away.
 fn score(inputs: &Inputs, model: &Model, tx: &Sender<Update>, stop: &AtomicBool) -> Result<()> {
-    let mut pair = inputs.open()?;
+    let pair = inputs.open()?;
     let geometry = pair.reference().info().geometry;
     let selection = crate::score::selection(Some(model), &["psnr".to_string()])?;
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
@@ -182,10 +186,12 @@ fn score(inputs: &Inputs, model: &Model, tx: &Sender<Update>, stop: &AtomicBool)
         crate::score::add_predictions(model, &mut frames)?;
         Ok(tx.send(Update::Frames(frames)).is_ok())
     };
-    while let Some(p) = pair.next_pair()? {
+    let mut decoder = Decoder::spawn(pair, READ_AHEAD)?;
+    while let Some(p) = decoder.recv()? {
         if stop.load(Ordering::Relaxed) || !send(pipeline.push(&p)?)? {
             return Ok(());
         }
+        p.recycle();
     }
     send(pipeline.finish()?)?;
     Ok(())

@@ -184,7 +184,7 @@ impl FrameFeed {
                 .max_by_key(|(_, p)| p.index.abs_diff(around))
                 .map(|(i, _)| i);
             match far {
-                Some(i) => drop(self.cache.remove(i)),
+                Some(i) => self.cache.remove(i).into_iter().for_each(FramePair::recycle),
                 None => break,
             }
         }

@@ -1,0 +1,152 @@
+//! `vqscope bench playback`: the dashboard's frame loop without a window,
+//! to show that playback keeps the clip's frame rate while the same clip is
+//! scored on the same GPU. The loop is the window's: the scores that have
+//! arrived are taken, the pictures of the frame the playback clock wants
+//! are fetched from the feed if they are ready (never waiting), the scene is
+//! built and drawn, here into an offscreen image of the window's size. One
+//! display frame per period of the clip's frame rate, paced by the wall
+//! clock like a display would.
+//!
+//! Printed per size: how many display frames showed the frame the clock
+//! wanted ("on time"; a late one shows the previous frame again, as the
+//! window would), the CPU time of a frame's work (scores, pictures, scene,
+//! encoding, upload, submission and wait), the GPU time of the two render
+//! passes from timestamps, and how far scoring got meanwhile.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use vqscope_gpu::{Binding, ContextOptions, GpuContext, Submitter, vk};
+use vqscope_renderer::{Renderer, ScanMode};
+
+use super::pictures::Pictures;
+use super::source::Inputs;
+use super::state::{Input, Key, State};
+use super::{MODEL, Session, view};
+
+/// Plays `inputs` for `seconds` at each window size in `sizes`.
+pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
+    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
+    println!("device: {}", ctx.info().name);
+    println!(
+        "{:<10} {:>9} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10} {:>10} {:>12}",
+        "window",
+        "clip",
+        "fps",
+        "frames",
+        "on time",
+        "CPU ms p50",
+        "CPU ms max",
+        "GPU ms p50",
+        "GPU ms max",
+        "scored (fps)"
+    );
+    for &size in sizes {
+        let run = play(&ctx, inputs.clone(), size, seconds)?;
+        println!(
+            "{:<10} {:>9} {:>8.2} {:>8} {:>8} {:>10.2} {:>10.2} {:>10.3} {:>10.3} {:>12}",
+            format!("{}x{}", size.0, size.1),
+            run.clip,
+            run.fps,
+            run.cpu_ms.len(),
+            run.on_time,
+            percentile(&run.cpu_ms, 0.5),
+            percentile(&run.cpu_ms, 1.0),
+            percentile(&run.gpu_ms, 0.5),
+            percentile(&run.gpu_ms, 1.0),
+            format!("{} ({:.0})", run.scored, run.scored as f64 / run.seconds),
+        );
+    }
+    Ok(())
+}
+
+/// What one playback measured.
+struct Playback {
+    clip: String,
+    fps: f64,
+    /// Display frames that showed the frame the clock wanted.
+    on_time: usize,
+    cpu_ms: Vec<f64>,
+    gpu_ms: Vec<f64>,
+    scored: usize,
+    seconds: f64,
+}
+
+fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -> Result<Playback> {
+    let mut session = Session::open(inputs)?;
+    let g = session.clip.reference.geometry;
+    let fps = session.clip.reference.frame_rate.as_f64();
+    let fps = if fps > 0.0 { fps } else { 25.0 };
+    let count = session.clip.frame_count.unwrap_or(1);
+    let mut state = State::new(size, (g.width, g.height), count, fps);
+    state.apply(Input::Key(Key::Space)); // play
+
+    let mut renderer = Renderer::new(ctx, ScanMode::Subgroup, None)?;
+    let mut submitter = Submitter::new(ctx, 1)?;
+    let target = renderer.target_image(size.0, size.1)?;
+    submitter.run(|rec| {
+        rec.image_layout(target.raw(), vk::ImageLayout::UNDEFINED, vk::ImageLayout::GENERAL);
+        Ok(())
+    })?;
+
+    let mut pictures: Option<Pictures> = None;
+    let (mut on_time, mut cpu_ms, mut gpu_ms) = (0, Vec::new(), Vec::new());
+    let period = Duration::from_secs_f64(1.0 / fps);
+    let start = Instant::now();
+    let mut last = start;
+    for k in 0u32.. {
+        let due = start + period * k;
+        if due.duration_since(start).as_secs_f64() >= seconds || !state.playing {
+            break;
+        }
+        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+        let begin = Instant::now();
+        state.apply(Input::Tick((begin - last).as_secs_f64()));
+        last = begin;
+        session.poll_scores(&mut state);
+        session.refresh_pictures(&state, &mut pictures);
+        if pictures.as_ref().is_some_and(|p| p.shown == state.shown_frames()) {
+            on_time += 1;
+        }
+        let scene = view::build(&view::ViewInputs {
+            state: &state,
+            clip: &session.clip,
+            model: MODEL,
+            pictures: pictures.as_ref(),
+            history: &session.history,
+            error: None,
+            ssim: None,
+        });
+        let encoded = renderer.encode(&scene)?;
+        let buffers = renderer.upload(&encoded)?;
+        submitter.run(|rec| {
+            buffers.record_upload(rec);
+            renderer.record(rec, &buffers, Binding::Image(&target))
+        })?;
+        let times = renderer.pass_times()?;
+        gpu_ms.push(times.binning_ms + times.fused_ms);
+        cpu_ms.push(begin.elapsed().as_secs_f64() * 1e3);
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    session.poll_scores(&mut state);
+    Ok(Playback {
+        clip: format!("{}x{}", g.width, g.height),
+        fps,
+        on_time,
+        cpu_ms,
+        gpu_ms,
+        scored: session.history.frames.len(),
+        seconds: elapsed,
+    })
+}
+
+/// The `q`-quantile (0: min, 1: max) of `v`, nearest rank; 0 when empty.
+fn percentile(v: &[f64], q: f64) -> f64 {
+    let mut sorted = v.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => 0.0,
+        n => sorted[((n - 1) as f64 * q).round() as usize],
+    }
+}
