@@ -8,7 +8,6 @@
 //! errors of a good encode become visible. It is computed once per shown
 //! pair and only when the difference view is on.
 
-use vqscope_metrics::PlaneView;
 use vqscope_renderer::{Subsampling, YuvMatrix, YuvPicture};
 use vqscope_video::{ChromaFormat, ColorMatrix, ColorRange, Frame, FramePair};
 
@@ -24,8 +23,6 @@ pub struct Pictures {
     pub distorted: YuvPicture,
     /// Filled by [`Pictures::ensure_difference`].
     pub difference: Option<YuvPicture>,
-    ref_luma: Vec<u16>,
-    dis_luma: Vec<u16>,
 }
 
 impl Pictures {
@@ -34,46 +31,56 @@ impl Pictures {
     }
 
     /// The pictures of two frames that need not share an index (a side
-    /// shown with an offset).
+    /// shown with an offset). Luma is read from the pictures' own bytes
+    /// when needed, never copied ahead: at 4K a widened copy of both luma
+    /// planes would cost more than drawing the frame.
     pub fn from_frames(reference: &Frame, distorted: &Frame) -> Self {
         Pictures {
             shown: (reference.index, distorted.index),
             reference: picture(reference),
             distorted: picture(distorted),
             difference: None,
-            ref_luma: reference.plane_samples(0),
-            dis_luma: distorted.plane_samples(0),
         }
     }
 
-    /// The luma plane of the reference, or of the distorted frame, as the
-    /// metric kernels read it (the SSIM view uploads these).
-    pub fn luma_plane(&self, distorted: bool) -> PlaneView<'_> {
-        let plane = if distorted { &self.dis_luma } else { &self.ref_luma };
-        let p = &self.reference;
-        PlaneView::packed(p.width as usize, p.height as usize, p.bit_depth, plane)
+    fn side(&self, distorted: bool) -> &YuvPicture {
+        if distorted { &self.distorted } else { &self.reference }
+    }
+
+    /// The luma plane of the reference, or of the distorted frame, widened
+    /// to the samples the metric kernels read (the SSIM view uploads these).
+    pub fn luma_samples(&self, distorted: bool) -> Vec<u16> {
+        let p = self.side(distorted);
+        let n = p.width as usize * p.height as usize;
+        if p.bit_depth > 8 {
+            p.data[..2 * n].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect()
+        } else {
+            p.data[..n].iter().map(|&b| u16::from(b)).collect()
+        }
     }
 
     /// Computes the difference picture if it is not there yet.
     pub fn ensure_difference(&mut self) {
         if self.difference.is_none() {
-            let depth = self.reference.bit_depth;
-            let d = difference(
-                &self.ref_luma,
-                &self.dis_luma,
-                self.reference.width,
-                self.reference.height,
-                depth,
-            );
-            self.difference = Some(d);
+            let (r, d) = (self.luma_samples(false), self.luma_samples(true));
+            let p = &self.reference;
+            self.difference = Some(difference(&r, &d, p.width, p.height, p.bit_depth));
         }
     }
 
-    /// The luma sample at (x, y) of the reference, or of the distorted frame.
+    /// The luma sample at (x, y) of the reference, or of the distorted
+    /// frame (0 outside the picture).
     pub fn luma(&self, distorted: bool, x: u32, y: u32) -> u16 {
-        let plane = if distorted { &self.dis_luma } else { &self.ref_luma };
-        let i = y as usize * self.reference.width as usize + x as usize;
-        plane.get(i).copied().unwrap_or(0)
+        let p = self.side(distorted);
+        if x >= p.width || y >= p.height {
+            return 0;
+        }
+        let i = y as usize * p.width as usize + x as usize;
+        if p.bit_depth > 8 {
+            u16::from_le_bytes([p.data[2 * i], p.data[2 * i + 1]])
+        } else {
+            u16::from(p.data[i])
+        }
     }
 }
 

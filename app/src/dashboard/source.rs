@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use vqscope_video::{
@@ -124,7 +125,9 @@ const DEPTH: usize = 6;
 /// Frames for the display, never blocking.
 pub struct FrameFeed {
     decoder: Decoder,
-    cache: VecDeque<FramePair>,
+    /// Shared with the pictures being built, so handing a pair out copies
+    /// nothing (a 4K pair is 25 MB).
+    cache: VecDeque<Arc<FramePair>>,
     /// The index the decoder will deliver next.
     next: u64,
     /// Last decoding error, shown to the user; playback goes on.
@@ -143,7 +146,7 @@ impl FrameFeed {
 
     /// Pair `index` if it is ready; otherwise asks for it and returns None
     /// (the caller keeps showing the previous pair).
-    pub fn get(&mut self, index: u64) -> Option<FramePair> {
+    pub fn get(&mut self, index: u64) -> Option<Arc<FramePair>> {
         self.drain(index);
         if let Some(p) = self.cache.iter().find(|p| p.index == index) {
             return Some(p.clone());
@@ -166,7 +169,7 @@ impl FrameFeed {
                 Ok(Some(p)) => {
                     self.next = p.index + 1;
                     if !self.cache.iter().any(|c| c.index == p.index) {
-                        self.cache.push_back(p);
+                        self.cache.push_back(Arc::new(p));
                     }
                 }
                 Ok(None) => break,
@@ -184,7 +187,10 @@ impl FrameFeed {
                 .max_by_key(|(_, p)| p.index.abs_diff(around))
                 .map(|(i, _)| i);
             match far {
-                Some(i) => self.cache.remove(i).into_iter().for_each(FramePair::recycle),
+                Some(i) => {
+                    let unshared = self.cache.remove(i).and_then(Arc::into_inner);
+                    unshared.into_iter().for_each(FramePair::recycle);
+                }
                 None => break,
             }
         }

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use vqscope_gpu::{Buffer, GpuContext, Recorder};
+use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, packed_desc, plane_bytes};
 use vqscope_metrics::ssim::{MAP_ORIGIN, SsimOptions};
 use vqscope_metrics::ssim_gpu::SsimKernel;
@@ -95,7 +96,11 @@ impl SsimMapper {
     /// The map is poisoned with NaN first, so a kernel that wrote nothing
     /// shows magenta rather than a perfect score.
     pub fn record(&mut self, rec: &mut Recorder<'_>, pictures: &Pictures) -> Result<SsimUpload> {
-        let (r, d) = (pictures.luma_plane(false), pictures.luma_plane(true));
+        let (rs, ds) = (pictures.luma_samples(false), pictures.luma_samples(true));
+        let (w, h, bpc) =
+            (pictures.reference.width, pictures.reference.height, pictures.reference.bit_depth);
+        let r = PlaneView::packed(w as usize, h as usize, bpc, &rs);
+        let d = PlaneView::packed(w as usize, h as usize, bpc, &ds);
         let (rb, db) = (plane_bytes(&r), plane_bytes(&d));
         let total = (rb.len() + db.len()) as u64;
         let mut staging = Buffer::staging(&self.ctx, "dashboard ssim staging", total)?;
