@@ -57,6 +57,9 @@ pub struct Args {
     /// Dashboard: cursor position X,Y, to show what hovering there shows.
     #[arg(long, value_parser = parse_point, requires = "dashboard")]
     cursor: Option<[f32; 2]>,
+    /// Dashboard: show the key and mouse help, as `?` does in the window.
+    #[arg(long = "help-overlay")]
+    help_overlay: bool,
     /// Output size as WIDTHxHEIGHT (or 720p, 1080p, 4k).
     #[arg(long, value_parser = parse_size, default_value = "1280x720")]
     size: (u32, u32),
@@ -89,6 +92,7 @@ fn check_flag_combination(args: &Args) -> Result<()> {
         ("--zoom", args.zoom.is_some()),
         ("--offsets", args.offsets.is_some()),
         ("--cursor", args.cursor.is_some()),
+        ("--help-overlay", args.help_overlay),
         ("--mode", args.mode != "side"),
     ];
     let clip_view = [
@@ -187,6 +191,7 @@ fn dashboard(args: &Args) -> Result<()> {
         zoom: args.zoom,
         cursor: args.cursor,
         offsets: args.offsets.unwrap_or((0, 0)),
+        help: args.help_overlay,
     };
     let rgba = render_shot(&score_clip(&inputs)?, &shot)?;
     let (width, height) = args.size;

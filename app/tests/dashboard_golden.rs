@@ -83,6 +83,11 @@ fn dashboard_zoomed_with_hover() {
 }
 
 #[test]
+fn dashboard_help_overlay() {
+    shot("dashboard_help", &["--help-overlay"]);
+}
+
+#[test]
 fn dashboard_past_the_end_is_an_error() {
     let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
     let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))

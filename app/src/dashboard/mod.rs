@@ -97,6 +97,8 @@ pub struct Shot {
     /// Display offsets `(reference, distorted)` in frames (see
     /// [`State::ref_offset`]).
     pub offsets: (i64, i64),
+    /// The help overlay (`?` in the window) on top.
+    pub help: bool,
 }
 
 /// A clip scored to the end, ready to render any frame of.
@@ -149,6 +151,7 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
     state.worst = history.worst(layout::WORST_ROWS).into_iter().map(|(f, _)| f).collect();
     state.ref_offset = shot.offsets.0;
     state.dis_offset = shot.offsets.1;
+    state.help = shot.help;
     let (r, d) = state.shown_frames();
     let (ref_frame, dis_frame) = inputs.read_sides(r, d)?;
     let mut pictures = Pictures::from_frames(&ref_frame, &dis_frame);
@@ -234,6 +237,7 @@ pub fn headless_demo(dir: &Path) -> Result<()> {
         zoom: None,
         cursor: None,
         offsets: (0, 0),
+        help: false,
     };
     let rgba = render_shot(&scored, &shot)?;
     let names = free_names(dir, "vqscope-demo", &["png", "json"]);
