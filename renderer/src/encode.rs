@@ -8,7 +8,8 @@ use bytemuck::{Pod, Zeroable};
 use crate::RenderError;
 use crate::glyphs::{Font, GlyphAtlas};
 use crate::scene::{
-    Color, Command, MAX_EXTERNAL_MAPS, MapSource, Rect, Sampling, Scene, Subsampling, YuvMatrix,
+    Color, Command, ExternalYuv, MAX_EXTERNAL_MAPS, MapSource, PictureSource, Rect, Sampling,
+    Scene, Subsampling, YuvMatrix, YuvPicture,
 };
 use crate::text::layout;
 
@@ -104,6 +105,16 @@ pub struct BinPush {
     pub bins_y: u32,
 }
 
+/// A GPU copy of one plane of an external picture: `len` bytes from byte
+/// `src` of external buffer `slot` to byte `dst` of the plane buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PictureCopy {
+    pub slot: usize,
+    pub src: u64,
+    pub dst: u64,
+    pub len: u64,
+}
+
 /// A scene as GPU-ready arrays.
 #[derive(Debug, Default)]
 pub struct Encoded {
@@ -116,7 +127,11 @@ pub struct Encoded {
     pub textures: Vec<GpuTexture>,
     pub texels: Vec<u32>,
     pub pictures: Vec<GpuPicture>,
+    /// Host pictures' planes, then room for `external_plane_bytes` more
+    /// that [`Encoded::picture_copies`] fill on the GPU.
     pub planes: Vec<u8>,
+    pub external_plane_bytes: u64,
+    pub picture_copies: Vec<PictureCopy>,
     pub maps: Vec<GpuMap>,
     /// Bytes each external map slot must hold at least (0: slot unused), so
     /// recording can refuse a buffer too small before the shader reads
@@ -197,8 +212,31 @@ pub fn encode(scene: &Scene, font: &Font, atlas: &mut GlyphAtlas) -> Result<Enco
         enc.texels
             .extend(rgba.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
     }
+    let mut external = Vec::new();
     for picture in &scene.pictures {
-        enc.pictures.push(encode_picture(picture, &mut enc.planes)?);
+        let gpu = match picture {
+            PictureSource::Host(p) => encode_picture(p, &mut enc.planes)?,
+            PictureSource::External(p) => {
+                external.push(enc.pictures.len());
+                encode_external_picture(p, &mut enc.external_plane_bytes, &mut enc.picture_copies)?
+            }
+        };
+        enc.pictures.push(gpu);
+    }
+    // The external region starts after the host planes.
+    enc.planes.resize(enc.planes.len().div_ceil(4) * 4, 0);
+    let region = enc.planes.len() as u64;
+    if region + enc.external_plane_bytes > u64::from(u32::MAX) {
+        return Err(RenderError::BadPicture("pictures exceed 4 GiB of planes".into()));
+    }
+    for i in external {
+        let p = &mut enc.pictures[i];
+        for offset in [&mut p.offset_y, &mut p.offset_u, &mut p.offset_v] {
+            *offset += region as u32;
+        }
+    }
+    for copy in &mut enc.picture_copies {
+        copy.dst += region;
     }
     for (i, map) in scene.maps.iter().enumerate() {
         if map.width == 0 || map.height == 0 {
@@ -441,27 +479,90 @@ pub fn bin_offsets(prims: &[GpuPrim], bins_x: u32, bins_y: u32) -> Vec<u32> {
     offsets
 }
 
-fn encode_picture(
-    p: &crate::scene::YuvPicture,
-    planes: &mut Vec<u8>,
-) -> Result<GpuPicture, RenderError> {
-    if !(8..=16).contains(&p.bit_depth) || p.width == 0 || p.height == 0 {
-        return Err(RenderError::BadPicture(format!(
-            "{}x{} at {} bits",
-            p.width, p.height, p.bit_depth
-        )));
+/// What the shader needs to know of a picture besides where its planes are.
+struct PictureFormat {
+    width: u32,
+    height: u32,
+    bit_depth: u32,
+    subsampling: Subsampling,
+    matrix: YuvMatrix,
+    full_range: bool,
+}
+
+impl PictureFormat {
+    fn of_host(p: &YuvPicture) -> Self {
+        let YuvPicture { width, height, bit_depth, subsampling, matrix, full_range, .. } = *p;
+        PictureFormat { width, height, bit_depth, subsampling, matrix, full_range }
     }
-    let (sx, sy) = match p.subsampling {
-        Subsampling::Yuv420 => (1, 1),
-        Subsampling::Yuv422 => (1, 0),
-        Subsampling::Yuv444 => (0, 0),
-    };
-    let bps: u32 = if p.bit_depth > 8 { 2 } else { 1 };
-    let luma = (p.width * p.height * bps) as usize;
-    let cw = p.width.div_ceil(1 << sx);
-    let ch = p.height.div_ceil(1 << sy);
-    let chroma = (cw * ch * bps) as usize;
-    if p.data.len() != luma + 2 * chroma {
+
+    fn of_external(p: &ExternalYuv) -> Self {
+        let ExternalYuv { width, height, bit_depth, subsampling, matrix, full_range, .. } = *p;
+        PictureFormat { width, height, bit_depth, subsampling, matrix, full_range }
+    }
+
+    fn check(&self) -> Result<(), RenderError> {
+        if !(8..=16).contains(&self.bit_depth) || self.width == 0 || self.height == 0 {
+            return Err(RenderError::BadPicture(format!(
+                "{}x{} at {} bits",
+                self.width, self.height, self.bit_depth
+            )));
+        }
+        Ok(())
+    }
+
+    fn shifts(&self) -> (u32, u32) {
+        match self.subsampling {
+            Subsampling::Yuv420 => (1, 1),
+            Subsampling::Yuv422 => (1, 0),
+            Subsampling::Yuv444 => (0, 0),
+        }
+    }
+
+    fn bytes_per_sample(&self) -> u32 {
+        if self.bit_depth > 8 { 2 } else { 1 }
+    }
+
+    /// Byte lengths of the luma plane and of each chroma plane.
+    fn plane_bytes(&self) -> (u64, u64) {
+        let (sx, sy) = self.shifts();
+        let bps = u64::from(self.bytes_per_sample());
+        let luma = u64::from(self.width) * u64::from(self.height) * bps;
+        let chroma = u64::from(self.width.div_ceil(1 << sx))
+            * u64::from(self.height.div_ceil(1 << sy))
+            * bps;
+        (luma, chroma)
+    }
+
+    /// The shader's record for planes at byte offsets `[y, u, v]` of the
+    /// plane buffer.
+    fn gpu(&self, offsets: [u32; 3]) -> GpuPicture {
+        let (sx, sy) = self.shifts();
+        GpuPicture {
+            offset_y: offsets[0],
+            offset_u: offsets[1],
+            offset_v: offsets[2],
+            width: self.width,
+            height: self.height,
+            chroma_shift_x: sx,
+            chroma_shift_y: sy,
+            bytes_per_sample: self.bytes_per_sample(),
+            bit_depth: self.bit_depth,
+            matrix: match self.matrix {
+                YuvMatrix::Bt601 => 0,
+                YuvMatrix::Bt709 => 1,
+            },
+            full_range: u32::from(self.full_range),
+            pad: 0,
+        }
+    }
+}
+
+/// Appends a host picture's planes to `planes` (word-aligned).
+fn encode_picture(p: &YuvPicture, planes: &mut Vec<u8>) -> Result<GpuPicture, RenderError> {
+    let format = PictureFormat::of_host(p);
+    format.check()?;
+    let (luma, chroma) = format.plane_bytes();
+    if p.data.len() as u64 != luma + 2 * chroma {
         return Err(RenderError::BadPicture(format!(
             "{} bytes of data, {} expected for {}x{}",
             p.data.len(),
@@ -476,23 +577,38 @@ fn encode_picture(
     }
     let base = planes.len() as u32;
     planes.extend_from_slice(&p.data);
-    Ok(GpuPicture {
-        offset_y: base,
-        offset_u: base + luma as u32,
-        offset_v: base + (luma + chroma) as u32,
-        width: p.width,
-        height: p.height,
-        chroma_shift_x: sx,
-        chroma_shift_y: sy,
-        bytes_per_sample: bps,
-        bit_depth: p.bit_depth,
-        matrix: match p.matrix {
-            YuvMatrix::Bt601 => 0,
-            YuvMatrix::Bt709 => 1,
-        },
-        full_range: u32::from(p.full_range),
-        pad: 0,
-    })
+    let (luma, chroma) = (luma as u32, chroma as u32);
+    Ok(format.gpu([base, base + luma, base + luma + chroma]))
+}
+
+/// Plans the GPU copies of an external picture's planes into the external
+/// region of the plane buffer, from `region_bytes` on (relative to the
+/// region: [`encode`] adds the region's start once the host planes are
+/// all placed).
+fn encode_external_picture(
+    p: &ExternalYuv,
+    region_bytes: &mut u64,
+    copies: &mut Vec<PictureCopy>,
+) -> Result<GpuPicture, RenderError> {
+    let format = PictureFormat::of_external(p);
+    format.check()?;
+    if p.planes.iter().any(|o| o % 4 != 0) {
+        return Err(RenderError::BadPicture(format!(
+            "external plane offsets {:?} are not multiples of 4",
+            p.planes
+        )));
+    }
+    let (luma, chroma) = format.plane_bytes();
+    let mut offsets = [0u32; 3];
+    for (k, (&src, len)) in p.planes.iter().zip([luma, chroma, chroma]).enumerate() {
+        let dst = *region_bytes;
+        offsets[k] = u32::try_from(dst).map_err(|_| {
+            RenderError::BadPicture("external pictures exceed 4 GiB of planes".into())
+        })?;
+        copies.push(PictureCopy { slot: p.slot, src, dst, len });
+        *region_bytes += len.div_ceil(4) * 4;
+    }
+    Ok(format.gpu(offsets))
 }
 
 #[cfg(test)]

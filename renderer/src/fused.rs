@@ -10,7 +10,7 @@ use vqscope_gpu::{
 };
 
 use crate::RenderError;
-use crate::encode::{Encoded, TILE_SIZE, encode};
+use crate::encode::{Encoded, PictureCopy, TILE_SIZE, encode};
 use crate::glyphs::{Font, GlyphAtlas};
 use crate::scene::{MAX_EXTERNAL_MAPS, Scene};
 
@@ -51,6 +51,9 @@ pub struct SceneBuffers {
     fused_push: Vec<u8>,
     /// Bytes each external map slot must hold (0: unused).
     external_bytes: [u64; MAX_EXTERNAL_MAPS],
+    /// External pictures' planes, copied into the plane buffer when the
+    /// scene is recorded.
+    picture_copies: Vec<PictureCopy>,
     bin_count: u32,
     tiles: u32,
     width: u32,
@@ -60,6 +63,10 @@ pub struct SceneBuffers {
 impl SceneBuffers {
     fn buffer(&self, i: usize) -> &Buffer {
         &self.parts[i].0
+    }
+
+    fn planes(&self) -> &Buffer {
+        self.buffer(PLANES_ARRAY - 1)
     }
 
     pub fn width(&self) -> u32 {
@@ -80,6 +87,11 @@ impl SceneBuffers {
         rec.barrier();
     }
 }
+
+/// Index of the plane buffer among the arrays [`Renderer::upload`] lays
+/// out. The bin lists (index 2) are filled on the GPU and have no part, so
+/// it is `SceneBuffers::parts[PLANES_ARRAY - 1]`.
+const PLANES_ARRAY: usize = 7;
 
 /// Renders scenes with the fused compute shader.
 pub struct Renderer {
@@ -196,9 +208,12 @@ impl Renderer {
                     continue;
                 }
                 mapped[offset as usize..offset as usize + bytes.len()].copy_from_slice(bytes);
-                // Planes are read as whole words: round the length up.
+                // Planes are read as whole words: round the length up. The
+                // plane buffer also holds the external pictures' planes,
+                // copied in on the GPU.
                 let len = (bytes.len() as u64).div_ceil(4) * 4;
-                let buffer = Buffer::storage(&self.ctx, names[i], len.max(4))?;
+                let room = if i == PLANES_ARRAY { enc.external_plane_bytes } else { 0 };
+                let buffer = Buffer::storage(&self.ctx, names[i], (len + room).max(4))?;
                 parts.push((buffer, offset, len.min(align(bytes.len() as u64))));
                 offset += align(bytes.len() as u64);
             }
@@ -214,6 +229,7 @@ impl Renderer {
             bin_push: bytemuck::bytes_of(&enc.bin_push()).to_vec(),
             fused_push: bytemuck::bytes_of(&enc.fused_push()).to_vec(),
             external_bytes: enc.external_bytes,
+            picture_copies: enc.picture_copies.clone(),
             bin_count: enc.bin_count(),
             tiles: tiles_x * tiles_y,
             width: enc.width,
@@ -233,17 +249,18 @@ impl Renderer {
         self.record_with_maps(rec, scene, target, &[])
     }
 
-    /// [`Renderer::record`], binding `maps[k]` as external map slot `k`
-    /// ([`Scene::external_map`]): storage buffers of `f32` values that the
-    /// fused pass reads where they lie, so a metric kernel's per-pixel map
-    /// is drawn without a trip through the host.
+    /// [`Renderer::record`] with external buffers: `maps[k]` is external
+    /// buffer `k`, which serves as external map slot `k`
+    /// ([`Scene::external_map`]: `f32` values the fused pass reads where
+    /// they lie, so a metric kernel's per-pixel map is drawn without a trip
+    /// through the host) and as the source of external pictures of slot `k`
+    /// ([`Scene::add_external_yuv`]: decoded frames already on the GPU,
+    /// whose planes are copied into the scene's plane buffer here, first).
     ///
-    /// Whatever wrote a map must be ordered before this recording: earlier
-    /// in the same command buffer followed by a barrier (the binning
-    /// dispatch and its barrier come first here, so writes recorded before
-    /// this call are visible to the fused pass), or in an earlier
-    /// submission on the same queue. Fails before recording anything when a
-    /// slot the scene uses is missing or too small for its map.
+    /// Whatever wrote these buffers must be ordered before this recording:
+    /// earlier in the same command buffer followed by a barrier, or in an
+    /// earlier submission on the same queue. Fails before recording
+    /// anything when a buffer the scene uses is missing or too small.
     pub fn record_with_maps(
         &self,
         rec: &mut Recorder<'_>,
@@ -265,6 +282,24 @@ impl Renderer {
                     have.map_or("none was given".to_string(), |h| format!("its buffer has {h}"))
                 )));
             }
+        }
+        for c in &scene.picture_copies {
+            let have = maps.get(c.slot).map(|b| b.size());
+            if have.is_none_or(|have| have < c.src + c.len) {
+                return Err(GpuError::Usage(format!(
+                    "ui/fused: an external picture needs bytes {}..{} of external buffer {}, {}",
+                    c.src,
+                    c.src + c.len,
+                    c.slot,
+                    have.map_or("none was given".to_string(), |h| format!("its buffer has {h}"))
+                )));
+            }
+        }
+        for c in &scene.picture_copies {
+            rec.copy_buffer(maps[c.slot], c.src, scene.planes(), c.dst, c.len);
+        }
+        if !scene.picture_copies.is_empty() {
+            rec.barrier();
         }
         // Unused slots read nothing; any storage buffer satisfies the layout.
         let external =
@@ -293,7 +328,7 @@ impl Renderer {
                 Binding::Buffer(scene.buffer(3)),
                 Binding::Buffer(scene.buffer(4)),
                 Binding::Buffer(scene.buffer(5)),
-                Binding::Buffer(scene.buffer(6)),
+                Binding::Buffer(scene.planes()),
                 target,
                 Binding::Buffer(scene.buffer(7)),
                 external(0),

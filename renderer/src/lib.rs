@@ -17,8 +17,8 @@ pub mod text;
 
 pub use fused::{PassTimes, Renderer, ScanMode, SceneBuffers};
 pub use scene::{
-    Color, MAX_EXTERNAL_MAPS, MapId, Rect, RectStyle, Sampling, Scene, Subsampling, TextureId,
-    YuvId, YuvMatrix, YuvPicture,
+    Color, ExternalYuv, MAX_EXTERNAL_MAPS, MapId, Rect, RectStyle, Sampling, Scene, Subsampling,
+    TextureId, YuvId, YuvMatrix, YuvPicture,
 };
 pub use text::{Align, TextRun, VAlign};
 

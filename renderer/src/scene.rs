@@ -171,6 +171,32 @@ pub struct YuvPicture {
     pub data: Vec<u8>,
 }
 
+/// A YUV picture whose planes already lie in a GPU buffer: a decoded frame
+/// uploaded once, which the metric kernels read too. The buffer is passed
+/// as external buffer `slot` of [`crate::Renderer::record_with_maps`], and
+/// the renderer copies the planes on the GPU, never through the host.
+/// Planes are tightly packed rows (chroma rows of the subsampled width),
+/// 16-bit samples little-endian, starting at the byte offsets `planes`
+/// (Y, Cb, Cr; multiples of 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExternalYuv {
+    pub width: u32,
+    pub height: u32,
+    pub bit_depth: u32,
+    pub subsampling: Subsampling,
+    pub matrix: YuvMatrix,
+    pub full_range: bool,
+    pub slot: usize,
+    pub planes: [u64; 3],
+}
+
+/// Where a picture's samples come from.
+#[derive(Debug, Clone)]
+pub(crate) enum PictureSource {
+    Host(YuvPicture),
+    External(ExternalYuv),
+}
+
 /// A rounded rectangle with optional border.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RectStyle {
@@ -222,7 +248,7 @@ pub struct Scene {
     pub(crate) background: Color,
     pub(crate) commands: Vec<Command>,
     pub(crate) textures: Vec<(u32, u32, Vec<u8>)>,
-    pub(crate) pictures: Vec<YuvPicture>,
+    pub(crate) pictures: Vec<PictureSource>,
     pub(crate) maps: Vec<ScalarMap>,
 }
 
@@ -305,6 +331,16 @@ impl Scene {
 
     /// Adds a YUV picture.
     pub fn add_yuv(&mut self, picture: YuvPicture) -> YuvId {
+        self.push_picture(PictureSource::Host(picture))
+    }
+
+    /// Adds a YUV picture whose planes are in a GPU buffer (see
+    /// [`ExternalYuv`]); drawn with [`Scene::yuv_image`] like any other.
+    pub fn add_external_yuv(&mut self, picture: ExternalYuv) -> YuvId {
+        self.push_picture(PictureSource::External(picture))
+    }
+
+    fn push_picture(&mut self, picture: PictureSource) -> YuvId {
         self.pictures.push(picture);
         YuvId(self.pictures.len() as u32 - 1)
     }

@@ -3,7 +3,10 @@
 
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
 use vqscope_gpu::{Submitter, upload_buffer};
-use vqscope_renderer::{Color, Rect, Renderer, Sampling, ScanMode, Scene, heat, scenes};
+use vqscope_renderer::{
+    Color, ExternalYuv, Rect, Renderer, Sampling, ScanMode, Scene, Subsampling, YuvMatrix, heat,
+    scenes,
+};
 use vqscope_tests::golden::check_golden;
 
 fn render(scene: &Scene, mode: ScanMode) -> Vec<u8> {
@@ -173,6 +176,92 @@ fn external_heat_map_matches_host_map() {
         let e = renderer.render_to_rgba_with_maps(&mut submitter, &build(true), maps).unwrap_err();
         assert!(e.to_string().contains("external map 1 needs"), "{e}");
     }
+    drop((renderer, submitter));
+    assert_no_validation_messages();
+}
+
+/// A YUV picture drawn from planes already in a GPU buffer (copied on the
+/// GPU into the plane buffer) gives the very pixels of the same picture
+/// given as host bytes; its planes may lie anywhere word-aligned in the
+/// buffer, and a buffer missing or too small is refused, not read past.
+#[test]
+fn external_yuv_picture_matches_host_picture() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut renderer = Renderer::new(&ctx, ScanMode::Subgroup, None).unwrap();
+    for (w, h, depth) in [(97, 55, 8), (64, 37, 10)] {
+        let picture = scenes::test_picture(w, h, depth);
+        let bps = if depth > 8 { 2 } else { 1 };
+        let luma = (w * h * bps) as usize;
+        let chroma = (w.div_ceil(2) * h.div_ceil(2) * bps) as usize;
+        // Planes out of order, with gaps: Cr first, then Y, then Cb.
+        let at = |n: usize| n.div_ceil(4) * 4;
+        let (v_at, y_at) = (12, at(12 + chroma) + 8);
+        let u_at = at(y_at + luma) + 4;
+        let mut bytes = vec![0xA5u8; at(u_at + chroma) + 16];
+        let data = &picture.data;
+        bytes[y_at..y_at + luma].copy_from_slice(&data[..luma]);
+        bytes[u_at..u_at + chroma].copy_from_slice(&data[luma..luma + chroma]);
+        bytes[v_at..v_at + chroma].copy_from_slice(&data[luma + chroma..]);
+        let buffer = upload_buffer(&ctx, &mut submitter, "frame planes", &bytes).unwrap();
+        let external = ExternalYuv {
+            width: w,
+            height: h,
+            bit_depth: depth,
+            subsampling: picture.subsampling,
+            matrix: picture.matrix,
+            full_range: picture.full_range,
+            slot: 1,
+            planes: [y_at as u64, u_at as u64, v_at as u64],
+        };
+        let build = |from_gpu: bool| {
+            let mut scene = Scene::new(160, 100, Color::BLACK);
+            // A host picture as well, so both regions of the plane buffer are used.
+            let other = scene.add_yuv(scenes::test_picture(9, 7, 8));
+            let id = if from_gpu {
+                scene.add_external_yuv(external)
+            } else {
+                scene.add_yuv(picture.clone())
+            };
+            let src = Rect::new(0.0, 0.0, w as f32, h as f32);
+            scene.yuv_image(Rect::new(2.0, 2.0, 150.0, 90.0), id, src, Sampling::Bilinear);
+            let corner = Rect::new(140.0, 80.0, 158.0, 98.0);
+            scene.yuv_image(corner, other, Rect::new(0.0, 0.0, 9.0, 7.0), Sampling::Nearest);
+            scene
+        };
+        let host = renderer.render_to_rgba(&mut submitter, &build(false)).unwrap();
+        let gpu = renderer
+            .render_to_rgba_with_maps(&mut submitter, &build(true), &[&buffer, &buffer])
+            .unwrap();
+        assert_eq!(host, gpu, "{w}x{h} at {depth} bits");
+
+        let small = upload_buffer(&ctx, &mut submitter, "small", &[0u8; 64]).unwrap();
+        for maps in [&[&buffer][..], &[&buffer, &small][..]] {
+            let e = renderer.render_to_rgba_with_maps(&mut submitter, &build(true), maps);
+            let e = e.unwrap_err().to_string();
+            assert!(e.contains("external picture needs bytes"), "{e}");
+        }
+    }
+    let mut scene = Scene::new(8, 8, Color::BLACK);
+    let bad = ExternalYuv {
+        width: 4,
+        height: 4,
+        bit_depth: 8,
+        subsampling: Subsampling::Yuv420,
+        matrix: YuvMatrix::Bt709,
+        full_range: false,
+        slot: 0,
+        planes: [0, 18, 24],
+    };
+    let id = scene.add_external_yuv(bad);
+    scene.yuv_image(
+        Rect::new(0.0, 0.0, 8.0, 8.0),
+        id,
+        Rect::new(0.0, 0.0, 4.0, 4.0),
+        Sampling::Nearest,
+    );
+    let e = renderer.encode(&scene).unwrap_err().to_string();
+    assert!(e.contains("not multiples of 4"), "{e}");
     drop((renderer, submitter));
     assert_no_validation_messages();
 }

@@ -112,7 +112,20 @@ impl FrameUploader {
         rec: &mut Recorder<'_>,
         pair: &FramePair,
     ) -> vqscope_gpu::Result<DeviceFramePair> {
-        for frame in [&pair.reference, &pair.distorted] {
+        self.upload_frames(rec, pair.index, &pair.reference, &pair.distorted)
+    }
+
+    /// [`FrameUploader::upload`] for two frames that need not come from one
+    /// pair (the player shows a side with a frame offset); `index` names
+    /// the pair in the returned handle.
+    pub fn upload_frames(
+        &mut self,
+        rec: &mut Recorder<'_>,
+        index: u64,
+        reference: &Frame,
+        distorted: &Frame,
+    ) -> vqscope_gpu::Result<DeviceFramePair> {
+        for frame in [reference, distorted] {
             if frame.geometry != self.geometry {
                 return Err(vqscope_gpu::GpuError::Usage(format!(
                     "frame {} is {}x{}, the upload ring was made for {}x{}",
@@ -127,15 +140,20 @@ impl FrameUploader {
         let slot_index = self.next;
         self.next = (self.next + 1) % self.slots.len();
         let slot = &mut self.slots[slot_index];
-        let (reference, end) = frame_layout(&self.geometry, 0);
-        let (distorted, _) = frame_layout(&self.geometry, end);
+        let (ref_layout, end) = frame_layout(&self.geometry, 0);
+        let (dis_layout, _) = frame_layout(&self.geometry, end);
         write_frames(
             slot.staging.mapped_mut()?,
-            [(&reference, &pair.reference), (&distorted, &pair.distorted)],
+            [(&ref_layout, reference), (&dis_layout, distorted)],
         );
         rec.copy_buffer(&slot.staging, 0, &slot.device, 0, slot.device.size());
         rec.barrier();
-        Ok(DeviceFramePair { index: pair.index, slot: slot_index, reference, distorted })
+        Ok(DeviceFramePair {
+            index,
+            slot: slot_index,
+            reference: ref_layout,
+            distorted: dis_layout,
+        })
     }
 
     /// The device buffer of ring slot `slot` (for a consumer that needs an

@@ -29,6 +29,7 @@ use vqscope_gpu::{Binding, ContextOptions, GpuContext, Submitter};
 use vqscope_metrics::report::Format;
 use vqscope_renderer::present::{InputEvent, WindowOptions, run_window};
 use vqscope_renderer::{Renderer, ScanMode, SceneBuffers, capture};
+use vqscope_video::{FramePair, FrameUploader};
 use winit::event::MouseButton;
 use winit::keyboard::{Key as WinitKey, NamedKey};
 
@@ -153,37 +154,27 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
     state.dis_offset = shot.offsets.1;
     state.help = shot.help;
     let (r, d) = state.shown_frames();
-    let (ref_frame, dis_frame) = inputs.read_sides(r, d)?;
-    let mut pictures = Pictures::from_frames(&ref_frame, &dis_frame);
+    let (reference, distorted) = inputs.read_sides(r, d)?;
+    let mut pictures = Pictures::new(Arc::new(FramePair { index: r, reference, distorted }));
     if state.mode == ViewMode::Diff {
         pictures.ensure_difference();
     }
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
     let mut submitter = Submitter::new(&ctx, 1)?;
-    // The SSIM view: the same mapper and recording as the window's, run
-    // before the render on the same queue.
-    let mut mapper = None;
-    let mut ssim = None;
-    if state.mode == ViewMode::Ssim {
-        let g = clip.reference.geometry;
-        ssim = Some(match SsimMapper::new(&ctx, g.width, g.height, g.format.bit_depth) {
-            Ok(mut m) => {
-                let mut upload = None;
-                submitter.run(|rec| {
-                    let recorded = m.record(rec, &pictures).map_err(|e| {
-                        vqscope_gpu::GpuError::Usage(format!("SSIM map: {}", one_line(&e)))
-                    })?;
-                    upload = Some(recorded);
-                    Ok(())
-                })?;
-                drop(upload); // run() waited: the GPU is done with it
-                let info = m.info();
-                mapper = Some(m);
-                Ok(info)
-            }
-            Err(e) => Err(one_line(&e)),
-        });
-    }
+    let mut uploader = pictures::display_uploader(&ctx, pictures.frame(false), 0)?;
+    // The same recording as the window's: the upload, then in the SSIM
+    // view the kernel on the uploaded planes, before the render.
+    let mut mapper = (state.mode == ViewMode::Ssim)
+        .then(|| SsimMapper::new(&ctx, g.width, g.height, g.format.bit_depth));
+    submitter.run(|rec| {
+        pictures.upload(&mut uploader, rec)?;
+        if let Some(Ok(m)) = &mut mapper {
+            m.record(rec, &pictures, &uploader)
+                .map_err(|e| vqscope_gpu::GpuError::Usage(format!("SSIM map: {}", one_line(&e))))?;
+        }
+        Ok(())
+    })?;
+    let ssim = mapper.as_ref().map(|m| m.as_ref().map(SsimMapper::info).map_err(one_line));
     let scene = view::build(&view::ViewInputs {
         state: &state,
         clip,
@@ -194,8 +185,33 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
         ssim,
     });
     let mut renderer = Renderer::new(&ctx, ScanMode::Subgroup, None)?;
-    let maps: Vec<&vqscope_gpu::Buffer> = mapper.iter().map(|m| m.map_buffer()).collect();
-    Ok(renderer.render_to_rgba_with_maps(&mut submitter, &scene, &maps)?)
+    let map = mapper.as_ref().and_then(|m| m.as_ref().ok()).map(SsimMapper::map_buffer);
+    let buffers = external_buffers(map, frames_buffer(Some(&pictures), Some(&uploader)));
+    Ok(renderer.render_to_rgba_with_maps(&mut submitter, &scene, &buffers)?)
+}
+
+/// The renderer's external buffers: slot 0 the SSIM map (when shown),
+/// [`pictures::FRAMES_SLOT`] the uploaded frames. An unused slot is bound
+/// to the other buffer, since the shader's layout wants one in each.
+fn external_buffers<'a>(
+    map: Option<&'a vqscope_gpu::Buffer>,
+    frames: Option<&'a vqscope_gpu::Buffer>,
+) -> Vec<&'a vqscope_gpu::Buffer> {
+    match (map, frames) {
+        (Some(m), Some(f)) => vec![m, f],
+        (Some(m), None) => vec![m],
+        (None, Some(f)) => vec![f, f],
+        (None, None) => Vec::new(),
+    }
+}
+
+/// The frames buffer of the shown pictures, once uploaded.
+fn frames_buffer<'a>(
+    pictures: Option<&Pictures>,
+    uploader: Option<&'a FrameUploader>,
+) -> Option<&'a vqscope_gpu::Buffer> {
+    let (p, u) = pictures.zip(uploader)?;
+    p.device(u).map(|(buffer, _)| buffer)
 }
 
 /// An error and its causes on one line, as the header shows it.
@@ -363,10 +379,10 @@ fn fetch(feed: &mut FrameFeed, shown: (u64, u64)) -> Option<Pictures> {
     let (r, d) = shown;
     let first = feed.get(r)?;
     if r == d {
-        return Some(Pictures::new(&first));
+        return Some(Pictures::new(first));
     }
     let second = feed.get(d)?;
-    Some(Pictures::from_frames(&first.reference, &second.distorted))
+    Some(Pictures::from_pairs(first, second))
 }
 
 /// Per-frame buffers a submission reads, kept until its slot comes round
@@ -374,7 +390,52 @@ fn fetch(feed: &mut FrameFeed, shown: (u64, u64)) -> Option<Pictures> {
 #[derive(Default)]
 struct InFlight {
     scene: Option<SceneBuffers>,
-    ssim: Option<ssim::SsimUpload>,
+}
+
+/// `S` in the window: the view rendered once more, offscreen, and read
+/// back. It runs in a submission of its own before the frame's, so it
+/// cannot use what the frame's command buffer uploads: it uploads the shown
+/// frames again, into its own ring (the layout is the same, so the scene
+/// built for the window draws them), and the SSIM map shows as of the last
+/// submitted frame.
+struct Capturer {
+    ctx: Arc<GpuContext>,
+    renderer: Renderer,
+    submitter: Submitter,
+    uploader: Option<FrameUploader>,
+}
+
+impl Capturer {
+    fn new(ctx: &Arc<GpuContext>) -> Result<Self> {
+        Ok(Capturer {
+            ctx: ctx.clone(),
+            renderer: Renderer::new(ctx, ScanMode::Subgroup, None)?,
+            submitter: Submitter::new(ctx, 1)?,
+            uploader: None,
+        })
+    }
+
+    fn render(
+        &mut self,
+        scene: &vqscope_renderer::Scene,
+        map: Option<&vqscope_gpu::Buffer>,
+        pictures: Option<&Pictures>,
+    ) -> Result<Vec<u8>> {
+        let mut frames = None;
+        if let Some(p) = pictures {
+            let up = match &mut self.uploader {
+                Some(u) => u,
+                None => {
+                    self.uploader.insert(pictures::display_uploader(&self.ctx, p.frame(false), 0)?)
+                }
+            };
+            let mut again = p.detached();
+            self.submitter.run(|rec| again.upload(up, rec))?;
+            frames = again.device(up).map(|(buffer, _)| buffer);
+        }
+        let buffers = external_buffers(map, frames);
+        Ok(self.renderer.render_to_rgba_with_maps(&mut self.submitter, scene, &buffers)?)
+    }
 }
 
 /// The dashboard window on `inputs`.
@@ -386,7 +447,11 @@ fn window(inputs: Inputs) -> Result<()> {
         State::new(WINDOW, (g.width, g.height), session.clip.frame_count.unwrap_or(1), fps);
     let mut pictures: Option<Pictures> = None;
     let mut renderer: Option<Renderer> = None;
-    let mut capturer: Option<(Renderer, Submitter)> = None;
+    // The shown frames' upload ring, made for the clip's geometry with the
+    // first pictures (a dropped file must match the other side, so the
+    // geometry never changes).
+    let mut uploader: Option<FrameUploader> = None;
+    let mut capturer: Option<Capturer> = None;
     // Created the first time the SSIM view is shown (None: not yet; an
     // error: the clip cannot be scored for SSIM, e.g. too small).
     let mut mapper: Option<Result<SsimMapper, String>> = None;
@@ -433,6 +498,17 @@ fn window(inputs: Inputs) -> Result<()> {
         }
         session.poll_scores(&mut state);
         session.refresh_pictures(&state, &mut pictures);
+        if let Some(p) = &mut pictures {
+            let up = match &mut uploader {
+                Some(u) => u,
+                None => uploader.insert(pictures::display_uploader(
+                    frame.gpu(),
+                    p.frame(false),
+                    frames_in_flight,
+                )?),
+            };
+            p.upload(up, rec)?;
+        }
         let Session { clip, feed, history, started, .. } = &mut session;
         let slot = (frame.index() as usize) % frames_in_flight;
         in_flight.resize_with(frames_in_flight, InFlight::default);
@@ -445,13 +521,13 @@ fn window(inputs: Inputs) -> Result<()> {
                     .map_err(|e| one_line(&e))
             });
             ssim = match m {
-                Ok(m) => match &pictures {
-                    Some(p) if m.shown != Some(p.shown) => {
-                        in_flight[slot].ssim = Some(m.record(rec, p)?);
+                Ok(m) => match (&pictures, &uploader) {
+                    (Some(p), Some(up)) if m.shown != Some(p.shown) => {
+                        m.record(rec, p, up)?;
                         Some(Ok(m.info()))
                     }
-                    Some(_) => Some(Ok(m.info())),
-                    None => None,
+                    (Some(_), _) => Some(Ok(m.info())),
+                    _ => None,
                 },
                 Err(e) => Some(Err(e.clone())),
             };
@@ -466,20 +542,18 @@ fn window(inputs: Inputs) -> Result<()> {
             error,
             ssim,
         });
-        let maps: Vec<&vqscope_gpu::Buffer> = match &mapper {
-            Some(Ok(m)) if state.mode == ViewMode::Ssim => vec![m.map_buffer()],
-            _ => Vec::new(),
+        let map = match &mapper {
+            Some(Ok(m)) if state.mode == ViewMode::Ssim => Some(m.map_buffer()),
+            _ => None,
         };
+        let maps = external_buffers(map, frames_buffer(pictures.as_ref(), uploader.as_ref()));
         let requests = std::mem::take(&mut state.requests);
         if requests.save_png {
-            let (r, sub) = match &mut capturer {
+            let c = match &mut capturer {
                 Some(c) => c,
-                None => capturer.insert((
-                    Renderer::new(frame.gpu(), ScanMode::Subgroup, None)?,
-                    Submitter::new(frame.gpu(), 1)?,
-                )),
+                None => capturer.insert(Capturer::new(frame.gpu())?),
             };
-            let rgba = r.render_to_rgba_with_maps(sub, &scene, &maps)?;
+            let rgba = c.render(&scene, map, pictures.as_ref())?;
             let [png] =
                 free_names(Path::new(""), "vqscope-view", &["png"]).try_into().unwrap_or_default();
             capture::save_png(&png, w, h, &rgba)?;

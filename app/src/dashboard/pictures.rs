@@ -1,6 +1,10 @@
-//! The current pair as pictures the renderer draws: the decoded frames'
-//! bytes are already planar as [`YuvPicture`] wants them, so this only adds
-//! grey chroma to monochrome input and computes the difference picture.
+//! The current pair as the renderer draws it. The frames are uploaded once
+//! per shown pair through the video crate's staging ring
+//! ([`FrameUploader`]); the renderer copies their planes on the GPU and the
+//! SSIM view reads them where they lie, so nothing is copied through the
+//! host per frame (a 4K pair is 25 MB). Monochrome input is the exception:
+//! the renderer wants chroma, so those pictures travel as host bytes with
+//! neutral chroma added.
 //!
 //! The difference view is computed on the CPU for now: for every luma
 //! sample, `|ref - dis| * 4` (at 8 bits, saturating at white), drawn as a
@@ -8,90 +12,180 @@
 //! errors of a good encode become visible. It is computed once per shown
 //! pair and only when the difference view is on.
 
-use vqscope_renderer::{Subsampling, YuvMatrix, YuvPicture};
-use vqscope_video::{ChromaFormat, ColorMatrix, ColorRange, Frame, FramePair};
+use std::sync::Arc;
+
+use vqscope_gpu::{Buffer, GpuContext, Recorder};
+use vqscope_renderer::{ExternalYuv, Scene, Subsampling, YuvId, YuvMatrix, YuvPicture};
+use vqscope_video::{
+    ChromaFormat, ColorMatrix, ColorRange, DeviceFrame, DeviceFramePair, Frame, FramePair,
+    FrameUploader,
+};
 
 /// How much the difference is amplified.
 pub const DIFF_GAIN: u32 = 4;
+
+/// External buffer slot of the renderer that holds the uploaded frames
+/// (slot 0 is the SSIM map).
+pub const FRAMES_SLOT: usize = 1;
 
 /// The pictures of one pair.
 pub struct Pictures {
     /// The frames shown, `(reference, distorted)`: equal unless a side has
     /// a display offset ([`super::state::State::shown_frames`]).
     pub shown: (u64, u64),
-    pub reference: YuvPicture,
-    pub distorted: YuvPicture,
+    /// The pairs the reference and the distorted frame come from (the same
+    /// pair unless a side is offset), shared with the feed's cache.
+    sources: (Arc<FramePair>, Arc<FramePair>),
+    /// Where [`Pictures::upload`] put the frames on the GPU.
+    device: Option<DeviceFramePair>,
     /// Filled by [`Pictures::ensure_difference`].
     pub difference: Option<YuvPicture>,
 }
 
 impl Pictures {
-    pub fn new(pair: &FramePair) -> Self {
-        Self::from_frames(&pair.reference, &pair.distorted)
+    pub fn new(pair: Arc<FramePair>) -> Self {
+        Self::from_pairs(pair.clone(), pair)
     }
 
-    /// The pictures of two frames that need not share an index (a side
-    /// shown with an offset). Luma is read from the pictures' own bytes
-    /// when needed, never copied ahead: at 4K a widened copy of both luma
-    /// planes would cost more than drawing the frame.
-    pub fn from_frames(reference: &Frame, distorted: &Frame) -> Self {
+    /// The reference frame of `reference` beside the distorted frame of
+    /// `distorted` (a side shown with an offset).
+    pub fn from_pairs(reference: Arc<FramePair>, distorted: Arc<FramePair>) -> Self {
         Pictures {
-            shown: (reference.index, distorted.index),
-            reference: picture(reference),
-            distorted: picture(distorted),
+            shown: (reference.reference.index, distorted.distorted.index),
+            sources: (reference, distorted),
+            device: None,
             difference: None,
         }
     }
 
-    fn side(&self, distorted: bool) -> &YuvPicture {
-        if distorted { &self.distorted } else { &self.reference }
+    /// The same frames, not uploaded (for a second upload elsewhere).
+    pub fn detached(&self) -> Pictures {
+        Pictures::from_pairs(self.sources.0.clone(), self.sources.1.clone())
+    }
+
+    /// The reference, or the distorted frame.
+    pub fn frame(&self, distorted: bool) -> &Frame {
+        if distorted { &self.sources.1.distorted } else { &self.sources.0.reference }
+    }
+
+    /// Width and height of the frames.
+    pub fn size(&self) -> (u32, u32) {
+        let g = self.frame(false).geometry;
+        (g.width, g.height)
+    }
+
+    /// Uploads both frames through `uploader` into its next ring slot,
+    /// recording the transfer into `rec`, unless already done.
+    pub fn upload(
+        &mut self,
+        uploader: &mut FrameUploader,
+        rec: &mut Recorder<'_>,
+    ) -> vqscope_gpu::Result<()> {
+        if self.device.is_none() {
+            let index = self.sources.0.index;
+            let (r, d) = (self.frame(false), self.frame(true));
+            self.device = Some(uploader.upload_frames(rec, index, r, d)?);
+        }
+        Ok(())
+    }
+
+    /// The uploaded frames, and the ring buffer they lie in.
+    pub fn device<'a>(
+        &self,
+        uploader: &'a FrameUploader,
+    ) -> Option<(&'a Buffer, &DeviceFramePair)> {
+        self.device.as_ref().map(|d| (uploader.slot_buffer(d.slot), d))
+    }
+
+    /// Adds the reference (or distorted) picture to `scene`: planes on the
+    /// GPU in external buffer [`FRAMES_SLOT`] once uploaded, host bytes
+    /// otherwise (and always for monochrome).
+    pub fn add_to(&self, scene: &mut Scene, distorted: bool) -> YuvId {
+        let frame = self.frame(distorted);
+        match &self.device {
+            Some(d) if frame.geometry.format.chroma != ChromaFormat::Mono => {
+                let side = if distorted { &d.distorted } else { &d.reference };
+                scene.add_external_yuv(external(frame, side))
+            }
+            _ => scene.add_yuv(picture(frame)),
+        }
     }
 
     /// The luma plane of the reference, or of the distorted frame, widened
-    /// to the samples the metric kernels read (the SSIM view uploads these).
+    /// to u16.
     pub fn luma_samples(&self, distorted: bool) -> Vec<u16> {
-        let p = self.side(distorted);
-        let n = p.width as usize * p.height as usize;
-        if p.bit_depth > 8 {
-            p.data[..2 * n].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect()
-        } else {
-            p.data[..n].iter().map(|&b| u16::from(b)).collect()
-        }
+        self.frame(distorted).plane_samples(0)
     }
 
     /// Computes the difference picture if it is not there yet.
     pub fn ensure_difference(&mut self) {
         if self.difference.is_none() {
             let (r, d) = (self.luma_samples(false), self.luma_samples(true));
-            let p = &self.reference;
-            self.difference = Some(difference(&r, &d, p.width, p.height, p.bit_depth));
+            let (w, h) = self.size();
+            let depth = self.frame(false).geometry.format.bit_depth;
+            self.difference = Some(difference(&r, &d, w, h, depth));
         }
     }
 
     /// The luma sample at (x, y) of the reference, or of the distorted
     /// frame (0 outside the picture).
     pub fn luma(&self, distorted: bool, x: u32, y: u32) -> u16 {
-        let p = self.side(distorted);
-        if x >= p.width || y >= p.height {
+        let f = self.frame(distorted);
+        let g = f.geometry;
+        if x >= g.width || y >= g.height {
             return 0;
         }
-        let i = y as usize * p.width as usize + x as usize;
-        if p.bit_depth > 8 {
-            u16::from_le_bytes([p.data[2 * i], p.data[2 * i + 1]])
+        let i = y as usize * g.width as usize + x as usize;
+        if g.format.bytes_per_sample() == 2 {
+            u16::from_le_bytes([f.data[2 * i], f.data[2 * i + 1]])
         } else {
-            u16::from(p.data[i])
+            u16::from(f.data[i])
         }
     }
 }
 
-/// A frame as a renderer picture (monochrome gets neutral 4:2:0 chroma).
-pub fn picture(frame: &Frame) -> YuvPicture {
-    let g = frame.geometry;
-    let matrix = match frame.color.matrix {
+/// The upload ring of the shown frames: one slot per frame the window has
+/// in flight plus the one being recorded, since a slot stays in use until
+/// every frame that drew from it is done.
+pub fn display_uploader(
+    ctx: &Arc<GpuContext>,
+    frame: &Frame,
+    frames_in_flight: usize,
+) -> vqscope_gpu::Result<FrameUploader> {
+    FrameUploader::new(ctx, frame.geometry, frames_in_flight + 1)
+}
+
+fn matrix(frame: &Frame) -> YuvMatrix {
+    match frame.color.matrix {
         ColorMatrix::Bt601 => YuvMatrix::Bt601,
         // BT.2020 is shown with BT.709's matrix until the renderer has one.
         ColorMatrix::Bt709 | ColorMatrix::Bt2020 => YuvMatrix::Bt709,
+    }
+}
+
+/// An uploaded (non-monochrome) frame as a renderer picture on the GPU.
+fn external(frame: &Frame, device: &DeviceFrame) -> ExternalYuv {
+    let g = frame.geometry;
+    let subsampling = match g.format.chroma {
+        ChromaFormat::Yuv420 | ChromaFormat::Mono => Subsampling::Yuv420,
+        ChromaFormat::Yuv422 => Subsampling::Yuv422,
+        ChromaFormat::Yuv444 => Subsampling::Yuv444,
     };
+    ExternalYuv {
+        width: g.width,
+        height: g.height,
+        bit_depth: g.format.bit_depth,
+        subsampling,
+        matrix: matrix(frame),
+        full_range: frame.color.range == ColorRange::Full,
+        slot: FRAMES_SLOT,
+        planes: device.planes.map(|p| u64::from(p.offset)),
+    }
+}
+
+/// A frame as a host picture (monochrome gets neutral 4:2:0 chroma).
+pub fn picture(frame: &Frame) -> YuvPicture {
+    let g = frame.geometry;
     let (subsampling, data) = match g.format.chroma {
         ChromaFormat::Yuv420 => (Subsampling::Yuv420, frame.data.clone()),
         ChromaFormat::Yuv422 => (Subsampling::Yuv422, frame.data.clone()),
@@ -113,7 +207,7 @@ pub fn picture(frame: &Frame) -> YuvPicture {
         height: g.height,
         bit_depth: g.format.bit_depth,
         subsampling,
-        matrix,
+        matrix: matrix(frame),
         full_range: frame.color.range == ColorRange::Full,
         data,
     }

@@ -2,8 +2,9 @@
 //! to show that playback keeps the clip's frame rate while the same clip is
 //! scored on the same GPU. The loop is the window's: the scores that have
 //! arrived are taken, the pictures of the frame the playback clock wants
-//! are fetched from the feed if they are ready (never waiting), the scene is
-//! built and drawn, here into an offscreen image of the window's size. One
+//! are fetched from the feed if they are ready (never waiting) and uploaded
+//! once, the scene is built and drawn, here into an offscreen image of the
+//! window's size. One
 //! display frame per period of the clip's frame rate, paced by the wall
 //! clock like a display would.
 //!
@@ -20,10 +21,10 @@ use anyhow::Result;
 use vqscope_gpu::{Binding, ContextOptions, GpuContext, Submitter, vk};
 use vqscope_renderer::{Renderer, ScanMode};
 
-use super::pictures::Pictures;
+use super::pictures::{self, Pictures};
 use super::source::Inputs;
 use super::state::{Input, Key, State};
-use super::{MODEL, Session, view};
+use super::{MODEL, Session, external_buffers, frames_buffer, view};
 
 /// Plays `inputs` for `seconds` at each window size in `sizes`.
 pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
@@ -92,6 +93,7 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
     })?;
 
     let mut pictures: Option<Pictures> = None;
+    let mut uploader = None;
     let (mut on_time, mut host_ms, mut gpu_ms) = (0, Vec::new(), Vec::new());
     let period = Duration::from_secs_f64(1.0 / fps);
     let start = Instant::now();
@@ -107,6 +109,13 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
         last = begin;
         session.poll_scores(&mut state);
         session.refresh_pictures(&state, &mut pictures);
+        if let Some(p) = &mut pictures {
+            let up = match &mut uploader {
+                Some(u) => u,
+                None => uploader.insert(pictures::display_uploader(ctx, p.frame(false), 0)?),
+            };
+            submitter.run(|rec| p.upload(up, rec))?;
+        }
         if pictures.as_ref().is_some_and(|p| p.shown == state.shown_frames()) {
             on_time += 1;
         }
@@ -122,9 +131,10 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
         let encoded = renderer.encode(&scene)?;
         let buffers = renderer.upload(&encoded)?;
         host_ms.push(begin.elapsed().as_secs_f64() * 1e3);
+        let maps = external_buffers(None, frames_buffer(pictures.as_ref(), uploader.as_ref()));
         submitter.run(|rec| {
             buffers.record_upload(rec);
-            renderer.record(rec, &buffers, Binding::Image(&target))
+            renderer.record_with_maps(rec, &buffers, Binding::Image(&target), &maps)
         })?;
         let times = renderer.pass_times()?;
         gpu_ms.push(times.binning_ms + times.fused_ms);

@@ -1,7 +1,8 @@
 //! The SSIM view's GPU side: `float_ssim` ([`SsimKernel`]) run on the pair
-//! being shown, its per-pixel map left in a device buffer that the fused
-//! pass reads in place (external map slot 0), so the map never travels
-//! through the host and the UI never waits for it.
+//! being shown, reading the luma planes the display uploaded, its
+//! per-pixel map left in a device buffer that the fused pass reads in
+//! place (external map slot 0), so neither travels through the host and
+//! the UI never waits for it.
 //!
 //! The kernel runs only while the SSIM view is on, and only when the shown
 //! pair changes: its recording goes into the frame's own command buffer,
@@ -13,10 +14,11 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use vqscope_gpu::{Buffer, GpuContext, Recorder};
-use vqscope_metrics::PlaneView;
-use vqscope_metrics::device::{DevicePlane, packed_desc, plane_bytes};
+use vqscope_metrics::device::{DevicePlane, packed_desc};
 use vqscope_metrics::ssim::{MAP_ORIGIN, SsimOptions};
 use vqscope_metrics::ssim_gpu::SsimKernel;
+
+use vqscope_video::{DeviceFrame, FrameUploader};
 
 use super::pictures::Pictures;
 
@@ -44,19 +46,9 @@ impl SsimMapInfo {
     }
 }
 
-/// Buffers a recorded SSIM run reads from; they must outlive the command
-/// buffer they were recorded into (the window keeps them with that frame's
-/// other per-frame buffers).
-pub struct SsimUpload {
-    _staging: Buffer,
-    _reference: Buffer,
-    _distorted: Buffer,
-}
-
 /// One [`SsimKernel`] for the clip's luma size, and which pair its map
 /// currently holds.
 pub struct SsimMapper {
-    ctx: Arc<GpuContext>,
     kernel: SsimKernel,
     /// The kernel's four means; the view does not read them back (that
     /// would make the UI wait), but the kernel must write them somewhere.
@@ -76,7 +68,7 @@ impl SsimMapper {
             "dashboard ssim results",
             u64::from(SsimKernel::RESULT_WORDS) * 8,
         )?;
-        Ok(SsimMapper { ctx: ctx.clone(), kernel, results, shown: None })
+        Ok(SsimMapper { kernel, results, shown: None })
     }
 
     pub fn info(&self) -> SsimMapInfo {
@@ -92,34 +84,37 @@ impl SsimMapper {
         self.kernel.map_buffer()
     }
 
-    /// Records the upload of the pictures' luma and the kernel into `rec`.
-    /// The map is poisoned with NaN first, so a kernel that wrote nothing
-    /// shows magenta rather than a perfect score.
-    pub fn record(&mut self, rec: &mut Recorder<'_>, pictures: &Pictures) -> Result<SsimUpload> {
-        let (rs, ds) = (pictures.luma_samples(false), pictures.luma_samples(true));
-        let (w, h, bpc) =
-            (pictures.reference.width, pictures.reference.height, pictures.reference.bit_depth);
-        let r = PlaneView::packed(w as usize, h as usize, bpc, &rs);
-        let d = PlaneView::packed(w as usize, h as usize, bpc, &ds);
-        let (rb, db) = (plane_bytes(&r), plane_bytes(&d));
-        let total = (rb.len() + db.len()) as u64;
-        let mut staging = Buffer::staging(&self.ctx, "dashboard ssim staging", total)?;
-        staging.write(&[rb.as_slice(), db.as_slice()].concat())?;
-        let reference = Buffer::storage(&self.ctx, "dashboard ssim reference", rb.len() as u64)?;
-        let distorted = Buffer::storage(&self.ctx, "dashboard ssim distorted", db.len() as u64)?;
-        rec.copy_buffer(&staging, 0, &reference, 0, rb.len() as u64);
-        rec.copy_buffer(&staging, rb.len() as u64, &distorted, 0, db.len() as u64);
+    /// Records the kernel on the pictures' uploaded luma planes into `rec`
+    /// (they must be uploaded: [`Pictures::upload`]). The map is poisoned
+    /// with NaN first, so a kernel that wrote nothing shows magenta rather
+    /// than a perfect score.
+    pub fn record(
+        &mut self,
+        rec: &mut Recorder<'_>,
+        pictures: &Pictures,
+        uploader: &FrameUploader,
+    ) -> Result<()> {
+        let (buffer, device) =
+            pictures.device(uploader).context("the SSIM map needs the frames on the GPU")?;
+        let plane = |frame: &DeviceFrame| {
+            let luma = frame.planes[0];
+            DevicePlane {
+                buffer,
+                desc: packed_desc(
+                    luma.width as usize,
+                    luma.height as usize,
+                    frame.geometry.format.bit_depth,
+                    luma.offset,
+                ),
+            }
+        };
         rec.fill(self.kernel.map_buffer(), f32::NAN.to_bits());
-        let planes = [(&reference, &r), (&distorted, &d)].map(|(buffer, p)| DevicePlane {
-            buffer,
-            desc: packed_desc(p.width, p.height, p.bpc, 0),
-        });
-        // The kernel starts with a barrier: the copies and the fill above
+        // The kernel starts with a barrier: the upload and the fill above
         // come first, as does every earlier submission's read of the map.
         self.kernel
-            .record(rec, &planes[0], &planes[1], &self.results, 0)
+            .record(rec, &plane(&device.reference), &plane(&device.distorted), &self.results, 0)
             .context("recording the SSIM map")?;
         self.shown = Some(pictures.shown);
-        Ok(SsimUpload { _staging: staging, _reference: reference, _distorted: distorted })
+        Ok(())
     }
 }

@@ -260,16 +260,16 @@ fn video(s: &mut Scene, v: &ViewInputs<'_>) {
         }
         return;
     };
-    let reference = s.add_yuv(p.reference.clone());
-    let distorted = s.add_yuv(p.distorted.clone());
     match state.mode {
         ViewMode::Side => {
+            let (reference, distorted) = (p.add_to(s, false), p.add_to(s, true));
             picture(s, state, panes[0], panes[0], reference);
             picture(s, state, panes[1], panes[1], distorted);
             tag(s, panes[0], "reference", false);
             tag(s, panes[1], "distorted", false);
         }
         ViewMode::Wipe => {
+            let (reference, distorted) = (p.add_to(s, false), p.add_to(s, true));
             let pane = panes[0];
             let x = state.wipe_x();
             picture(s, state, pane, Rect::new(pane.x0, pane.y0, x, pane.y1), reference);
