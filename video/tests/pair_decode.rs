@@ -17,6 +17,23 @@ fn clip(
     write_temp(name, &y4m_bytes(header, dims, depth, frames, &bare))
 }
 
+/// A named pipe fed with the bytes of `file` by a thread (join it once
+/// the pipe is read), so the input is a stream rather than a file.
+fn fifo_of(
+    file: &std::path::Path,
+    name: &str,
+) -> (std::path::PathBuf, std::thread::JoinHandle<()>) {
+    let fifo = temp_path(name);
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let bytes = std::fs::read(file).unwrap();
+    let path = fifo.clone();
+    let feeder = std::thread::spawn(move || {
+        let mut w = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        std::io::Write::write_all(&mut w, &bytes).unwrap();
+    });
+    (fifo, feeder)
+}
+
 fn d420(w: u32, h: u32) -> Vec<(u32, u32)> {
     plane_dims(w, h, Some((2, 2)))
 }
@@ -144,20 +161,7 @@ fn decoder_forwards_errors_and_stops_cleanly() {
     drop(d); // must not hang
 
     // Error forwarding: a pair whose reference is a pipe cut short.
-    let mut child = std::process::Command::new("cat")
-        .arg(&cut)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    let fifo = temp_path("cut.fifo");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let f2 = fifo.clone();
-    let feeder = std::thread::spawn(move || {
-        let mut w = std::fs::OpenOptions::new().write(true).open(f2).unwrap();
-        let mut out = out;
-        std::io::copy(&mut out, &mut w).unwrap();
-    });
+    let (fifo, feeder) = fifo_of(&cut, "cut.fifo");
     let p = Pair::new(
         open_input(&fifo, None).unwrap(),
         open_input(&a, None).unwrap(),
@@ -178,7 +182,6 @@ fn decoder_forwards_errors_and_stops_cleanly() {
     assert!(d.recv().unwrap().is_none());
     d.shutdown().unwrap();
     feeder.join().unwrap();
-    child.wait().unwrap();
 }
 
 #[test]
@@ -254,20 +257,7 @@ fn several_workers_report_a_read_error_at_its_place() {
 #[test]
 fn pipes_get_one_worker() {
     let a = clip("pa.y4m", "YUV4MPEG2 W4 H2 F25:1 C420jpeg", &d420(4, 2), 8, 3);
-    let mut child = std::process::Command::new("cat")
-        .arg(&a)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let fifo = temp_path("one.fifo");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let out = child.stdout.take().unwrap();
-    let f2 = fifo.clone();
-    let feeder = std::thread::spawn(move || {
-        let mut w = std::fs::OpenOptions::new().write(true).open(f2).unwrap();
-        let mut out = out;
-        std::io::copy(&mut out, &mut w).unwrap();
-    });
+    let (fifo, feeder) = fifo_of(&a, "one.fifo");
     let p = Pair::new(
         open_input(&fifo, None).unwrap(),
         open_input(&a, None).unwrap(),
@@ -279,5 +269,4 @@ fn pipes_get_one_worker() {
     let idx: Vec<u64> = std::iter::from_fn(|| d.recv().unwrap()).map(|p| p.index).collect();
     assert_eq!(idx, vec![0, 1, 2]);
     feeder.join().unwrap();
-    child.wait().unwrap();
 }

@@ -155,6 +155,16 @@ pub fn display_uploader(
     FrameUploader::new(ctx, frame.geometry, frames_in_flight + 1)
 }
 
+/// The renderer's name for the frame's chroma layout (monochrome is shown
+/// with neutral 4:2:0 chroma).
+fn subsampling(frame: &Frame) -> Subsampling {
+    match frame.geometry.format.chroma {
+        ChromaFormat::Yuv420 | ChromaFormat::Mono => Subsampling::Yuv420,
+        ChromaFormat::Yuv422 => Subsampling::Yuv422,
+        ChromaFormat::Yuv444 => Subsampling::Yuv444,
+    }
+}
+
 fn matrix(frame: &Frame) -> YuvMatrix {
     match frame.color.matrix {
         ColorMatrix::Bt601 => YuvMatrix::Bt601,
@@ -166,16 +176,11 @@ fn matrix(frame: &Frame) -> YuvMatrix {
 /// An uploaded (non-monochrome) frame as a renderer picture on the GPU.
 fn external(frame: &Frame, device: &DeviceFrame) -> ExternalYuv {
     let g = frame.geometry;
-    let subsampling = match g.format.chroma {
-        ChromaFormat::Yuv420 | ChromaFormat::Mono => Subsampling::Yuv420,
-        ChromaFormat::Yuv422 => Subsampling::Yuv422,
-        ChromaFormat::Yuv444 => Subsampling::Yuv444,
-    };
     ExternalYuv {
         width: g.width,
         height: g.height,
         bit_depth: g.format.bit_depth,
-        subsampling,
+        subsampling: subsampling(frame),
         matrix: matrix(frame),
         full_range: frame.color.range == ColorRange::Full,
         slot: FRAMES_SLOT,
@@ -186,27 +191,21 @@ fn external(frame: &Frame, device: &DeviceFrame) -> ExternalYuv {
 /// A frame as a host picture (monochrome gets neutral 4:2:0 chroma).
 pub fn picture(frame: &Frame) -> YuvPicture {
     let g = frame.geometry;
-    let (subsampling, data) = match g.format.chroma {
-        ChromaFormat::Yuv420 => (Subsampling::Yuv420, frame.data.clone()),
-        ChromaFormat::Yuv422 => (Subsampling::Yuv422, frame.data.clone()),
-        ChromaFormat::Yuv444 => (Subsampling::Yuv444, frame.data.clone()),
-        ChromaFormat::Mono => {
-            let mut data = frame.data.clone();
-            let chroma = (g.width.div_ceil(2) * g.height.div_ceil(2) * 2) as usize;
-            let mid = 1u16 << (g.format.bit_depth - 1);
-            if g.format.bytes_per_sample() == 1 {
-                data.resize(data.len() + chroma, mid as u8);
-            } else {
-                data.extend(std::iter::repeat_n(mid.to_le_bytes(), chroma).flatten());
-            }
-            (Subsampling::Yuv420, data)
+    let mut data = frame.data.clone();
+    if g.format.chroma == ChromaFormat::Mono {
+        let chroma = (g.width.div_ceil(2) * g.height.div_ceil(2) * 2) as usize;
+        let mid = 1u16 << (g.format.bit_depth - 1);
+        if g.format.bytes_per_sample() == 1 {
+            data.resize(data.len() + chroma, mid as u8);
+        } else {
+            data.extend(std::iter::repeat_n(mid.to_le_bytes(), chroma).flatten());
         }
-    };
+    }
     YuvPicture {
         width: g.width,
         height: g.height,
         bit_depth: g.format.bit_depth,
-        subsampling,
+        subsampling: subsampling(frame),
         matrix: matrix(frame),
         full_range: frame.color.range == ColorRange::Full,
         data,
