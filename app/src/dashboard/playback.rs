@@ -4,9 +4,9 @@
 //! arrived are taken, the pictures of the frame the playback clock wants
 //! are fetched from the feed if they are ready (never waiting) and uploaded
 //! once, the scene is built and drawn, here into an offscreen image of the
-//! window's size. One
-//! display frame per period of the clip's frame rate, paced by the wall
-//! clock like a display would.
+//! window's size. One display frame per period of the clip's frame rate,
+//! paced by the wall clock like a display would; a short clip plays in a
+//! loop.
 //!
 //! Printed per size: how many display frames showed the frame the clock
 //! wanted ("on time"; a late one shows the previous frame again, as the
@@ -100,8 +100,14 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
     let mut last = start;
     for k in 0u32.. {
         let due = start + period * k;
-        if due.duration_since(start).as_secs_f64() >= seconds || !state.playing {
+        if due.duration_since(start).as_secs_f64() >= seconds {
             break;
+        }
+        if !state.playing {
+            // The end of the clip: play it again from the start, as a
+            // looping player would (the jump back is a seek).
+            state.seek(0);
+            state.apply(Input::Key(Key::Space));
         }
         std::thread::sleep(due.saturating_duration_since(Instant::now()));
         let begin = Instant::now();
