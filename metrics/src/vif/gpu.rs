@@ -23,9 +23,12 @@
 //! fields a smaller scale's missing workgroups (or a skipped scale 0) never
 //! write stay zero and one reduce dispatch folds every scale.
 //!
-//! The one floating-point step (the per-pixel gain) is `precise` in the
-//! shader, and its double division is checked against the exact remainder
-//! and corrected, so it does not rely on the driver's fp64 divide.
+//! The horizontal filter sums of the squares run in double, but only on
+//! integers below 2^48, which doubles hold exactly, so they equal the
+//! twin's integer sums. The one true floating-point step (the per-pixel
+//! gain) is `precise` in the shader, and its double division is checked
+//! against the exact remainder and corrected, so it does not rely on the
+//! driver's fp64 divide.
 
 use std::sync::Arc;
 
