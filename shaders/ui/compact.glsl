@@ -2,13 +2,14 @@
 //
 // Each invocation owns item `compact_item()` (derived from the subgroup, so
 // that item order equals (gl_SubgroupID, gl_SubgroupInvocationID) order) and
-// a keep bit. compact_position() returns where its kept item lands among the
-// workgroup's kept items, in item order, and the total kept.
+// keeps `count` entries of it. compact_position() returns where its first
+// kept entry lands among the workgroup's kept entries, in item order, and the
+// total kept.
 //
 // SCAN_MODE 0: subgroupExclusiveAdd inside each subgroup plus a carry across
 // subgroups through shared memory (s_sg_total, sized by the device's minimum
 // subgroup size, indexed by gl_SubgroupID): correct for any subgroup size.
-// SCAN_MODE 1: lane 0 scans all keep bits serially (the baseline).
+// SCAN_MODE 1: lane 0 scans all counts serially (the baseline).
 //
 // Requires before inclusion: WG_SIZE (items per workgroup), the
 // specialization constants SCAN_MODE and MAX_SUBGROUPS, and full subgroups
@@ -25,11 +26,10 @@ uint compact_item() {
     return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
 }
 
-uint compact_position(bool keep, out uint total) {
-    uint k = keep ? 1u : 0u;
+uint compact_position(uint count, out uint total) {
     if (SCAN_MODE == 0u) {
-        uint local_pos = subgroupExclusiveAdd(k);
-        uint sg_sum = subgroupAdd(k);
+        uint local_pos = subgroupExclusiveAdd(count);
+        uint sg_sum = subgroupAdd(count);
         if (subgroupElect()) {
             s_sg_total[gl_SubgroupID] = sg_sum;
         }
@@ -45,14 +45,14 @@ uint compact_position(bool keep, out uint total) {
         return before + local_pos;
     } else {
         uint item = compact_item();
-        s_serial[item] = k;
+        s_serial[item] = count;
         barrier();
         if (item == 0u) {
             uint run = 0u;
             for (uint i = 0u; i < WG_SIZE; ++i) {
-                uint keep_i = s_serial[i];
+                uint n = s_serial[i];
                 s_serial[i] = run;
-                run += keep_i;
+                run += n;
             }
             s_serial_total = run;
         }
@@ -62,4 +62,9 @@ uint compact_position(bool keep, out uint total) {
         barrier();
         return pos;
     }
+}
+
+// One entry per item, kept or not.
+uint compact_position(bool keep, out uint total) {
+    return compact_position(keep ? 1u : 0u, total);
 }
