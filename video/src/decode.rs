@@ -7,10 +7,12 @@
 //!
 //! Frames travel through bounded channels: at most `depth` pairs wait in
 //! them (plus one being read per worker), which bounds memory whatever the
-//! input length. Errors come through the channels like frames; a seek bumps
-//! a generation number so pairs read before it are dropped instead of
-//! shown; dropping the [`Decoder`] stops and joins the threads (which drops
-//! the inputs, killing any ffmpeg child).
+//! input length. Errors come through the channels like frames. A seek
+//! gives every worker a fresh channel and drops the old ones, pairs read
+//! ahead included: a worker blocked on a full old channel wakes at once
+//! (its send fails) and takes the seek, so after a jump every worker reads
+//! its first pair in parallel. Dropping the [`Decoder`] stops and joins the
+//! threads (which drops the inputs, killing any ffmpeg child).
 
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender, TryRecvError};
 use std::thread::JoinHandle;
@@ -19,7 +21,9 @@ use crate::error::{Result, VideoError};
 use crate::pair::{FramePair, Pair};
 
 enum Command {
-    Seek { index: u64, generation: u64 },
+    /// Continue from pair `index` (plus the worker's offset), sending into
+    /// `tx` from now on.
+    Seek { index: u64, tx: SyncSender<Item> },
 }
 
 enum Item {
@@ -27,11 +31,6 @@ enum Item {
     /// End of input, with the warnings gathered by then.
     End(Vec<String>),
     Error(VideoError),
-}
-
-struct Msg {
-    generation: u64,
-    item: Item,
 }
 
 /// Workers to use for an input that can be opened several times: enough
@@ -44,7 +43,7 @@ fn default_workers() -> usize {
 
 /// One reading thread and its two channels.
 struct Worker {
-    rx: Receiver<Msg>,
+    rx: Receiver<Item>,
     commands: Sender<Command>,
     thread: JoinHandle<()>,
 }
@@ -54,7 +53,8 @@ pub struct Decoder {
     workers: Vec<Worker>,
     /// The worker whose channel holds the next pair.
     turn: usize,
-    generation: u64,
+    /// Capacity of each worker's channel.
+    per_worker: usize,
     warnings: Vec<String>,
     finished: bool,
 }
@@ -94,7 +94,7 @@ impl Decoder {
                 Ok(Worker { rx, commands, thread })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Decoder { workers, turn: 0, generation: 0, warnings, finished: false })
+        Ok(Decoder { workers, turn: 0, per_worker, warnings, finished: false })
     }
 
     /// Number of reading threads.
@@ -105,33 +105,25 @@ impl Decoder {
     /// Next pair, blocking until it is read; `Ok(None)` at the end of the
     /// inputs (then [`Decoder::warnings`] is complete).
     pub fn recv(&mut self) -> Result<Option<FramePair>> {
-        loop {
-            let Some(worker) = self.current() else {
-                return Ok(None);
-            };
-            let msg = worker.rx.recv().map_err(|_| self.died())?;
-            if let Some(out) = self.accept(msg) {
-                return out;
-            }
-        }
+        let Some(worker) = self.current() else {
+            return Ok(None);
+        };
+        let item = worker.rx.recv().map_err(|_| self.died())?;
+        self.accept(item)
     }
 
     /// Like [`Decoder::recv`] but never blocks: `Ok(None)` also when the
     /// next pair is not ready yet (check [`Decoder::is_finished`]).
     pub fn try_recv(&mut self) -> Result<Option<FramePair>> {
-        loop {
-            let Some(worker) = self.current() else {
-                return Ok(None);
-            };
-            let msg = match worker.rx.try_recv() {
-                Ok(m) => m,
-                Err(TryRecvError::Empty) => return Ok(None),
-                Err(TryRecvError::Disconnected) => return Err(self.died()),
-            };
-            if let Some(out) = self.accept(msg) {
-                return out;
-            }
-        }
+        let Some(worker) = self.current() else {
+            return Ok(None);
+        };
+        let item = match worker.rx.try_recv() {
+            Ok(item) => item,
+            Err(TryRecvError::Empty) => return Ok(None),
+            Err(TryRecvError::Disconnected) => return Err(self.died()),
+        };
+        self.accept(item)
     }
 
     /// The worker holding the next pair, `None` once finished.
@@ -146,11 +138,12 @@ impl Decoder {
 
     /// Continue from pair `index`; pairs already read ahead are discarded.
     pub fn seek(&mut self, index: u64) {
-        self.generation += 1;
         self.finished = false;
         self.turn = 0;
-        for w in &self.workers {
-            let _ = w.commands.send(Command::Seek { index, generation: self.generation });
+        for w in &mut self.workers {
+            let (tx, rx) = mpsc::sync_channel(self.per_worker);
+            w.rx = rx; // drops the old channel and whatever it held
+            let _ = w.commands.send(Command::Seek { index, tx });
         }
     }
 
@@ -159,11 +152,8 @@ impl Decoder {
         &self.warnings
     }
 
-    fn accept(&mut self, msg: Msg) -> Option<Result<Option<FramePair>>> {
-        if msg.generation != self.generation {
-            return None; // read before the last seek
-        }
-        Some(match msg.item {
+    fn accept(&mut self, item: Item) -> Result<Option<FramePair>> {
+        match item {
             Item::Pair(p) => {
                 self.turn = (self.turn + 1) % self.workers.len();
                 Ok(Some(p))
@@ -181,7 +171,7 @@ impl Decoder {
                 self.finished = true;
                 Err(e)
             }
-        })
+        }
     }
 
     fn died(&mut self) -> VideoError {
@@ -224,12 +214,14 @@ struct Placement {
 
 /// A worker: read its pairs while there is room, obey seeks, stop when the
 /// consumer goes away.
-fn run(mut pair: Pair, at: Placement, tx: SyncSender<Msg>, commands: Receiver<Command>) {
-    let mut generation = 0;
+fn run(mut pair: Pair, at: Placement, mut tx: SyncSender<Item>, commands: Receiver<Command>) {
     let mut index = pair.position() + at.offset;
-    let mut idle = false;
+    // Wait for a command before reading on: after the end, an error, or
+    // when the consumer dropped the channel (it sought, and the seek with a
+    // fresh channel is on its way, or it is gone and so are the commands).
+    let mut wait = false;
     loop {
-        let cmd = if idle {
+        let cmd = if wait {
             match commands.recv() {
                 Ok(c) => Some(c),
                 Err(_) => return,
@@ -241,29 +233,21 @@ fn run(mut pair: Pair, at: Placement, tx: SyncSender<Msg>, commands: Receiver<Co
                 Err(TryRecvError::Disconnected) => return,
             }
         };
-        if let Some(Command::Seek { index: to, generation: g }) = cmd {
+        if let Some(Command::Seek { index: to, tx: fresh }) = cmd {
             index = to.saturating_add(at.offset);
-            generation = g;
-            idle = false;
+            tx = fresh;
+            wait = false;
             continue; // take any later seek before reading
         }
         pair.seek(index);
-        let item = match pair.next_pair() {
+        let (item, last) = match pair.next_pair() {
             Ok(Some(p)) => {
                 index = index.saturating_add(at.stride);
-                Item::Pair(p)
+                (Item::Pair(p), false)
             }
-            Ok(None) => {
-                idle = true;
-                Item::End(pair.warnings().to_vec())
-            }
-            Err(e) => {
-                idle = true;
-                Item::Error(e)
-            }
+            Ok(None) => (Item::End(pair.warnings().to_vec()), true),
+            Err(e) => (Item::Error(e), true),
         };
-        if tx.send(Msg { generation, item }).is_err() {
-            return;
-        }
+        wait = tx.send(item).is_err() || last;
     }
 }
