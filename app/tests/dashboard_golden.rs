@@ -131,3 +131,30 @@ fn no_display_renders_the_demo_without_overwriting() {
     assert!(lo < 40.0 && hi > 70.0, "the demo's encode swings in quality: {lo}..{hi}");
     assert!(json["pooled_metrics"]["vmaf"]["mean"].as_f64().is_some());
 }
+
+/// `bench playback` runs the window's frame loop headless on the demo with
+/// validation on: it prints a row per window size with frames drawn, and
+/// refuses a nonsense duration in one line.
+#[test]
+fn bench_playback_plays_the_demo_and_refuses_bad_durations() {
+    let run = |seconds: &str| {
+        Command::new(env!("CARGO_BIN_EXE_vqscope"))
+            .env("VQSCOPE_VALIDATION", "1")
+            .args(["bench", "playback", "--sizes", "256x160", "--seconds", seconds])
+            .output()
+            .unwrap()
+    };
+    let output = run("0.5");
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("[vulkan"), "validation messages:\n{stderr}");
+    let row = stdout.lines().find(|l| l.starts_with("256x160")).expect("a row for the size");
+    let frames: u32 = row.split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert!(frames >= 1, "{row}");
+
+    let output = run("nan");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--seconds NaN") && stderr.lines().count() == 1, "{stderr}");
+}

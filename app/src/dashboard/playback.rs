@@ -17,7 +17,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use vqscope_gpu::{Binding, ContextOptions, GpuContext, Submitter, vk};
 use vqscope_renderer::{Renderer, ScanMode};
 
@@ -28,6 +28,10 @@ use super::{MODEL, Session, external_buffers, frames_buffer, view};
 
 /// Plays `inputs` for `seconds` at each window size in `sizes`.
 pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
+    if !(seconds.is_finite() && seconds > 0.0) {
+        bail!("--seconds {seconds}: give a positive number of seconds to play");
+    }
+    drop(inputs.open()?); // a bad input fails before any output
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
     println!("device: {}", ctx.info().name);
     println!(
