@@ -20,6 +20,8 @@ use vqscope_video::{
     open_input,
 };
 
+use crate::bench::median;
+
 /// An 8-bit 4:2:0 geometry.
 pub fn geometry_8bit_420(width: u32, height: u32) -> Geometry {
     Geometry { width, height, format: PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 } }
@@ -78,11 +80,6 @@ fn selections() -> Vec<(&'static str, FeatureSelection)> {
             }),
         ),
     ]
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) -> Result<()> {

@@ -25,6 +25,7 @@ use super::pictures::{self, Pictures};
 use super::source::Inputs;
 use super::state::{Input, Key, State};
 use super::{MODEL, Session, external_buffers, frames_buffer, view};
+use crate::bench::percentile;
 
 /// Plays `inputs` for `seconds` at each window size in `sizes`.
 pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
@@ -160,14 +161,4 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
         scored: session.history.frames.len(),
         seconds: elapsed,
     })
-}
-
-/// The `q`-quantile (0: min, 1: max) of `v`, nearest rank; 0 when empty.
-fn percentile(v: &[f64], q: f64) -> f64 {
-    let mut sorted = v.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    match sorted.len() {
-        0 => 0.0,
-        n => sorted[((n - 1) as f64 * q).round() as usize],
-    }
 }
