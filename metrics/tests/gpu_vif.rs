@@ -180,6 +180,11 @@ fn gpu_vif_equals_cpu_twin_on_random_frames() {
         (33, 17, 8, skip, 1),
         (65, 49, 10, def, 2),
         (129, 31, 12, neg, 1),
+        // Rows whole words (width a multiple of 4 samples on the unpadded
+        // frame) and tall enough for interior tiles: the kernels' direct
+        // loads at scale 0 as well as the mirrored ones.
+        (256, 72, 8, def, 2),
+        (128, 80, 10, neg, 2),
     ];
     // Then random sizes, depths and options.
     for _ in 0..8 {

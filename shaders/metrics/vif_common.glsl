@@ -38,3 +38,44 @@ int vif_mirror(int i, int n) {
 uint load_pair(PlaneDesc r, PlaneDesc d, int x, int y) {
     return plane_load(r, uint(x), uint(y)) | (plane_load_b(d, uint(x), uint(y)) << 16);
 }
+
+// Sample of a plane at byte address `byte` (1 or 2 bytes a sample).
+uint sample_ref(uint byte, uint mask) {
+    return (ref_words[byte >> 2] >> ((byte & 3u) * 8u)) & mask;
+}
+uint sample_dist(uint byte, uint mask) {
+    return (dist_words[byte >> 2] >> ((byte & 3u) * 8u)) & mask;
+}
+
+// Input sample i (0..VIN−1) of a vertical task's column (the column's byte
+// addresses col_r, col_d, its first row ybase, row strides stride_r,
+// stride_d in bytes), as x (reference) and y (distorted), two ways:
+//  - LOAD_MIRRORED: any rows and strides; each row mirrored, each sample's
+//    byte found in its word.
+//  - LOAD_DIRECT: only where loads_direct holds (the task's rows
+//    ybase..ybase+VIN−1 all lie in the plane and both row strides are whole
+//    words, so the sample's byte within its word is the same on every row)
+//    and after DIRECT_WORDS: row i's word is word_r + i·words_r, the sample
+//    at bit shift_r of it.
+#define LOAD_MIRRORED(i)                                                            \
+    int gy = vif_mirror(ybase + int(i), h);                                        \
+    uint x = sample_ref(col_r + uint(gy) * stride_r, mask_r);                      \
+    uint y = sample_dist(col_d + uint(gy) * stride_d, mask_d);
+#define LOAD_DIRECT(i)                                                              \
+    uint x = (ref_words[word_r + (i) * words_r] >> shift_r) & mask_r;              \
+    uint y = (dist_words[word_d + (i) * words_d] >> shift_d) & mask_d;
+#define DIRECT_WORDS                                                                \
+    uint word_r = (col_r + uint(ybase) * stride_r) >> 2;                           \
+    uint word_d = (col_d + uint(ybase) * stride_d) >> 2;                           \
+    uint shift_r = (col_r & 3u) * 8u;                                              \
+    uint shift_d = (col_d & 3u) * 8u;                                              \
+    uint words_r = stride_r >> 2;                                                  \
+    uint words_d = stride_d >> 2;
+
+// Whether a vertical task reading rows ybase..ybase+vin−1 of planes h rows
+// high may use LOAD_DIRECT. Uniform over a subgroup in both kernels (their
+// subgroups share a row group; the strides are push constants), so each
+// subgroup takes one path.
+bool loads_direct(uint stride_r, uint stride_d, int ybase, uint vin, int h) {
+    return ((stride_r | stride_d) & 3u) == 0u && ybase >= 0 && ybase + int(vin) <= h;
+}

@@ -51,12 +51,31 @@ const uint HIN = 2u * P - 1u + 2u * HALF;  // vertical sums a horizontal task re
 // Vertical sums of the kept rows: reference | distorted << 16.
 shared uint s_v[OH * VCOLS];
 
-uint sample_ref(uint byte, uint mask) {
-    return (ref_words[byte >> 2] >> ((byte & 3u) * 8u)) & mask;
-}
-uint sample_dist(uint byte, uint mask) {
-    return (dist_words[byte >> 2] >> ((byte & 3u) * 8u)) & mask;
-}
+// Vertical pass of one column (tile column `col`, kept rows rg·R ..
+// rg·R+R−1), LOAD being LOAD_MIRRORED or LOAD_DIRECT (vif_common.glsl).
+#define VERTICAL_PASS(LOAD)                                                         \
+    {                                                                              \
+        uint a[R], b[R];                                                           \
+        [[unroll]] for (uint r = 0u; r < R; r++) {                                 \
+            a[r] = 0u;                                                             \
+            b[r] = 0u;                                                             \
+        }                                                                          \
+        [[unroll]] for (uint i = 0u; i < VIN; i++) {                               \
+            LOAD(i)                                                                \
+            [[unroll]] for (uint r = 0u; r < R; r++) {                             \
+                if (i >= 2u * r && i - 2u * r < TAPS) {                            \
+                    uint c = VIF_FILTERS[FILTER_INDEX][i - 2u * r];                \
+                    a[r] += c * x;                                                 \
+                    b[r] += c * y;                                                 \
+                }                                                                  \
+            }                                                                      \
+        }                                                                          \
+        [[unroll]] for (uint r = 0u; r < R; r++) {                                 \
+            uint av = ((a[r] + round_v) >> bpc) & 0xFFFFu;                         \
+            uint bv = ((b[r] + round_v) >> bpc) & 0xFFFFu;                         \
+            s_v[(rg * R + r) * VCOLS + col] = av | (bv << 16);                     \
+        }                                                                          \
+    }
 
 void main() {
     uint lid = gl_LocalInvocationIndex;
@@ -84,27 +103,11 @@ void main() {
             uint stride_d = dist_plane.stride * bps_d;
             // Kept row r of this task is input row 2·(oy0 + rg·R + r).
             int ybase = 2 * (oy0 + int(rg * R)) - int(HALF);
-            uint a[R], b[R];
-            [[unroll]] for (uint r = 0u; r < R; r++) {
-                a[r] = 0u;
-                b[r] = 0u;
-            }
-            [[unroll]] for (uint i = 0u; i < VIN; i++) {
-                int gy = vif_mirror(ybase + int(i), h);
-                uint x = sample_ref(col_r + uint(gy) * stride_r, mask_r);
-                uint y = sample_dist(col_d + uint(gy) * stride_d, mask_d);
-                [[unroll]] for (uint r = 0u; r < R; r++) {
-                    if (i >= 2u * r && i - 2u * r < TAPS) {
-                        uint c = VIF_FILTERS[FILTER_INDEX][i - 2u * r];
-                        a[r] += c * x;
-                        b[r] += c * y;
-                    }
-                }
-            }
-            [[unroll]] for (uint r = 0u; r < R; r++) {
-                uint av = ((a[r] + round_v) >> bpc) & 0xFFFFu;
-                uint bv = ((b[r] + round_v) >> bpc) & 0xFFFFu;
-                s_v[(rg * R + r) * VCOLS + col] = av | (bv << 16);
+            if (loads_direct(stride_r, stride_d, ybase, VIN, h)) {
+                DIRECT_WORDS
+                VERTICAL_PASS(LOAD_DIRECT)
+            } else {
+                VERTICAL_PASS(LOAD_MIRRORED)
             }
         }
     }

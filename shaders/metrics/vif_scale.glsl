@@ -1,8 +1,10 @@
 // One scale of integer VIF: the separable filter of x, y, x², y², xy with
 // libvmaf's per-pass rounding and mirror, the σ's, and each pixel's terms,
-// summed into four int64 per workgroup (one 16-field partial record per
-// workgroup, this scale's four fields at 4·FILTER_INDEX; the record's other
-// fields belong to the other scales). Reduced by reduce.comp.
+// summed into four int64 per workgroup and added atomically to this scale's
+// four of the sixteen frame sums (`sums` at 4·FILTER_INDEX). Integer
+// addition, so the order the workgroups add in does not matter. Scale 3 runs
+// last (after barriers behind the other scales): its last workgroup to finish
+// moves the sixteen sums to the results and zeroes them for the next frame.
 //
 // Included by vif_scale0..3.comp.
 //
@@ -37,6 +39,7 @@
 // Σc·(uint32) < 2^48, summed as exact integers in double (below 2^53; see
 // "Exact integer arithmetic in double").
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_control_flow_attributes : require
@@ -57,7 +60,11 @@ layout(constant_id = 2) const bool SQ32 = false;
 layout(set = 0, binding = 0, std430) readonly buffer RefWords { uint ref_words[]; };
 layout(set = 0, binding = 1, std430) readonly buffer DistWords { uint dist_words[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Log2Table { uint16_t log2_table[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer Partials { int64_t partials[]; };
+// The sixteen frame sums (scale k's num_log, den_log, num_non_log,
+// den_non_log at 4k..4k+3), then the count of scale 3's finished workgroups.
+// Zero between frames.
+layout(set = 0, binding = 3, std430) buffer Sums { int64_t sums[]; };
+layout(set = 0, binding = 4, std430) writeonly buffer Results { int64_t results[]; };
 
 #include "vif_common.glsl"
 
@@ -65,6 +72,7 @@ layout(push_constant, std430) uniform Push {
     PlaneDesc ref_plane;
     PlaneDesc dist_plane;
     double egl;  // vif_enhn_gain_limit
+    uint out_base;  // first of the sixteen result words (scale 3 only)
 };
 
 const uint VCOLS = 128u;                 // vertical-sum columns per tile
@@ -74,16 +82,30 @@ const uint R = 4u;                       // rows per vertical task
 const uint P = 4u;                       // output pixels per horizontal task
 const uint VIN = R + 2u * HALF;          // input rows a vertical task reads
 const uint HIN = P + 2u * HALF;          // vertical columns a horizontal task reads
-const uint FIELDS = 16u;                 // int64 per partial record (4 scales × 4)
+const uint FIELDS = 16u;                 // frame sums (4 scales × 4)
 const int SIGMA_NSQ = 65536 << 1;
 // 65536 · 1e-10 as C folds it (one rounding of the double product).
 const double G_EPS = 6.5536e-6LF;
 
 // Vertical pass per (row, column): (µ ref | µ dist << 16, each libvmaf's
-// uint16; xx; yy; xy as uint32). Reused for the workgroup sum at the end
-// (two uvec4 of int64 halves per invocation: 512 of the 1024), so the
-// workgroup needs 16 KiB of shared memory.
+// uint16; xx; yy; xy as uint32), at s_v[sv_index(row, column)]. Reused for
+// the workgroup sum at the end (two uvec4 of int64 halves per invocation:
+// 512 of the 1024), so the workgroup needs 16 KiB of shared memory.
 shared uvec4 s_v[TH * VCOLS];
+// Scale 3: whether this workgroup finished last.
+shared bool s_last;
+
+// Where (row, column) of the vertical sums lives in s_v: the column's low
+// two bits XOR its bits 3..4 and the row's parity, a permutation within the
+// row. A 16-byte access is served 8 invocations at a time, from 8 groups of
+// 4 banks (index mod 8). The horizontal pass's 8 invocations read columns
+// 4a + j for 8 consecutive a (one row, or 4 + 4 across a row boundary):
+// unswizzled, that is only 2 bank groups; swizzled, index mod 8 is (bit 2,
+// low bits ⊕ bits 3..4 ⊕ 2·parity), 8 distinct groups in both cases. The
+// vertical pass's 8 consecutive columns stay 8 distinct groups.
+uint sv_index(uint row, uint col) {
+    return row * VCOLS + (col ^ (((col >> 3) ^ (row << 1)) & 3u));
+}
 
 // (v + 2^(s-1)) >> s for s > 0; v for s = 0 (libvmaf's unshifted 8-bit squares).
 uint64_t round_shift64(uint64_t v, uint s) {
@@ -238,19 +260,12 @@ void accumulate_pixel(inout i64vec4 acc, int s1, int s2_raw, int s12) {
     }
 }
 
-// Sample of a plane at byte address `byte` (1 or 2 bytes a sample).
-uint sample_ref(uint byte, uint mask) {
-    return (ref_words[byte >> 2] >> ((byte & 3u) * 8u)) & mask;
-}
-uint sample_dist(uint byte, uint mask) {
-    return (dist_words[byte >> 2] >> ((byte & 3u) * 8u)) & mask;
-}
-
 // Vertical pass of one column (tile column `col`, rows rg·R .. rg·R+R−1).
 // filter.rs vertical_row: µ in uint32, then (+2^(bpc-1)) >> bpc kept as
 // uint16; squares summed exactly, then (+round) >> 2·(bpc−8) kept as uint32.
-// ACC is the squares' accumulator type (uint under SQ32, uint64_t else).
-#define VERTICAL_PASS(ACC)                                                          \
+// ACC is the squares' accumulator type (uint under SQ32, uint64_t else);
+// LOAD is LOAD_MIRRORED or LOAD_DIRECT.
+#define VERTICAL_PASS(ACC, LOAD)                                                    \
     {                                                                              \
         uint mu1[R], mu2[R];                                                       \
         ACC xx[R], yy[R], xy[R];                                                   \
@@ -259,9 +274,7 @@ uint sample_dist(uint byte, uint mask) {
             xx[r] = ACC(0); yy[r] = ACC(0); xy[r] = ACC(0);                        \
         }                                                                          \
         [[unroll]] for (uint i = 0u; i < VIN; i++) {                               \
-            int gy = vif_mirror(ybase + int(i), h);                                \
-            uint x = sample_ref(col_r + uint(gy) * stride_r, mask_r);              \
-            uint y = sample_dist(col_d + uint(gy) * stride_d, mask_d);             \
+            LOAD(i)                                                                \
             uint x2 = x * x, y2 = y * y, xy1 = x * y;                              \
             [[unroll]] for (uint r = 0u; r < R; r++) {                             \
                 if (i >= r && i - r < TAPS) {                                      \
@@ -277,7 +290,7 @@ uint sample_dist(uint byte, uint mask) {
         [[unroll]] for (uint r = 0u; r < R; r++) {                                 \
             uint m1 = ((mu1[r] + mu_round) >> bpc) & 0xFFFFu;                      \
             uint m2 = ((mu2[r] + mu_round) >> bpc) & 0xFFFFu;                      \
-            s_v[(rg * R + r) * VCOLS + col] =                                      \
+            s_v[sv_index(rg * R + r, col)] =                                       \
                 uvec4(m1 | (m2 << 16), uint(round_shift64(uint64_t(xx[r]), sq_shift)), \
                       uint(round_shift64(uint64_t(yy[r]), sq_shift)),              \
                       uint(round_shift64(uint64_t(xy[r]), sq_shift)));             \
@@ -309,10 +322,17 @@ void main() {
             uint stride_r = ref_plane.stride * bps_r;
             uint stride_d = dist_plane.stride * bps_d;
             int ybase = y0 + int(rg * R) - int(HALF);
-            if (SQ32) {
-                VERTICAL_PASS(uint)
+            if (loads_direct(stride_r, stride_d, ybase, VIN, h)) {
+                DIRECT_WORDS
+                if (SQ32) {
+                    VERTICAL_PASS(uint, LOAD_DIRECT)
+                } else {
+                    VERTICAL_PASS(uint64_t, LOAD_DIRECT)
+                }
+            } else if (SQ32) {
+                VERTICAL_PASS(uint, LOAD_MIRRORED)
             } else {
-                VERTICAL_PASS(uint64_t)
+                VERTICAL_PASS(uint64_t, LOAD_MIRRORED)
             }
         }
     }
@@ -324,7 +344,8 @@ void main() {
     i64vec4 acc = i64vec4(0);
     if (lid < TH * (TW / P)) {
         uint ty = lid / (TW / P);
-        uint tx0 = (lid % (TW / P)) * P;
+        uint q = lid % (TW / P);
+        uint tx0 = q * P;
         uint mu1[P], mu2[P];
         double xx[P], yy[P], xy[P];
         [[unroll]] for (uint p = 0u; p < P; p++) {
@@ -332,7 +353,11 @@ void main() {
             xx[p] = 0.0LF; yy[p] = 0.0LF; xy[p] = 0.0LF;
         }
         [[unroll]] for (uint j = 0u; j < HIN; j++) {
-            uvec4 v = s_v[ty * VCOLS + tx0 + j];
+            // sv_index(ty, tx0 + j) spelt out for P = 4: tx0 + j is
+            // 4·(q + j/4) + j%4, so its bits 3..4 are those of (q + j/4) >> 1,
+            // and every j/4 shares its key and base among four loads.
+            uint key = (((q + j / 4u) >> 1) ^ (ty << 1)) & 3u;
+            uvec4 v = s_v[ty * VCOLS + P * (q + j / 4u) + ((j % 4u) ^ key)];
             uint m1 = v.x & 0xFFFFu;
             uint m2 = v.x >> 16;
             double vxx = exact_double(v.y), vyy = exact_double(v.z), vxy = exact_double(v.w);
@@ -381,8 +406,31 @@ void main() {
     }
     if (lid < 4u) {
         uvec4 v = s_v[lid >> 1];
-        uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-        partials[group * FIELDS + 4u * FILTER_INDEX + lid] =
-            int64_t(pack64((lid & 1u) == 0u ? v.xy : v.zw));
+        int64_t sum = int64_t(pack64((lid & 1u) == 0u ? v.xy : v.zw));
+        atomicAdd(sums[4u * FILTER_INDEX + lid], sum);
+    }
+    if (FILTER_INDEX == 3u) {
+        // Count this workgroup finished once its sums are added (the buffer
+        // barrier makes them visible before the count, the workgroup barrier
+        // keeps the count after invocations 0..3's adds); the last one
+        // counted sees every workgroup's sums, takes them and leaves zeros,
+        // the count included. Its atomic reads are exact integers: the
+        // result does not depend on which workgroup finishes last.
+        memoryBarrierBuffer();
+        barrier();
+        if (lid == 0u) {
+            int64_t done = atomicAdd(sums[FIELDS], 1l);
+            s_last = done == int64_t(gl_NumWorkGroups.x * gl_NumWorkGroups.y) - 1l;
+        }
+        barrier();
+        if (s_last) {
+            memoryBarrierBuffer();
+            if (lid <= FIELDS) {
+                int64_t total = atomicExchange(sums[lid], 0l);
+                if (lid < FIELDS) {
+                    results[out_base + lid] = total;
+                }
+            }
+        }
     }
 }

@@ -10,18 +10,18 @@
 //! vif_scale[1](s1)             ‖ vif_decimate[2](s1 → s2)         barrier
 //! vif_scale[2](s2)             ‖ vif_decimate[3](s2 → s3)         barrier
 //! vif_scale[3](s3)                                               barrier
-//! reduce (16 fields over the largest scale's workgroup count)    barrier
 //! ```
 //!
 //! `vif_scale[k]` (shaders/metrics/vif_scale.glsl, compiled per scale as
 //! vif_scaleK.comp) filters a 112 × 8 tile (vertical sums register-blocked
 //! per column and 4 rows, kept in shared memory, then horizontal sums
-//! register-blocked per 4 pixels) and writes one 16-field `i64` partial record per workgroup,
-//! its own scale's four fields; `vif_decimate` blurs and halves reference and
-//! distorted at once into `u16` planes that the next scale reads as 16-bit
-//! planes. The partial buffer is zeroed once at [`VifKernel::new`], so the
-//! fields a smaller scale's missing workgroups (or a skipped scale 0) never
-//! write stay zero and one reduce dispatch folds every scale.
+//! register-blocked per 4 pixels) and adds each workgroup's four `i64` sums
+//! atomically to its scale's four of sixteen frame sums; `vif_decimate` blurs
+//! and halves reference and distorted at once into `u16` planes that the
+//! next scale reads as 16-bit planes. The frame sums are zeroed once at
+//! [`VifKernel::new`]; the last workgroup of scale 3 (the last dispatch)
+//! copies them to the results and zeroes them again, so a skipped scale 0
+//! reads zero and no reduce dispatch is needed.
 //!
 //! The horizontal filter sums of the squares run in double, but only on
 //! integers below 2^48, which doubles hold exactly, so they equal the
@@ -42,14 +42,14 @@ use super::{DECIMATED_BPC, VifFrameSums, VifOptions, VifScaleSums, check, log2_t
 use crate::device::{DevicePlane, PlaneDesc, packed_desc};
 use crate::error::MetricsError;
 use crate::plane::PlaneView;
-use crate::reduce::Reducer;
 
 /// Output tile of `vif_scale.glsl` (`TW`, `TH`): must agree with the shader.
 const SCALE_TILE: (usize, usize) = (112, 8);
 /// Output tile of `vif_decimate.glsl` (`OW`, `OH`): must agree with the shader.
 const DECIMATE_TILE: (usize, usize) = (60, 16);
-/// `i64` fields of a partial record: four per scale (`FIELDS` in the shader).
-const FIELDS: u32 = 16;
+/// `i64` frame sums: four per scale (`FIELDS` in the shader), followed in
+/// the sums buffer by scale 3's count of finished workgroups.
+const FIELDS: u64 = 16;
 
 /// Twin of `vif_scale.glsl`'s push constants (std430: the double at 64).
 #[repr(C)]
@@ -58,6 +58,9 @@ struct VifScalePush {
     reference: PlaneDesc,
     distorted: PlaneDesc,
     enhn_gain_limit: f64,
+    out_base: u32,
+    /// std430 rounds the block up to its double's 8-byte alignment.
+    pad: u32,
 }
 
 /// Twin of `vif_decimate.glsl`'s push constants.
@@ -84,11 +87,12 @@ pub struct VifKernel {
     options: VifOptions,
     scale_pipelines: Vec<ComputePipeline>,
     decimate_pipelines: Vec<ComputePipeline>,
-    reducer: Reducer,
     log2: Buffer,
     /// Scales 1..=3.
     pyramid: Vec<ScalePlanes>,
-    partials: Buffer,
+    /// The sixteen frame sums and scale 3's workgroup count, zero between
+    /// frames.
+    sums: Buffer,
     /// Workgroups of `vif_scale` per scale, as `[x, y]`.
     scale_groups: [[u32; 2]; 4],
 }
@@ -100,7 +104,7 @@ impl VifKernel {
 
     /// Checks the frame and options as the CPU twin does ([`super::check`]),
     /// builds the pipelines, uploads the log2 table and allocates the
-    /// decimated planes and the partial sums.
+    /// decimated planes and the frame sums.
     pub fn new(
         ctx: &Arc<GpuContext>,
         width: u32,
@@ -139,7 +143,6 @@ impl VifKernel {
         let decimate_pipelines = (1..4u32)
             .map(|k| decimate_pipeline(ctx, k))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
-        let reducer = Reducer::new(ctx)?;
 
         let (w, h) = (width as usize, height as usize);
         let pyramid = (1..4)
@@ -149,15 +152,13 @@ impl VifKernel {
             let (sw, sh) = scale_size(w, h, k);
             [sw.div_ceil(SCALE_TILE.0) as u32, sh.div_ceil(SCALE_TILE.1) as u32]
         });
-        let max_groups = scale_groups.iter().map(|g| g[0] * g[1]).max().unwrap_or(1);
-        let partial_bytes = u64::from(max_groups) * u64::from(FIELDS) * 8;
-        let partials = Buffer::storage(ctx, "vif partials", partial_bytes)?;
+        let sums = Buffer::storage(ctx, "vif frame sums", (FIELDS + 1) * 8)?;
 
         let mut submitter = Submitter::new(ctx, 1)?;
         let table: Vec<u8> = log2_table().as_slice().iter().flat_map(|v| v.to_le_bytes()).collect();
         let log2 = upload_buffer(ctx, &mut submitter, "vif log2 table", &table)?;
         submitter.run(|rec| {
-            rec.fill(&partials, 0);
+            rec.fill(&sums, 0);
             rec.barrier();
             Ok(())
         })?;
@@ -169,19 +170,18 @@ impl VifKernel {
             options,
             scale_pipelines,
             decimate_pipelines,
-            reducer,
             log2,
             pyramid,
-            partials,
+            sums,
             scale_groups,
         })
     }
 
-    /// Records one frame pair: every scale's statistics, the decimations
-    /// between them, and the reduction, leaving [`VifKernel::RESULT_WORDS`]
-    /// `i64` in `results` from `offset_words` (read them with
-    /// [`VifKernel::decode`]). Starts with a barrier, so frames recorded
-    /// back to back may share the kernel's intermediates.
+    /// Records one frame pair: every scale's statistics and the decimations
+    /// between them, leaving [`VifKernel::RESULT_WORDS`] `i64` in `results`
+    /// from `offset_words` (read them with [`VifKernel::decode`]). Starts
+    /// with a barrier, so frames recorded back to back may share the
+    /// kernel's intermediates.
     pub fn record(
         &self,
         rec: &mut Recorder<'_>,
@@ -196,7 +196,7 @@ impl VifKernel {
         for k in 0..4 {
             let (r, d, rd, dd) = current;
             if k > 0 || !self.options.skip_scale0 {
-                self.record_scale(rec, k, (r, rd), (d, dd))?;
+                self.record_scale(rec, k, (r, rd), (d, dd), (results, offset_words))?;
             }
             if k < 3 {
                 let next = &self.pyramid[k];
@@ -205,17 +205,16 @@ impl VifKernel {
             }
             rec.barrier();
         }
-        let groups = self.scale_groups.iter().map(|g| g[0] * g[1]).max().unwrap_or(1);
-        self.reducer.record(rec, &self.partials, FIELDS, groups, results, offset_words)
+        Ok(())
     }
 
     /// Labels of the intervals [`VifKernel::record_profiled`] times, in order.
     #[doc(hidden)]
-    pub const PROFILE_PHASES: [&'static str; 8] =
-        ["scale0", "decimate1", "scale1", "decimate2", "scale2", "decimate3", "scale3", "reduce"];
+    pub const PROFILE_PHASES: [&'static str; 7] =
+        ["scale0", "decimate1", "scale1", "decimate2", "scale2", "decimate3", "scale3"];
 
     /// [`VifKernel::record`] with every dispatch alone between two barriers
-    /// and a timestamp after each (`stamps` needs 9 queries; interval `i` is
+    /// and a timestamp after each (`stamps` needs 8 queries; interval `i` is
     /// [`VifKernel::PROFILE_PHASES`]`[i]`). Serialises what `record` overlaps,
     /// so the sum exceeds `record`'s time a little. For timing only.
     #[doc(hidden)]
@@ -241,7 +240,7 @@ impl VifKernel {
         for k in 0..4 {
             let (r, d, rd, dd) = current;
             if k > 0 || !self.options.skip_scale0 {
-                self.record_scale(rec, k, (r, rd), (d, dd))?;
+                self.record_scale(rec, k, (r, rd), (d, dd), (results, offset_words))?;
             }
             stamp(rec);
             if k < 3 {
@@ -251,9 +250,6 @@ impl VifKernel {
                 stamp(rec);
             }
         }
-        let groups = self.scale_groups.iter().map(|g| g[0] * g[1]).max().unwrap_or(1);
-        self.reducer.record(rec, &self.partials, FIELDS, groups, results, offset_words)?;
-        stamp(rec);
         Ok(())
     }
 
@@ -289,17 +285,22 @@ impl VifKernel {
         Ok(())
     }
 
+    /// Records scale `k`'s statistics; scale 3 also moves the frame sums to
+    /// `results` from word `out_base`.
     fn record_scale(
         &self,
         rec: &mut Recorder<'_>,
         k: usize,
         (r, rd): (&Buffer, PlaneDesc),
         (d, dd): (&Buffer, PlaneDesc),
+        (results, out_base): (&Buffer, u32),
     ) -> vqscope_gpu::Result<()> {
         let push = VifScalePush {
             reference: rd,
             distorted: dd,
             enhn_gain_limit: self.options.enhn_gain_limit,
+            out_base,
+            pad: 0,
         };
         let [gx, gy] = self.scale_groups[k];
         rec.dispatch(
@@ -308,7 +309,8 @@ impl VifKernel {
                 Binding::Buffer(r),
                 Binding::Buffer(d),
                 Binding::Buffer(&self.log2),
-                Binding::Buffer(&self.partials),
+                Binding::Buffer(&self.sums),
+                Binding::Buffer(results),
             ],
             bytemuck::bytes_of(&push),
             [gx, gy, 1],
@@ -376,7 +378,7 @@ fn scale_pipeline(
         &PipelineDesc {
             name: &name,
             spirv: SCALE_SPIRV[k as usize],
-            bindings: &[BindingKind::StorageBuffer; 4],
+            bindings: &[BindingKind::StorageBuffer; 5],
             push_constant_size: std::mem::size_of::<VifScalePush>() as u32,
             specialization: &[(1, ulps as u32), (2, u32::from(sq32))],
             subgroup_size: None,
