@@ -95,3 +95,10 @@ impl Rng {
         (lo + 2 * self.below((hi - lo) / 2 + 1)) as usize
     }
 }
+
+/// Median of `v` (sorted in place; the upper one of an even count), for
+/// the timing tests' GPU milliseconds.
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use vqscope_gpu::testing::{
-    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
+    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, median, test_context,
 };
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
 use vqscope_metrics::PlaneView;
@@ -153,12 +153,6 @@ fn gpu_adm_refuses_what_the_twin_refuses() {
     let near = AdmOptions { norm_view_dist: 2.0, ..o };
     assert!(AdmKernel::new(&ctx, 40, 40, 8, &near).is_err());
     assert_no_validation_messages();
-}
-
-/// Median of `v` (sorted in place).
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// Keeps the GPU busy with `kernel` for at least 300 ms of wall time: an idle

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use vqscope_gpu::testing::{
-    assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
+    assert_no_validation_messages, at_every_lavapipe_subgroup_size, median, test_context,
 };
 use vqscope_gpu::{Buffer, GpuContext, GpuError, Submitter, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
@@ -276,17 +276,6 @@ fn gpu_vif_decode_keeps_skip_scale0() {
     assert_eq!(kernel.decode(&words).scales[2].den_non_log, 10);
 }
 
-/// Device time of one frame (`cargo test --test gpu_vif -- --ignored
-/// --nocapture` on the machine to measure): median of 20 timed frames after
-/// a warm-up, GPU timestamps around [`VifKernel::record`], for 1080p 8-bit
-/// and 4K 10-bit, with and without scale 0 (their difference is scale 0's
-/// statistics kernel).
-/// Median of `v` (sorted in place).
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// GPU time of one frame through `kernel`, warm: the GPU first runs the
 /// kernel back to back for a while (an idle H200 sits at 345 MHz and needs
 /// sustained work to reach its boost clock), then 32 frames in one
@@ -330,6 +319,11 @@ fn warm_frame_ms(
     (mid, ms[0], ms[ms.len() - 1])
 }
 
+/// Device time of one frame (`cargo test --test gpu_vif -- --ignored
+/// --nocapture` on the machine to measure): median of 20 timed frames after
+/// a warm-up, GPU timestamps around [`VifKernel::record`], for 1080p 8-bit
+/// and 4K 10-bit, with and without scale 0 (their difference is scale 0's
+/// statistics kernel).
 #[test]
 #[ignore = "timing; run on the GPU machine"]
 fn gpu_vif_timing() {
