@@ -211,7 +211,7 @@ pub fn render_scene(name: &str, size: (u32, u32), output: &Path) -> Result<()> {
         .ok_or_else(|| anyhow!("unknown scene `{name}`; known: {}", scenes::NAMES.join(", ")))?;
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
     let mut submitter = Submitter::new(&ctx, 1)?;
-    let mut renderer = Renderer::new(&ctx, ScanMode::Subgroup, None)?;
+    let mut renderer = Renderer::new(&ctx, ScanMode::for_device(&ctx), None)?;
     let rgba = renderer.render_to_rgba(&mut submitter, &scene)?;
     capture::save_png(output, width, height, &rgba).with_context(|| format!("scene {name}"))?;
     eprintln!("wrote {} ({width}x{height}, scene {name})", output.display());

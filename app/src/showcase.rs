@@ -37,7 +37,11 @@ pub fn run(args: Args) -> Result<()> {
         }
         let renderer = match &mut renderer {
             Some(r) => r,
-            None => renderer.insert(Renderer::new(frame.gpu(), ScanMode::Subgroup, None)?),
+            None => renderer.insert(Renderer::new(
+                frame.gpu(),
+                ScanMode::for_device(frame.gpu()),
+                None,
+            )?),
         };
         let (width, height) = frame.size();
         let scene = scenes::build(&args.scene, width, height).expect("checked above");

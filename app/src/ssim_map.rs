@@ -112,7 +112,7 @@ pub fn render(shot: &SsimMapShot) -> Result<(Vec<u8>, f64)> {
     let ssim = SsimKernel::decode(&means).ssim;
 
     let scene = build_scene(shot, &kernel, (w, h, bpc), ssim);
-    let mut renderer = Renderer::new(&ctx, ScanMode::Subgroup, None)?;
+    let mut renderer = Renderer::new(&ctx, ScanMode::for_device(&ctx), None)?;
     let rgba = renderer.render_to_rgba_with_maps(&mut submitter, &scene, &[kernel.map_buffer()])?;
     Ok((rgba, ssim))
 }

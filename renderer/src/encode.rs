@@ -28,9 +28,6 @@ pub(crate) const KIND_GLYPH: u32 = 4;
 pub(crate) const KIND_YUV: u32 = 5;
 pub(crate) const KIND_HEATMAP: u32 = 6;
 
-/// `Map::source` of host values, which travel in the texel buffer.
-pub(crate) const MAP_SOURCE_HOST: u32 = 0;
-
 /// Twin of `Prim` in prims.glsl (96 bytes).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
@@ -71,18 +68,15 @@ pub struct GpuPicture {
     pub pad: u32,
 }
 
-/// Twin of `Map` in prims.glsl (16 bytes): a grid of `f32` values for a
+/// Twin of `Map` in prims.glsl (12 bytes): a grid of `f32` values for a
 /// heat map.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub struct GpuMap {
-    /// First value: a word of the texel buffer (host maps) or of the
-    /// external buffer.
+    /// First value, a word of the texel buffer.
     pub offset: u32,
     pub width: u32,
     pub height: u32,
-    /// [`MAP_SOURCE_HOST`], or `1 + slot` for external map `slot`.
-    pub source: u32,
 }
 
 /// Twin of the fused pass's push constants.
@@ -105,10 +99,11 @@ pub struct BinPush {
     pub bins_y: u32,
 }
 
-/// A GPU copy of one plane of an external picture: `len` bytes from byte
-/// `src` of external buffer `slot` to byte `dst` of the plane buffer.
+/// A GPU copy of one plane of an external picture or of an external map:
+/// `len` bytes from byte `src` of external buffer `slot` to byte `dst` of
+/// the texel buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PictureCopy {
+pub struct ExternalCopy {
     pub slot: usize,
     pub src: u64,
     pub dst: u64,
@@ -125,13 +120,13 @@ pub struct Encoded {
     /// Clip rectangles; index 0 is "no clip".
     pub clips: Vec<[f32; 4]>,
     pub textures: Vec<GpuTexture>,
+    /// Every sample the fused pass reads: textures, host maps, the glyph
+    /// atlas and host pictures' planes, then room for `external_room_bytes`
+    /// more that [`Encoded::external_copies`] fill on the GPU.
     pub texels: Vec<u32>,
+    pub external_room_bytes: u64,
+    pub external_copies: Vec<ExternalCopy>,
     pub pictures: Vec<GpuPicture>,
-    /// Host pictures' planes, then room for `external_plane_bytes` more
-    /// that [`Encoded::picture_copies`] fill on the GPU.
-    pub planes: Vec<u8>,
-    pub external_plane_bytes: u64,
-    pub picture_copies: Vec<PictureCopy>,
     pub maps: Vec<GpuMap>,
     /// Bytes each external map slot must hold at least (0: slot unused), so
     /// recording can refuse a buffer too small before the shader reads
@@ -212,41 +207,28 @@ pub fn encode(scene: &Scene, font: &Font, atlas: &mut GlyphAtlas) -> Result<Enco
         enc.texels
             .extend(rgba.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
     }
-    let mut external = Vec::new();
+    let mut planes = Vec::new();
+    let mut external_pictures = Vec::new();
     for picture in &scene.pictures {
         let gpu = match picture {
-            PictureSource::Host(p) => encode_picture(p, &mut enc.planes)?,
+            PictureSource::Host(p) => encode_picture(p, &mut planes)?,
             PictureSource::External(p) => {
-                external.push(enc.pictures.len());
-                encode_external_picture(p, &mut enc.external_plane_bytes, &mut enc.picture_copies)?
+                external_pictures.push(enc.pictures.len());
+                encode_external_picture(p, &mut enc.external_room_bytes, &mut enc.external_copies)?
             }
         };
         enc.pictures.push(gpu);
     }
-    // The external region starts after the host planes.
-    enc.planes.resize(enc.planes.len().div_ceil(4) * 4, 0);
-    let region = enc.planes.len() as u64;
-    if region + enc.external_plane_bytes > u64::from(u32::MAX) {
-        return Err(RenderError::BadPicture("pictures exceed 4 GiB of planes".into()));
-    }
-    for i in external {
-        let p = &mut enc.pictures[i];
-        for offset in [&mut p.offset_y, &mut p.offset_u, &mut p.offset_v] {
-            *offset += region as u32;
-        }
-    }
-    for copy in &mut enc.picture_copies {
-        copy.dst += region;
-    }
+    let mut external_maps = Vec::new();
     for (i, map) in scene.maps.iter().enumerate() {
         if map.width == 0 || map.height == 0 {
             return Err(RenderError::BadMap(format!("map {i} is {}x{}", map.width, map.height)));
         }
-        let (offset, source) = match &map.source {
+        let offset = match &map.source {
             MapSource::Host(values) => {
                 let offset = enc.texels.len() as u32;
                 enc.texels.extend(values.iter().map(|v| v.to_bits()));
-                (offset, MAP_SOURCE_HOST)
+                offset
             }
             MapSource::External(slot) => {
                 let Some(need) = enc.external_bytes.get_mut(*slot) else {
@@ -255,10 +237,12 @@ pub fn encode(scene: &Scene, font: &Font, atlas: &mut GlyphAtlas) -> Result<Enco
                     )));
                 };
                 *need = (*need).max(u64::from(map.width) * u64::from(map.height) * 4);
-                (0, 1 + *slot as u32)
+                external_maps.push((enc.maps.len(), *slot));
+                // Placed by `append_planes_and_room`.
+                0
             }
         };
-        enc.maps.push(GpuMap { offset, width: map.width, height: map.height, source });
+        enc.maps.push(GpuMap { offset, width: map.width, height: map.height });
     }
 
     let mut clip_stack: Vec<(u32, Rect)> = vec![(0, screen)];
@@ -446,6 +430,7 @@ pub fn encode(scene: &Scene, font: &Font, atlas: &mut GlyphAtlas) -> Result<Enco
     for i in glyph_runs {
         enc.prims[i].header[2] = atlas_index;
     }
+    append_planes_and_room(&mut enc, &planes, &external_pictures, &external_maps)?;
 
     enc.bin_offsets = bin_offsets(&enc.prims, enc.bins_x, enc.bins_y);
     Ok(enc)
@@ -534,7 +519,7 @@ impl PictureFormat {
     }
 
     /// The shader's record for planes at byte offsets `[y, u, v]` of the
-    /// plane buffer.
+    /// texel buffer.
     fn gpu(&self, offsets: [u32; 3]) -> GpuPicture {
         let (sx, sy) = self.shifts();
         GpuPicture {
@@ -557,6 +542,50 @@ impl PictureFormat {
     }
 }
 
+/// Appends the host pictures' `planes` to the texel buffer and lays out the
+/// external room after them: the planes of `external_pictures` (indices of
+/// `enc.pictures`, planned relative to the room by
+/// [`encode_external_picture`]), then each external map slot that
+/// `external_maps` (map index, slot) use, copied whole. Moves every
+/// picture's offsets and every copy's destination to where they now lie.
+fn append_planes_and_room(
+    enc: &mut Encoded,
+    planes: &[u8],
+    external_pictures: &[usize],
+    external_maps: &[(usize, usize)],
+) -> Result<(), RenderError> {
+    let planes_start = enc.texels.len() as u64 * 4;
+    enc.texels.extend(planes.chunks(4).map(|c| {
+        let mut word = [0u8; 4];
+        word[..c.len()].copy_from_slice(c);
+        u32::from_le_bytes(word)
+    }));
+    let room = enc.texels.len() as u64 * 4;
+    for copy in &mut enc.external_copies {
+        copy.dst += room;
+    }
+    for (slot, &len) in enc.external_bytes.iter().enumerate() {
+        if len > 0 {
+            let dst = room + enc.external_room_bytes;
+            enc.external_copies.push(ExternalCopy { slot, src: 0, dst, len });
+            enc.external_room_bytes += len;
+            for &(map, _) in external_maps.iter().filter(|&&(_, s)| s == slot) {
+                enc.maps[map].offset = (dst / 4) as u32;
+            }
+        }
+    }
+    if room + enc.external_room_bytes > u64::from(u32::MAX) {
+        return Err(RenderError::BadPicture("images exceed 4 GiB of samples".into()));
+    }
+    for (i, p) in enc.pictures.iter_mut().enumerate() {
+        let start = if external_pictures.contains(&i) { room } else { planes_start };
+        for offset in [&mut p.offset_y, &mut p.offset_u, &mut p.offset_v] {
+            *offset += start as u32;
+        }
+    }
+    Ok(())
+}
+
 /// Appends a host picture's planes to `planes` (word-aligned).
 fn encode_picture(p: &YuvPicture, planes: &mut Vec<u8>) -> Result<GpuPicture, RenderError> {
     let format = PictureFormat::of_host(p);
@@ -571,7 +600,7 @@ fn encode_picture(p: &YuvPicture, planes: &mut Vec<u8>) -> Result<GpuPicture, Re
             p.height
         )));
     }
-    // Keep every picture word-aligned in the plane buffer.
+    // Keep every picture word-aligned in the texel buffer.
     while !planes.len().is_multiple_of(4) {
         planes.push(0);
     }
@@ -582,13 +611,13 @@ fn encode_picture(p: &YuvPicture, planes: &mut Vec<u8>) -> Result<GpuPicture, Re
 }
 
 /// Plans the GPU copies of an external picture's planes into the external
-/// region of the plane buffer, from `region_bytes` on (relative to the
-/// region: [`encode`] adds the region's start once the host planes are
-/// all placed).
+/// room of the texel buffer, from `region_bytes` on (relative to the room:
+/// [`append_planes_and_room`] adds the room's start once the host samples
+/// are all placed).
 fn encode_external_picture(
     p: &ExternalYuv,
     region_bytes: &mut u64,
-    copies: &mut Vec<PictureCopy>,
+    copies: &mut Vec<ExternalCopy>,
 ) -> Result<GpuPicture, RenderError> {
     let format = PictureFormat::of_external(p);
     format.check()?;
@@ -605,7 +634,7 @@ fn encode_external_picture(
         offsets[k] = u32::try_from(dst).map_err(|_| {
             RenderError::BadPicture("external pictures exceed 4 GiB of planes".into())
         })?;
-        copies.push(PictureCopy { slot: p.slot, src, dst, len });
+        copies.push(ExternalCopy { slot: p.slot, src, dst, len });
         *region_bytes += len.div_ceil(4) * 4;
     }
     Ok(format.gpu(offsets))
@@ -661,15 +690,15 @@ mod tests {
             ("offset", std::mem::offset_of!(GpuMap, offset)),
             ("width", std::mem::offset_of!(GpuMap, width)),
             ("height", std::mem::offset_of!(GpuMap, height)),
-            ("source", std::mem::offset_of!(GpuMap, source)),
         ]);
         assert_eq!(glsl, rust);
-        assert_eq!(std::mem::size_of::<GpuMap>(), 16);
+        assert_eq!(std::mem::size_of::<GpuMap>(), 12);
     }
 
     /// Host maps travel as float bits in the texel buffer ahead of the glyph
-    /// atlas; external maps record the bytes their slot must hold; a heat
-    /// map carries its range in `p2`.
+    /// atlas; external maps record the bytes their slot must hold and are
+    /// copied whole into the room at the texel buffer's end; a heat map
+    /// carries its range in `p2`.
     #[test]
     fn heat_maps_encode_values_slots_and_range() {
         let mut scene = Scene::new(64, 64, Color::BLACK);
@@ -679,15 +708,19 @@ mod tests {
         scene.heat_map(Rect::new(0.0, 0.0, 32.0, 32.0), host, src, Sampling::Nearest, (0.0, 1.0));
         scene.heat_map(Rect::new(8.0, 8.0, 40.0, 40.0), ext, src, Sampling::Bilinear, (0.5, 1.0));
         let enc = encode(&scene, &Font::bundled(), &mut GlyphAtlas::default()).unwrap();
+        let room = enc.texels.len() as u32;
         assert_eq!(
             enc.maps,
             vec![
-                GpuMap { offset: 0, width: 2, height: 1, source: MAP_SOURCE_HOST },
-                GpuMap { offset: 0, width: 10, height: 3, source: 2 },
+                GpuMap { offset: 0, width: 2, height: 1 },
+                GpuMap { offset: room, width: 10, height: 3 },
             ]
         );
         assert_eq!(&enc.texels[..2], &[0.25f32.to_bits(), (-1.5f32).to_bits()]);
         assert_eq!(enc.external_bytes, [0, 120]);
+        let copy = ExternalCopy { slot: 1, src: 0, dst: 4 * u64::from(room), len: 120 };
+        assert_eq!(enc.external_copies, vec![copy]);
+        assert_eq!(enc.external_room_bytes, 120);
         assert_eq!(enc.prims[0].header, [KIND_HEATMAP, 0, 0, 1.0f32.to_bits()]);
         assert_eq!(enc.prims[1].header[0], KIND_HEATMAP | 1 << 8);
         assert_eq!(enc.prims[1].header[2], 1);

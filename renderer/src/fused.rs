@@ -10,7 +10,7 @@ use vqscope_gpu::{
 };
 
 use crate::RenderError;
-use crate::encode::{Encoded, PictureCopy, TILE_SIZE, encode};
+use crate::encode::{Encoded, ExternalCopy, TILE_SIZE, encode};
 use crate::glyphs::{Font, GlyphAtlas};
 use crate::scene::{MAX_EXTERNAL_MAPS, Scene};
 
@@ -25,6 +25,19 @@ pub enum ScanMode {
 }
 
 impl ScanMode {
+    /// The faster compaction on `ctx`'s device: on a CPU driver (lavapipe)
+    /// the serial lane-0 scan (a loop over 256 counts is cheap on a CPU
+    /// core, subgroup operations and their barriers are not: 2–4 % of the
+    /// dashboard's frame there), the subgroup scan on a GPU (1.1–2x faster
+    /// on the H200; docs/PERF.md). Both give the same pixels.
+    pub fn for_device(ctx: &GpuContext) -> Self {
+        if ctx.info().device_type == vk::PhysicalDeviceType::CPU {
+            ScanMode::Lane0
+        } else {
+            ScanMode::Subgroup
+        }
+    }
+
     fn constant(self) -> u32 {
         match self {
             ScanMode::Subgroup => 0,
@@ -51,9 +64,9 @@ pub struct SceneBuffers {
     fused_push: Vec<u8>,
     /// Bytes each external map slot must hold (0: unused).
     external_bytes: [u64; MAX_EXTERNAL_MAPS],
-    /// External pictures' planes, copied into the plane buffer when the
-    /// scene is recorded.
-    picture_copies: Vec<PictureCopy>,
+    /// External pictures' planes and external maps, copied into the texel
+    /// buffer when the scene is recorded.
+    external_copies: Vec<ExternalCopy>,
     bin_count: u32,
     tiles: u32,
     width: u32,
@@ -65,8 +78,8 @@ impl SceneBuffers {
         &self.parts[i].0
     }
 
-    fn planes(&self) -> &Buffer {
-        self.buffer(PLANES_ARRAY - 1)
+    fn texels(&self) -> &Buffer {
+        self.buffer(TEXELS_ARRAY - 1)
     }
 
     pub fn width(&self) -> u32 {
@@ -88,10 +101,36 @@ impl SceneBuffers {
     }
 }
 
-/// Index of the plane buffer among the arrays [`Renderer::upload`] lays
+/// Index of the texel buffer among the arrays [`Renderer::upload`] lays
 /// out. The bin lists (index 2) are filled on the GPU and have no part, so
-/// it is `SceneBuffers::parts[PLANES_ARRAY - 1]`.
-const PLANES_ARRAY: usize = 7;
+/// it is `SceneBuffers::parts[TEXELS_ARRAY - 1]`.
+const TEXELS_ARRAY: usize = 5;
+
+/// How the fused pass splits a tile's pixels among a workgroup's
+/// invocations (its specialization constants 2 and 3).
+///
+/// A CPU driver (lavapipe) runs a workgroup as SIMD rows, each of which
+/// loads every primitive again and switches at every barrier: few
+/// invocations owning many pixels share those costs (the dashboard at
+/// 1280x720 on lavapipe: 51 ms at 16 x 16, 89 ms at 64 x 4). A GPU fills
+/// its cores with many invocations of few pixels. Invocations are always a
+/// multiple of the tile's width, so that all of an invocation's pixels lie
+/// in one column (fused.comp's sample_column relies on it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TileShape {
+    invocations: u32,
+    pixels: u32,
+}
+
+impl TileShape {
+    /// The split for a device of `device_type` whose pipelines run
+    /// subgroups of `subgroup_size` (a workgroup must hold whole ones).
+    fn for_device(device_type: vk::PhysicalDeviceType, subgroup_size: u32) -> Self {
+        let invocations =
+            if device_type == vk::PhysicalDeviceType::CPU { subgroup_size.max(16) } else { 64 };
+        TileShape { invocations, pixels: TILE_SIZE * TILE_SIZE / invocations }
+    }
+}
 
 /// Renders scenes with the fused compute shader.
 pub struct Renderer {
@@ -114,6 +153,12 @@ impl Renderer {
         let min_subgroup = subgroup_size.unwrap_or(ctx.info().min_subgroup_size).max(1);
         let max_subgroups = (256 / min_subgroup).max(1);
         let specialization = [(0, mode.constant()), (1, max_subgroups)];
+        let shape = TileShape::for_device(
+            ctx.info().device_type,
+            subgroup_size.unwrap_or(ctx.info().subgroup_size),
+        );
+        let fused_specialization =
+            [specialization[0], specialization[1], (2, shape.invocations), (3, shape.pixels)];
         let storage = BindingKind::StorageBuffer;
         let bin = ComputePipeline::new(
             ctx,
@@ -142,12 +187,9 @@ impl Renderer {
                     storage,
                     storage,
                     BindingKind::StorageImage,
-                    storage,
-                    storage,
-                    storage,
                 ],
                 push_constant_size: std::mem::size_of::<crate::encode::FusedPush>() as u32,
-                specialization: &specialization,
+                specialization: &fused_specialization,
                 subgroup_size,
                 full_subgroups: true,
             },
@@ -174,7 +216,7 @@ impl Renderer {
 
     /// Creates the device buffers for `enc` and fills their staging copy.
     pub fn upload(&self, enc: &Encoded) -> Result<SceneBuffers, RenderError> {
-        let arrays: [&[u8]; 9] = [
+        let arrays: [&[u8]; 8] = [
             bytemuck::cast_slice(&enc.prims),
             bytemuck::cast_slice(&enc.bin_offsets),
             &[],
@@ -182,7 +224,6 @@ impl Renderer {
             bytemuck::cast_slice(&enc.textures),
             bytemuck::cast_slice(&enc.texels),
             bytemuck::cast_slice(&enc.pictures),
-            &enc.planes,
             bytemuck::cast_slice(&enc.maps),
         ];
         let align = |n: u64| n.div_ceil(256) * 256;
@@ -196,7 +237,6 @@ impl Renderer {
             "ui textures",
             "ui texels",
             "ui pictures",
-            "ui planes",
             "ui maps",
         ];
         let mut parts = Vec::new();
@@ -208,18 +248,18 @@ impl Renderer {
                     continue;
                 }
                 mapped[offset as usize..offset as usize + bytes.len()].copy_from_slice(bytes);
-                // Planes are read as whole words: round the length up. The
-                // plane buffer also holds the external pictures' planes,
-                // copied in on the GPU.
-                let len = (bytes.len() as u64).div_ceil(4) * 4;
-                let room = if i == PLANES_ARRAY { enc.external_plane_bytes } else { 0 };
+                // The texel buffer also holds what is copied in from
+                // external buffers on the GPU.
+                let len = bytes.len() as u64;
+                let room = if i == TEXELS_ARRAY { enc.external_room_bytes } else { 0 };
                 let buffer = Buffer::storage(&self.ctx, names[i], (len + room).max(4))?;
-                parts.push((buffer, offset, len.min(align(bytes.len() as u64))));
+                parts.push((buffer, offset, len));
                 offset += align(bytes.len() as u64);
             }
         }
+        // Entries of two words: index, tile span (bin.comp).
         let bin_lists =
-            Buffer::storage(&self.ctx, "ui bin lists", u64::from(enc.bin_entries()) * 4)?;
+            Buffer::storage(&self.ctx, "ui bin lists", u64::from(enc.bin_entries()) * 8)?;
         let tiles_x = enc.width.div_ceil(TILE_SIZE);
         let tiles_y = enc.height.div_ceil(TILE_SIZE);
         Ok(SceneBuffers {
@@ -229,7 +269,7 @@ impl Renderer {
             bin_push: bytemuck::bytes_of(&enc.bin_push()).to_vec(),
             fused_push: bytemuck::bytes_of(&enc.fused_push()).to_vec(),
             external_bytes: enc.external_bytes,
-            picture_copies: enc.picture_copies.clone(),
+            external_copies: enc.external_copies.clone(),
             bin_count: enc.bin_count(),
             tiles: tiles_x * tiles_y,
             width: enc.width,
@@ -251,11 +291,12 @@ impl Renderer {
 
     /// [`Renderer::record`] with external buffers: `maps[k]` is external
     /// buffer `k`, which serves as external map slot `k`
-    /// ([`Scene::external_map`]: `f32` values the fused pass reads where
-    /// they lie, so a metric kernel's per-pixel map is drawn without a trip
-    /// through the host) and as the source of external pictures of slot `k`
-    /// ([`Scene::add_external_yuv`]: decoded frames already on the GPU,
-    /// whose planes are copied into the scene's plane buffer here, first).
+    /// ([`Scene::external_map`]: `f32` values, so a metric kernel's
+    /// per-pixel map is drawn without a trip through the host) and as the
+    /// source of external pictures of slot `k` ([`Scene::add_external_yuv`]:
+    /// decoded frames already on the GPU). What the scene uses of them is
+    /// copied into its texel buffer here, first: one buffer for every
+    /// sample spares a CPU driver a read per buffer a branch could pick.
     ///
     /// Whatever wrote these buffers must be ordered before this recording:
     /// earlier in the same command buffer followed by a barrier, or in an
@@ -283,7 +324,8 @@ impl Renderer {
                 )));
             }
         }
-        for c in &scene.picture_copies {
+        // External maps' copies were checked above, with their own message.
+        for c in &scene.external_copies {
             let have = maps.get(c.slot).map(|b| b.size());
             if have.is_none_or(|have| have < c.src + c.len) {
                 return Err(GpuError::Usage(format!(
@@ -295,15 +337,12 @@ impl Renderer {
                 )));
             }
         }
-        for c in &scene.picture_copies {
-            rec.copy_buffer(maps[c.slot], c.src, scene.planes(), c.dst, c.len);
+        for c in &scene.external_copies {
+            rec.copy_buffer(maps[c.slot], c.src, scene.texels(), c.dst, c.len);
         }
-        if !scene.picture_copies.is_empty() {
+        if !scene.external_copies.is_empty() {
             rec.barrier();
         }
-        // Unused slots read nothing; any storage buffer satisfies the layout.
-        let external =
-            |slot: usize| Binding::Buffer(maps.get(slot).copied().unwrap_or(scene.buffer(4)));
         rec.reset_timestamps(&self.timestamps);
         rec.timestamp(&self.timestamps, 0);
         rec.dispatch(
@@ -328,11 +367,8 @@ impl Renderer {
                 Binding::Buffer(scene.buffer(3)),
                 Binding::Buffer(scene.buffer(4)),
                 Binding::Buffer(scene.buffer(5)),
-                Binding::Buffer(scene.planes()),
+                Binding::Buffer(scene.buffer(6)),
                 target,
-                Binding::Buffer(scene.buffer(7)),
-                external(0),
-                external(1),
             ],
             &scene.fused_push,
             [scene.tiles, 1, 1],

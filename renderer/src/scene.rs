@@ -117,9 +117,9 @@ pub struct YuvId(pub(crate) u32);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MapId(pub(crate) u32);
 
-/// Most external maps one frame can bind (`ext_map0`, `ext_map1` in
-/// fused.comp: separate bindings, since indexing an array of storage
-/// buffers needs a device feature we do not want to require).
+/// Most external buffers one frame can take (each an external map slot and
+/// a source of external pictures' planes; the renderer copies what the
+/// scene uses of them into its texel buffer on the GPU).
 pub const MAX_EXTERNAL_MAPS: usize = 2;
 
 /// Where the values of a scalar map come from.
@@ -129,7 +129,7 @@ pub(crate) enum MapSource {
     Host(Vec<f32>),
     /// Row-major floats in the storage buffer passed as `maps[slot]` to
     /// [`crate::Renderer::record_with_maps`]: a metric kernel's output,
-    /// read in place, never copied through the host.
+    /// copied into the texel buffer on the GPU, never through the host.
     External(usize),
 }
 
@@ -362,7 +362,8 @@ impl Scene {
     /// Declares a `width` x `height` map of `f32` values (row-major, from
     /// the buffer's start) that lives in a GPU buffer the caller binds as
     /// `maps[slot]` of [`crate::Renderer::record_with_maps`], so a kernel's
-    /// output (the SSIM map) is drawn where it lies. `slot` must be below
+    /// output (the SSIM map) is drawn without a trip through the host (it is
+    /// copied on the GPU when the frame is recorded). `slot` must be below
     /// [`MAX_EXTERNAL_MAPS`]; encoding fails otherwise.
     pub fn external_map(&mut self, width: u32, height: u32, slot: usize) -> MapId {
         self.push_map(ScalarMap { width, height, source: MapSource::External(slot) })

@@ -2,6 +2,9 @@
 // Coarse binning: one workgroup per bin of BIN_TILES x BIN_TILES tiles scans
 // every primitive in chunks and appends those touching the bin, in draw
 // order, to the bin's list. The host sized each list exactly (bin_offsets).
+// An entry is the primitive's index (IMAGE_BIT set on images) and the
+// bin's tiles it overlaps (tile_span), so that the fused pass tests a
+// primitive against a tile without reading it.
 #define WG_SIZE 256u
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint SCAN_MODE = 0u;
@@ -11,7 +14,7 @@ layout(constant_id = 1) const uint MAX_SUBGROUPS = 64u;
 
 layout(set = 0, binding = 0, std430) readonly buffer Prims { Prim prims[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BinOffsets { uint bin_offsets[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer BinLists { uint bin_lists[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer BinLists { uvec2 bin_lists[]; };
 layout(push_constant) uniform Push {
     uint prim_count;
     uint bins_x;
@@ -26,14 +29,18 @@ void main() {
     for (uint chunk = 0u; chunk < prim_count; chunk += WG_SIZE) {
         uint i = chunk + compact_item();
         bool keep = false;
+        uvec2 entry = uvec2(0u);
         if (i < prim_count) {
-            uvec4 r = bin_range(prims[i].bounds, uvec2(bins_x, bins_y));
+            vec4 bounds = prims[i].bounds;
+            uvec4 r = bin_range(bounds, uvec2(bins_x, bins_y));
             keep = all(greaterThanEqual(here, r.xy)) && all(lessThanEqual(here, r.zw));
+            bool image = (prims[i].header.x & 0xFFu) >= KIND_TEXTURE;
+            entry = uvec2(i | (image ? IMAGE_BIT : 0u), tile_span(bounds, here));
         }
         uint total;
         uint pos = compact_position(keep, total);
         if (keep) {
-            bin_lists[out_base + written + pos] = i;
+            bin_lists[out_base + written + pos] = entry;
         }
         written += total;
     }

@@ -8,33 +8,33 @@
 // Each invocation owns PIXELS pixels and tests PIXELS primitives of a chunk.
 // On a CPU driver (lavapipe) an invocation group is one SIMD row that
 // re-reads every primitive and runs every barrier as a switch between rows:
-// fewer, fuller invocations share those costs among more pixels.
+// fewer, fuller invocations share those costs among more pixels. A GPU
+// wants more invocations instead, so the host picks the split per device
+// (fused::TileShape); their product is always TILE_SIZE * TILE_SIZE.
 #extension GL_EXT_control_flow_attributes : require
-#define WG_SIZE 64u
-#define PIXELS 4u
-#define CHUNK (WG_SIZE * PIXELS)
-layout(local_size_x = 64) in;
+layout(local_size_x = 64, local_size_x_id = 2) in;
 layout(constant_id = 0) const uint SCAN_MODE = 0u;
 layout(constant_id = 1) const uint MAX_SUBGROUPS = 64u;
+layout(constant_id = 3) const uint PIXELS = 4u;
+#define WG_SIZE gl_WorkGroupSize.x
+#define CHUNK (WG_SIZE * PIXELS)
 #include "compact.glsl"
 #include "prims.glsl"
 #extension GL_KHR_shader_subgroup_ballot : require
 
 layout(set = 0, binding = 0, std430) readonly buffer Prims { Prim prims[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BinOffsets { uint bin_offsets[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BinLists { uint bin_lists[]; };
+layout(set = 0, binding = 2, std430) readonly buffer BinLists { uvec2 bin_lists[]; };
 layout(set = 0, binding = 3, std430) readonly buffer Clips { vec4 clips[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Textures { Texture textures[]; };
+// Every sample any image reads: textures, host maps, the glyph atlas, host
+// pictures' planes, then what the host copied in from external buffers
+// (their pictures' planes and maps). One buffer, because a CPU driver
+// (lavapipe) pays for a read from every buffer a branch could pick.
 layout(set = 0, binding = 5, std430) readonly buffer Texels { uint texels[]; };
 layout(set = 0, binding = 6, std430) readonly buffer Pictures { Picture pictures[]; };
-layout(set = 0, binding = 7, std430) readonly buffer Planes { uint planes[]; };
+layout(set = 0, binding = 7, std430) readonly buffer Maps { Map maps[]; };
 layout(set = 0, binding = 8, rgba8) uniform writeonly image2D target;
-layout(set = 0, binding = 9, std430) readonly buffer Maps { Map maps[]; };
-// External maps (MAX_EXTERNAL_MAPS in scene.rs): separate bindings rather
-// than an array, since indexing an array of buffers dynamically is an
-// optional device feature. Unused slots are bound to the texel buffer.
-layout(set = 0, binding = 10, std430) readonly buffer ExtMap0 { float ext_map0[]; };
-layout(set = 0, binding = 11, std430) readonly buffer ExtMap1 { float ext_map1[]; };
 layout(push_constant) uniform Push {
     vec4 background;  // premultiplied
     uint width;
@@ -48,8 +48,6 @@ shared uint s_list[CHUNK];
 // Pixels of the tile still letting light through, counted in turn into
 // either slot so that one barrier per chunk suffices.
 shared uint s_open[2];
-
-const uint IMAGE_BIT = 1u << 31;
 
 // Transmittance below which a pixel counts as opaque: what lies beneath
 // changes the 8-bit result by less than half a step.
@@ -69,12 +67,6 @@ float rounded_rect_sd(vec2 p, vec4 r, vec4 radii) {
     return length(max(q, 0.0)) + min(max(q.x, q.y), 0.0) - rad;
 }
 
-// Where an image's samples come from.
-#define SOURCE_TEXELS 0u
-#define SOURCE_PLANES 1u
-#define SOURCE_EXT0   2u
-#define SOURCE_EXT1   3u
-
 // How a raw sample becomes a value.
 #define DECODE_RGBA8  0u  // straight-alpha RGBA8, premultiplied
 #define DECODE_UNORM8 1u  // 8-bit coverage, 0..1
@@ -82,34 +74,24 @@ float rounded_rect_sd(vec2 p, vec4 r, vec4 radii) {
 #define DECODE_FLOAT  3u  // f32 bits
 
 // One plane of samples: `bytes` bytes (1, 2 or 4, little-endian) per sample,
-// rows of `size.x` samples from byte `base` of buffer `source`.
+// rows of `size.x` samples from byte `base` of the texel buffer.
 struct Plane {
-    uint source;
     uint base;
     uvec2 size;
     uint bytes;
     uint decode;
 };
 
-uint fetch_word(uint source, uint word) {
-    if (source == SOURCE_TEXELS) {
-        return texels[word];
-    }
-    if (source == SOURCE_PLANES) {
-        return planes[word];
-    }
-    if (source == SOURCE_EXT0) {
-        return floatBitsToUint(ext_map0[word]);
-    }
-    return floatBitsToUint(ext_map1[word]);
-}
-
-// Sample xy of plane `pl` (clamped to its edges), decoded.
-vec4 fetch(Plane pl, ivec2 xy) {
+// Sample xy of plane `pl` (clamped to its edges), raw.
+uint fetch(Plane pl, ivec2 xy) {
     uvec2 c = uvec2(clamp(xy, ivec2(0), ivec2(pl.size) - 1));
     uint byte_index = pl.base + (c.y * pl.size.x + c.x) * pl.bytes;
-    uint word = fetch_word(pl.source, byte_index / 4u);
-    uint raw = pl.bytes == 4u ? word : (word >> (8u * (byte_index % 4u))) & ((1u << (8u * pl.bytes)) - 1u);
+    uint word = texels[byte_index / 4u];
+    return pl.bytes == 4u ? word : (word >> (8u * (byte_index % 4u))) & ((1u << (8u * pl.bytes)) - 1u);
+}
+
+// A raw sample of plane `pl`, decoded.
+vec4 decode(Plane pl, uint raw) {
     if (pl.decode == DECODE_RGBA8) {
         vec4 t = unpackUnorm4x8(raw);
         return vec4(t.rgb * t.a, t.a);
@@ -120,22 +102,62 @@ vec4 fetch(Plane pl, ivec2 xy) {
     return vec4(pl.decode == DECODE_UNORM8 ? float(raw) / 255.0 : float(raw));
 }
 
-// Samples plane `pl` at uv (in its samples): one tap (nearest) or four
-// (bilinear). The taps are a loop rather than unrolled so that a CPU driver,
-// which runs both sides of a branch but leaves a loop once no lane needs it,
-// does one fetch for a nearest sample.
-vec4 sample_plane(Plane pl, vec2 uv, bool bilinear) {
-    vec2 s = bilinear ? uv - 0.5 : uv;
-    ivec2 i = ivec2(floor(s));
-    vec2 f = bilinear ? s - vec2(i) : vec2(0.0);
-    uint taps = bilinear ? 4u : 1u;
-    vec4 sum = vec4(0.0);
-    for (uint t = 0u; t < taps; ++t) {
-        ivec2 o = ivec2(t & 1u, t >> 1u);
-        vec2 w = mix(1.0 - f, f, vec2(o));
-        sum += (w.x * w.y) * fetch(pl, i + o);
+// No row: past every row a column of pixels can need.
+const int NO_ROW = 0x7FFFFFFF;
+
+// Samples plane `pl` at uv[j] (in its samples) for this invocation's pixels
+// that are `wanted`: one tap each (nearest) or four (bilinear). All of an
+// invocation's pixels lie in one column, so they share their taps' columns
+// and differ only in rows: the loop visits each row any of them needs once,
+// fetching its one or two samples there, and hands them to the pixels that
+// need that row. A CPU driver (lavapipe) pays for every fetch it reaches
+// whatever the lanes' masks, but leaves a loop once no lane needs it: an
+// enlarged picture then costs a fetch per row of the source, not per tap of
+// each pixel.
+void sample_column(Plane pl, vec2 uv[PIXELS], bool wanted[PIXELS], bool bilinear, out vec4 sum[PIXELS]) {
+    ivec2 i[PIXELS];
+    vec2 f[PIXELS];
+    int row = NO_ROW;
+    [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+        vec2 s = bilinear ? uv[j] - 0.5 : uv[j];
+        i[j] = ivec2(floor(s));
+        f[j] = bilinear ? s - vec2(i[j]) : vec2(0.0);
+        row = wanted[j] ? min(row, i[j].y) : row;
     }
-    return sum;
+    // Raw taps (0, 0), (1, 0), (0, 1), (1, 1) of each pixel, in that order.
+    uint tap[PIXELS][4];
+    [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+        tap[j] = uint[4](0u, 0u, 0u, 0u);
+    }
+    uint columns = bilinear ? 2u : 1u;
+    while (row != NO_ROW) {
+        uint here[2] = uint[2](0u, 0u);
+        for (uint c = 0u; c < columns; ++c) {
+            here[c] = fetch(pl, ivec2(i[0].x + int(c), row));
+        }
+        int next = NO_ROW;
+        [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+            bool top = i[j].y == row;
+            bool bottom = bilinear && i[j].y + 1 == row;
+            tap[j][0] = top ? here[0] : tap[j][0];
+            tap[j][1] = top ? here[1] : tap[j][1];
+            tap[j][2] = bottom ? here[0] : tap[j][2];
+            tap[j][3] = bottom ? here[1] : tap[j][3];
+            int later = i[j].y > row ? i[j].y : (bilinear && i[j].y + 1 > row ? i[j].y + 1 : NO_ROW);
+            next = wanted[j] ? min(next, later) : next;
+        }
+        row = next;
+    }
+    uint taps = bilinear ? 4u : 1u;
+    [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+        sum[j] = vec4(0.0);
+        [[unroll]] for (uint t = 0u; t < 4u; ++t) {
+            if (t < taps) {
+                vec2 w = mix(1.0 - f[j], f[j], vec2(t & 1u, t >> 1u));
+                sum[j] += (w.x * w.y) * decode(pl, tap[j][t]);
+            }
+        }
+    }
 }
 
 // BT.601 / BT.709 YUV samples (unscaled integers of `pic`'s depth and
@@ -191,7 +213,16 @@ vec4 heat_color(float v, float lo, float hi) {
     float t = 1.0 - clamp((v - lo) / (hi - lo), 0.0, 1.0);
     float x = t * 16.0;
     int i = min(int(x), 15);
-    return vec4(mix(INFERNO[i], INFERNO[i + 1], x - float(i)), 1.0);
+    // Stops i and i + 1 picked by selection, the same values as indexing:
+    // a CPU driver (lavapipe) would index a constant array through memory,
+    // one lane at a time, for every image a pixel sees.
+    vec3 a = INFERNO[0];
+    vec3 b = INFERNO[1];
+    [[unroll]] for (int k = 1; k < 16; ++k) {
+        a = i == k ? INFERNO[k] : a;
+        b = i == k ? INFERNO[k + 1] : b;
+    }
+    return vec4(mix(a, b, x - float(i)), 1.0);
 }
 
 bool clipped(vec4 clip, vec2 p) {
@@ -247,41 +278,23 @@ Image image_of(Prim prim) {
     if (kind == KIND_YUV) {
         Picture pic = pictures[prim.header.z];
         img.pic = pic;
-        img.plane = Plane(SOURCE_PLANES, pic.offset_y, uvec2(pic.width, pic.height), pic.bytes_per_sample, DECODE_UINT);
+        img.plane = Plane(pic.offset_y, uvec2(pic.width, pic.height), pic.bytes_per_sample, DECODE_UINT);
         img.plane_count = 3u;
     } else if (kind == KIND_HEATMAP) {
         Map m = maps[prim.header.z];
-        uint source = m.source == 0u ? SOURCE_TEXELS : SOURCE_EXT0 + m.source - 1u;
-        img.plane = Plane(source, 4u * m.offset, uvec2(m.width, m.height), 4u, DECODE_FLOAT);
+        img.plane = Plane(4u * m.offset, uvec2(m.width, m.height), 4u, DECODE_FLOAT);
     } else {
         Texture t = textures[prim.header.z];
         bool glyph = kind == KIND_GLYPH;
-        img.plane = Plane(SOURCE_TEXELS, 4u * t.offset, uvec2(t.width, t.height), glyph ? 1u : 4u, glyph ? DECODE_UNORM8 : DECODE_RGBA8);
+        img.plane = Plane(4u * t.offset, uvec2(t.width, t.height), glyph ? 1u : 4u, glyph ? DECODE_UNORM8 : DECODE_RGBA8);
         // Glyphs are always drawn 1:1.
         img.bilinear = img.bilinear && !glyph;
     }
     return img;
 }
 
-// Premultiplied colour of image `prim` (clipped to `clip`) at pixel centre p.
-vec4 shade_image(Prim prim, vec4 clip, Image img, vec2 p) {
-    // Images cover their destination rectangle with hard edges, so a video
-    // shown 1:1 maps each pixel to exactly one sample.
-    vec4 dst = prim.p0;
-    if (clipped(clip, p) || clipped(dst, p)) {
-        return vec4(0.0);
-    }
-    vec2 uv = prim.p1.xy + (p - dst.xy) / (dst.zw - dst.xy) * (prim.p1.zw - prim.p1.xy);
-    Plane pl = img.plane;
-    vec4 samples = vec4(0.0);  // the first plane's; x, y, z: Y, Cb, Cr for YUV
-    for (uint k = 0u; k < img.plane_count; ++k) {
-        vec4 s = sample_plane(pl, uv, img.bilinear);
-        samples = k == 0u ? s : vec4(samples.x, k == 1u ? s.x : samples.y, s.x, 1.0);
-        uvec2 shift = uvec2(img.pic.chroma_shift_x, img.pic.chroma_shift_y);
-        pl.base = k == 0u ? img.pic.offset_u : img.pic.offset_v;
-        pl.size = (uvec2(img.pic.width, img.pic.height) + (uvec2(1u) << shift) - 1u) >> shift;
-        uv = k == 0u ? uv / vec2(uvec2(1u) << shift) : uv;
-    }
+// Premultiplied colour of image `prim` given its samples at a pixel.
+vec4 image_color(Prim prim, Image img, vec4 samples) {
     uint kind = prim.header.x & 0xFFu;
     float param = uintBitsToFloat(prim.header.w);
     if (kind == KIND_TEXTURE) {
@@ -296,13 +309,47 @@ vec4 shade_image(Prim prim, vec4 clip, Image img, vec2 p) {
     return yuv_to_rgb(img.pic, samples.xyz);
 }
 
+// Premultiplied colours of image `prim` (clipped to `clip`) at this
+// invocation's pixel centres p[j]; transparent where not `open`.
+void shade_image(Prim prim, vec4 clip, Image img, vec2 p[PIXELS], bool open[PIXELS], out vec4 color[PIXELS]) {
+    // Images cover their destination rectangle with hard edges, so a video
+    // shown 1:1 maps each pixel to exactly one sample.
+    vec4 dst = prim.p0;
+    bool inside[PIXELS];
+    vec2 uv[PIXELS];
+    [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+        inside[j] = open[j] && !clipped(clip, p[j]) && !clipped(dst, p[j]);
+        uv[j] = prim.p1.xy + (p[j] - dst.xy) / (dst.zw - dst.xy) * (prim.p1.zw - prim.p1.xy);
+    }
+    Plane pl = img.plane;
+    vec4 samples[PIXELS];  // the first plane's; x, y, z: Y, Cb, Cr for YUV
+    [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+        samples[j] = vec4(0.0);
+    }
+    for (uint k = 0u; k < img.plane_count; ++k) {
+        vec4 s[PIXELS];
+        sample_column(pl, uv, inside, img.bilinear, s);
+        uvec2 shift = uvec2(img.pic.chroma_shift_x, img.pic.chroma_shift_y);
+        [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+            samples[j] = k == 0u ? s[j] : vec4(samples[j].x, k == 1u ? s[j].x : samples[j].y, s[j].x, 1.0);
+            uv[j] = k == 0u ? uv[j] / vec2(uvec2(1u) << shift) : uv[j];
+        }
+        pl.base = k == 0u ? img.pic.offset_u : img.pic.offset_v;
+        pl.size = (uvec2(img.pic.width, img.pic.height) + (uvec2(1u) << shift) - 1u) >> shift;
+    }
+    [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+        color[j] = inside[j] ? image_color(prim, img, samples[j]) : vec4(0.0);
+    }
+}
+
 // Whether survivor k (counting from 1; 0 reads the first) is an image.
 bool is_image(uint k) {
     return (s_list[max(k, 1u) - 1u] & IMAGE_BIT) != 0u;
 }
 
-// The tile's pixel `j` of this invocation: PIXELS rows apart, so that a
-// subgroup covers whole runs of a row.
+// The tile's pixel `j` of this invocation: WG_SIZE pixels apart in row
+// order, so that a subgroup covers whole runs of a row and (WG_SIZE being a
+// multiple of TILE_SIZE) all of an invocation's pixels share a column.
 uvec2 pixel_of(uvec2 tile, uint item, uint j) {
     uint q = item + WG_SIZE * j;
     return tile * TILE_SIZE + uvec2(q % TILE_SIZE, q / TILE_SIZE);
@@ -312,7 +359,7 @@ void main() {
     uint tiles_x = (width + TILE_SIZE - 1u) / TILE_SIZE;
     uvec2 tile = uvec2(gl_WorkGroupID.x % tiles_x, gl_WorkGroupID.x / tiles_x);
     uint item = compact_item();
-    vec4 tile_rect = vec4(tile * TILE_SIZE, (tile + 1u) * TILE_SIZE);
+    uvec2 tile_in_bin = tile % BIN_TILES;
 
     uvec2 bin = tile / BIN_TILES;
     uint b = bin.y * bins_x + bin.x;
@@ -337,30 +384,21 @@ void main() {
     }
     for (uint chunk_end = end, parity = 0u; chunk_end > start; parity ^= 1u) {
         uint chunk_start = chunk_end > start + CHUNK ? chunk_end - CHUNK : start;
-        // This invocation's PIXELS consecutive primitives of the chunk.
+        // This invocation's PIXELS consecutive primitives of the chunk. Both
+        // loops stop where this invocation's work does, rather than test
+        // every slot: a CPU driver (lavapipe) leaves a loop once no lane
+        // needs it but would read the bin list for every slot of an
+        // unrolled one.
         uint first = chunk_start + PIXELS * item;
-        uint entry[PIXELS];
-        uint kept = 0u;  // bit j: entry j survives
-        [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
-            uint i = first + j;
-            entry[j] = 0u;
-            if (i < chunk_end) {
-                uint prim_index = bin_lists[i];
-                vec4 bb = prims[prim_index].bounds;
-                if (bb.x < tile_rect.z && bb.z > tile_rect.x && bb.y < tile_rect.w && bb.w > tile_rect.y) {
-                    bool image = (prims[prim_index].header.x & 0xFFu) >= KIND_TEXTURE;
-                    entry[j] = prim_index | (image ? IMAGE_BIT : 0u);
-                    kept |= 1u << j;
-                }
-            }
+        uint kept = 0u;  // bit j: entry first + j survives
+        for (uint j = 0u; j < PIXELS && first + j < chunk_end; ++j) {
+            kept |= span_has(bin_lists[first + j].y, tile_in_bin) ? 1u << j : 0u;
         }
         uint total;
         uint pos = compact_position(uint(bitCount(kept)), total);
-        [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
-            if ((kept & (1u << j)) != 0u) {
-                s_list[pos] = entry[j];
-                ++pos;
-            }
+        for (uint bits = kept; bits != 0u; bits &= bits - 1u) {
+            s_list[pos] = bin_lists[first + uint(findLSB(bits))].x;
+            ++pos;
         }
         barrier();
         // The loops run in step across the workgroup and the primitive index
@@ -387,9 +425,11 @@ void main() {
                 Prim prim = prims[subgroupBroadcastFirst(s_list[k - 1u]) & ~IMAGE_BIT];
                 vec4 clip = clips[prim.header.y];
                 Image img = image_of(prim);
+                vec4 color[PIXELS];
+                shade_image(prim, clip, img, p, open, color);
                 [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
                     if (open[j]) {
-                        vec4 c = shade_image(prim, clip, img, p[j]);
+                        vec4 c = color[j];
                         acc[j] += transmit[j] * c;
                         transmit[j] *= 1.0 - c.a;
                         open[j] = transmit[j] > OPAQUE_T;

@@ -33,17 +33,16 @@ struct Texture {
     uint format;   // 0: RGBA8 (straight alpha), 1: R8 coverage
 };
 
-// 16 bytes. Twin: encode::GpuMap. A grid of f32 values drawn as a heat map:
-// host values live in the texel buffer (as float bits), external ones in a
-// storage buffer bound for the frame (a metric kernel's map, read in place).
+// 12 bytes. Twin: encode::GpuMap. A grid of f32 values drawn as a heat map,
+// as float bits in the texel buffer: host values travel with the scene,
+// external ones (a metric kernel's map) are copied in on the GPU.
 struct Map {
-    uint offset;   // first value, in words of its buffer
+    uint offset;   // first value, in words of the texel buffer
     uint width;
     uint height;
-    uint source;   // 0: texel buffer; 1 + k: external map k
 };
 
-// 48 bytes. Twin: encode::GpuPicture. Offsets are in bytes into the plane
+// 48 bytes. Twin: encode::GpuPicture. Offsets are in bytes into the texel
 // buffer; samples are 1 or 2 (little-endian) bytes.
 struct Picture {
     uint offset_y;
@@ -59,6 +58,28 @@ struct Picture {
     uint full_range;  // 0: limited, 1: full
     uint pad;
 };
+
+// Set in a bin list entry's index on images.
+const uint IMAGE_BIT = 1u << 31;
+
+// The tiles of bin `bin` that bounding box b overlaps, counted from the
+// bin's first tile: x0 | x1 << 5 | y0 << 10 | y1 << 15, x1 and y1 exclusive
+// (none when x1 <= x0 or y1 <= y0). Tile t's pixels span [16t, 16t + 16),
+// so b overlaps it when b.x < 16t + 16 and b.z > 16t: t >= floor(b.x / 16)
+// and t < ceil(b.z / 16), exactly (division by a power of two is exact).
+uint tile_span(vec4 b, uvec2 bin) {
+    vec2 first = vec2(bin * BIN_TILES);
+    vec2 lo = clamp(floor(b.xy / float(TILE_SIZE)) - first, 0.0, float(BIN_TILES));
+    vec2 hi = clamp(ceil(b.zw / float(TILE_SIZE)) - first, 0.0, float(BIN_TILES));
+    uvec4 s = uvec4(lo, hi);
+    return s.x | (s.z << 5) | (s.y << 10) | (s.w << 15);
+}
+
+// Whether tile t (counted from its bin's first tile) is in `span`.
+bool span_has(uint span, uvec2 t) {
+    uvec4 s = (uvec4(span) >> uvec4(0u, 5u, 10u, 15u)) & 31u;
+    return t.x >= s.x && t.x < s.y && t.y >= s.z && t.y < s.w;
+}
 
 // Returns the inclusive range of bins a bounding box touches, clamped to the
 // grid. The host computes the same with the same float operations (division

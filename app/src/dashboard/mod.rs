@@ -184,7 +184,7 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
         error: None,
         ssim,
     });
-    let mut renderer = Renderer::new(&ctx, ScanMode::Subgroup, None)?;
+    let mut renderer = Renderer::new(&ctx, ScanMode::for_device(&ctx), None)?;
     let map = mapper.as_ref().and_then(|m| m.as_ref().ok()).map(SsimMapper::map_buffer);
     let buffers = external_buffers(map, frames_buffer(Some(&pictures), Some(&uploader)));
     Ok(renderer.render_to_rgba_with_maps(&mut submitter, &scene, &buffers)?)
@@ -409,7 +409,7 @@ impl Capturer {
     fn new(ctx: &Arc<GpuContext>) -> Result<Self> {
         Ok(Capturer {
             ctx: ctx.clone(),
-            renderer: Renderer::new(ctx, ScanMode::Subgroup, None)?,
+            renderer: Renderer::new(ctx, ScanMode::for_device(ctx), None)?,
             submitter: Submitter::new(ctx, 1)?,
             uploader: None,
         })
@@ -570,7 +570,11 @@ fn window(inputs: Inputs) -> Result<()> {
         }
         let renderer = match &mut renderer {
             Some(r) => r,
-            None => renderer.insert(Renderer::new(frame.gpu(), ScanMode::Subgroup, None)?),
+            None => renderer.insert(Renderer::new(
+                frame.gpu(),
+                ScanMode::for_device(frame.gpu()),
+                None,
+            )?),
         };
         let encoded = renderer.encode(&scene)?;
         let buffers = renderer.upload(&encoded)?;

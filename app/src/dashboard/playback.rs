@@ -89,7 +89,7 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
     let mut state = State::new(size, (g.width, g.height), count, fps);
     state.apply(Input::Key(Key::Space)); // play
 
-    let mut renderer = Renderer::new(ctx, ScanMode::Subgroup, None)?;
+    let mut renderer = Renderer::new(ctx, ScanMode::for_device(ctx), None)?;
     let mut submitter = Submitter::new(ctx, 1)?;
     let target = renderer.target_image(size.0, size.1)?;
     submitter.run(|rec| {
