@@ -5,6 +5,7 @@
 pub mod adm_parity;
 pub mod clips;
 pub mod golden;
+pub mod gpu_pair;
 pub mod motion_psnr;
 pub mod ssim_parity;
 pub mod vif_parity;

@@ -4,33 +4,23 @@
 //! (`vqscope_tests::adm_parity`), with the integer sums from the kernels and
 //! the twin's host scoring (`adm_scores`).
 
-use std::sync::Arc;
-
-use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
+use vqscope_gpu::testing::assert_no_validation_messages;
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::adm::gpu::AdmKernel;
 use vqscope_metrics::adm::{AdmOptions, AdmScores, adm_scores};
-use vqscope_metrics::device::{DevicePlane, upload_plane};
 use vqscope_tests::adm_parity::{Backend, check_shared_clips, check_upstream_fixtures};
+use vqscope_tests::gpu_pair::{Kernels, PairRunner};
 
-const WORDS: u32 = AdmKernel::RESULT_WORDS;
-
-/// The kernel for the current geometry and options (rebuilt when they
-/// change), one submission per frame.
+/// The kernel for the current geometry and options, one submission per
+/// frame.
 struct Gpu {
-    ctx: Arc<GpuContext>,
-    submitter: Submitter,
-    results: Buffer,
-    kernel: Option<((usize, usize, u32), AdmOptions, AdmKernel)>,
+    runner: PairRunner,
+    kernel: Kernels<((usize, usize, u32), AdmOptions), AdmKernel>,
 }
 
 impl Gpu {
     fn new() -> Self {
-        let ctx = test_context();
-        let submitter = Submitter::new(&ctx, 1).expect("submitter");
-        let results = Buffer::storage(&ctx, "parity results", u64::from(WORDS) * 8).unwrap();
-        Self { ctx, submitter, results, kernel: None }
+        Self { runner: PairRunner::new(AdmKernel::RESULT_WORDS), kernel: Kernels::default() }
     }
 }
 
@@ -41,29 +31,15 @@ impl Backend for Gpu {
         distorted: &PlaneView,
         options: &AdmOptions,
     ) -> AdmScores {
-        let geometry = (reference.width, reference.height, reference.bpc);
-        if self.kernel.as_ref().is_none_or(|(g, o, _)| *g != geometry || o != options) {
-            let (w, h, bpc) = (geometry.0 as u32, geometry.1 as u32, geometry.2);
-            let kernel = AdmKernel::new(&self.ctx, w, h, bpc, options).unwrap();
-            self.kernel = Some((geometry, *options, kernel));
-        }
-        let (rb, rd) = upload_plane(&self.ctx, &mut self.submitter, reference).unwrap();
-        let (db, dd) = upload_plane(&self.ctx, &mut self.submitter, distorted).unwrap();
-        let (_, _, kernel) = self.kernel.as_ref().unwrap();
-        let r = DevicePlane { buffer: &rb, desc: rd };
-        let d = DevicePlane { buffer: &db, desc: dd };
-        let results = &self.results;
-        self.submitter
-            .run(|rec| {
-                rec.fill(results, 0xDEAD_BEEF);
-                kernel.record(rec, &r, &d, results, 0)
-            })
-            .expect("run ADM kernels");
-        let bytes =
-            download_buffer(&self.ctx, &mut self.submitter, results, u64::from(WORDS) * 8).unwrap();
-        let words: Vec<i64> =
-            bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
-        adm_scores(&AdmKernel::decode(&words), reference.width, reference.height, options)
+        let (w, h, bpc) = (reference.width, reference.height, reference.bpc);
+        let ctx = &self.runner.ctx;
+        let kernel = self.kernel.get(((w, h, bpc), *options), || {
+            AdmKernel::new(ctx, w as u32, h as u32, bpc, options).unwrap()
+        });
+        let words = self
+            .runner
+            .run(reference, distorted, |rec, r, d, results| kernel.record(rec, r, d, results, 0));
+        adm_scores(&AdmKernel::decode(&words), w, h, options)
     }
 }
 
