@@ -470,19 +470,7 @@ fn run_ssim_sized(
 mod tests {
     use super::*;
 
-    /// A small deterministic generator (xorshift) so tests need no crates.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use vqscope_gpu::testing::Rng;
 
     /// A textured plane: smooth gradient plus noise, so windows are not flat.
     fn texture(w: usize, h: usize, bpc: u32, seed: u64) -> Vec<u16> {

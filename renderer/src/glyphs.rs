@@ -468,19 +468,7 @@ impl GlyphAtlas {
 mod tests {
     use super::*;
 
-    /// A tiny deterministic generator, so tests need no dependency.
-    struct XorShift(u64);
-    impl XorShift {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use vqscope_gpu::testing::Rng;
 
     fn disjoint_with_padding(a: [u32; 4], b: [u32; 4]) -> bool {
         // Grow `a` by the padding: even then it must not touch `b`.
@@ -520,7 +508,7 @@ mod tests {
 
     #[test]
     fn allocations_never_overlap_and_stay_inside() {
-        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let mut atlas = GlyphAtlas::new(256, 256);
         let mut placed: Vec<[u32; 4]> = Vec::new();
         let mut failures = 0;

@@ -2,21 +2,10 @@
 //! shader will sample must be exactly what fontdue drew, wherever layout put
 //! it, and the atlas must never hand out overlapping texels.
 
+use vqscope_gpu::testing::Rng;
 use vqscope_renderer::glyphs::{AtlasError, Font, GlyphAtlas};
 use vqscope_renderer::text::{Align, TextRun, VAlign, layout, layout_detailed, measure};
 use vqscope_renderer::{Color, Rect};
-
-/// Deterministic pseudo-random numbers without a dependency.
-struct XorShift(u64);
-
-impl XorShift {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
 
 /// The texels of `rect` ([x, y, w, h]), row by row.
 fn texels(atlas: &GlyphAtlas, [x, y, w, h]: [u32; 4]) -> Vec<u8> {
@@ -50,7 +39,7 @@ fn atlas_coverage_under_each_quad_is_fontdues_bitmap() {
 #[test]
 fn random_glyph_sets_pack_without_overlap() {
     let font = Font::shared();
-    let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let glyphs = font.fontdue().glyph_count() as u64;
     let mut atlas = GlyphAtlas::new(512, 512);
     let mut full = false;
@@ -84,7 +73,7 @@ fn random_glyph_sets_pack_without_overlap() {
     // And every cached glyph still holds its own bitmap (no later glyph
     // overwrote it).
     let mut checked = 0;
-    let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     for _ in 0..3000 {
         let glyph = rng.below(glyphs) as u16;
         let size = 6.0 + rng.below(160) as f32 / 4.0;
