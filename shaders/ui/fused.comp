@@ -342,9 +342,24 @@ void shade_image(Prim prim, vec4 clip, Image img, vec2 p[PIXELS], bool open[PIXE
     }
 }
 
-// Whether survivor k (counting from 1; 0 reads the first) is an image.
+// Whether any pixel of this invocation's subgroup still lets light through.
+bool subgroup_lit(bool open[PIXELS]) {
+    bool any = false;
+    [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+        any = any || open[j];
+    }
+    // A ballot rather than subgroupAny: the device is only asked for ballots.
+    return subgroupBallot(any) != uvec4(0u);
+}
+
+// Survivor k's entry, counting from 1 (0 reads the first).
+uint survivor(uint k) {
+    return s_list[max(k, 1u) - 1u];
+}
+
+// Whether survivor k is an image.
 bool is_image(uint k) {
-    return (s_list[max(k, 1u) - 1u] & IMAGE_BIT) != 0u;
+    return (survivor(k) & IMAGE_BIT) != 0u;
 }
 
 // The tile's pixel `j` of this invocation: WG_SIZE pixels apart in row
@@ -408,35 +423,58 @@ void main() {
         // no lane is active: looping over each run of shapes, then over each
         // run of images, spares a shape the image code and an image the
         // shape code, for one masked pass at each change of run.
-        for (uint k = total; k > 0u;) {
-            for (; k > 0u && !is_image(k); --k) {
-                Prim prim = prims[subgroupBroadcastFirst(s_list[k - 1u])];
-                vec4 clip = clips[prim.header.y];
-                [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
-                    if (open[j]) {
-                        vec4 c = shade_shape(prim, clip, p[j]);
-                        acc[j] += transmit[j] * c;
-                        transmit[j] *= 1.0 - c.a;
-                        open[j] = transmit[j] > OPAQUE_T;
+        //
+        // It tests for that only at the bottom of a loop: after a test at
+        // the top fails, the body still runs once, masked. So every loop
+        // here tests at its bottom, and a run that is empty costs the one
+        // masked pass it would cost anyway.
+        //
+        // A subgroup whose pixels are all opaque leaves the loops at once:
+        // lavapipe would otherwise run every primitive beneath (the panel
+        // under a video pane) through the shading code, masked.
+        uint k = total;
+        bool lit = subgroup_lit(open);
+        do {
+            bool more = k > 0u && lit && !is_image(k);
+            do {
+                if (more) {
+                    Prim prim = prims[subgroupBroadcastFirst(survivor(k))];
+                    vec4 clip = clips[prim.header.y];
+                    [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+                        if (open[j]) {
+                            vec4 c = shade_shape(prim, clip, p[j]);
+                            acc[j] += transmit[j] * c;
+                            transmit[j] *= 1.0 - c.a;
+                            open[j] = transmit[j] > OPAQUE_T;
+                        }
                     }
+                    --k;
+                    lit = subgroup_lit(open);
+                    more = k > 0u && lit && !is_image(k);
                 }
-            }
-            for (; k > 0u && is_image(k); --k) {
-                Prim prim = prims[subgroupBroadcastFirst(s_list[k - 1u]) & ~IMAGE_BIT];
-                vec4 clip = clips[prim.header.y];
-                Image img = image_of(prim);
-                vec4 color[PIXELS];
-                shade_image(prim, clip, img, p, open, color);
-                [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
-                    if (open[j]) {
-                        vec4 c = color[j];
-                        acc[j] += transmit[j] * c;
-                        transmit[j] *= 1.0 - c.a;
-                        open[j] = transmit[j] > OPAQUE_T;
+            } while (more);
+            more = k > 0u && lit;  // an image, if anything
+            do {
+                if (more) {
+                    Prim prim = prims[subgroupBroadcastFirst(survivor(k)) & ~IMAGE_BIT];
+                    vec4 clip = clips[prim.header.y];
+                    Image img = image_of(prim);
+                    vec4 color[PIXELS];
+                    shade_image(prim, clip, img, p, open, color);
+                    [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+                        if (open[j]) {
+                            vec4 c = color[j];
+                            acc[j] += transmit[j] * c;
+                            transmit[j] *= 1.0 - c.a;
+                            open[j] = transmit[j] > OPAQUE_T;
+                        }
                     }
+                    --k;
+                    lit = subgroup_lit(open);
+                    more = k > 0u && lit && is_image(k);
                 }
-            }
-        }
+            } while (more);
+        } while (k > 0u && lit);
         if (chunk_start == start) {
             break;
         }
