@@ -111,9 +111,9 @@ const int NO_ROW = 0x7FFFFFFF;
 // and differ only in rows: the loop visits each row any of them needs once,
 // fetching its one or two samples there, and hands them to the pixels that
 // need that row. A CPU driver (lavapipe) pays for every fetch it reaches
-// whatever the lanes' masks, but leaves a loop once no lane needs it: an
-// enlarged picture then costs a fetch per row of the source, not per tap of
-// each pixel.
+// whatever the lanes' masks, but leaves a loop once no lane needs it (tested
+// at the loop's bottom, so it is written there): an enlarged picture then
+// costs a fetch per row of the source, not per tap of each pixel.
 void sample_column(Plane pl, vec2 uv[PIXELS], bool wanted[PIXELS], bool bilinear, out vec4 sum[PIXELS]) {
     ivec2 i[PIXELS];
     vec2 f[PIXELS];
@@ -129,12 +129,13 @@ void sample_column(Plane pl, vec2 uv[PIXELS], bool wanted[PIXELS], bool bilinear
     [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
         tap[j] = uint[4](0u, 0u, 0u, 0u);
     }
-    uint columns = bilinear ? 2u : 1u;
-    while (row != NO_ROW) {
-        uint here[2] = uint[2](0u, 0u);
-        for (uint c = 0u; c < columns; ++c) {
-            here[c] = fetch(pl, ivec2(i[0].x + int(c), row));
+    do {
+        if (row == NO_ROW) {
+            break;
         }
+        uint here[2];
+        here[0] = fetch(pl, ivec2(i[0].x, row));
+        here[1] = bilinear ? fetch(pl, ivec2(i[0].x + 1, row)) : 0u;
         int next = NO_ROW;
         [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
             bool top = i[j].y == row;
@@ -147,7 +148,7 @@ void sample_column(Plane pl, vec2 uv[PIXELS], bool wanted[PIXELS], bool bilinear
             next = wanted[j] ? min(next, later) : next;
         }
         row = next;
-    }
+    } while (row != NO_ROW);
     uint taps = bilinear ? 4u : 1u;
     [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
         sum[j] = vec4(0.0);
@@ -326,7 +327,10 @@ void shade_image(Prim prim, vec4 clip, Image img, vec2 p[PIXELS], bool open[PIXE
     [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
         samples[j] = vec4(0.0);
     }
-    for (uint k = 0u; k < img.plane_count; ++k) {
+    // Tested at the bottom, as lavapipe would anyway: a loop tested at its
+    // top would sample one more plane, masked.
+    uint k = 0u;
+    do {
         vec4 s[PIXELS];
         sample_column(pl, uv, inside, img.bilinear, s);
         uvec2 shift = uvec2(img.pic.chroma_shift_x, img.pic.chroma_shift_y);
@@ -336,7 +340,7 @@ void shade_image(Prim prim, vec4 clip, Image img, vec2 p[PIXELS], bool open[PIXE
         }
         pl.base = k == 0u ? img.pic.offset_u : img.pic.offset_v;
         pl.size = (uvec2(img.pic.width, img.pic.height) + (uvec2(1u) << shift) - 1u) >> shift;
-    }
+    } while (++k < img.plane_count);
     [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
         color[j] = inside[j] ? image_color(prim, img, samples[j]) : vec4(0.0);
     }
