@@ -356,14 +356,33 @@ bool subgroup_lit(bool open[PIXELS]) {
     return subgroupBallot(any) != uvec4(0u);
 }
 
-// Survivor k's entry, counting from 1 (0 reads the first).
+// Survivor k's entry, counting from 1 (0 reads the first), made visibly
+// uniform: a SIMD driver (lavapipe) then loads its primitive once per
+// subgroup.
 uint survivor(uint k) {
-    return s_list[max(k, 1u) - 1u];
+    return subgroupBroadcastFirst(s_list[max(k, 1u) - 1u]);
 }
 
-// Whether survivor k is an image.
-bool is_image(uint k) {
-    return (survivor(k) & IMAGE_BIT) != 0u;
+// Survivor k's entry as survivor() gives it, after moving k down past the
+// survivors whose bounds miss every pixel of this subgroup (`box`: x0, y0,
+// x1, y1 of their squares), as the tile test misses whole tiles. A SIMD
+// driver (lavapipe) shades every pixel of a subgroup for each primitive it
+// reaches, and a subgroup there is a few columns of the tile: a thin line
+// or a glyph often lies in another's.
+uint next_hit(inout uint k, vec4 box) {
+    uint entry;
+    bool miss;
+    do {
+        entry = survivor(k);
+        vec4 b = prims[entry & ~IMAGE_BIT].bounds;
+        miss = k > 0u && (b.x >= box.z || b.z <= box.x || b.y >= box.w || b.w <= box.y);
+        k -= miss ? 1u : 0u;
+    } while (miss);
+    return entry;
+}
+
+bool is_image(uint entry) {
+    return (entry & IMAGE_BIT) != 0u;
 }
 
 // The tile's pixel `j` of this invocation: WG_SIZE pixels apart in row
@@ -396,6 +415,14 @@ void main() {
         acc[j] = vec4(0.0);
         transmit[j] = 1.0;
     }
+    // The squares of this subgroup's pixels span box (x0, y0, x1, y1).
+    vec2 lo = p[0];
+    vec2 hi = p[0];
+    [[unroll]] for (uint j = 1u; j < PIXELS; ++j) {
+        lo = min(lo, p[j]);
+        hi = max(hi, p[j]);
+    }
+    vec4 box = vec4(subgroupMin(lo - 0.5), subgroupMax(hi + 0.5));
     // Ordered before any count by the first chunk's barriers.
     if (item == 0u) {
         s_open[0] = 0u;
@@ -437,12 +464,13 @@ void main() {
         // lavapipe would otherwise run every primitive beneath (the panel
         // under a video pane) through the shading code, masked.
         uint k = total;
+        uint entry = next_hit(k, box);
         bool lit = subgroup_lit(open);
         do {
-            bool more = k > 0u && lit && !is_image(k);
+            bool more = k > 0u && lit && !is_image(entry);
             do {
                 if (more) {
-                    Prim prim = prims[subgroupBroadcastFirst(survivor(k))];
+                    Prim prim = prims[entry];
                     vec4 clip = clips[prim.header.y];
                     [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
                         if (open[j]) {
@@ -453,14 +481,15 @@ void main() {
                         }
                     }
                     --k;
+                    entry = next_hit(k, box);
                     lit = subgroup_lit(open);
-                    more = k > 0u && lit && !is_image(k);
+                    more = k > 0u && lit && !is_image(entry);
                 }
             } while (more);
             more = k > 0u && lit;  // an image, if anything
             do {
                 if (more) {
-                    Prim prim = prims[subgroupBroadcastFirst(survivor(k)) & ~IMAGE_BIT];
+                    Prim prim = prims[entry & ~IMAGE_BIT];
                     vec4 clip = clips[prim.header.y];
                     Image img = image_of(prim);
                     vec4 color[PIXELS];
@@ -474,8 +503,9 @@ void main() {
                         }
                     }
                     --k;
+                    entry = next_hit(k, box);
                     lit = subgroup_lit(open);
-                    more = k > 0u && lit && is_image(k);
+                    more = k > 0u && lit && is_image(entry);
                 }
             } while (more);
         } while (k > 0u && lit);
