@@ -168,17 +168,11 @@ vec4 yuv_to_rgb(Picture pic, vec3 yuv) {
     float cb = yuv.y;
     float cr = yuv.z;
     float scale = float(1u << (pic.bit_depth - 8u));
-    float yn, cbn, crn;
-    if (pic.full_range != 0u) {
-        float maxv = float((1u << pic.bit_depth) - 1u);
-        yn = y / maxv;
-        cbn = (cb - 128.0 * scale) / maxv;
-        crn = (cr - 128.0 * scale) / maxv;
-    } else {
-        yn = (y - 16.0 * scale) / (219.0 * scale);
-        cbn = (cb - 128.0 * scale) / (224.0 * scale);
-        crn = (cr - 128.0 * scale) / (224.0 * scale);
-    }
+    bool full = pic.full_range != 0u;
+    float maxv = float((1u << pic.bit_depth) - 1u);
+    float yn = full ? y / maxv : (y - 16.0 * scale) / (219.0 * scale);
+    float cbn = full ? (cb - 128.0 * scale) / maxv : (cb - 128.0 * scale) / (224.0 * scale);
+    float crn = full ? (cr - 128.0 * scale) / maxv : (cr - 128.0 * scale) / (224.0 * scale);
     float kr = pic.matrix == 0u ? 0.299 : 0.2126;
     float kb = pic.matrix == 0u ? 0.114 : 0.0722;
     float kg = 1.0 - kr - kb;
@@ -208,9 +202,6 @@ const vec3 INFERNO[17] = vec3[17](
 // SSIM is damage: it must stand out). NaN shows as magenta. Twin:
 // heat::heat_color.
 vec4 heat_color(float v, float lo, float hi) {
-    if (isnan(v)) {
-        return vec4(1.0, 0.0, 1.0, 1.0);
-    }
     float t = 1.0 - clamp((v - lo) / (hi - lo), 0.0, 1.0);
     float x = t * 16.0;
     int i = min(int(x), 15);
@@ -223,7 +214,7 @@ vec4 heat_color(float v, float lo, float hi) {
         a = i == k ? INFERNO[k] : a;
         b = i == k ? INFERNO[k + 1] : b;
     }
-    return vec4(mix(a, b, x - float(i)), 1.0);
+    return isnan(v) ? vec4(1.0, 0.0, 1.0, 1.0) : vec4(mix(a, b, x - float(i)), 1.0);
 }
 
 bool clipped(vec4 clip, vec2 p) {
@@ -298,16 +289,16 @@ Image image_of(Prim prim) {
 vec4 image_color(Prim prim, Image img, vec4 samples) {
     uint kind = prim.header.x & 0xFFu;
     float param = uintBitsToFloat(prim.header.w);
-    if (kind == KIND_TEXTURE) {
-        return samples * param;
-    }
-    if (kind == KIND_GLYPH) {
-        return prim.color * samples.x;
-    }
+    // Selections, not branches: a CPU driver (lavapipe) runs every branch
+    // anyway and pays on top to merge their results, for each pixel. The
+    // heat ramp, the one costly kind, stays behind a branch a GPU skips.
+    vec4 c = yuv_to_rgb(img.pic, samples.xyz);
+    c = kind == KIND_TEXTURE ? samples * param : c;
+    c = kind == KIND_GLYPH ? prim.color * samples.x : c;
     if (kind == KIND_HEATMAP) {
-        return heat_color(samples.x, prim.p2.x, prim.p2.y) * param;
+        c = heat_color(samples.x, prim.p2.x, prim.p2.y) * param;
     }
-    return yuv_to_rgb(img.pic, samples.xyz);
+    return c;
 }
 
 // Premultiplied colours of image `prim` (clipped to `clip`) at this
