@@ -365,7 +365,9 @@ uint next_hit(inout uint k, vec4 box) {
     bool miss;
     do {
         entry = survivor(k);
-        vec4 b = prims[entry & ~IMAGE_BIT].bounds;
+        // With k at 0 the entry may never have been written: read a
+        // primitive that exists (the bin, being walked, has one).
+        vec4 b = prims[k > 0u ? entry & ~IMAGE_BIT : 0u].bounds;
         miss = k > 0u && (b.x >= box.z || b.z <= box.x || b.y >= box.w || b.w <= box.y);
         k -= miss ? 1u : 0u;
     } while (miss);
