@@ -440,8 +440,9 @@ void main() {
             ++pos;
         }
         barrier();
-        // The loops run in step across the workgroup and the primitive index
-        // is made visibly uniform: a SIMD driver (lavapipe) then loads the
+        // The loops run in step across each subgroup (there is no barrier
+        // in them, so subgroups may part) and the primitive index is made
+        // visibly uniform: a SIMD driver (lavapipe) then loads the
         // primitive once per subgroup. lavapipe (Mesa 22.3) also runs both
         // sides of every branch under a mask, but it does leave a loop once
         // no lane is active: looping over each run of shapes, then over each
