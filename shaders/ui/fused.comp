@@ -111,9 +111,9 @@ const int NO_ROW = 0x7FFFFFFF;
 // and differ only in rows: the loop visits each row any of them needs once,
 // fetching its one or two samples there, and hands them to the pixels that
 // need that row. A CPU driver (lavapipe) pays for every fetch it reaches
-// whatever the lanes' masks, but leaves a loop once no lane needs it: an
-// enlarged picture then costs a fetch per row of the source, not per tap of
-// each pixel.
+// whatever the lanes' masks, but leaves a loop once no lane needs it (tested
+// at the loop's bottom, so it is written there): an enlarged picture then
+// costs a fetch per row of the source, not per tap of each pixel.
 void sample_column(Plane pl, vec2 uv[PIXELS], bool wanted[PIXELS], bool bilinear, out vec4 sum[PIXELS]) {
     ivec2 i[PIXELS];
     vec2 f[PIXELS];
@@ -129,12 +129,13 @@ void sample_column(Plane pl, vec2 uv[PIXELS], bool wanted[PIXELS], bool bilinear
     [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
         tap[j] = uint[4](0u, 0u, 0u, 0u);
     }
-    uint columns = bilinear ? 2u : 1u;
-    while (row != NO_ROW) {
-        uint here[2] = uint[2](0u, 0u);
-        for (uint c = 0u; c < columns; ++c) {
-            here[c] = fetch(pl, ivec2(i[0].x + int(c), row));
+    do {
+        if (row == NO_ROW) {
+            break;
         }
+        uint here[2];
+        here[0] = fetch(pl, ivec2(i[0].x, row));
+        here[1] = bilinear ? fetch(pl, ivec2(i[0].x + 1, row)) : 0u;
         int next = NO_ROW;
         [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
             bool top = i[j].y == row;
@@ -147,7 +148,7 @@ void sample_column(Plane pl, vec2 uv[PIXELS], bool wanted[PIXELS], bool bilinear
             next = wanted[j] ? min(next, later) : next;
         }
         row = next;
-    }
+    } while (row != NO_ROW);
     uint taps = bilinear ? 4u : 1u;
     [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
         sum[j] = vec4(0.0);
@@ -167,17 +168,11 @@ vec4 yuv_to_rgb(Picture pic, vec3 yuv) {
     float cb = yuv.y;
     float cr = yuv.z;
     float scale = float(1u << (pic.bit_depth - 8u));
-    float yn, cbn, crn;
-    if (pic.full_range != 0u) {
-        float maxv = float((1u << pic.bit_depth) - 1u);
-        yn = y / maxv;
-        cbn = (cb - 128.0 * scale) / maxv;
-        crn = (cr - 128.0 * scale) / maxv;
-    } else {
-        yn = (y - 16.0 * scale) / (219.0 * scale);
-        cbn = (cb - 128.0 * scale) / (224.0 * scale);
-        crn = (cr - 128.0 * scale) / (224.0 * scale);
-    }
+    bool full = pic.full_range != 0u;
+    float maxv = float((1u << pic.bit_depth) - 1u);
+    float yn = full ? y / maxv : (y - 16.0 * scale) / (219.0 * scale);
+    float cbn = full ? (cb - 128.0 * scale) / maxv : (cb - 128.0 * scale) / (224.0 * scale);
+    float crn = full ? (cr - 128.0 * scale) / maxv : (cr - 128.0 * scale) / (224.0 * scale);
     float kr = pic.matrix == 0u ? 0.299 : 0.2126;
     float kb = pic.matrix == 0u ? 0.114 : 0.0722;
     float kg = 1.0 - kr - kb;
@@ -207,9 +202,6 @@ const vec3 INFERNO[17] = vec3[17](
 // SSIM is damage: it must stand out). NaN shows as magenta. Twin:
 // heat::heat_color.
 vec4 heat_color(float v, float lo, float hi) {
-    if (isnan(v)) {
-        return vec4(1.0, 0.0, 1.0, 1.0);
-    }
     float t = 1.0 - clamp((v - lo) / (hi - lo), 0.0, 1.0);
     float x = t * 16.0;
     int i = min(int(x), 15);
@@ -222,7 +214,7 @@ vec4 heat_color(float v, float lo, float hi) {
         a = i == k ? INFERNO[k] : a;
         b = i == k ? INFERNO[k + 1] : b;
     }
-    return vec4(mix(a, b, x - float(i)), 1.0);
+    return isnan(v) ? vec4(1.0, 0.0, 1.0, 1.0) : vec4(mix(a, b, x - float(i)), 1.0);
 }
 
 bool clipped(vec4 clip, vec2 p) {
@@ -297,16 +289,16 @@ Image image_of(Prim prim) {
 vec4 image_color(Prim prim, Image img, vec4 samples) {
     uint kind = prim.header.x & 0xFFu;
     float param = uintBitsToFloat(prim.header.w);
-    if (kind == KIND_TEXTURE) {
-        return samples * param;
-    }
-    if (kind == KIND_GLYPH) {
-        return prim.color * samples.x;
-    }
+    // Selections, not branches: a CPU driver (lavapipe) runs every branch
+    // anyway and pays on top to merge their results, for each pixel. The
+    // heat ramp, the one costly kind, stays behind a branch a GPU skips.
+    vec4 c = yuv_to_rgb(img.pic, samples.xyz);
+    c = kind == KIND_TEXTURE ? samples * param : c;
+    c = kind == KIND_GLYPH ? prim.color * samples.x : c;
     if (kind == KIND_HEATMAP) {
-        return heat_color(samples.x, prim.p2.x, prim.p2.y) * param;
+        c = heat_color(samples.x, prim.p2.x, prim.p2.y) * param;
     }
-    return yuv_to_rgb(img.pic, samples.xyz);
+    return c;
 }
 
 // Premultiplied colours of image `prim` (clipped to `clip`) at this
@@ -326,7 +318,10 @@ void shade_image(Prim prim, vec4 clip, Image img, vec2 p[PIXELS], bool open[PIXE
     [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
         samples[j] = vec4(0.0);
     }
-    for (uint k = 0u; k < img.plane_count; ++k) {
+    // Tested at the bottom, as lavapipe would anyway: a loop tested at its
+    // top would sample one more plane, masked.
+    uint k = 0u;
+    do {
         vec4 s[PIXELS];
         sample_column(pl, uv, inside, img.bilinear, s);
         uvec2 shift = uvec2(img.pic.chroma_shift_x, img.pic.chroma_shift_y);
@@ -336,15 +331,51 @@ void shade_image(Prim prim, vec4 clip, Image img, vec2 p[PIXELS], bool open[PIXE
         }
         pl.base = k == 0u ? img.pic.offset_u : img.pic.offset_v;
         pl.size = (uvec2(img.pic.width, img.pic.height) + (uvec2(1u) << shift) - 1u) >> shift;
-    }
+    } while (++k < img.plane_count);
     [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
         color[j] = inside[j] ? image_color(prim, img, samples[j]) : vec4(0.0);
     }
 }
 
-// Whether survivor k (counting from 1; 0 reads the first) is an image.
-bool is_image(uint k) {
-    return (s_list[max(k, 1u) - 1u] & IMAGE_BIT) != 0u;
+// Whether any pixel of this invocation's subgroup still lets light through.
+bool subgroup_lit(bool open[PIXELS]) {
+    bool any = false;
+    [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+        any = any || open[j];
+    }
+    // A ballot rather than subgroupAny: the device is only asked for ballots.
+    return subgroupBallot(any) != uvec4(0u);
+}
+
+// Survivor k's entry, counting from 1 (0 reads the first), made visibly
+// uniform: a SIMD driver (lavapipe) then loads its primitive once per
+// subgroup.
+uint survivor(uint k) {
+    return subgroupBroadcastFirst(s_list[max(k, 1u) - 1u]);
+}
+
+// Survivor k's entry as survivor() gives it, after moving k down past the
+// survivors whose bounds miss every pixel of this subgroup (`box`: x0, y0,
+// x1, y1 of their squares), as the tile test misses whole tiles. A SIMD
+// driver (lavapipe) shades every pixel of a subgroup for each primitive it
+// reaches, and a subgroup there is a few columns of the tile: a thin line
+// or a glyph often lies in another's.
+uint next_hit(inout uint k, vec4 box) {
+    uint entry;
+    bool miss;
+    do {
+        entry = survivor(k);
+        // With k at 0 the entry may never have been written: read a
+        // primitive that exists (the bin, being walked, has one).
+        vec4 b = prims[k > 0u ? entry & ~IMAGE_BIT : 0u].bounds;
+        miss = k > 0u && (b.x >= box.z || b.z <= box.x || b.y >= box.w || b.w <= box.y);
+        k -= miss ? 1u : 0u;
+    } while (miss);
+    return entry;
+}
+
+bool is_image(uint entry) {
+    return (entry & IMAGE_BIT) != 0u;
 }
 
 // The tile's pixel `j` of this invocation: WG_SIZE pixels apart in row
@@ -377,6 +408,14 @@ void main() {
         acc[j] = vec4(0.0);
         transmit[j] = 1.0;
     }
+    // The squares of this subgroup's pixels span box (x0, y0, x1, y1).
+    vec2 lo = p[0];
+    vec2 hi = p[0];
+    [[unroll]] for (uint j = 1u; j < PIXELS; ++j) {
+        lo = min(lo, p[j]);
+        hi = max(hi, p[j]);
+    }
+    vec4 box = vec4(subgroupMin(lo - 0.5), subgroupMax(hi + 0.5));
     // Ordered before any count by the first chunk's barriers.
     if (item == 0u) {
         s_open[0] = 0u;
@@ -401,42 +440,69 @@ void main() {
             ++pos;
         }
         barrier();
-        // The loops run in step across the workgroup and the primitive index
-        // is made visibly uniform: a SIMD driver (lavapipe) then loads the
+        // The loops run in step across each subgroup (there is no barrier
+        // in them, so subgroups may part) and the primitive index is made
+        // visibly uniform: a SIMD driver (lavapipe) then loads the
         // primitive once per subgroup. lavapipe (Mesa 22.3) also runs both
         // sides of every branch under a mask, but it does leave a loop once
         // no lane is active: looping over each run of shapes, then over each
         // run of images, spares a shape the image code and an image the
         // shape code, for one masked pass at each change of run.
-        for (uint k = total; k > 0u;) {
-            for (; k > 0u && !is_image(k); --k) {
-                Prim prim = prims[subgroupBroadcastFirst(s_list[k - 1u])];
-                vec4 clip = clips[prim.header.y];
-                [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
-                    if (open[j]) {
-                        vec4 c = shade_shape(prim, clip, p[j]);
-                        acc[j] += transmit[j] * c;
-                        transmit[j] *= 1.0 - c.a;
-                        open[j] = transmit[j] > OPAQUE_T;
+        //
+        // It tests for that only at the bottom of a loop: after a test at
+        // the top fails, the body still runs once, masked. So every loop
+        // here tests at its bottom, and a run that is empty costs the one
+        // masked pass it would cost anyway.
+        //
+        // A subgroup whose pixels are all opaque leaves the loops at once:
+        // lavapipe would otherwise run every primitive beneath (the panel
+        // under a video pane) through the shading code, masked.
+        uint k = total;
+        uint entry = next_hit(k, box);
+        bool lit = subgroup_lit(open);
+        do {
+            bool more = k > 0u && lit && !is_image(entry);
+            do {
+                if (more) {
+                    Prim prim = prims[entry];
+                    vec4 clip = clips[prim.header.y];
+                    [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+                        if (open[j]) {
+                            vec4 c = shade_shape(prim, clip, p[j]);
+                            acc[j] += transmit[j] * c;
+                            transmit[j] *= 1.0 - c.a;
+                            open[j] = transmit[j] > OPAQUE_T;
+                        }
                     }
+                    --k;
+                    entry = next_hit(k, box);
+                    lit = subgroup_lit(open);
+                    more = k > 0u && lit && !is_image(entry);
                 }
-            }
-            for (; k > 0u && is_image(k); --k) {
-                Prim prim = prims[subgroupBroadcastFirst(s_list[k - 1u]) & ~IMAGE_BIT];
-                vec4 clip = clips[prim.header.y];
-                Image img = image_of(prim);
-                vec4 color[PIXELS];
-                shade_image(prim, clip, img, p, open, color);
-                [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
-                    if (open[j]) {
-                        vec4 c = color[j];
-                        acc[j] += transmit[j] * c;
-                        transmit[j] *= 1.0 - c.a;
-                        open[j] = transmit[j] > OPAQUE_T;
+            } while (more);
+            more = k > 0u && lit;  // an image, if anything
+            do {
+                if (more) {
+                    Prim prim = prims[entry & ~IMAGE_BIT];
+                    vec4 clip = clips[prim.header.y];
+                    Image img = image_of(prim);
+                    vec4 color[PIXELS];
+                    shade_image(prim, clip, img, p, open, color);
+                    [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
+                        if (open[j]) {
+                            vec4 c = color[j];
+                            acc[j] += transmit[j] * c;
+                            transmit[j] *= 1.0 - c.a;
+                            open[j] = transmit[j] > OPAQUE_T;
+                        }
                     }
+                    --k;
+                    entry = next_hit(k, box);
+                    lit = subgroup_lit(open);
+                    more = k > 0u && lit && is_image(entry);
                 }
-            }
-        }
+            } while (more);
+        } while (k > 0u && lit);
         if (chunk_start == start) {
             break;
         }
