@@ -152,6 +152,12 @@ fn bench_playback_plays_the_demo_and_refuses_bad_durations() {
     let row = stdout.lines().find(|l| l.starts_with("256x160")).expect("a row for the size");
     let frames: u32 = row.split_whitespace().nth(3).unwrap().parse().unwrap();
     assert!(frames >= 1, "{row}");
+    // The scored column: frames with scores of the demo's 48, and when all
+    // were in if they were.
+    let scored = row.split_whitespace().nth(9).unwrap();
+    let (done, total) = scored.split_once('/').expect("scored as N/48");
+    assert!(total == "48" && done.parse::<u32>().unwrap() <= 48, "{row}");
+    assert_eq!(row.contains(" by "), done == "48", "{row}");
 
     let output = run("nan");
     assert_eq!(output.status.code(), Some(1));

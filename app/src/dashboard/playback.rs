@@ -46,7 +46,7 @@ pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
         "host ms max",
         "GPU ms p50",
         "GPU ms max",
-        "scored (fps)"
+        "scored"
     );
     for &size in sizes {
         let run = play(&ctx, inputs.clone(), size, seconds)?;
@@ -61,7 +61,7 @@ pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
             percentile(&run.host_ms, 1.0),
             percentile(&run.gpu_ms, 0.5),
             percentile(&run.gpu_ms, 1.0),
-            format!("{} ({:.0})", run.scored, run.scored as f64 / run.seconds),
+            run.scored_column(),
         );
     }
     Ok(())
@@ -76,8 +76,24 @@ struct Playback {
     /// Per display frame, the work before submission.
     host_ms: Vec<f64>,
     gpu_ms: Vec<f64>,
+    /// Frames with scores at the end, of `frames` (unknown for a stream).
     scored: usize,
-    seconds: f64,
+    frames: Option<usize>,
+    /// Seconds into the playback when the last frame's scores were in
+    /// (to the display period), if they were.
+    scored_by: Option<f64>,
+}
+
+impl Playback {
+    /// `48/48 by 0.12 s`, `30/48` when scoring had not finished, `30/?`
+    /// for a stream of unknown length.
+    fn scored_column(&self) -> String {
+        let frames = self.frames.map_or("?".to_string(), |n| n.to_string());
+        match self.scored_by {
+            Some(t) => format!("{}/{frames} by {t:.2} s", self.scored),
+            None => format!("{}/{frames}", self.scored),
+        }
+    }
 }
 
 fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -> Result<Playback> {
@@ -103,6 +119,7 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
     let period = Duration::from_secs_f64(1.0 / fps);
     let start = Instant::now();
     let mut last = start;
+    let mut scored_by = None;
     for k in 0u32.. {
         let due = start + period * k;
         if due.duration_since(start).as_secs_f64() >= seconds {
@@ -119,6 +136,11 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
         state.apply(Input::Tick((begin - last).as_secs_f64()));
         last = begin;
         session.poll_scores(&mut state);
+        let all_scored =
+            session.clip.frame_count.is_some_and(|n| session.history.frames.len() >= n as usize);
+        if scored_by.is_none() && all_scored {
+            scored_by = Some(begin.duration_since(start).as_secs_f64());
+        }
         session.refresh_pictures(&state, &mut pictures);
         if let Some(p) = &mut pictures {
             let up = match &mut uploader {
@@ -150,8 +172,8 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
         let times = renderer.pass_times()?;
         gpu_ms.push(times.binning_ms + times.fused_ms);
     }
-    let elapsed = start.elapsed().as_secs_f64();
-    session.poll_scores(&mut state);
+    // What arrived during the playback: no last poll, so that `scored` and
+    // `scored_by` tell the same story.
     Ok(Playback {
         clip: format!("{}x{}", g.width, g.height),
         fps,
@@ -159,6 +181,7 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
         host_ms,
         gpu_ms,
         scored: session.history.frames.len(),
-        seconds: elapsed,
+        frames: session.clip.frame_count.map(|n| n as usize),
+        scored_by,
     })
 }
