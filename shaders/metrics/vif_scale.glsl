@@ -56,6 +56,9 @@ layout(constant_id = 1) const int DIV_PERTURB_ULPS = 0;
 // True only for scale 0 of 8-bit input: vertical squares in uint32 (see
 // above). The host sets it (`scale_pipeline` in gpu.rs).
 layout(constant_id = 2) const bool SQ32 = false;
+// True where fma() on doubles is fused, as the host's probe found
+// (fma_probe.comp): the division check's remainder is then one fma.
+layout(constant_id = 3) const bool FUSED_FMA = false;
 
 layout(set = 0, binding = 0, std430) readonly buffer RefWords { uint ref_words[]; };
 layout(set = 0, binding = 1, std430) readonly buffer DistWords { uint dist_words[]; };
@@ -163,8 +166,9 @@ int log2_64(uint64_t x) {
 
 // ---- Correctly rounded double division -------------------------------
 // Vulkan does not promise a correctly rounded fp64 divide. The hardware
-// quotient q is checked against the exact remainder r = a − q·b (Dekker's
-// exact product, no fma: lavapipe does not fuse fma(), NVIDIA does): q is
+// quotient q is checked against the exact remainder r = a − q·b (one fused
+// fma where the driver fuses it, else Dekker's exact product: lavapipe does
+// not fuse fma(), NVIDIA does, and Vulkan promises neither): q is
 // the correctly rounded a/b iff r/b lies within half the gap to each
 // neighbour of q. If not, one Newton step q + r/b brings q within an ulp and
 // the neighbours are walked to the right one. Valid for the operands here:
@@ -180,8 +184,13 @@ void split(double a, out double hi, out double lo) {
 }
 
 // a − q·b, exact whenever q is within an ulp of a/b (the remainder is then a
-// double), and of the right sign otherwise.
+// double), and of the right sign otherwise: a fused fma rounds a − q·b once,
+// Dekker's product keeps q·b as p + e exactly.
 double remainder_of(double a, double b, double q) {
+    if (FUSED_FMA) {
+        precise double r = fma(-q, b, a);
+        return r;
+    }
     precise double p = q * b;
     double qh, ql, bh, bl;
     split(q, qh, ql);

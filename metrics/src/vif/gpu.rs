@@ -35,7 +35,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
     Binding, BindingKind, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder,
-    Submitter, upload_buffer,
+    Submitter, download_buffer, upload_buffer,
 };
 
 use super::{DECIMATED_BPC, VifFrameSums, VifOptions, VifScaleSums, check, log2_table, scale_size};
@@ -137,8 +137,10 @@ impl VifKernel {
         };
         check(&shape, &shape, &options)?;
 
+        let mut submitter = Submitter::new(ctx, 1)?;
+        let fused_fma = fma_fuses(ctx, &mut submitter)?;
         let scale_pipelines = (0..4u32)
-            .map(|k| scale_pipeline(ctx, k, k == 0 && bpc == 8, ulps))
+            .map(|k| scale_pipeline(ctx, k, k == 0 && bpc == 8, fused_fma, ulps))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
         let decimate_pipelines = (1..4u32)
             .map(|k| decimate_pipeline(ctx, k))
@@ -154,7 +156,6 @@ impl VifKernel {
         });
         let sums = Buffer::storage(ctx, "vif frame sums", (FIELDS + 1) * 8)?;
 
-        let mut submitter = Submitter::new(ctx, 1)?;
         let table: Vec<u8> = log2_table().as_slice().iter().flat_map(|v| v.to_le_bytes()).collect();
         let log2 = upload_buffer(ctx, &mut submitter, "vif log2 table", &table)?;
         submitter.run(|rec| {
@@ -364,12 +365,15 @@ const DECIMATE_SPIRV: [&[u32]; 3] = [
 
 /// The statistics kernel of scale `k`; `sq32` keeps the vertical squares in
 /// 32 bits (specialization constant 2, `SQ32`: only for scale 0 of 8-bit
-/// input, where they provably fit); `ulps` is the test-only division
-/// perturbation (specialization constant 1, `DIV_PERTURB_ULPS`).
+/// input, where they provably fit); `fused_fma` takes the division check's
+/// remainder from one fma (constant 3, `FUSED_FMA`: only where
+/// [`fma_fuses`]); `ulps` is the test-only division perturbation (constant 1,
+/// `DIV_PERTURB_ULPS`).
 fn scale_pipeline(
     ctx: &Arc<GpuContext>,
     k: u32,
     sq32: bool,
+    fused_fma: bool,
     ulps: i32,
 ) -> vqscope_gpu::Result<ComputePipeline> {
     let name = format!("metrics/vif_scale{k}");
@@ -380,11 +384,42 @@ fn scale_pipeline(
             spirv: SCALE_SPIRV[k as usize],
             bindings: &[BindingKind::StorageBuffer; 5],
             push_constant_size: std::mem::size_of::<VifScalePush>() as u32,
-            specialization: &[(1, ulps as u32), (2, u32::from(sq32))],
+            specialization: &[(1, ulps as u32), (2, u32::from(sq32)), (3, u32::from(fused_fma))],
             subgroup_size: None,
             full_subgroups: false,
         },
     )
+}
+
+/// Whether the device's `fma()` on doubles rounds once (fma_probe.comp).
+/// Vulkan does not say: lavapipe computes it as a product and a sum, NVIDIA
+/// fuses it. The operands' exact `a·b + c` is 2^-54, which a product rounded
+/// first loses entirely (a·b = 1 + 2^-26 + 2^-54 rounds to 1 + 2^-26).
+fn fma_fuses(ctx: &Arc<GpuContext>, submitter: &mut Submitter) -> vqscope_gpu::Result<bool> {
+    let a = 1.0 + 2f64.powi(-27);
+    let operands = [a, a, -(1.0 + 2f64.powi(-26)), 0.0];
+    let bytes: Vec<u8> = operands.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let probe = upload_buffer(ctx, submitter, "fma probe", &bytes)?;
+    let pipeline = ComputePipeline::new(
+        ctx,
+        &PipelineDesc {
+            name: "metrics/fma_probe",
+            spirv: vqscope_shaders::METRICS_FMA_PROBE,
+            bindings: &[BindingKind::StorageBuffer],
+            push_constant_size: 0,
+            specialization: &[],
+            subgroup_size: None,
+            full_subgroups: false,
+        },
+    )?;
+    submitter.run(|rec| {
+        rec.dispatch(&pipeline, &[Binding::Buffer(&probe)], &[], [1, 1, 1])?;
+        rec.barrier();
+        Ok(())
+    })?;
+    let out = download_buffer(ctx, submitter, &probe, 32)?;
+    let fused = f64::from_le_bytes(out[24..32].try_into().expect("8 bytes"));
+    Ok(fused == 2f64.powi(-54))
 }
 
 /// The decimation producing scale `k` (it blurs with `FILTERS[k]`).
