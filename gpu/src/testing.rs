@@ -4,6 +4,9 @@
 use std::sync::Arc;
 
 use crate::context::{ContextOptions, GpuContext};
+use crate::error::Result;
+use crate::submit::{Recorder, Submitter};
+use crate::timing::Timestamps;
 use crate::validation::all_messages;
 
 /// A context with validation on (device choice still from `VQSCOPE_DEVICE`).
@@ -101,4 +104,32 @@ impl Rng {
 pub fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+/// GPU time of one frame: `frames` recordings of `record_frame` in one
+/// submission with a timestamp after each, for the kernels' timing tests.
+/// `record_frame` must start with a barrier, so that frames do not overlap.
+/// Returns the median, min and max ms.
+pub fn frame_ms(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    frames: u32,
+    mut record_frame: impl FnMut(&mut Recorder<'_>) -> Result<()>,
+) -> (f64, f64, f64) {
+    let stamps = Timestamps::new(ctx, frames + 1).expect("timestamp queries");
+    submitter
+        .run(|rec| {
+            rec.reset_timestamps(&stamps);
+            rec.barrier();
+            rec.timestamp(&stamps, 0);
+            for i in 0..frames {
+                record_frame(rec)?;
+                rec.timestamp(&stamps, i + 1);
+            }
+            Ok(())
+        })
+        .expect("timed frames");
+    let mut ms = stamps.read_intervals_ms().expect("timestamps");
+    let mid = median(&mut ms);
+    (mid, ms[0], ms[ms.len() - 1])
 }

@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use vqscope_gpu::testing::{
-    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, median, test_context,
+    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, frame_ms, median,
+    test_context,
 };
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
 use vqscope_metrics::PlaneView;
@@ -178,35 +179,6 @@ fn warm_up(
     }
 }
 
-/// GPU time of one frame, warm: 32 frames in one submission with a
-/// timestamp after each (every `record` starts with a barrier, so frames do
-/// not overlap). Returns the median, min and max ms.
-fn frame_ms(
-    ctx: &Arc<GpuContext>,
-    submitter: &mut Submitter,
-    kernel: &AdmKernel,
-    r: &DevicePlane,
-    d: &DevicePlane,
-) -> (f64, f64, f64) {
-    let results = Buffer::storage(ctx, "timed results", 8 * 36).unwrap();
-    let stamps = vqscope_gpu::Timestamps::new(ctx, 33).unwrap();
-    submitter
-        .run(|rec| {
-            rec.reset_timestamps(&stamps);
-            rec.barrier();
-            rec.timestamp(&stamps, 0);
-            for i in 0..32 {
-                kernel.record(rec, r, d, &results, 0)?;
-                rec.timestamp(&stamps, i + 1);
-            }
-            Ok(())
-        })
-        .unwrap();
-    let mut ms = stamps.read_intervals_ms().unwrap();
-    let mid = median(&mut ms);
-    (mid, ms[0], ms[ms.len() - 1])
-}
-
 /// Median ms of each of [`AdmKernel::PROFILE_PHASES`], every dispatch alone
 /// (serialised), over 16 frames in one submission.
 fn phase_ms(
@@ -258,7 +230,9 @@ fn gpu_adm_timing() {
             (DevicePlane { buffer: &rb, desc: rd }, DevicePlane { buffer: &db, desc: dd });
         let kernel = AdmKernel::new(&ctx, w as u32, h as u32, bpc, &options).unwrap();
         warm_up(&ctx, &mut submitter, &kernel, &rv, &dv);
-        let (mid, lo, hi) = frame_ms(&ctx, &mut submitter, &kernel, &rv, &dv);
+        let results = Buffer::storage(&ctx, "timed results", 8 * 36).unwrap();
+        let (mid, lo, hi) =
+            frame_ms(&ctx, &mut submitter, 32, |rec| kernel.record(rec, &rv, &dv, &results, 0));
         eprintln!(
             "adm {w}x{h} {bpc}-bit: median {mid:.4} ms (min {lo:.4}, max {hi:.4}), warm, 32 frames"
         );

@@ -17,7 +17,7 @@
 use std::sync::Arc;
 
 use vqscope_gpu::testing::{
-    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
+    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, median, test_context,
 };
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
@@ -432,11 +432,7 @@ fn gpu_ssim_full_size_and_timing() {
         runs.drain(..60);
         // Per interval, the median over the runs.
         let median: Vec<f64> = (0..runs[0].len())
-            .map(|i| {
-                let mut v: Vec<f64> = runs.iter().map(|r| r[i]).collect();
-                v.sort_by(f64::total_cmp);
-                v[v.len() / 2]
-            })
+            .map(|i| median(&mut runs.iter().map(|r| r[i]).collect::<Vec<_>>()))
             .collect();
         let (ns, nm) = (ns as usize, nm as usize);
         let sum = |r: std::ops::Range<usize>| median[r].iter().sum::<f64>();

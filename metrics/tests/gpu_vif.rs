@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use vqscope_gpu::testing::{
-    assert_no_validation_messages, at_every_lavapipe_subgroup_size, median, test_context,
+    assert_no_validation_messages, at_every_lavapipe_subgroup_size, frame_ms, median, test_context,
 };
 use vqscope_gpu::{Buffer, GpuContext, GpuError, Submitter, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
@@ -278,9 +278,9 @@ fn gpu_vif_decode_keeps_skip_scale0() {
 
 /// GPU time of one frame through `kernel`, warm: the GPU first runs the
 /// kernel back to back for a while (an idle H200 sits at 345 MHz and needs
-/// sustained work to reach its boost clock), then 32 frames in one
-/// submission with a timestamp after each (every `record` starts with a
-/// barrier, so frames do not overlap). Returns the median, min and max ms.
+/// sustained work to reach its boost clock), then `frame_ms` of 32 frames
+/// (every `record` starts with a barrier). Returns the median, min and max
+/// ms.
 fn warm_frame_ms(
     ctx: &Arc<GpuContext>,
     submitter: &mut Submitter,
@@ -301,22 +301,7 @@ fn warm_frame_ms(
             })
             .unwrap();
     }
-    let stamps = vqscope_gpu::Timestamps::new(ctx, 33).unwrap();
-    submitter
-        .run(|rec| {
-            rec.reset_timestamps(&stamps);
-            rec.barrier();
-            rec.timestamp(&stamps, 0);
-            for i in 0..32 {
-                kernel.record(rec, &r, &d, results, 0)?;
-                rec.timestamp(&stamps, i + 1);
-            }
-            Ok(())
-        })
-        .unwrap();
-    let mut ms = stamps.read_intervals_ms().unwrap();
-    let mid = median(&mut ms);
-    (mid, ms[0], ms[ms.len() - 1])
+    frame_ms(ctx, submitter, 32, |rec| kernel.record(rec, &r, &d, results, 0))
 }
 
 /// Device time of one frame (`cargo test --test gpu_vif -- --ignored
