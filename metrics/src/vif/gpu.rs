@@ -191,22 +191,11 @@ impl VifKernel {
         results: &Buffer,
         offset_words: u32,
     ) -> vqscope_gpu::Result<()> {
-        self.check_planes(reference, distorted)?;
-        rec.barrier();
-        let mut current = (reference.buffer, distorted.buffer, reference.desc, distorted.desc);
-        for k in 0..4 {
-            let (r, d, rd, dd) = current;
-            if k > 0 || !self.options.skip_scale0 {
-                self.record_scale(rec, k, (r, rd), (d, dd), (results, offset_words))?;
+        self.record_dispatches(rec, reference, distorted, results, offset_words, &mut |rec, end| {
+            if end {
+                rec.barrier();
             }
-            if k < 3 {
-                let next = &self.pyramid[k];
-                self.record_decimate(rec, k, (r, rd), (d, dd), next)?;
-                current = (&next.reference, &next.distorted, next.desc, next.desc);
-            }
-            rec.barrier();
-        }
-        Ok(())
+        })
     }
 
     /// Labels of the intervals [`VifKernel::record_profiled`] times, in order.
@@ -228,27 +217,42 @@ impl VifKernel {
         offset_words: u32,
         stamps: &vqscope_gpu::Timestamps,
     ) -> vqscope_gpu::Result<()> {
-        self.check_planes(reference, distorted)?;
-        rec.barrier();
-        rec.timestamp(stamps, 0);
-        let mut next_stamp = 1;
-        let mut stamp = |rec: &mut Recorder<'_>| {
+        let mut next_stamp = 0;
+        self.record_dispatches(rec, reference, distorted, results, offset_words, &mut |rec, _| {
             rec.barrier();
             rec.timestamp(stamps, next_stamp);
             next_stamp += 1;
-        };
+        })
+    }
+
+    /// The frame's dispatches, calling `after_dispatch(rec, step_end)` first
+    /// (as the end of whatever came before: earlier frames may still use the
+    /// intermediates) and after each dispatch (also in scale 0's place when
+    /// `skip_scale0` leaves it out). `step_end` marks the end of a step,
+    /// which the next step's dispatches must follow.
+    fn record_dispatches(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &DevicePlane<'_>,
+        distorted: &DevicePlane<'_>,
+        results: &Buffer,
+        offset_words: u32,
+        after_dispatch: &mut dyn FnMut(&mut Recorder<'_>, bool),
+    ) -> vqscope_gpu::Result<()> {
+        self.check_planes(reference, distorted)?;
+        after_dispatch(rec, true);
         let mut current = (reference.buffer, distorted.buffer, reference.desc, distorted.desc);
         for k in 0..4 {
             let (r, d, rd, dd) = current;
             if k > 0 || !self.options.skip_scale0 {
                 self.record_scale(rec, k, (r, rd), (d, dd), (results, offset_words))?;
             }
-            stamp(rec);
+            after_dispatch(rec, k == 3);
             if k < 3 {
                 let next = &self.pyramid[k];
                 self.record_decimate(rec, k, (r, rd), (d, dd), next)?;
                 current = (&next.reference, &next.distorted, next.desc, next.desc);
-                stamp(rec);
+                after_dispatch(rec, true);
             }
         }
         Ok(())
