@@ -9,7 +9,7 @@ use crate::RenderError;
 use crate::glyphs::{Font, GlyphAtlas};
 use crate::scene::{
     Color, Command, ExternalYuv, MAX_EXTERNAL_MAPS, MapSource, PictureSource, Rect, Sampling,
-    Scene, Subsampling, YuvMatrix, YuvPicture,
+    Scene, Subsampling, YuvFormat, YuvMatrix, YuvPicture,
 };
 use crate::text::layout;
 
@@ -464,27 +464,8 @@ pub fn bin_offsets(prims: &[GpuPrim], bins_x: u32, bins_y: u32) -> Vec<u32> {
     offsets
 }
 
-/// What the shader needs to know of a picture besides where its planes are.
-struct PictureFormat {
-    width: u32,
-    height: u32,
-    bit_depth: u32,
-    subsampling: Subsampling,
-    matrix: YuvMatrix,
-    full_range: bool,
-}
-
-impl PictureFormat {
-    fn of_host(p: &YuvPicture) -> Self {
-        let YuvPicture { width, height, bit_depth, subsampling, matrix, full_range, .. } = *p;
-        PictureFormat { width, height, bit_depth, subsampling, matrix, full_range }
-    }
-
-    fn of_external(p: &ExternalYuv) -> Self {
-        let ExternalYuv { width, height, bit_depth, subsampling, matrix, full_range, .. } = *p;
-        PictureFormat { width, height, bit_depth, subsampling, matrix, full_range }
-    }
-
+/// Checks of a picture format and what the shader needs of it.
+impl YuvFormat {
     fn check(&self) -> Result<(), RenderError> {
         if !(8..=16).contains(&self.bit_depth) || self.width == 0 || self.height == 0 {
             return Err(RenderError::BadPicture(format!(
@@ -588,7 +569,7 @@ fn append_planes_and_room(
 
 /// Appends a host picture's planes to `planes` (word-aligned).
 fn encode_picture(p: &YuvPicture, planes: &mut Vec<u8>) -> Result<GpuPicture, RenderError> {
-    let format = PictureFormat::of_host(p);
+    let format = p.format;
     format.check()?;
     let (luma, chroma) = format.plane_bytes();
     if p.data.len() as u64 != luma + 2 * chroma {
@@ -596,8 +577,8 @@ fn encode_picture(p: &YuvPicture, planes: &mut Vec<u8>) -> Result<GpuPicture, Re
             "{} bytes of data, {} expected for {}x{}",
             p.data.len(),
             luma + 2 * chroma,
-            p.width,
-            p.height
+            format.width,
+            format.height
         )));
     }
     // Keep every picture word-aligned in the texel buffer.
@@ -619,7 +600,7 @@ fn encode_external_picture(
     region_bytes: &mut u64,
     copies: &mut Vec<ExternalCopy>,
 ) -> Result<GpuPicture, RenderError> {
-    let format = PictureFormat::of_external(p);
+    let format = p.format;
     format.check()?;
     if p.planes.iter().any(|o| o % 4 != 0) {
         return Err(RenderError::BadPicture(format!(

@@ -18,7 +18,7 @@ pub mod text;
 pub use fused::{PassTimes, Renderer, ScanMode, SceneBuffers};
 pub use scene::{
     Color, ExternalYuv, MAX_EXTERNAL_MAPS, MapId, Rect, RectStyle, Sampling, Scene, Subsampling,
-    TextureId, YuvId, YuvMatrix, YuvPicture,
+    TextureId, YuvFormat, YuvId, YuvMatrix, YuvPicture,
 };
 pub use text::{Align, TextRun, VAlign};
 

@@ -156,17 +156,23 @@ pub enum YuvMatrix {
     Bt709,
 }
 
-/// Where the YUV samples of a picture live and how to read them. Planes are
-/// tightly packed rows of `width` (luma) or chroma-width samples; 16-bit
-/// samples (bit depth > 8) are little-endian.
-#[derive(Debug, Clone)]
-pub struct YuvPicture {
+/// What a YUV picture is, wherever its samples lie: size, depth, chroma
+/// layout and colour. Planes are tightly packed rows of `width` (luma) or
+/// chroma-width samples; 16-bit samples (bit depth > 8) are little-endian.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct YuvFormat {
     pub width: u32,
     pub height: u32,
     pub bit_depth: u32,
     pub subsampling: Subsampling,
     pub matrix: YuvMatrix,
     pub full_range: bool,
+}
+
+/// A YUV picture with its samples on the host.
+#[derive(Debug, Clone)]
+pub struct YuvPicture {
+    pub format: YuvFormat,
     /// The Y, Cb, Cr planes back to back (as `vqscope_video::Frame::data`).
     pub data: Vec<u8>,
 }
@@ -175,17 +181,10 @@ pub struct YuvPicture {
 /// uploaded once, which the metric kernels read too. The buffer is passed
 /// as external buffer `slot` of [`crate::Renderer::record_with_maps`], and
 /// the renderer copies the planes on the GPU, never through the host.
-/// Planes are tightly packed rows (chroma rows of the subsampled width),
-/// 16-bit samples little-endian, starting at the byte offsets `planes`
-/// (Y, Cb, Cr; multiples of 4).
+/// The planes start at the byte offsets `planes` (Y, Cb, Cr; multiples of 4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExternalYuv {
-    pub width: u32,
-    pub height: u32,
-    pub bit_depth: u32,
-    pub subsampling: Subsampling,
-    pub matrix: YuvMatrix,
-    pub full_range: bool,
+    pub format: YuvFormat,
     pub slot: usize,
     pub planes: [u64; 3],
 }

@@ -3,7 +3,9 @@
 //! scene is built procedurally at any size, the same on every machine.
 
 use crate::heat;
-use crate::scene::{Color, Rect, RectStyle, Sampling, Scene, Subsampling, YuvMatrix, YuvPicture};
+use crate::scene::{
+    Color, Rect, RectStyle, Sampling, Scene, Subsampling, YuvFormat, YuvMatrix, YuvPicture,
+};
 use crate::text::{Align, TextRun, VAlign};
 
 /// Every scene name, in the order `--help` lists them.
@@ -273,15 +275,15 @@ pub fn test_picture(width: u32, height: u32, bit_depth: u32) -> YuvPicture {
     } else {
         samples.iter().map(|&v| v as u8).collect()
     };
-    YuvPicture {
+    let format = YuvFormat {
         width,
         height,
         bit_depth,
         subsampling: Subsampling::Yuv420,
         matrix: YuvMatrix::Bt709,
         full_range: false,
-        data,
-    }
+    };
+    YuvPicture { format, data }
 }
 
 fn yuv(s: &mut Scene, r: Rect, bit_depth: u32) {

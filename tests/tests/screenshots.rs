@@ -4,8 +4,8 @@
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
 use vqscope_gpu::{Submitter, upload_buffer};
 use vqscope_renderer::{
-    Color, ExternalYuv, Rect, Renderer, Sampling, ScanMode, Scene, Subsampling, YuvMatrix, heat,
-    scenes,
+    Color, ExternalYuv, Rect, Renderer, Sampling, ScanMode, Scene, Subsampling, YuvFormat,
+    YuvMatrix, heat, scenes,
 };
 use vqscope_tests::golden::check_golden;
 
@@ -205,12 +205,7 @@ fn external_yuv_picture_matches_host_picture() {
         bytes[v_at..v_at + chroma].copy_from_slice(&data[luma + chroma..]);
         let buffer = upload_buffer(&ctx, &mut submitter, "frame planes", &bytes).unwrap();
         let external = ExternalYuv {
-            width: w,
-            height: h,
-            bit_depth: depth,
-            subsampling: picture.subsampling,
-            matrix: picture.matrix,
-            full_range: picture.full_range,
+            format: picture.format,
             slot: 1,
             planes: [y_at as u64, u_at as u64, v_at as u64],
         };
@@ -244,12 +239,14 @@ fn external_yuv_picture_matches_host_picture() {
     }
     let mut scene = Scene::new(8, 8, Color::BLACK);
     let bad = ExternalYuv {
-        width: 4,
-        height: 4,
-        bit_depth: 8,
-        subsampling: Subsampling::Yuv420,
-        matrix: YuvMatrix::Bt709,
-        full_range: false,
+        format: YuvFormat {
+            width: 4,
+            height: 4,
+            bit_depth: 8,
+            subsampling: Subsampling::Yuv420,
+            matrix: YuvMatrix::Bt709,
+            full_range: false,
+        },
         slot: 0,
         planes: [0, 18, 24],
     };

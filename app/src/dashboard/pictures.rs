@@ -15,7 +15,7 @@
 use std::sync::Arc;
 
 use vqscope_gpu::{Buffer, GpuContext, Recorder};
-use vqscope_renderer::{ExternalYuv, Scene, Subsampling, YuvId, YuvMatrix, YuvPicture};
+use vqscope_renderer::{ExternalYuv, Scene, Subsampling, YuvFormat, YuvId, YuvMatrix, YuvPicture};
 use vqscope_video::{
     ChromaFormat, ColorMatrix, ColorRange, DeviceFrame, DeviceFramePair, Frame, FramePair,
     FrameUploader,
@@ -173,16 +173,24 @@ fn matrix(frame: &Frame) -> YuvMatrix {
     }
 }
 
-/// An uploaded (non-monochrome) frame as a renderer picture on the GPU.
-fn external(frame: &Frame, device: &DeviceFrame) -> ExternalYuv {
+/// A frame's size, depth, chroma layout and colour, as the renderer takes
+/// them.
+fn format(frame: &Frame) -> YuvFormat {
     let g = frame.geometry;
-    ExternalYuv {
+    YuvFormat {
         width: g.width,
         height: g.height,
         bit_depth: g.format.bit_depth,
         subsampling: subsampling(frame),
         matrix: matrix(frame),
         full_range: frame.color.range == ColorRange::Full,
+    }
+}
+
+/// An uploaded (non-monochrome) frame as a renderer picture on the GPU.
+fn external(frame: &Frame, device: &DeviceFrame) -> ExternalYuv {
+    ExternalYuv {
+        format: format(frame),
         slot: FRAMES_SLOT,
         planes: device.planes.map(|p| u64::from(p.offset)),
     }
@@ -201,15 +209,7 @@ pub fn picture(frame: &Frame) -> YuvPicture {
             data.extend(std::iter::repeat_n(mid.to_le_bytes(), chroma).flatten());
         }
     }
-    YuvPicture {
-        width: g.width,
-        height: g.height,
-        bit_depth: g.format.bit_depth,
-        subsampling: subsampling(frame),
-        matrix: matrix(frame),
-        full_range: frame.color.range == ColorRange::Full,
-        data,
-    }
+    YuvPicture { format: format(frame), data }
 }
 
 /// `|ref - dis| * DIFF_GAIN`, scaled to 8 bits, as a grey 4:2:0 picture.
@@ -229,13 +229,13 @@ pub fn difference(
     data.resize((width * height) as usize, 0);
     let chroma = (width.div_ceil(2) * height.div_ceil(2) * 2) as usize;
     data.resize(data.len() + chroma, 128);
-    YuvPicture {
+    let format = YuvFormat {
         width,
         height,
         bit_depth: 8,
         subsampling: Subsampling::Yuv420,
         matrix: YuvMatrix::Bt709,
         full_range: true,
-        data,
-    }
+    };
+    YuvPicture { format, data }
 }
