@@ -14,8 +14,8 @@
 // planes with bpc = 16). Push constants: `VifScalePush` in
 // metrics/src/vif/gpu.rs — the two must agree.
 //
-// Work split: a workgroup owns a TW × TH = 112 × 8 tile of output pixels
-// and computes vertical sums for VCOLS = 128 columns (the tile and up to
+// Work split: a workgroup owns a TW × TH = 240 × 4 tile of output pixels
+// and computes vertical sums for VCOLS = 256 columns (the tile and up to
 // 2·HALF mirrored halo columns: a mirrored column's vertical sums are those
 // of the column it mirrors, so mirroring the loads is libvmaf's horizontal
 // padding).
@@ -25,8 +25,13 @@
 //    accumulators it touches (every tap a compile-time constant). The five
 //    sums are stored as one uvec4 per (row, column) in shared memory.
 //  - Horizontal pass, register-blocked the same way: each of the first
-//    TH·TW/P = 224 invocations owns P adjacent output pixels of a row and
+//    TH·TW/P = 240 invocations owns P adjacent output pixels of a row and
 //    reads the P + 2·HALF uvec4 it needs once.
+// One row of 256 columns rather than two rows of 128 (4 tile rows instead of
+// 8): the halo's share of the vertical pass falls from 16/128 to 16/256,
+// 240 rather than 224 of the 256 invocations filter horizontally, and 3840
+// and 1920 are whole numbers of tiles (on the H200 this cut the four scales
+// at 4K by 3%).
 // R = P = 4 rather than larger blocks: the kernel waits on memory more than
 // it computes, and small blocks need few registers, so more workgroups fit
 // on a multiprocessor (on the H200 going from 8 rows and 7 pixels to 4 and
@@ -42,6 +47,8 @@
 #extension GL_EXT_shader_atomic_int64 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 256) in;
@@ -62,6 +69,9 @@ layout(constant_id = 3) const bool FUSED_FMA = false;
 
 layout(set = 0, binding = 0, std430) readonly buffer RefWords { uint ref_words[]; };
 layout(set = 0, binding = 1, std430) readonly buffer DistWords { uint dist_words[]; };
+// The same two buffers as bytes, for LOAD_BYTES.
+layout(set = 0, binding = 0, std430) readonly buffer RefBytes { uint8_t ref_bytes[]; };
+layout(set = 0, binding = 1, std430) readonly buffer DistBytes { uint8_t dist_bytes[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Log2Table { uint16_t log2_table[]; };
 // The sixteen frame sums (scale k's num_log, den_log, num_non_log,
 // den_non_log at 4k..4k+3), then the count of scale 3's finished workgroups.
@@ -78,9 +88,9 @@ layout(push_constant, std430) uniform Push {
     uint out_base;  // first of the sixteen result words (scale 3 only)
 };
 
-const uint VCOLS = 128u;                 // vertical-sum columns per tile
-const uint TW = VCOLS - 2u * 8u;         // 112 output columns (any scale)
-const uint TH = 8u;                      // output rows
+const uint VCOLS = 256u;                 // vertical-sum columns per tile
+const uint TW = VCOLS - 2u * 8u;         // 240 output columns (any scale)
+const uint TH = 4u;                      // output rows
 const uint R = 4u;                       // rows per vertical task
 const uint P = 4u;                       // output pixels per horizontal task
 const uint VIN = R + 2u * HALF;          // input rows a vertical task reads
@@ -269,6 +279,15 @@ void accumulate_pixel(inout i64vec4 acc, int s1, int s2_raw, int s12) {
     }
 }
 
+// Input sample i of a vertical task's column as LOAD_DIRECT (vif_common.glsl)
+// gives it, for planes of one byte a sample: a byte load needs no shift and
+// mask to find the sample in its word, and no whole-word strides (on the
+// H200 this cut scale 0 of 8-bit input at 4K by 3%; 16-bit loads of the
+// other planes gained nothing).
+#define LOAD_BYTES(i)                                                               \
+    uint x = uint(ref_bytes[byte_r + (i) * stride_r]);                             \
+    uint y = uint(dist_bytes[byte_d + (i) * stride_d]);
+
 // Vertical pass of one column (tile column `col`, rows rg·R .. rg·R+R−1).
 // filter.rs vertical_row: µ in uint32, then (+2^(bpc-1)) >> bpc kept as
 // uint16; squares summed exactly, then (+round) >> 2·(bpc−8) kept as uint32.
@@ -331,13 +350,14 @@ void main() {
             uint stride_r = ref_plane.stride * bps_r;
             uint stride_d = dist_plane.stride * bps_d;
             int ybase = y0 + int(rg * R) - int(HALF);
-            if (loads_direct(stride_r, stride_d, ybase, VIN, h)) {
+            bool rows_in = ybase >= 0 && ybase + int(VIN) <= h;
+            if (SQ32 && rows_in && bps_r == 1u && bps_d == 1u) {
+                uint byte_r = col_r + uint(ybase) * stride_r;
+                uint byte_d = col_d + uint(ybase) * stride_d;
+                VERTICAL_PASS(uint, LOAD_BYTES)
+            } else if (!SQ32 && loads_direct(stride_r, stride_d, ybase, VIN, h)) {
                 DIRECT_WORDS
-                if (SQ32) {
-                    VERTICAL_PASS(uint, LOAD_DIRECT)
-                } else {
-                    VERTICAL_PASS(uint64_t, LOAD_DIRECT)
-                }
+                VERTICAL_PASS(uint64_t, LOAD_DIRECT)
             } else if (SQ32) {
                 VERTICAL_PASS(uint, LOAD_MIRRORED)
             } else {

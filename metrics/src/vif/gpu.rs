@@ -13,7 +13,7 @@
 //! ```
 //!
 //! `vif_scale[k]` (shaders/metrics/vif_scale.glsl, compiled per scale as
-//! vif_scaleK.comp) filters a 112 × 8 tile (vertical sums register-blocked
+//! vif_scaleK.comp) filters a 240 × 4 tile (vertical sums register-blocked
 //! per column and 4 rows, kept in shared memory, then horizontal sums
 //! register-blocked per 4 pixels) and adds each workgroup's four `i64` sums
 //! atomically to its scale's four of sixteen frame sums; `vif_decimate` blurs
@@ -44,7 +44,7 @@ use crate::error::MetricsError;
 use crate::plane::PlaneView;
 
 /// Output tile of `vif_scale.glsl` (`TW`, `TH`): must agree with the shader.
-const SCALE_TILE: (usize, usize) = (112, 8);
+const SCALE_TILE: (usize, usize) = (240, 4);
 /// Output tile of `vif_decimate.glsl` (`OW`, `OH`): must agree with the shader.
 const DECIMATE_TILE: (usize, usize) = (60, 16);
 /// `i64` frame sums: four per scale (`FIELDS` in the shader), followed in
