@@ -2,9 +2,12 @@
 // libvmaf's per-pass rounding and mirror, the σ's, and each pixel's terms,
 // summed into four int64 per workgroup and added atomically to this scale's
 // four of the sixteen frame sums (`sums` at 4·FILTER_INDEX). Integer
-// addition, so the order the workgroups add in does not matter. Scale 3 runs
-// last (after barriers behind the other scales): its last workgroup to finish
-// moves the sixteen sums to the results and zeroes them for the next frame.
+// addition, so the order the workgroups add in does not matter. Scales 2 and
+// 3 run last, side by side (after barriers behind the other scales): the
+// last of their workgroups to finish moves the sixteen sums to the results
+// and zeroes them for the next frame. Scale 3 (DECIMATING) decimates its
+// input from the scale-2 planes itself, so it need not wait for a
+// decimation step of its own.
 //
 // Included by vif_scale0..3.comp.
 //
@@ -74,7 +77,8 @@ layout(set = 0, binding = 0, std430) readonly buffer RefBytes { uint8_t ref_byte
 layout(set = 0, binding = 1, std430) readonly buffer DistBytes { uint8_t dist_bytes[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Log2Table { uint16_t log2_table[]; };
 // The sixteen frame sums (scale k's num_log, den_log, num_non_log,
-// den_non_log at 4k..4k+3), then the count of scale 3's finished workgroups.
+// den_non_log at 4k..4k+3), then the count of scales 2 and 3's finished
+// workgroups.
 // Zero between frames.
 layout(set = 0, binding = 3, std430) buffer Sums { int64_t sums[]; };
 layout(set = 0, binding = 4, std430) writeonly buffer Results { int64_t results[]; };
@@ -85,7 +89,8 @@ layout(push_constant, std430) uniform Push {
     PlaneDesc ref_plane;
     PlaneDesc dist_plane;
     double egl;  // vif_enhn_gain_limit
-    uint out_base;  // first of the sixteen result words (scale 3 only)
+    uint out_base;  // first of the sixteen result words (scales 2, 3)
+    uint finish_groups;  // workgroups of scales 2 and 3 together (scales 2, 3)
 };
 
 const uint VCOLS = 256u;                 // vertical-sum columns per tile
@@ -105,7 +110,7 @@ const double G_EPS = 6.5536e-6LF;
 // the workgroup sum at the end (two uvec4 of int64 halves per invocation:
 // 512 of the 1024), so the workgroup needs 16 KiB of shared memory.
 shared uvec4 s_v[TH * VCOLS];
-// Scale 3: whether this workgroup finished last.
+// Scales 2 and 3: whether this workgroup finished last.
 shared bool s_last;
 
 // Where (row, column) of the vertical sums lives in s_v: the column's low
@@ -288,6 +293,36 @@ void accumulate_pixel(inout i64vec4 acc, int s1, int s2_raw, int s12) {
     uint x = uint(ref_bytes[byte_r + (i) * stride_r]);                             \
     uint y = uint(dist_bytes[byte_d + (i) * stride_d]);
 
+#ifdef DECIMATING
+// Sample (gx, gy) of scale 3 for both planes at once, decimated here from
+// the scale-2 planes the kernel is bound to: vif_decimate.glsl's steps for
+// one kept sample (vertical taps of FILTERS[3] over mirrored rows 2·gy ± 1,
+// (+2^15) >> 16, then horizontal taps over mirrored columns 2·gx ± 1,
+// (+2^15) >> 16; every sum below 2^32). Twin: filter.rs `decimate`.
+uvec2 decimated_pair(int gx, int gy) {
+    int w2 = int(ref_plane.width), h2 = int(ref_plane.height);
+    uvec2 acc = uvec2(0u);
+    [[unroll]] for (int dx = -1; dx <= 1; dx++) {
+        uint sx = uint(vif_mirror(2 * gx + dx, w2));
+        uvec2 v = uvec2(0u);
+        [[unroll]] for (int dy = -1; dy <= 1; dy++) {
+            uint sy = uint(vif_mirror(2 * gy + dy, h2));
+            uvec2 xy = uvec2(plane_load(ref_plane, sx, sy), plane_load_b(dist_plane, sx, sy));
+            v += VIF_FILTERS[3][dy + 1] * xy;
+        }
+        acc += VIF_FILTERS[3][dx + 1] * ((v + 32768u) >> 16);
+    }
+    return (acc + 32768u) >> 16;
+}
+
+// Input sample i of a vertical task's column decimated as above (gx is the
+// column's mirrored scale-3 position, w × h scale 3's size).
+#define LOAD_DECIMATED(i)                                                           \
+    uvec2 pair = decimated_pair(gx, vif_mirror(ybase + int(i), h));                \
+    uint x = pair.x;                                                               \
+    uint y = pair.y;
+#endif
+
 // Vertical pass of one column (tile column `col`, rows rg·R .. rg·R+R−1).
 // filter.rs vertical_row: µ in uint32, then (+2^(bpc-1)) >> bpc kept as
 // uint16; squares summed exactly, then (+round) >> 2·(bpc−8) kept as uint32.
@@ -327,8 +362,13 @@ void accumulate_pixel(inout i64vec4 acc, int s1, int s2_raw, int s12) {
 
 void main() {
     uint lid = gl_LocalInvocationIndex;
+#ifdef DECIMATING
+    int w = int(ref_plane.width) / 2;
+    int h = int(ref_plane.height) / 2;
+#else
     int w = int(ref_plane.width);
     int h = int(ref_plane.height);
+#endif
     int x0 = int(gl_WorkGroupID.x * TW);
     int y0 = int(gl_WorkGroupID.y * TH);
 
@@ -350,6 +390,9 @@ void main() {
             uint stride_r = ref_plane.stride * bps_r;
             uint stride_d = dist_plane.stride * bps_d;
             int ybase = y0 + int(rg * R) - int(HALF);
+#ifdef DECIMATING
+            VERTICAL_PASS(uint64_t, LOAD_DECIMATED)
+#else
             bool rows_in = ybase >= 0 && ybase + int(VIN) <= h;
             if (SQ32 && rows_in && bps_r == 1u && bps_d == 1u) {
                 uint byte_r = col_r + uint(ybase) * stride_r;
@@ -363,6 +406,7 @@ void main() {
             } else {
                 VERTICAL_PASS(uint64_t, LOAD_MIRRORED)
             }
+#endif
         }
     }
     barrier();
@@ -450,10 +494,11 @@ void main() {
         }
         atomicAdd(sums[4u * FILTER_INDEX + lid], int64_t(sum));
     }
-    if (FILTER_INDEX == 3u) {
-        // Count this workgroup finished once its sums are added (the buffer
-        // barrier makes them visible before the count, the workgroup barrier
-        // keeps the count after invocations 0..3's adds); the last one
+    if (FILTER_INDEX >= 2u) {
+        // Scales 2 and 3 run side by side, last: count this workgroup
+        // finished once its sums are added (the buffer barrier makes them
+        // visible before the count, the workgroup barrier keeps the count
+        // after invocations 0..3's adds); the last of both dispatches
         // counted sees every workgroup's sums, takes them and leaves zeros,
         // the count included. Its atomic reads are exact integers: the
         // result does not depend on which workgroup finishes last.
@@ -461,7 +506,7 @@ void main() {
         barrier();
         if (lid == 0u) {
             int64_t done = atomicAdd(sums[FIELDS], 1l);
-            s_last = done == int64_t(gl_NumWorkGroups.x * gl_NumWorkGroups.y) - 1l;
+            s_last = done == int64_t(finish_groups) - 1l;
         }
         barrier();
         if (s_last) {

@@ -8,8 +8,7 @@
 //! ```text
 //! vif_scale[0](input)          ‖ vif_decimate[1](input → s1)      barrier
 //! vif_scale[1](s1)             ‖ vif_decimate[2](s1 → s2)         barrier
-//! vif_scale[2](s2)             ‖ vif_decimate[3](s2 → s3)         barrier
-//! vif_scale[3](s3)                                               barrier
+//! vif_scale[2](s2)             ‖ vif_scale[3](s2, decimating)     barrier
 //! ```
 //!
 //! `vif_scale[k]` (shaders/metrics/vif_scale.glsl, compiled per scale as
@@ -18,10 +17,13 @@
 //! register-blocked per 4 pixels) and adds each workgroup's four `i64` sums
 //! atomically to its scale's four of sixteen frame sums; `vif_decimate` blurs
 //! and halves reference and distorted at once into `u16` planes that the
-//! next scale reads as 16-bit planes. The frame sums are zeroed once at
-//! [`VifKernel::new`]; the last workgroup of scale 3 (the last dispatch)
-//! copies them to the results and zeroes them again, so a skipped scale 0
-//! reads zero and no reduce dispatch is needed.
+//! next scale reads as 16-bit planes. Scale 3 is small and its filter short,
+//! so `vif_scale[3]` decimates the scale-2 planes itself as it loads them and
+//! runs beside scale 2 rather than a step later (a step is a barrier, and on
+//! the H200 the steps of the small scales wait more than they work). The
+//! frame sums are zeroed once at [`VifKernel::new`]; the last workgroup of
+//! scales 2 and 3 (the last step) copies them to the results and zeroes them
+//! again, so a skipped scale 0 reads zero and no reduce dispatch is needed.
 //!
 //! The horizontal filter sums of the squares run in double, but only on
 //! integers below 2^48, which doubles hold exactly, so they equal the
@@ -59,8 +61,9 @@ struct VifScalePush {
     distorted: PlaneDesc,
     enhn_gain_limit: f64,
     out_base: u32,
-    /// std430 rounds the block up to its double's 8-byte alignment.
-    pad: u32,
+    /// Workgroups of scales 2 and 3 together: the last of them finishes the
+    /// frame.
+    finish_groups: u32,
 }
 
 /// Twin of `vif_decimate.glsl`'s push constants.
@@ -88,7 +91,7 @@ pub struct VifKernel {
     scale_pipelines: Vec<ComputePipeline>,
     decimate_pipelines: Vec<ComputePipeline>,
     log2: Buffer,
-    /// Scales 1..=3.
+    /// Scales 1 and 2 (scale 3 decimates scale 2 as it reads it).
     pyramid: Vec<ScalePlanes>,
     /// The sixteen frame sums and scale 3's workgroup count, zero between
     /// frames.
@@ -142,12 +145,12 @@ impl VifKernel {
         let scale_pipelines = (0..4u32)
             .map(|k| scale_pipeline(ctx, k, k == 0 && bpc == 8, fused_fma, ulps))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
-        let decimate_pipelines = (1..4u32)
+        let decimate_pipelines = (1..3u32)
             .map(|k| decimate_pipeline(ctx, k))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
 
         let (w, h) = (width as usize, height as usize);
-        let pyramid = (1..4)
+        let pyramid = (1..3)
             .map(|k| scale_planes(ctx, scale_size(w, h, k)))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
         let scale_groups: [[u32; 2]; 4] = std::array::from_fn(|k| {
@@ -200,11 +203,11 @@ impl VifKernel {
 
     /// Labels of the intervals [`VifKernel::record_profiled`] times, in order.
     #[doc(hidden)]
-    pub const PROFILE_PHASES: [&'static str; 7] =
-        ["scale0", "decimate1", "scale1", "decimate2", "scale2", "decimate3", "scale3"];
+    pub const PROFILE_PHASES: [&'static str; 6] =
+        ["scale0", "decimate1", "scale1", "decimate2", "scale2", "scale3"];
 
     /// [`VifKernel::record`] with every dispatch alone between two barriers
-    /// and a timestamp after each (`stamps` needs 8 queries; interval `i` is
+    /// and a timestamp after each (`stamps` needs 7 queries; interval `i` is
     /// [`VifKernel::PROFILE_PHASES`]`[i]`). Serialises what `record` overlaps,
     /// so the sum exceeds `record`'s time a little. For timing only.
     #[doc(hidden)]
@@ -242,18 +245,21 @@ impl VifKernel {
         self.check_planes(reference, distorted)?;
         after_dispatch(rec, true);
         let mut current = (reference.buffer, distorted.buffer, reference.desc, distorted.desc);
-        for k in 0..4 {
+        for k in 0..3 {
             let (r, d, rd, dd) = current;
             if k > 0 || !self.options.skip_scale0 {
                 self.record_scale(rec, k, (r, rd), (d, dd), (results, offset_words))?;
             }
-            after_dispatch(rec, k == 3);
-            if k < 3 {
+            after_dispatch(rec, false);
+            if k < 2 {
                 let next = &self.pyramid[k];
                 self.record_decimate(rec, k, (r, rd), (d, dd), next)?;
                 current = (&next.reference, &next.distorted, next.desc, next.desc);
-                after_dispatch(rec, true);
+            } else {
+                // Scale 3 reads scale 2's planes and decimates them itself.
+                self.record_scale(rec, 3, (r, rd), (d, dd), (results, offset_words))?;
             }
+            after_dispatch(rec, true);
         }
         Ok(())
     }
@@ -290,8 +296,9 @@ impl VifKernel {
         Ok(())
     }
 
-    /// Records scale `k`'s statistics; scale 3 also moves the frame sums to
-    /// `results` from word `out_base`.
+    /// Records scale `k`'s statistics (scale 3's from scale 2's planes); the
+    /// last workgroup of scales 2 and 3 moves the frame sums to `results`
+    /// from word `out_base`.
     fn record_scale(
         &self,
         rec: &mut Recorder<'_>,
@@ -305,7 +312,7 @@ impl VifKernel {
             distorted: dd,
             enhn_gain_limit: self.options.enhn_gain_limit,
             out_base,
-            pad: 0,
+            finish_groups: self.scale_groups[2..].iter().map(|[x, y]| x * y).sum(),
         };
         let [gx, gy] = self.scale_groups[k];
         rec.dispatch(
@@ -360,12 +367,10 @@ const SCALE_SPIRV: [&[u32]; 4] = [
     vqscope_shaders::METRICS_VIF_SCALE3,
 ];
 
-/// SPIR-V of `vif_decimateK.comp` for K = 1..=3.
-const DECIMATE_SPIRV: [&[u32]; 3] = [
-    vqscope_shaders::METRICS_VIF_DECIMATE1,
-    vqscope_shaders::METRICS_VIF_DECIMATE2,
-    vqscope_shaders::METRICS_VIF_DECIMATE3,
-];
+/// SPIR-V of `vif_decimateK.comp` for K = 1, 2 (scale 3 decimates its own
+/// input).
+const DECIMATE_SPIRV: [&[u32]; 2] =
+    [vqscope_shaders::METRICS_VIF_DECIMATE1, vqscope_shaders::METRICS_VIF_DECIMATE2];
 
 /// The statistics kernel of scale `k`; `sq32` keeps the vertical squares in
 /// 32 bits (specialization constant 2, `SQ32`: only for scale 0 of 8-bit
