@@ -2,19 +2,25 @@
 //! each size: GPU ms per kernel (timestamps), frames per second with the
 //! frames already on the GPU (1000 / kernel ms), frames per second end to
 //! end from memory (upload + kernels + readback + host maths) and from a y4m
-//! file (plus decoding), and the bytes read back per frame.
+//! file (plus decoding), and the bytes read back per frame. Under the VIF
+//! and ADM rows, each of the kernel's dispatches alone (VIF per scale and
+//! decimation, ADM per level), from GPU timestamps.
 
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use vqscope_gpu::{ContextOptions, GpuContext};
+use vqscope_gpu::{Buffer, ContextOptions, GpuContext, Submitter, phase_medians};
+use vqscope_metrics::PlaneView;
 use vqscope_metrics::adm::AdmOptions;
+use vqscope_metrics::adm::gpu::AdmKernel;
+use vqscope_metrics::device::{DevicePlane, upload_plane};
 use vqscope_metrics::motion::MotionParams;
 use vqscope_metrics::pipeline::{FeatureSelection, ScorePipeline};
 use vqscope_metrics::psnr::PsnrParams;
 use vqscope_metrics::vif::VifOptions;
+use vqscope_metrics::vif::gpu::VifKernel;
 use vqscope_video::{
     ChromaFormat, ColorInfo, Decoder, Frame, FramePair, Geometry, Pair, PairOptions, PixelFormat,
     open_input,
@@ -139,6 +145,11 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
                 pipeline.readback_bytes(),
                 detail.join(", ")
             );
+            if let Some(phases) = dispatch_ms(&ctx, geometry, name, &pair)? {
+                let line: Vec<String> =
+                    phases.iter().map(|(n, ms)| format!("{n} {ms:.3}")).collect();
+                println!("{:<10} {:<14} each dispatch alone (ms): {}", "", "", line.join(", "));
+            }
         }
         // Written once per size, read by every selection.
         if keep.is_none() {
@@ -166,6 +177,56 @@ fn resident_ms(
     }
     let runs = (0..5).map(|_| pipeline.time_resident(pair, 32)).collect::<Result<Vec<_>, _>>()?;
     Ok(median(runs))
+}
+
+/// For `vif` and `adm`: each dispatch of the kernel alone between barriers
+/// on the luma planes of `pair` (VIF's scales and decimations, ADM's
+/// levels), median ms of 16 frames after at least 200 ms of frames back to
+/// back. `None` for the other selections.
+fn dispatch_ms(
+    ctx: &Arc<GpuContext>,
+    geometry: Geometry,
+    selection: &str,
+    pair: &FramePair,
+) -> Result<Option<Vec<(&'static str, f64)>>> {
+    if selection != "vif" && selection != "adm" {
+        return Ok(None);
+    }
+    let (w, h) = (geometry.width as usize, geometry.height as usize);
+    let luma = |f: &Frame| -> Vec<u16> { f.data[..w * h].iter().map(|&b| u16::from(b)).collect() };
+    let (rs, ds) = (luma(&pair.reference), luma(&pair.distorted));
+    let mut submitter = Submitter::new(ctx, 1)?;
+    let (rb, rd) = upload_plane(ctx, &mut submitter, &PlaneView::packed(w, h, 8, &rs))?;
+    let (db, dd) = upload_plane(ctx, &mut submitter, &PlaneView::packed(w, h, 8, &ds))?;
+    let (r, d) = (DevicePlane { buffer: &rb, desc: rd }, DevicePlane { buffer: &db, desc: dd });
+    let results = Buffer::storage(ctx, "bench dispatch results", 8 * 64)?;
+    let (width, height) = (geometry.width, geometry.height);
+    let mut warm_up =
+        |record: &mut dyn FnMut(&mut vqscope_gpu::Recorder<'_>) -> vqscope_gpu::Result<()>| {
+            let start = Instant::now();
+            while start.elapsed().as_secs_f64() < 0.2 {
+                submitter.run(|rec| (0..32).try_for_each(|_| record(rec)))?;
+            }
+            vqscope_gpu::Result::Ok(())
+        };
+    let (names, medians): (&[&'static str], Vec<f64>) = if selection == "vif" {
+        let kernel = VifKernel::new(ctx, width, height, 8, VifOptions::default())?;
+        warm_up(&mut |rec| kernel.record(rec, &r, &d, &results, 0))?;
+        let phases = VifKernel::PROFILE_PHASES.len();
+        let ms = phase_medians(ctx, &mut submitter, phases, 16, |rec, stamps| {
+            kernel.record_profiled(rec, &r, &d, &results, 0, stamps)
+        })?;
+        (&VifKernel::PROFILE_PHASES, ms)
+    } else {
+        let kernel = AdmKernel::new(ctx, width, height, 8, &AdmOptions::default())?;
+        warm_up(&mut |rec| kernel.record(rec, &r, &d, &results, 0))?;
+        let phases = AdmKernel::PROFILE_PHASES.len();
+        let ms = phase_medians(ctx, &mut submitter, phases, 16, |rec, stamps| {
+            kernel.record_profiled(rec, &r, &d, &results, 0, stamps)
+        })?;
+        (&AdmKernel::PROFILE_PHASES, ms)
+    };
+    Ok(Some(names.iter().copied().zip(medians).collect()))
 }
 
 /// Writes `frames` pairs as two y4m files; returns the reference path (the

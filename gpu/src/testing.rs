@@ -99,12 +99,8 @@ impl Rng {
     }
 }
 
-/// Median of `v` (sorted in place; the upper one of an even count), for
-/// the timing tests' GPU milliseconds.
-pub fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+/// The timing tests' median of GPU milliseconds.
+pub use crate::timing::median;
 
 /// GPU time of one frame: `frames` recordings of `record_frame` in one
 /// submission with a timestamp after each, for the kernels' timing tests.

@@ -7,6 +7,7 @@ use ash::vk;
 
 use crate::context::GpuContext;
 use crate::error::{Result, vk_error};
+use crate::submit::{Recorder, Submitter};
 
 /// A pool of `count` timestamp queries.
 pub struct Timestamps {
@@ -53,4 +54,40 @@ impl Drop for Timestamps {
     fn drop(&mut self) {
         unsafe { self.ctx.device.destroy_query_pool(self.pool, None) };
     }
+}
+
+/// Median of `v` (sorted in place; the upper one of an even count).
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Median milliseconds of each of `phases` intervals over `frames` frames
+/// recorded in one submission, each frame by `record_frame(rec, stamps)`
+/// into its own `phases + 1` timestamps (a kernel's `record_profiled`,
+/// which puts every dispatch alone between barriers).
+pub fn phase_medians(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    phases: usize,
+    frames: usize,
+    mut record_frame: impl FnMut(&mut Recorder<'_>, &Timestamps) -> Result<()>,
+) -> Result<Vec<f64>> {
+    let stamps = (0..frames.max(1))
+        .map(|_| Timestamps::new(ctx, phases as u32 + 1))
+        .collect::<Result<Vec<_>>>()?;
+    submitter.run(|rec| {
+        for s in &stamps {
+            rec.reset_timestamps(s);
+            record_frame(rec, s)?;
+        }
+        Ok(())
+    })?;
+    let mut per_phase = vec![Vec::with_capacity(stamps.len()); phases];
+    for s in &stamps {
+        for (phase, ms) in per_phase.iter_mut().zip(s.read_intervals_ms()?) {
+            phase.push(ms);
+        }
+    }
+    Ok(per_phase.iter_mut().map(|v| median(v)).collect())
 }

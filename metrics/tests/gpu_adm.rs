@@ -6,10 +6,9 @@
 use std::sync::Arc;
 
 use vqscope_gpu::testing::{
-    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, frame_ms, median,
-    test_context,
+    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, frame_ms, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, phase_medians};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::adm::gpu::AdmKernel;
 use vqscope_metrics::adm::{AdmFrameSums, AdmOptions, MIN_SIZE, adm_frame_sums};
@@ -188,26 +187,11 @@ fn phase_ms(
     r: &DevicePlane,
     d: &DevicePlane,
 ) -> Vec<f64> {
-    let phases = AdmKernel::PROFILE_PHASES.len();
     let results = Buffer::storage(ctx, "profiled results", 8 * 36).unwrap();
-    let stamps: Vec<_> =
-        (0..16).map(|_| vqscope_gpu::Timestamps::new(ctx, phases as u32 + 1).unwrap()).collect();
-    submitter
-        .run(|rec| {
-            for s in &stamps {
-                rec.reset_timestamps(s);
-                kernel.record_profiled(rec, r, d, &results, 0, s)?;
-            }
-            Ok(())
-        })
-        .unwrap();
-    let mut per_phase = vec![Vec::new(); phases];
-    for s in &stamps {
-        for (i, v) in s.read_intervals_ms().unwrap().into_iter().enumerate() {
-            per_phase[i].push(v);
-        }
-    }
-    per_phase.iter_mut().map(|v| median(v)).collect()
+    phase_medians(ctx, submitter, AdmKernel::PROFILE_PHASES.len(), 16, |rec, stamps| {
+        kernel.record_profiled(rec, r, d, &results, 0, stamps)
+    })
+    .unwrap()
 }
 
 /// Warm GPU time of a frame's ADM (ignored: run `--ignored gpu_adm_timing

@@ -7,9 +7,11 @@
 use std::sync::Arc;
 
 use vqscope_gpu::testing::{
-    assert_no_validation_messages, at_every_lavapipe_subgroup_size, frame_ms, median, test_context,
+    assert_no_validation_messages, at_every_lavapipe_subgroup_size, frame_ms, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, GpuError, Submitter, download_buffer, upload_buffer};
+use vqscope_gpu::{
+    Buffer, GpuContext, GpuError, Submitter, download_buffer, phase_medians, upload_buffer,
+};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc, packed_desc, upload_plane};
 use vqscope_metrics::vif::gpu::VifKernel;
@@ -350,32 +352,14 @@ fn gpu_vif_timing() {
         // Each dispatch alone (serialised), 16 frames in one warm submission.
         let kernel = VifKernel::new(&ctx, w as u32, h as u32, bpc, VifOptions::default()).unwrap();
         warm_frame_ms(&ctx, &mut submitter, &kernel, (&rb, rd, &db, dd), &results);
+        let (r, d) = (DevicePlane { buffer: &rb, desc: rd }, DevicePlane { buffer: &db, desc: dd });
         let phases = VifKernel::PROFILE_PHASES;
-        let stamps: Vec<_> = (0..16)
-            .map(|_| vqscope_gpu::Timestamps::new(&ctx, phases.len() as u32 + 1).unwrap())
-            .collect();
-        submitter
-            .run(|rec| {
-                let r = DevicePlane { buffer: &rb, desc: rd };
-                let d = DevicePlane { buffer: &db, desc: dd };
-                for s in &stamps {
-                    rec.reset_timestamps(s);
-                    kernel.record_profiled(rec, &r, &d, &results, 0, s)?;
-                }
-                Ok(())
-            })
-            .unwrap();
-        let mut per_phase = vec![Vec::new(); phases.len()];
-        for s in &stamps {
-            for (i, v) in s.read_intervals_ms().unwrap().into_iter().enumerate() {
-                per_phase[i].push(v);
-            }
-        }
-        let line: Vec<String> = phases
-            .iter()
-            .zip(&mut per_phase)
-            .map(|(name, v)| format!("{name} {:.4}", median(v)))
-            .collect();
+        let per_phase = phase_medians(&ctx, &mut submitter, phases.len(), 16, |rec, stamps| {
+            kernel.record_profiled(rec, &r, &d, &results, 0, stamps)
+        })
+        .unwrap();
+        let line: Vec<String> =
+            phases.iter().zip(&per_phase).map(|(name, ms)| format!("{name} {ms:.4}")).collect();
         eprintln!("vif {w}x{h} {bpc}-bit{tag} per dispatch (ms, serialised): {}", line.join(", "));
         // The timed sums are right too.
         let got = gpu_sums(&ctx, &mut submitter, &kernel, &[(rb, rd, db, dd)]);

@@ -176,7 +176,6 @@ impl AdmKernel {
 
     /// Labels of the intervals [`AdmKernel::record_profiled`] times, in
     /// order (`dwt0` includes clearing the row sums).
-    #[doc(hidden)]
     pub const PROFILE_PHASES: [&'static str; 9] =
         ["dwt0", "cm0", "dwt1", "cm1", "dwt2", "cm2", "dwt3", "cm3", "rows"];
 
@@ -279,7 +278,6 @@ impl AdmKernel {
     /// is [`AdmKernel::PROFILE_PHASES`]`[i]`). Serialises what `record`
     /// overlaps, so the sum exceeds `record`'s time a little. For timing
     /// only.
-    #[doc(hidden)]
     pub fn record_profiled(
         &self,
         rec: &mut Recorder<'_>,

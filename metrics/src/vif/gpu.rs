@@ -202,7 +202,6 @@ impl VifKernel {
     }
 
     /// Labels of the intervals [`VifKernel::record_profiled`] times, in order.
-    #[doc(hidden)]
     pub const PROFILE_PHASES: [&'static str; 6] =
         ["scale0", "decimate1", "scale1", "decimate2", "scale2", "scale3"];
 
@@ -210,7 +209,6 @@ impl VifKernel {
     /// and a timestamp after each (`stamps` needs 7 queries; interval `i` is
     /// [`VifKernel::PROFILE_PHASES`]`[i]`). Serialises what `record` overlaps,
     /// so the sum exceeds `record`'s time a little. For timing only.
-    #[doc(hidden)]
     pub fn record_profiled(
         &self,
         rec: &mut Recorder<'_>,

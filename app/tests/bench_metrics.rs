@@ -1,0 +1,52 @@
+//! `vqscope bench metrics` on a small frame: under the VIF and ADM rows, one
+//! line with every dispatch of the kernel timed alone, in the kernel's order
+//! (VIF's scales and decimations, ADM's levels), each a positive number of
+//! milliseconds.
+
+use std::process::Command;
+
+use vqscope_metrics::adm::gpu::AdmKernel;
+use vqscope_metrics::vif::gpu::VifKernel;
+
+/// The `name ms` pairs of the "each dispatch alone" line that follows the
+/// table row of `feature`.
+fn dispatch_line(stdout: &str, feature: &str) -> Vec<(String, f64)> {
+    let mut lines = stdout.lines();
+    lines
+        .find(|l| l.split_whitespace().nth(1) == Some(feature))
+        .unwrap_or_else(|| panic!("no `{feature}` row in:\n{stdout}"));
+    let next = lines.next().unwrap_or_default();
+    let (_, list) = next
+        .split_once("each dispatch alone (ms):")
+        .unwrap_or_else(|| panic!("no dispatch line under `{feature}`: {next:?}"));
+    list.split(',')
+        .map(|item| {
+            let (name, ms) = item.trim().split_once(' ').expect("`name ms`");
+            (name.to_string(), ms.parse().expect("milliseconds"))
+        })
+        .collect()
+}
+
+#[test]
+fn bench_metrics_times_each_dispatch_of_vif_and_adm() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench_metrics_test");
+    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        .args(["bench", "metrics", "--metric-sizes", "176x144", "--frames", "6", "--keep-y4m"])
+        .arg(&dir)
+        .env("VQSCOPE_VALIDATION", "1")
+        .output()
+        .expect("run vqscope");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    for (feature, phases) in
+        [("vif", &VifKernel::PROFILE_PHASES[..]), ("adm", &AdmKernel::PROFILE_PHASES[..])]
+    {
+        let got = dispatch_line(&stdout, feature);
+        let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, phases, "{feature}");
+        assert!(got.iter().all(|(_, ms)| *ms > 0.0), "{feature}: {got:?}");
+    }
+    // The other rows have no such line.
+    let psnr_next = stdout.lines().skip_while(|l| !l.contains(" psnr ")).nth(1).unwrap();
+    assert!(!psnr_next.contains("each dispatch alone"), "{psnr_next}");
+}
