@@ -12,7 +12,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use vqscope_gpu::{
-    Buffer, ContextOptions, GpuContext, Recorder, Result as GpuResult, Submitter, phase_medians,
+    Buffer, ContextOptions, GpuContext, Recorder, Result as GpuResult, Submitter, Timestamps,
+    phase_medians,
 };
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::adm::AdmOptions;
@@ -203,32 +204,39 @@ fn dispatch_ms(
     let (r, d) = (DevicePlane { buffer: &rb, desc: rd }, DevicePlane { buffer: &db, desc: dd });
     let results = Buffer::storage(ctx, "bench dispatch results", 8 * 64)?;
     let (width, height) = (geometry.width, geometry.height);
-    // Frames back to back for 200 ms first: an idle H200 sits at 345 MHz.
-    let mut warm_up = |record: &mut dyn FnMut(&mut Recorder<'_>) -> GpuResult<()>| {
-        let start = Instant::now();
-        while start.elapsed().as_secs_f64() < 0.2 {
-            submitter.run(|rec| (0..32).try_for_each(|_| record(rec)))?;
-        }
-        GpuResult::Ok(())
-    };
-    let (names, medians): (&[&'static str], Vec<f64>) = if selection == "vif" {
+    let timed = if selection == "vif" {
         let kernel = VifKernel::new(ctx, width, height, 8, VifOptions::default())?;
-        warm_up(&mut |rec| kernel.record(rec, &r, &d, &results, 0))?;
-        let phases = VifKernel::PROFILE_PHASES.len();
-        let ms = phase_medians(ctx, &mut submitter, phases, 16, |rec, stamps| {
-            kernel.record_profiled(rec, &r, &d, &results, 0, stamps)
-        })?;
-        (&VifKernel::PROFILE_PHASES, ms)
+        let record = |rec: &mut Recorder<'_>| kernel.record(rec, &r, &d, &results, 0);
+        let profiled = |rec: &mut Recorder<'_>, s: &Timestamps| {
+            kernel.record_profiled(rec, &r, &d, &results, 0, s)
+        };
+        time_phases(ctx, &mut submitter, &VifKernel::PROFILE_PHASES, record, profiled)?
     } else {
         let kernel = AdmKernel::new(ctx, width, height, 8, &AdmOptions::default())?;
-        warm_up(&mut |rec| kernel.record(rec, &r, &d, &results, 0))?;
-        let phases = AdmKernel::PROFILE_PHASES.len();
-        let ms = phase_medians(ctx, &mut submitter, phases, 16, |rec, stamps| {
-            kernel.record_profiled(rec, &r, &d, &results, 0, stamps)
-        })?;
-        (&AdmKernel::PROFILE_PHASES, ms)
+        let record = |rec: &mut Recorder<'_>| kernel.record(rec, &r, &d, &results, 0);
+        let profiled = |rec: &mut Recorder<'_>, s: &Timestamps| {
+            kernel.record_profiled(rec, &r, &d, &results, 0, s)
+        };
+        time_phases(ctx, &mut submitter, &AdmKernel::PROFILE_PHASES, record, profiled)?
     };
-    Ok(Some(names.iter().copied().zip(medians).collect()))
+    Ok(Some(timed))
+}
+
+/// `record_profiled`'s median ms per phase, named, after at least 200 ms
+/// of `record` back to back (an idle H200 sits at 345 MHz).
+fn time_phases(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    phases: &[&'static str],
+    record: impl Fn(&mut Recorder<'_>) -> GpuResult<()>,
+    record_profiled: impl FnMut(&mut Recorder<'_>, &Timestamps) -> GpuResult<()>,
+) -> Result<Vec<(&'static str, f64)>> {
+    let start = Instant::now();
+    while start.elapsed().as_secs_f64() < 0.2 {
+        submitter.run(|rec| (0..32).try_for_each(|_| record(rec)))?;
+    }
+    let ms = phase_medians(ctx, submitter, phases.len(), 16, record_profiled)?;
+    Ok(phases.iter().copied().zip(ms).collect())
 }
 
 /// Writes `frames` pairs as two y4m files; returns the reference path (the
