@@ -31,7 +31,8 @@ pub struct Args {
     #[arg(long, default_value_t = 32)]
     frames: u64,
     /// `metrics`: keep the synthetic y4m clips in this folder (to score the
-    /// same content with another tool).
+    /// same content with another tool; clips already there are not
+    /// overwritten).
     #[arg(long = "keep-y4m")]
     keep_y4m: Option<std::path::PathBuf>,
     /// `playback`: the clip to play and score (none: the demo); the window

@@ -14,7 +14,7 @@ use vqscope_gpu::{ContextOptions, GpuContext, Submitter, Timestamps};
 use vqscope_video::y4m::Y4mFile;
 use vqscope_video::{Decoder, FramePair, FrameUploader, Geometry, Pair, PairOptions, open_input};
 
-use crate::bench_metrics::{geometry_8bit_420, synthetic_pair, write_y4m};
+use crate::bench_metrics::{ScratchDir, geometry_8bit_420, synthetic_pair, write_y4m};
 
 pub fn run(sizes: &[(u32, u32)], frames: u64) -> Result<()> {
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
@@ -29,11 +29,11 @@ pub fn run(sizes: &[(u32, u32)], frames: u64) -> Result<()> {
         "y4m→GPU pairs/s",
         "pair bytes"
     );
-    let dir = std::env::temp_dir();
+    let scratch = ScratchDir::new()?;
     for &(width, height) in sizes {
         let geometry = geometry_8bit_420(width, height);
         let pairs: Vec<_> = (0..4).map(|t| synthetic_pair(geometry, t)).collect();
-        let base = write_y4m(&dir, geometry, &pairs, frames)?;
+        let base = write_y4m(scratch.path(), geometry, &pairs, frames)?;
         let reference = base.with_extension("ref.y4m");
         read_all(&reference)?; // warm the page cache
         let start = Instant::now();

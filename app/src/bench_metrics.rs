@@ -10,7 +10,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use vqscope_gpu::{
     Buffer, ContextOptions, GpuContext, Recorder, Result as GpuResult, Submitter, Timestamps,
     phase_medians,
@@ -102,11 +102,12 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
         "{:<10} {:<14} {:>9} {:>11} {:>11} {:>11} {:>9}  kernels (ms)",
         "size", "features", "GPU ms", "fps GPU", "fps memory", "fps y4m", "readback"
     );
+    let scratch = ScratchDir::new()?;
     for &(width, height) in sizes {
         let geometry = geometry_8bit_420(width, height);
         let pairs: Vec<(Frame, Frame)> =
             (0..DISTINCT).map(|t| synthetic_pair(geometry, t)).collect();
-        let y4m = write_y4m(keep.unwrap_or(&std::env::temp_dir()), geometry, &pairs, frames)?;
+        let y4m = write_y4m(keep.unwrap_or(scratch.path()), geometry, &pairs, frames)?;
         for (name, selection) in selections() {
             let mut pipeline = match ScorePipeline::new(&ctx, geometry, selection.clone()) {
                 Ok(p) => p,
@@ -239,8 +240,35 @@ fn time_phases(
     Ok(phases.iter().copied().zip(ms).collect())
 }
 
-/// Writes `frames` pairs as two y4m files; returns the reference path (the
-/// distorted one has the extension `.dis.y4m`).
+/// A folder of this process's own in the system's temporary folder, removed
+/// with what it holds when dropped: the benchmarks' synthetic clips go there
+/// unless the user keeps them, so two runs never write the same files.
+pub struct ScratchDir(std::path::PathBuf);
+
+impl ScratchDir {
+    pub fn new() -> Result<Self> {
+        let dir = std::env::temp_dir().join(format!("vqscope-bench-{}", std::process::id()));
+        // A leftover of an earlier process that had this id.
+        std::fs::remove_dir_all(&dir).ok();
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(Self(dir))
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+/// Writes `frames` pairs as two new y4m files (an existing file is an
+/// error, never overwritten); returns the reference path (the distorted one
+/// has the extension `.dis.y4m`).
 pub fn write_y4m(
     dir: &std::path::Path,
     geometry: Geometry,
@@ -253,8 +281,14 @@ pub fn write_y4m(
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     for (suffix, pick) in [("ref.y4m", 0usize), ("dis.y4m", 1)] {
         let path = base.with_extension(suffix);
-        let file = std::fs::File::create(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
+        let file = match std::fs::File::create_new(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => bail!(
+                "{} exists: vqscope does not overwrite files (remove it or keep the clips in \
+                 another folder)",
+                path.display()
+            ),
+            other => other.with_context(|| format!("cannot create {}", path.display()))?,
+        };
         let mut out = std::io::BufWriter::new(file);
         out.write_all(header.as_bytes())?;
         for i in 0..frames {

@@ -1,7 +1,7 @@
 //! `vqscope bench metrics` on a small frame: under the VIF and ADM rows, one
 //! line with every dispatch of the kernel timed alone, in the kernel's order
 //! (VIF's scales and decimations, ADM's levels), each a positive number of
-//! milliseconds.
+//! milliseconds. And the clips it keeps are never written over.
 
 use std::process::Command;
 
@@ -27,15 +27,20 @@ fn dispatch_line(stdout: &str, feature: &str) -> Vec<(String, f64)> {
         .collect()
 }
 
+fn bench_keeping_clips_in(dir: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        .args(["bench", "metrics", "--metric-sizes", "176x144", "--frames", "6", "--keep-y4m"])
+        .arg(dir)
+        .env("VQSCOPE_VALIDATION", "1")
+        .output()
+        .expect("run vqscope")
+}
+
 #[test]
 fn bench_metrics_times_each_dispatch_of_vif_and_adm() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench_metrics_test");
-    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
-        .args(["bench", "metrics", "--metric-sizes", "176x144", "--frames", "6", "--keep-y4m"])
-        .arg(&dir)
-        .env("VQSCOPE_VALIDATION", "1")
-        .output()
-        .expect("run vqscope");
+    std::fs::remove_dir_all(&dir).ok();
+    let output = bench_keeping_clips_in(&dir);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     for (feature, phases) in
@@ -49,4 +54,14 @@ fn bench_metrics_times_each_dispatch_of_vif_and_adm() {
     // The other rows have no such line.
     let psnr_next = stdout.lines().skip_while(|l| !l.contains(" psnr ")).nth(1).unwrap();
     assert!(!psnr_next.contains("each dispatch alone"), "{psnr_next}");
+
+    // The kept clips are there; a second run refuses to write over them, in
+    // one line, and leaves them as they were.
+    let kept = dir.join("bench-176x144.ref.y4m");
+    let before = std::fs::read(&kept).expect("kept reference clip");
+    let again = bench_keeping_clips_in(&dir);
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(!again.status.success(), "overwrote the kept clips");
+    assert!(stderr.contains("exists") && stderr.trim().lines().count() == 1, "{stderr}");
+    assert_eq!(std::fs::read(&kept).unwrap(), before);
 }
