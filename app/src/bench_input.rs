@@ -14,7 +14,9 @@ use vqscope_gpu::{ContextOptions, GpuContext, Submitter, Timestamps};
 use vqscope_video::y4m::Y4mFile;
 use vqscope_video::{Decoder, FramePair, FrameUploader, Geometry, Pair, PairOptions, open_input};
 
-use crate::bench_metrics::{ScratchDir, geometry_8bit_420, synthetic_pair, write_y4m};
+use crate::bench_metrics::{
+    CLIP_SUFFIXES, ScratchDir, geometry_8bit_420, synthetic_pair, write_y4m,
+};
 
 pub fn run(sizes: &[(u32, u32)], frames: u64) -> Result<()> {
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
@@ -88,7 +90,7 @@ pub fn run(sizes: &[(u32, u32)], frames: u64) -> Result<()> {
             decoded,
             pair_bytes as u64
         );
-        for suffix in ["ref.y4m", "dis.y4m"] {
+        for suffix in CLIP_SUFFIXES {
             std::fs::remove_file(base.with_extension(suffix)).ok();
         }
     }

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use vqscope_gpu::{
     Buffer, ContextOptions, GpuContext, Recorder, Result as GpuResult, Submitter, Timestamps,
     phase_medians,
@@ -92,6 +92,18 @@ fn selections() -> Vec<(&'static str, FeatureSelection)> {
 }
 
 pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) -> Result<()> {
+    // Refuse before any work rather than after the first size's figures.
+    if let Some(dir) = keep {
+        for &(width, height) in sizes {
+            let base = clip_base(dir, geometry_8bit_420(width, height));
+            for suffix in CLIP_SUFFIXES {
+                let path = base.with_extension(suffix);
+                if path.exists() {
+                    return Err(clip_exists(&path));
+                }
+            }
+        }
+    }
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
     println!(
         "device: {} ({frames} frame pairs per case, 8-bit 4:2:0; GPU ms: one frame resident, \
@@ -157,7 +169,7 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
         }
         // Written once per size, read by every selection.
         if keep.is_none() {
-            for suffix in ["ref.y4m", "dis.y4m"] {
+            for suffix in CLIP_SUFFIXES {
                 std::fs::remove_file(y4m.with_extension(suffix)).ok();
             }
         }
@@ -240,6 +252,22 @@ fn time_phases(
     Ok(phases.iter().copied().zip(ms).collect())
 }
 
+/// Extensions of the reference and distorted clips after [`clip_base`].
+pub const CLIP_SUFFIXES: [&str; 2] = ["ref.y4m", "dis.y4m"];
+
+/// The clips of `geometry` in `dir`, without their extensions.
+fn clip_base(dir: &std::path::Path, geometry: Geometry) -> std::path::PathBuf {
+    dir.join(format!("bench-{}x{}", geometry.width, geometry.height))
+}
+
+fn clip_exists(path: &std::path::Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{} exists: vqscope does not overwrite files (remove it or keep the clips in another \
+         folder)",
+        path.display()
+    )
+}
+
 /// A folder of this process's own in the system's temporary folder, removed
 /// with what it holds when dropped: the benchmarks' synthetic clips go there
 /// unless the user keeps them, so two runs never write the same files.
@@ -275,18 +303,16 @@ pub fn write_y4m(
     pairs: &[(Frame, Frame)],
     frames: u64,
 ) -> Result<std::path::PathBuf> {
-    let base = dir.join(format!("bench-{}x{}", geometry.width, geometry.height));
+    let base = clip_base(dir, geometry);
     let header =
         format!("YUV4MPEG2 W{} H{} F25:1 Ip A1:1 C420jpeg\n", geometry.width, geometry.height);
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for (suffix, pick) in [("ref.y4m", 0usize), ("dis.y4m", 1)] {
+    for (pick, suffix) in CLIP_SUFFIXES.into_iter().enumerate() {
         let path = base.with_extension(suffix);
         let file = match std::fs::File::create_new(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => bail!(
-                "{} exists: vqscope does not overwrite files (remove it or keep the clips in \
-                 another folder)",
-                path.display()
-            ),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(clip_exists(&path));
+            }
             other => other.with_context(|| format!("cannot create {}", path.display()))?,
         };
         let mut out = std::io::BufWriter::new(file);

@@ -55,13 +55,14 @@ fn bench_metrics_times_each_dispatch_of_vif_and_adm() {
     let psnr_next = stdout.lines().skip_while(|l| !l.contains(" psnr ")).nth(1).unwrap();
     assert!(!psnr_next.contains("each dispatch alone"), "{psnr_next}");
 
-    // The kept clips are there; a second run refuses to write over them, in
-    // one line, and leaves them as they were.
+    // The kept clips are there; a second run refuses to write over them
+    // before it starts, in one line, and leaves them as they were.
     let kept = dir.join("bench-176x144.ref.y4m");
     let before = std::fs::read(&kept).expect("kept reference clip");
     let again = bench_keeping_clips_in(&dir);
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert!(!again.status.success(), "overwrote the kept clips");
+    assert!(again.stdout.is_empty(), "refused only after starting: {:?}", again.stdout);
     assert!(stderr.contains("exists") && stderr.trim().lines().count() == 1, "{stderr}");
     assert_eq!(std::fs::read(&kept).unwrap(), before);
 }
