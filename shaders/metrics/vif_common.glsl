@@ -72,10 +72,16 @@ uint sample_dist(uint byte, uint mask) {
     uint words_r = stride_r >> 2;                                                  \
     uint words_d = stride_d >> 2;
 
+// Whether rows ybase..ybase+vin−1 all lie in planes h rows high, so a
+// vertical task needs no row mirror.
+bool rows_inside(int ybase, uint vin, int h) {
+    return ybase >= 0 && ybase + int(vin) <= h;
+}
+
 // Whether a vertical task reading rows ybase..ybase+vin−1 of planes h rows
 // high may use LOAD_DIRECT. Uniform over a subgroup in both kernels (their
 // subgroups share a row group; the strides are push constants), so each
 // subgroup takes one path.
 bool loads_direct(uint stride_r, uint stride_d, int ybase, uint vin, int h) {
-    return ((stride_r | stride_d) & 3u) == 0u && ybase >= 0 && ybase + int(vin) <= h;
+    return ((stride_r | stride_d) & 3u) == 0u && rows_inside(ybase, vin, h);
 }

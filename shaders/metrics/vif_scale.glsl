@@ -381,6 +381,10 @@ void main() {
         uint rg = lid / VCOLS;
         if (col < TW + 2u * HALF) {
             int gx = vif_mirror(x0 + int(col) - int(HALF), w);
+            int ybase = y0 + int(rg * R) - int(HALF);
+#ifdef DECIMATING
+            VERTICAL_PASS(uint64_t, LOAD_DECIMATED)
+#else
             uint bps_r = ref_plane.bytes_per_sample;
             uint bps_d = dist_plane.bytes_per_sample;
             uint mask_r = bps_r == 1u ? 0xFFu : 0xFFFFu;
@@ -389,12 +393,7 @@ void main() {
             uint col_d = dist_plane.offset + uint(gx) * bps_d;
             uint stride_r = ref_plane.stride * bps_r;
             uint stride_d = dist_plane.stride * bps_d;
-            int ybase = y0 + int(rg * R) - int(HALF);
-#ifdef DECIMATING
-            VERTICAL_PASS(uint64_t, LOAD_DECIMATED)
-#else
-            bool rows_in = ybase >= 0 && ybase + int(VIN) <= h;
-            if (SQ32 && rows_in && bps_r == 1u && bps_d == 1u) {
+            if (SQ32 && bps_r == 1u && bps_d == 1u && rows_inside(ybase, VIN, h)) {
                 uint byte_r = col_r + uint(ybase) * stride_r;
                 uint byte_d = col_d + uint(ybase) * stride_d;
                 VERTICAL_PASS(uint, LOAD_BYTES)
