@@ -209,8 +209,7 @@ fn dispatch_ms(
         return Ok(None);
     }
     let (w, h) = (geometry.width as usize, geometry.height as usize);
-    let luma = |f: &Frame| -> Vec<u16> { f.data[..w * h].iter().map(|&b| u16::from(b)).collect() };
-    let (rs, ds) = (luma(&pair.reference), luma(&pair.distorted));
+    let (rs, ds) = (pair.reference.plane_samples(0), pair.distorted.plane_samples(0));
     let mut submitter = Submitter::new(ctx, 1)?;
     let (rb, rd) = upload_plane(ctx, &mut submitter, &PlaneView::packed(w, h, 8, &rs))?;
     let (db, dd) = upload_plane(ctx, &mut submitter, &PlaneView::packed(w, h, 8, &ds))?;
