@@ -2,8 +2,8 @@
 // libvmaf's per-pass rounding and mirror, the σ's, and each pixel's terms,
 // summed into four int64 per workgroup and added atomically to this scale's
 // four of the sixteen frame sums (`sums` at 4·FILTER_INDEX). Integer
-// addition, so the order the workgroups add in does not matter. Scales 2 and
-// 3 run last, side by side (after barriers behind the other scales): the
+// addition, so the order the workgroups add in does not matter. Scales 3 and
+// 2 run last, side by side (after barriers behind the other scales): the
 // last of their workgroups to finish moves the sixteen sums to the results
 // and zeroes them for the next frame. Scale 3 (DECIMATING) decimates its
 // input from the scale-2 planes itself, so it need not wait for a
@@ -55,6 +55,7 @@
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
 
 layout(local_size_x = 256) in;
 
@@ -112,8 +113,6 @@ const double G_EPS = 6.5536e-6LF;
 // the workgroup sum at the end (two uvec4 of int64 halves per subgroup, at
 // most 512 of the 1024), so the workgroup needs 16 KiB of shared memory.
 shared uvec4 s_v[TH * VCOLS];
-// Scales 2 and 3: whether this workgroup finished last.
-shared bool s_last;
 
 // Where (row, column) of the vertical sums lives in s_v: the column's low
 // two bits XOR its bits 3..4 and the row's parity, a permutation within the
@@ -463,17 +462,18 @@ void main() {
 
     // 3. Workgroup sum (integer: any order gives the same total): each
     // subgroup adds its invocations' terms with subgroupAdd, the subgroups'
-    // totals meet in s_v once every invocation is done reading it, and four
-    // invocations add those up (on the H200 this cut the four scales at 4K
-    // by 3% against a sum through shared memory alone). subgroupAdd runs on
-    // 32-bit words, which hold every partial sum: an invocation's four
+    // totals meet in s_v once every invocation is done reading it, and the
+    // first subgroup adds those up (on the H200 this cut the four scales at
+    // 4K by 3% against a sum through shared memory alone). subgroupAdd runs
+    // on 32-bit words, which hold every partial sum: an invocation's four
     // pixels give num_log < 4·2^17 and den_log < 4·2^15 (differences ≥ 0 of
     // log2 values below 2048·64; den_log's argument is ≥ 2^18), and
     // den_non_log < 4·2^31 (σ2 < 2^31 each), split at bit 16 into words
     // below 2^16 and 2^17; so in a subgroup of up to 128 invocations every
-    // sum stays below 2^27. A separate array for the subgroups' totals would save a barrier,
-    // but the driver then gives scale 0 93 registers instead of 80, two
-    // workgroups a multiprocessor instead of three, and it runs 20% slower.
+    // sum stays below 2^27. A separate array for the subgroups' totals would
+    // save a barrier, but the driver then gives scale 0 93 registers instead
+    // of 80, two workgroups a multiprocessor instead of three, and it runs
+    // 20% slower.
     {
         uint64_t z = uint64_t(acc.z);
         uvec4 part =
@@ -486,37 +486,42 @@ void main() {
             s_v[2u * gl_SubgroupID + 1u] = uvec4(unpack32(non_log), flat_pixels, 0u);
         }
         barrier();
-        // Field f = lid of the four is half f & 1 of uvec4 f >> 1.
-        if (lid < 4u) {
-            uint64_t sum = 0ul;
-            for (uint i = 0u; i < gl_NumSubgroups; i++) {
-                uvec4 v = s_v[2u * i + (lid >> 1)];
-                sum += pack64((lid & 1u) == 0u ? v.xy : v.zw);
+        if (gl_SubgroupID == 0u) {
+            uint lane = gl_SubgroupInvocationID;
+            for (uint f = lane; f < 4u; f += gl_SubgroupSize) {
+                uint64_t sum = 0ul;
+                for (uint i = 0u; i < gl_NumSubgroups; i++) {
+                    uvec4 v = s_v[2u * i + (f >> 1)];
+                    sum += pack64((f & 1u) == 0u ? v.xy : v.zw);
+                }
+                atomicAdd(sums[4u * FILTER_INDEX + f], int64_t(sum));
             }
-            atomicAdd(sums[4u * FILTER_INDEX + lid], int64_t(sum));
-        }
-    }
-    if (FILTER_INDEX >= 2u) {
-        // Scales 2 and 3 run side by side, last: count this workgroup
-        // finished once its sums are added (the buffer barrier makes them
-        // visible before the count, the workgroup barrier keeps the count
-        // after invocations 0..3's adds); the last of both dispatches
-        // counted sees every workgroup's sums, takes them and leaves zeros,
-        // the count included. Its atomic reads are exact integers: the
-        // result does not depend on which workgroup finishes last.
-        memoryBarrierBuffer();
-        barrier();
-        if (lid == 0u) {
-            int64_t done = atomicAdd(sums[FIELDS], 1l);
-            s_last = done == int64_t(finish_groups) - 1l;
-        }
-        barrier();
-        if (s_last) {
-            memoryBarrierBuffer();
-            if (lid <= FIELDS) {
-                int64_t total = atomicExchange(sums[lid], 0l);
-                if (lid < FIELDS) {
-                    results[out_base + lid] = total;
+            if (FILTER_INDEX >= 2u) {
+                // Scales 2 and 3 run side by side, last: the first subgroup
+                // counts this workgroup finished once its sums are added (the
+                // buffer barrier makes them visible before the count, the
+                // subgroup barrier keeps the count after every lane's add);
+                // the last of both dispatches counted sees every workgroup's
+                // sums, takes them and leaves zeros, the count included. Its
+                // atomic reads are exact integers: the result does not depend
+                // on which workgroup finishes last. The rest of the workgroup
+                // has left by then (on the H200 this, against a workgroup
+                // barrier on either side of the count, cut scale 2 by 15%).
+                memoryBarrierBuffer();
+                subgroupBarrier();
+                bool last = false;
+                if (subgroupElect()) {
+                    int64_t done = atomicAdd(sums[FIELDS], 1l);
+                    last = done == int64_t(finish_groups) - 1l;
+                }
+                if (subgroupBroadcastFirst(last)) {
+                    memoryBarrierBuffer();
+                    for (uint i = lane; i <= FIELDS; i += gl_SubgroupSize) {
+                        int64_t total = atomicExchange(sums[i], 0l);
+                        if (i < FIELDS) {
+                            results[out_base + i] = total;
+                        }
+                    }
                 }
             }
         }
