@@ -8,7 +8,7 @@
 //! ```text
 //! vif_scale[0](input)          ‖ vif_decimate[1](input → s1)      barrier
 //! vif_scale[1](s1)             ‖ vif_decimate[2](s1 → s2)         barrier
-//! vif_scale[2](s2)             ‖ vif_scale[3](s2, decimating)     barrier
+//! vif_scale[3](s2, decimating)  ‖ vif_scale[2](s2)                 barrier
 //! ```
 //!
 //! `vif_scale[k]` (shaders/metrics/vif_scale.glsl, compiled per scale as
@@ -103,8 +103,8 @@ pub struct VifKernel {
     log2: Buffer,
     /// Scales 1 and 2 (scale 3 decimates scale 2 as it reads it).
     pyramid: Vec<ScalePlanes>,
-    /// The sixteen frame sums and scale 3's workgroup count, zero between
-    /// frames.
+    /// The sixteen frame sums and scales 2 and 3's workgroup count, zero
+    /// between frames.
     sums: Buffer,
     /// Workgroups of `vif_scale` per scale, as `[x, y]`.
     scale_groups: [[u32; 2]; 4],
