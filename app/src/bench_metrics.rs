@@ -8,12 +8,12 @@
 
 use std::io::Write;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use vqscope_gpu::{
     Buffer, ContextOptions, GpuContext, Recorder, Result as GpuResult, Submitter, Timestamps,
-    phase_medians,
+    keep_busy, phase_medians,
 };
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::adm::AdmOptions;
@@ -240,13 +240,10 @@ fn time_phases(
     ctx: &Arc<GpuContext>,
     submitter: &mut Submitter,
     phases: &[&'static str],
-    record: impl Fn(&mut Recorder<'_>) -> GpuResult<()>,
+    record: impl FnMut(&mut Recorder<'_>) -> GpuResult<()>,
     record_profiled: impl FnMut(&mut Recorder<'_>, &Timestamps) -> GpuResult<()>,
 ) -> Result<Vec<(&'static str, f64)>> {
-    let start = Instant::now();
-    while start.elapsed().as_secs_f64() < 0.2 {
-        submitter.run(|rec| (0..32).try_for_each(|_| record(rec)))?;
-    }
+    keep_busy(submitter, Duration::from_millis(200), record)?;
     let ms = phase_medians(ctx, submitter, phases.len(), 16, record_profiled)?;
     Ok(phases.iter().copied().zip(ms).collect())
 }

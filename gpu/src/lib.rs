@@ -25,6 +25,6 @@ pub use gpu_allocator::MemoryLocation;
 pub use memory::{Buffer, Image, color_range};
 pub use pipeline::{BindingKind, ComputePipeline, PipelineDesc};
 pub use submit::{Binding, Recorder, Submitter, Ticket};
-pub use timing::{Timestamps, median, phase_medians};
+pub use timing::{Timestamps, keep_busy, median, phase_medians};
 pub use transfer::{download_buffer, download_image, upload_buffer};
 pub use validation::all_messages as validation_messages;

@@ -2,6 +2,7 @@
 //! report device time rather than host time.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use ash::vk;
 
@@ -54,6 +55,21 @@ impl Drop for Timestamps {
     fn drop(&mut self) {
         unsafe { self.ctx.device.destroy_query_pool(self.pool, None) };
     }
+}
+
+/// Records `record_frame` 32 times a submission until `at_least` of wall
+/// time has passed, to time a warm GPU: an idle H200 sits at 345 MHz and
+/// needs sustained work before it reaches its boost clock.
+pub fn keep_busy(
+    submitter: &mut Submitter,
+    at_least: Duration,
+    mut record_frame: impl FnMut(&mut Recorder<'_>) -> Result<()>,
+) -> Result<()> {
+    let start = Instant::now();
+    while start.elapsed() < at_least {
+        submitter.run(|rec| (0..32).try_for_each(|_| record_frame(rec)))?;
+    }
+    Ok(())
 }
 
 /// Median of `v` (sorted in place; the upper one of an even count).

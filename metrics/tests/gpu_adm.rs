@@ -4,11 +4,12 @@
 //! sums must be equal. Run at every lavapipe subgroup size.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, frame_ms, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, phase_medians};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, keep_busy, phase_medians};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::adm::gpu::AdmKernel;
 use vqscope_metrics::adm::{AdmFrameSums, AdmOptions, MIN_SIZE, adm_frame_sums};
@@ -155,29 +156,6 @@ fn gpu_adm_refuses_what_the_twin_refuses() {
     assert_no_validation_messages();
 }
 
-/// Keeps the GPU busy with `kernel` for at least 300 ms of wall time: an idle
-/// H200 sits at 345 MHz and needs sustained work to reach its boost clock.
-fn warm_up(
-    ctx: &Arc<GpuContext>,
-    submitter: &mut Submitter,
-    kernel: &AdmKernel,
-    r: &DevicePlane,
-    d: &DevicePlane,
-) {
-    let results = Buffer::storage(ctx, "warm-up results", 8 * 36).unwrap();
-    let start = std::time::Instant::now();
-    while start.elapsed() < std::time::Duration::from_millis(300) {
-        submitter
-            .run(|rec| {
-                for _ in 0..64 {
-                    kernel.record(rec, r, d, &results, 0)?;
-                }
-                Ok(())
-            })
-            .unwrap();
-    }
-}
-
 /// Median ms of each of [`AdmKernel::PROFILE_PHASES`], every dispatch alone
 /// (serialised), over 16 frames in one submission.
 fn phase_ms(
@@ -213,8 +191,12 @@ fn gpu_adm_timing() {
         let (rv, dv) =
             (DevicePlane { buffer: &rb, desc: rd }, DevicePlane { buffer: &db, desc: dd });
         let kernel = AdmKernel::new(&ctx, w as u32, h as u32, bpc, &options).unwrap();
-        warm_up(&ctx, &mut submitter, &kernel, &rv, &dv);
         let results = Buffer::storage(&ctx, "timed results", 8 * 36).unwrap();
+        // An idle H200 sits at 345 MHz: time it warm.
+        keep_busy(&mut submitter, Duration::from_millis(300), |rec| {
+            kernel.record(rec, &rv, &dv, &results, 0)
+        })
+        .unwrap();
         let (mid, lo, hi) =
             frame_ms(&ctx, &mut submitter, 32, |rec| kernel.record(rec, &rv, &dv, &results, 0));
         eprintln!(
