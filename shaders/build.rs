@@ -1,11 +1,19 @@
 //! Compiles every `.comp` under this crate with shaderc for Vulkan 1.3 and
-//! writes a Rust file of `pub const NAME: &[u32]` SPIR-V words. Errors keep
-//! glslang's `file:line: message` form so they point at the source.
+//! writes a Rust file of `pub const NAME: &Shader` records: the SPIR-V words
+//! and, read back from them, the kind of each binding and the push-constant
+//! size. Errors keep glslang's `file:line: message` form so they point at
+//! the source; a layout the pipelines cannot create (a gap in the bindings,
+//! a uniform buffer, another descriptor set) fails the build too.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use vqscope_glslang_link as _;
+
+/// The same reflection the crate exports (one copy, read by both).
+#[allow(dead_code)]
+#[path = "src/reflect.rs"]
+mod reflect;
 
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -16,9 +24,8 @@ fn main() {
 
     let compiler = shaderc::Compiler::new().expect("shaderc compiler");
     let mut generated = String::new();
-    let mut all = String::from(
-        "/// Every shader: (path under shaders/, SPIR-V).\npub const ALL: &[(&str, &[u32])] = &[\n",
-    );
+    let mut all =
+        String::from("/// Every shader, in path order.\npub const ALL: &[&Shader] = &[\n");
     let mut failed = false;
     for path in &sources {
         println!("cargo:rerun-if-changed={}", path.display());
@@ -58,16 +65,34 @@ fn main() {
                         println!("cargo:warning={line}");
                     }
                 }
+                let words = artifact.as_binary();
+                let layout = reflect::bindings(words)
+                    .and_then(|bindings| Ok((bindings, reflect::push_constant_size(words)?)));
+                let (bindings, push_constant_size) = match layout {
+                    Ok(layout) => layout,
+                    Err(e) => {
+                        failed = true;
+                        let line = format!("{}: interface: {e}", path.display());
+                        println!("cargo:warning={line}");
+                        eprintln!("{line}");
+                        continue;
+                    }
+                };
                 let spv = out_dir.join(format!("{name}.spv"));
                 std::fs::write(&spv, artifact.as_binary_u8()).expect("write spv");
+                let rel = rel.display().to_string();
+                let bindings: Vec<String> =
+                    bindings.iter().map(|kind| format!("crate::BindingKind::{kind:?}")).collect();
                 writeln!(
                     generated,
-                    "/// SPIR-V of `shaders/{}`.\npub const {name}: &[u32] = &words!({:?});",
-                    rel.display(),
-                    spv.display().to_string()
+                    "/// `shaders/{rel}`.\npub const {name}: &Shader = &Shader {{\n    \
+                     path: {rel:?},\n    spirv: &words!({:?}),\n    bindings: &[{}],\n    \
+                     push_constant_size: {push_constant_size},\n}};",
+                    spv.display().to_string(),
+                    bindings.join(", "),
                 )
                 .unwrap();
-                writeln!(all, "    ({:?}, {name}),", rel.display().to_string()).unwrap();
+                writeln!(all, "    {name},").unwrap();
             }
             Err(e) => {
                 failed = true;
@@ -79,12 +104,13 @@ fn main() {
         }
     }
     if failed {
-        panic!("shader compilation failed (messages above: file:line: error)");
+        panic!("shader build failed (messages above: file:line: error, or file: interface: error)");
     }
     all.push_str("];\n");
     generated.push_str(&all);
     std::fs::write(out_dir.join("spirv.rs"), generated).expect("write spirv.rs");
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=src/reflect.rs");
 }
 
 /// Every `.comp` below `dir`, recursively.

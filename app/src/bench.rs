@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use vqscope_gpu::{Binding, ContextOptions, GpuContext, Submitter, vk};
 use vqscope_renderer::{Renderer, ScanMode, scenes};
 
-use crate::output::parse_size;
+use crate::output::{outln, parse_size};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -80,13 +80,13 @@ fn bench_ui(args: &Args) -> Result<()> {
     }
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
     let info = ctx.info().clone();
-    println!(
+    outln!(
         "device: {} (subgroup size {}, {} timed runs per case, median GPU ms)",
         info.name,
         info.subgroup_size,
         args.runs.max(1)
-    );
-    println!(
+    )?;
+    outln!(
         "{:<10} {:>10} {:>8} {:>9} | {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9} | {:>7}",
         "scene",
         "size",
@@ -99,7 +99,7 @@ fn bench_ui(args: &Args) -> Result<()> {
         "l0 fused",
         "l0 total",
         "speedup"
-    );
+    )?;
     let mut submitter = Submitter::new(&ctx, 1)?;
     let mut subgroup = Renderer::new(&ctx, ScanMode::Subgroup, None)?;
     let lane0 = Renderer::new(&ctx, ScanMode::Lane0, None)?;
@@ -139,7 +139,7 @@ fn bench_ui(args: &Args) -> Result<()> {
                 let (b, f) = (median(bin), median(fused));
                 row.push((b, f, b + f));
             }
-            println!(
+            outln!(
                 "{:<10} {:>10} {:>8} {:>9} | {:>9.3} {:>9.3} {:>9.3} | {:>9.3} {:>9.3} {:>9.3} | {:>6.2}x",
                 name,
                 format!("{width}x{height}"),
@@ -152,7 +152,7 @@ fn bench_ui(args: &Args) -> Result<()> {
                 row[1].1,
                 row[1].2,
                 row[1].2 / row[0].2
-            );
+            )?;
         }
     }
     Ok(())

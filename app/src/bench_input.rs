@@ -17,11 +17,12 @@ use vqscope_video::{Decoder, FramePair, FrameUploader, Geometry, Pair, PairOptio
 use crate::bench_metrics::{
     CLIP_SUFFIXES, ScratchDir, geometry_8bit_420, synthetic_pair, write_y4m,
 };
+use crate::output::outln;
 
 pub fn run(sizes: &[(u32, u32)], frames: u64) -> Result<()> {
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
-    println!("device: {} ({frames} frames per case, 8-bit 4:2:0)", ctx.info().name);
-    println!(
+    outln!("device: {} ({frames} frames per case, 8-bit 4:2:0)", ctx.info().name)?;
+    outln!(
         "{:<10} {:>10} {:>10} {:>14} {:>14} {:>16} {:>11}",
         "size",
         "parse fps",
@@ -30,7 +31,7 @@ pub fn run(sizes: &[(u32, u32)], frames: u64) -> Result<()> {
         "copy GB/s GPU",
         "y4m→GPU pairs/s",
         "pair bytes"
-    );
+    )?;
     let scratch = ScratchDir::new()?;
     for &(width, height) in sizes {
         let geometry = geometry_8bit_420(width, height);
@@ -80,7 +81,7 @@ pub fn run(sizes: &[(u32, u32)], frames: u64) -> Result<()> {
         let copy = copy_ms[copy_ms.len() / 2];
         let pair_bytes = uploader.slot_bytes() as f64;
         let decoded = decode_and_upload(&ctx, &base, geometry)?;
-        println!(
+        outln!(
             "{:<10} {:>10.1} {:>10.2} {:>14.1} {:>14.1} {:>16.1} {:>11}",
             format!("{width}x{height}"),
             read as f64 / parse_s,
@@ -89,7 +90,7 @@ pub fn run(sizes: &[(u32, u32)], frames: u64) -> Result<()> {
             pair_bytes / (copy / 1e3) / 1e9,
             decoded,
             pair_bytes as u64
-        );
+        )?;
         for suffix in CLIP_SUFFIXES {
             std::fs::remove_file(base.with_extension(suffix)).ok();
         }

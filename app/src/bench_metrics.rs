@@ -2,34 +2,27 @@
 //! each size: GPU ms per kernel (timestamps), frames per second with the
 //! frames already on the GPU (1000 / kernel ms), frames per second end to
 //! end from memory (upload + kernels + readback + host maths) and from a y4m
-//! file (plus decoding), and the bytes read back per frame. Under the VIF
-//! and ADM rows, each of the kernel's dispatches alone (VIF per scale and
-//! decimation, ADM per level), from GPU timestamps.
+//! file (plus decoding), and the bytes read back per frame. Under each
+//! feature of several dispatches (VIF per scale and decimation, ADM per
+//! level, the SSIMs per step), each dispatch alone, from GPU timestamps.
+//! The rows come from the feature registry.
 
 use std::io::Write;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, Result};
-use vqscope_gpu::{
-    Buffer, ContextOptions, GpuContext, Recorder, Result as GpuResult, Submitter, Timestamps,
-    keep_busy, phase_medians,
-};
-use vqscope_metrics::PlaneView;
-use vqscope_metrics::adm::AdmOptions;
-use vqscope_metrics::adm::gpu::AdmKernel;
-use vqscope_metrics::device::{DevicePlane, upload_plane};
-use vqscope_metrics::motion::MotionParams;
-use vqscope_metrics::pipeline::{FeatureSelection, ScorePipeline};
-use vqscope_metrics::psnr::PsnrParams;
-use vqscope_metrics::vif::VifOptions;
-use vqscope_metrics::vif::gpu::VifKernel;
+use vqscope_gpu::{ContextOptions, GpuContext};
+use vqscope_metrics::model::{DEFAULT_MODEL, Model};
+use vqscope_metrics::pipeline::ScorePipeline;
+use vqscope_metrics::vmaf::{Scorer, Selection};
 use vqscope_video::{
     ChromaFormat, ColorInfo, Decoder, Frame, FramePair, Geometry, Pair, PairOptions, PixelFormat,
     open_input,
 };
 
 use crate::bench::median;
+use crate::output::outln;
 
 /// An 8-bit 4:2:0 geometry.
 pub fn geometry_8bit_420(width: u32, height: u32) -> Geometry {
@@ -67,28 +60,19 @@ pub fn synthetic_pair(geometry: Geometry, t: usize) -> (Frame, Frame) {
     (frame(reference), frame(distorted))
 }
 
-fn selections() -> Vec<(&'static str, FeatureSelection)> {
-    let one = |f: fn(&mut FeatureSelection)| {
-        let mut s = FeatureSelection::default();
-        f(&mut s);
-        s
-    };
-    vec![
-        ("psnr", one(|s| s.psnr = Some(PsnrParams::default()))),
-        ("motion", one(|s| s.motion = Some(MotionParams::default()))),
-        ("vif", one(|s| s.vif = Some(VifOptions::default()))),
-        ("adm", one(|s| s.adm = Some(AdmOptions::default()))),
-        ("float_ssim", one(|s| s.float_ssim = true)),
-        ("float_ms_ssim", one(|s| s.float_ms_ssim = true)),
-        (
-            "vmaf_v0.6.1",
-            one(|s| {
-                s.vif = Some(VifOptions::default());
-                s.adm = Some(AdmOptions::default());
-                s.motion = Some(MotionParams::default());
-            }),
-        ),
-    ]
+/// Each registry feature alone (default options), then the default model's
+/// feature set.
+fn selections() -> Result<Vec<(String, Selection)>> {
+    let mut all = Vec::new();
+    for name in vqscope_metrics::features::names() {
+        let mut selection = Selection::new();
+        selection.add_feature(name)?;
+        all.push((name.to_owned(), selection));
+    }
+    let mut model = Selection::new();
+    model.add_model(Model::from_spec(&format!("version={DEFAULT_MODEL}"))?)?;
+    all.push((DEFAULT_MODEL.to_owned(), model));
+    Ok(all)
 }
 
 pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) -> Result<()> {
@@ -105,26 +89,32 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
         }
     }
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
-    println!(
+    outln!(
         "device: {} ({frames} frame pairs per case, 8-bit 4:2:0; GPU ms: one frame resident, \
          median of 5 batches of 32 after a 200 ms warm-up; kernels: median timestamps per frame while scoring)",
         ctx.info().name
-    );
-    println!(
+    )?;
+    outln!(
         "{:<10} {:<14} {:>9} {:>11} {:>11} {:>11} {:>9}  kernels (ms)",
-        "size", "features", "GPU ms", "fps GPU", "fps memory", "fps y4m", "readback"
-    );
+        "size",
+        "features",
+        "GPU ms",
+        "fps GPU",
+        "fps memory",
+        "fps y4m",
+        "readback"
+    )?;
     let scratch = ScratchDir::new()?;
     for &(width, height) in sizes {
         let geometry = geometry_8bit_420(width, height);
         let pairs: Vec<(Frame, Frame)> =
             (0..DISTINCT).map(|t| synthetic_pair(geometry, t)).collect();
         let y4m = write_y4m(keep.unwrap_or(scratch.path()), geometry, &pairs, frames)?;
-        for (name, selection) in selections() {
-            let mut pipeline = match ScorePipeline::new(&ctx, geometry, selection.clone()) {
+        for (name, selection) in selections()? {
+            let mut pipeline = match Scorer::new(&ctx, geometry, &selection) {
                 Ok(p) => p,
                 Err(e) => {
-                    println!("{:<10} {name:<14} skipped: {e}", format!("{width}x{height}"));
+                    outln!("{:<10} {name:<14} skipped: {e}", format!("{width}x{height}"))?;
                     continue;
                 }
             };
@@ -148,23 +138,33 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
             }
             pipeline.finish()?;
             let memory_fps = frames as f64 / start.elapsed().as_secs_f64();
-            let y4m_fps = score_y4m(&ctx, &y4m, geometry, selection.clone())?;
+            let y4m_fps = score_y4m(&ctx, &y4m, geometry, &selection)?;
             let (r, d) = &pairs[0];
             let pair = FramePair { index: 0, reference: r.clone(), distorted: d.clone() };
-            let gpu_ms = resident_ms(&ctx, geometry, selection, &pair)?;
+            let gpu_ms = resident_ms(&ctx, geometry, &selection, &pair)?;
             let detail: Vec<String> =
                 per_kernel.into_iter().map(|(n, v)| format!("{n} {:.3}", median(v))).collect();
-            println!(
+            outln!(
                 "{:<10} {name:<14} {gpu_ms:>9.3} {:>11.1} {memory_fps:>11.1} {y4m_fps:>11.1} {:>8}B  {}",
                 format!("{width}x{height}"),
                 1000.0 / gpu_ms,
                 pipeline.readback_bytes(),
                 detail.join(", ")
-            );
-            if let Some(phases) = dispatch_ms(&ctx, geometry, name, &pair)? {
-                let line: Vec<String> =
-                    phases.iter().map(|(n, ms)| format!("{n} {ms:.3}")).collect();
-                println!("{:<10} {:<14} each dispatch alone (ms): {}", "", "", line.join(", "));
+            )?;
+            // A single feature of several dispatches: each one alone.
+            if name != DEFAULT_MODEL {
+                for (_, phases) in dispatch_ms(&ctx, geometry, &selection, &pair)? {
+                    if phases.len() > 1 {
+                        let line: Vec<String> =
+                            phases.iter().map(|(n, ms)| format!("{n} {ms:.3}")).collect();
+                        outln!(
+                            "{:<10} {:<14} each dispatch alone (ms): {}",
+                            "",
+                            "",
+                            line.join(", ")
+                        )?;
+                    }
+                }
             }
         }
         // Written once per size, read by every selection.
@@ -183,10 +183,10 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
 fn resident_ms(
     ctx: &Arc<GpuContext>,
     geometry: Geometry,
-    selection: FeatureSelection,
+    selection: &Selection,
     pair: &FramePair,
 ) -> Result<f64> {
-    let mut pipeline = ScorePipeline::new(ctx, geometry, selection)?;
+    let mut pipeline = ScorePipeline::new(ctx, geometry, selection.features())?;
     let warm = Instant::now();
     while warm.elapsed().as_secs_f64() < 0.2 {
         pipeline.time_resident(pair, 32)?;
@@ -195,57 +195,17 @@ fn resident_ms(
     Ok(median(runs))
 }
 
-/// For `vif` and `adm`: each dispatch of the kernel alone between barriers
-/// on the luma planes of `pair` (VIF's scales and decimations, ADM's
-/// levels), median ms of 16 frames after at least 200 ms of frames back to
-/// back. `None` for the other selections.
+/// Every dispatch of each instance alone between barriers on `pair`,
+/// median ms of 16 frames after at least 200 ms of frames back to back.
+#[allow(clippy::type_complexity)]
 fn dispatch_ms(
     ctx: &Arc<GpuContext>,
     geometry: Geometry,
-    selection: &str,
+    selection: &Selection,
     pair: &FramePair,
-) -> Result<Option<Vec<(&'static str, f64)>>> {
-    if selection != "vif" && selection != "adm" {
-        return Ok(None);
-    }
-    let (w, h) = (geometry.width as usize, geometry.height as usize);
-    let (rs, ds) = (pair.reference.plane_samples(0), pair.distorted.plane_samples(0));
-    let mut submitter = Submitter::new(ctx, 1)?;
-    let (rb, rd) = upload_plane(ctx, &mut submitter, &PlaneView::packed(w, h, 8, &rs))?;
-    let (db, dd) = upload_plane(ctx, &mut submitter, &PlaneView::packed(w, h, 8, &ds))?;
-    let (r, d) = (DevicePlane { buffer: &rb, desc: rd }, DevicePlane { buffer: &db, desc: dd });
-    let results = Buffer::storage(ctx, "bench dispatch results", 8 * 64)?;
-    let (width, height) = (geometry.width, geometry.height);
-    let timed = if selection == "vif" {
-        let kernel = VifKernel::new(ctx, width, height, 8, VifOptions::default())?;
-        let record = |rec: &mut Recorder<'_>| kernel.record(rec, &r, &d, &results, 0);
-        let profiled = |rec: &mut Recorder<'_>, s: &Timestamps| {
-            kernel.record_profiled(rec, &r, &d, &results, 0, s)
-        };
-        time_phases(ctx, &mut submitter, &VifKernel::PROFILE_PHASES, record, profiled)?
-    } else {
-        let kernel = AdmKernel::new(ctx, width, height, 8, &AdmOptions::default())?;
-        let record = |rec: &mut Recorder<'_>| kernel.record(rec, &r, &d, &results, 0);
-        let profiled = |rec: &mut Recorder<'_>, s: &Timestamps| {
-            kernel.record_profiled(rec, &r, &d, &results, 0, s)
-        };
-        time_phases(ctx, &mut submitter, &AdmKernel::PROFILE_PHASES, record, profiled)?
-    };
-    Ok(Some(timed))
-}
-
-/// `record_profiled`'s median ms per phase, named, after at least 200 ms
-/// of `record` back to back (an idle H200 sits at 345 MHz).
-fn time_phases(
-    ctx: &Arc<GpuContext>,
-    submitter: &mut Submitter,
-    phases: &[&'static str],
-    record: impl FnMut(&mut Recorder<'_>) -> GpuResult<()>,
-    record_profiled: impl FnMut(&mut Recorder<'_>, &Timestamps) -> GpuResult<()>,
-) -> Result<Vec<(&'static str, f64)>> {
-    keep_busy(submitter, Duration::from_millis(200), record)?;
-    let ms = phase_medians(ctx, submitter, phases.len(), 16, record_profiled)?;
-    Ok(phases.iter().copied().zip(ms).collect())
+) -> Result<Vec<(&'static str, Vec<(&'static str, f64)>)>> {
+    let mut pipeline = ScorePipeline::new(ctx, geometry, selection.features())?;
+    Ok(pipeline.time_dispatches(pair, 16)?)
 }
 
 /// Extensions of the reference and distorted clips after [`clip_base`].
@@ -328,11 +288,11 @@ fn score_y4m(
     ctx: &Arc<GpuContext>,
     base: &std::path::Path,
     geometry: Geometry,
-    selection: FeatureSelection,
+    selection: &Selection,
 ) -> Result<f64> {
     let (r, d) = (base.with_extension("ref.y4m"), base.with_extension("dis.y4m"));
     let pair = Pair::new(open_input(&r, None)?, open_input(&d, None)?, PairOptions::default())?;
-    let mut pipeline = ScorePipeline::new(ctx, geometry, selection)?;
+    let mut pipeline = Scorer::new(ctx, geometry, selection)?;
     let mut decoder = Decoder::spawn(pair, 8)?;
     let start = Instant::now();
     let mut n = 0u64;

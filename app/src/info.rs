@@ -1,11 +1,14 @@
 //! `vqscope info FILE...`: what vqscope sees in each input.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
 use vqscope_video::ChromaFormat;
 use vqscope_video::raw::RawGeometry;
-use vqscope_video::source::open_input;
+use vqscope_video::source::{check_stream_inputs, open_input};
+
+use crate::output::outln;
 
 #[derive(clap::Args)]
 #[command(disable_help_flag = true)]
@@ -32,7 +35,8 @@ pub struct RawArgs {
     /// Pixel format of raw .yuv input: 420, 422 or 444.
     #[arg(short = 'p', long = "pixel_format", value_parser = ["420", "422", "444"])]
     pixel_format: Option<String>,
-    /// Bit depth of raw .yuv input: 8, 10 or 12.
+    /// Bit depth of raw .yuv input: 8 to 16, as y4m allows (VMAF's ADM feature takes 8 to 12;
+    /// VIF, motion, PSNR and SSIM take them all).
     #[arg(short = 'b', long = "bitdepth", value_parser = clap::value_parser!(u32).range(8..=16))]
     bitdepth: Option<u32>,
 }
@@ -57,12 +61,19 @@ impl RawArgs {
 
 pub fn run(args: Args) -> Result<()> {
     let geometry = args.raw.geometry()?;
+    let files: Vec<&std::path::Path> = args.files.iter().map(|f| f.as_path()).collect();
+    check_stream_inputs(&files)?;
+    if let [file] = files.as_slice() {
+        // One input: its error is the one line.
+        let source = open_input(file, geometry)?;
+        return outln!("{}", source.info());
+    }
     let mut failed = 0;
-    for file in &args.files {
+    for file in files {
         match open_input(file, geometry) {
-            Ok(source) => println!("{}", source.info()),
+            Ok(source) => outln!("{}", source.info())?,
             Err(e) => {
-                eprintln!("vqscope: {e}");
+                let _ = writeln!(std::io::stderr(), "vqscope: {e}");
                 failed += 1;
             }
         }

@@ -12,6 +12,7 @@ mod screenshot;
 mod showcase;
 mod ssim_map;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -63,8 +64,12 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of stdout went away (`vqscope info x | head -1`): it
+        // has what it wanted, so end quietly (see output.rs).
+        Err(e) if output::is_stdout_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("vqscope: {}", one_line(&e));
+            // Not eprintln!, which panics when stderr is closed or full.
+            let _ = writeln!(std::io::stderr(), "vqscope: {}", one_line(&e));
             ExitCode::FAILURE
         }
     }

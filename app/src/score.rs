@@ -1,22 +1,19 @@
-//! `vqscope score`: headless scoring with libvmaf's flags and reports. The
-//! features are computed on the GPU (one upload per frame pair, a few
-//! hundred bytes read back), turned into values by the same host code the
-//! CPU twins use, and fed to the VMAF model.
+//! `vqscope score`: headless scoring with libvmaf's flags and reports. This
+//! file only parses arguments and prints; choosing features, running the
+//! GPU pipeline, predicting and building the report are
+//! `vqscope_metrics::vmaf`'s.
 
-use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use vqscope_gpu::{ContextOptions, GpuContext};
-use vqscope_metrics::adm::AdmOptions;
 use vqscope_metrics::model::Model;
-use vqscope_metrics::motion::MotionParams;
-use vqscope_metrics::pipeline::{FeatureSelection, FrameScores, ScorePipeline};
-use vqscope_metrics::psnr::PsnrParams;
-use vqscope_metrics::report::{Format, Report, feature_name_alias};
-use vqscope_metrics::vif::VifOptions;
+use vqscope_metrics::pipeline::FrameScores;
+use vqscope_metrics::report::Format;
+use vqscope_metrics::vmaf::{Scorer, Selection, pooled_mean, report};
 use vqscope_video::{Decoder, Pair, PairOptions, open_input};
 
 use crate::info::RawArgs;
@@ -24,28 +21,36 @@ use crate::info::RawArgs;
 /// Version written into reports.
 pub(crate) const REPORT_VERSION: &str = concat!("vqscope-", env!("CARGO_PKG_VERSION"));
 
-/// Features `--feature` accepts.
-const FEATURES: [&str; 6] = ["psnr", "float_ssim", "float_ms_ssim", "vif", "adm", "motion"];
+/// Pairs the decoder reads ahead.
+const READ_AHEAD: usize = 8;
 
 #[derive(clap::Args)]
-#[command(disable_help_flag = true)]
+#[command(disable_help_flag = true, disable_version_flag = true, version)]
 pub struct Args {
     /// Print help (`-h` is the raw height, as in libvmaf).
     #[arg(long, action = clap::ArgAction::Help)]
     help: Option<bool>,
-    /// Reference input (y4m, raw .yuv with -w -h -p -b, or anything ffmpeg reads).
+    /// Print vqscope's version and exit (libvmaf's `-v`).
+    #[arg(short = 'v', long, action = clap::ArgAction::Version)]
+    version: Option<bool>,
+    /// Reference input: y4m, raw .yuv (with -w -h -p -b), anything ffmpeg reads, or `-` for
+    /// stdin.
     #[arg(short = 'r', long)]
     reference: PathBuf,
-    /// Distorted input.
+    /// Distorted input (same forms as -r).
     #[arg(short = 'd', long)]
     distorted: PathBuf,
     #[command(flatten)]
     raw: RawArgs,
-    /// Model: `version=NAME` (vmaf_v0.6.1, vmaf_v0.6.1neg, vmaf_4k_v0.6.1) or `path=FILE`.
-    #[arg(long, default_value = "version=vmaf_v0.6.1")]
-    model: String,
-    /// Extra feature to compute (repeatable): psnr, float_ssim, float_ms_ssim, vif, adm,
-    /// motion; `NAME=debug=true` also reports libvmaf's debug values.
+    /// Model (repeatable), colon-separated: `version=NAME` (built in: vmaf_v0.6.1,
+    /// vmaf_v0.6.1neg, vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3) or `path=FILE.json`;
+    /// `name=` (the score's name, default `vmaf`), `enable_transform`, `disable_clip`,
+    /// `EXTRACTOR.OPTION=VALUE` (e.g. `adm.adm_enhn_gain_limit=1.0`). Default:
+    /// version=vmaf_v0.6.1.
+    #[arg(short = 'm', long = "model")]
+    models: Vec<String>,
+    /// Extra feature (repeatable): `NAME` or `NAME=opt=value:opt=value`; NAME is one of psnr,
+    /// adm, motion, vif, float_ssim, float_ms_ssim. `NAME=help` lists its options.
     #[arg(long = "feature")]
     features: Vec<String>,
     /// Compute features only, no VMAF prediction.
@@ -63,7 +68,7 @@ pub struct Args {
     /// Write the report as subtitles.
     #[arg(long, group = "format")]
     sub: bool,
-    /// Report file (none: only the pooled score is printed).
+    /// Report file (none: only the pooled scores are printed).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
     /// Score at most this many frames.
@@ -75,10 +80,29 @@ pub struct Args {
     /// Skip this many distorted frames first.
     #[arg(long = "frame_skip_dist", default_value_t = 0)]
     frame_skip_dist: u64,
-    /// Report every Nth frame.
+    /// Report (and pool) every Nth frame.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     subsample: u64,
-    /// No progress bar.
+    /// Threads reading and decoding the inputs (the CPU work vqscope does; the metrics run
+    /// on the GPU). Default: up to 4.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: Option<u64>,
+    /// Accepted for libvmaf compatibility and ignored: libvmaf restricts its CPU SIMD paths
+    /// with it; vqscope's results do not depend on the instruction set.
+    #[arg(long)]
+    cpumask: Option<String>,
+    /// Accepted for libvmaf compatibility and ignored: pick the GPU with VQSCOPE_DEVICE.
+    #[arg(long)]
+    gpumask: Option<String>,
+    /// libvmaf's AOM CTC preset (v1.0 … v7.0): vmaf and vmaf_neg models, psnr, float_ssim,
+    /// float_ms_ssim, and ciede, psnr_hvs and cambi (not computed yet: refused).
+    #[arg(long = "aom_ctc")]
+    aom_ctc: Option<String>,
+    /// libvmaf's Netflix CTC preset (v1.0): 4K vmaf and vmaf_neg models, psnr, float_ssim and
+    /// cambi (not computed yet: refused).
+    #[arg(long = "nflx_ctc")]
+    nflx_ctc: Option<String>,
+    /// No progress line.
     #[arg(short = 'q', long)]
     quiet: bool,
 }
@@ -97,92 +121,144 @@ impl Args {
     }
 }
 
-/// Refuses an output that is a directory, one of the inputs, or in a
-/// folder that does not exist (before any frame is scored, not after).
-fn check_report_path(output: &Path, inputs: &[&Path]) -> Result<()> {
-    if output.is_dir() {
-        bail!("-o {}: is a directory", output.display());
-    }
-    let parent = output.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(parent) = parent
-        && !parent.is_dir()
-    {
-        bail!("-o {}: folder {} does not exist", output.display(), parent.display());
-    }
-    if let Ok(out) = output.canonicalize() {
-        for input in inputs {
-            if input.canonicalize().is_ok_and(|i| i == out) {
-                bail!("-o {}: refusing to overwrite an input", output.display());
-            }
-        }
-    }
-    Ok(())
+/// A preset's models and features, as libvmaf's `--aom_ctc` / `--nflx_ctc`
+/// add them.
+struct Preset {
+    models: &'static [&'static str],
+    features: &'static [&'static str],
 }
 
-/// The feature set the model and `--feature` flags ask for.
-pub(crate) fn selection(model: Option<&Model>, extra: &[String]) -> Result<FeatureSelection> {
-    let mut sel = FeatureSelection::default();
-    if let Some(model) = model {
-        for feature in model.features() {
-            match feature.extractor() {
-                Some("vif") => {
-                    let mut options = VifOptions::default();
-                    if let Some(egl) = feature.option_f64("vif_enhn_gain_limit") {
-                        options.enhn_gain_limit = egl;
-                    }
-                    sel.vif = Some(options);
+/// libvmaf 3.2's presets. AOM CTC v1.0 … v5.0 differ from v6.0 only in
+/// cambi (v3.0+) and in v6.0's common bit depth (both inputs already share
+/// one here); v7.0 sets float_ssim's `scale=1`.
+fn preset(flag: &str, version: &str) -> Result<Preset> {
+    const AOM_MODELS: &[&str] =
+        &["version=vmaf_v0.6.1:name=vmaf", "version=vmaf_v0.6.1neg:name=vmaf_neg"];
+    const AOM_V1: &[&str] = &[
+        "psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5",
+        "ciede",
+        "float_ssim=enable_db=true:clip_db=true",
+        "float_ms_ssim=enable_db=true:clip_db=true",
+        "psnr_hvs",
+    ];
+    const AOM_V3: &[&str] = &[
+        "psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5",
+        "ciede",
+        "float_ssim=enable_db=true:clip_db=true",
+        "float_ms_ssim=enable_db=true:clip_db=true",
+        "psnr_hvs",
+        "cambi",
+    ];
+    const AOM_V7: &[&str] = &[
+        "psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5",
+        "ciede",
+        "float_ssim=scale=1:enable_db=true:clip_db=true",
+        "float_ms_ssim=enable_db=true:clip_db=true",
+        "psnr_hvs",
+        "cambi",
+    ];
+    let p = match (flag, version) {
+        ("aom_ctc", "v1.0" | "v2.0") => Preset { models: AOM_MODELS, features: AOM_V1 },
+        ("aom_ctc", "v3.0" | "v4.0" | "v5.0" | "v6.0") => {
+            Preset { models: AOM_MODELS, features: AOM_V3 }
+        }
+        ("aom_ctc", "v7.0") => Preset { models: AOM_MODELS, features: AOM_V7 },
+        ("aom_ctc", "proposed") => bail!("--aom_ctc proposed is deprecated (as in libvmaf)"),
+        ("nflx_ctc", "v1.0") => Preset {
+            models: &[
+                "version=vmaf_4k_v0.6.1:name=vmaf",
+                "version=vmaf_4k_v0.6.1neg:name=vmaf_neg",
+            ],
+            features: &[
+                "psnr=enable_chroma=true:enable_apsnr=true",
+                "float_ssim=enable_db=true:clip_db=true",
+                "cambi",
+            ],
+        },
+        ("aom_ctc", _) => bail!("--aom_ctc {version}: versions are v1.0 to v7.0"),
+        _ => bail!("--nflx_ctc {version}: the only version is v1.0"),
+    };
+    Ok(p)
+}
+
+/// What libvmaf prints a model's pooled score under (its `version=` or
+/// `path=`), and the name its score is reported under.
+struct ModelLabel {
+    label: String,
+    model: Model,
+}
+
+/// The `version=NAME` or `path=FILE` of a `--model` string.
+fn model_label(spec: &str) -> &str {
+    spec.split(':')
+        .find_map(|part| part.strip_prefix("version=").or_else(|| part.strip_prefix("path=")))
+        .unwrap_or(spec)
+}
+
+/// The models and features the flags ask for.
+fn selection(args: &Args) -> Result<(Selection, Vec<ModelLabel>)> {
+    let mut models: Vec<String> = Vec::new();
+    let mut features: Vec<String> = Vec::new();
+    for (flag, version) in [("aom_ctc", &args.aom_ctc), ("nflx_ctc", &args.nflx_ctc)] {
+        if let Some(version) = version {
+            let p = preset(flag, version)?;
+            models.extend(p.models.iter().map(|m| m.to_string()));
+            features.extend(p.features.iter().map(|f| f.to_string()));
+            for f in p.features {
+                let name = f.split('=').next().unwrap_or(f);
+                if vqscope_metrics::features::find(name).is_err() {
+                    bail!(
+                        "--{flag} {version} needs feature {name}, which vqscope does not compute \
+                         yet (psnr_hvs, ciede and cambi arrive later)"
+                    );
                 }
-                Some("adm") => {
-                    let mut options = AdmOptions::default();
-                    if let Some(egl) = feature.option_f64("adm_enhn_gain_limit") {
-                        options.enhn_gain_limit = egl;
-                    }
-                    sel.adm = Some(options);
-                }
-                Some("motion") => sel.motion = Some(MotionParams::default()),
-                other => bail!(
-                    "model {} needs feature {} ({}), which vqscope does not compute",
-                    model.name(),
-                    feature.name,
-                    other.unwrap_or("unknown extractor")
-                ),
             }
         }
     }
-    for spec in extra {
-        // libvmaf's `NAME=opt=value:...` form; only `debug=true` is read.
-        let (name, options) = spec.split_once('=').unwrap_or((spec.as_str(), ""));
-        for option in options.split(':').filter(|o| !o.is_empty()) {
-            match option {
-                "debug=true" => sel.debug = true,
-                "debug=false" => {}
-                other => bail!("--feature {spec}: unsupported option `{other}`"),
-            }
+    models.extend(args.models.iter().cloned());
+    features.extend(args.features.iter().cloned());
+    let mut sel = Selection::new();
+    let mut labels = Vec::new();
+    if !args.no_prediction {
+        if models.is_empty() {
+            models.push(format!("version={}", vqscope_metrics::model::DEFAULT_MODEL));
         }
-        match name {
-            "psnr" => sel.psnr = Some(PsnrParams::default()),
-            "float_ssim" => sel.float_ssim = true,
-            "float_ms_ssim" => sel.float_ms_ssim = true,
-            "vif" => sel.vif = sel.vif.take().or_else(|| Some(VifOptions::default())),
-            "adm" => sel.adm = sel.adm.take().or_else(|| Some(AdmOptions::default())),
-            "motion" => sel.motion = sel.motion.take().or_else(|| Some(MotionParams::default())),
-            other => bail!("unknown feature `{other}`; known: {}", FEATURES.join(", ")),
+        for spec in &models {
+            let model = Model::from_spec(spec)?;
+            if labels.iter().any(|l: &ModelLabel| l.model.name() == model.name()) {
+                bail!(
+                    "--model {spec}: another model already reports as `{}`; give each a name= \
+                     of its own",
+                    model.name()
+                );
+            }
+            sel.add_model(model.clone())?;
+            labels.push(ModelLabel { label: model_label(spec).to_owned(), model });
         }
     }
-    Ok(sel)
+    for spec in &features {
+        sel.add_feature(spec)?;
+    }
+    if sel.is_empty() {
+        bail!("nothing to compute: -n with no --feature");
+    }
+    Ok((sel, labels))
 }
 
 pub fn run(args: Args) -> Result<()> {
-    if let Some(output) = &args.output {
-        check_report_path(output, &[&args.reference, &args.distorted])?;
+    if let Some(spec) = args.features.iter().find(|f| f.ends_with("=help")) {
+        return print_feature_help(spec.trim_end_matches("=help"));
     }
-    let model = if args.no_prediction { None } else { Some(Model::from_spec(&args.model)?) };
-    let selection = selection(model.as_ref(), &args.features)?;
+    if let Some(output) = &args.output {
+        crate::output::check_report_path(output, &[&args.reference, &args.distorted])?;
+    }
+    let (selection, labels) = selection(&args)?;
+    vqscope_video::check_stream_inputs(&[&args.reference, &args.distorted])?;
     let geometry = args.raw.geometry()?;
     let reference = open_input(&args.reference, geometry)?;
     let distorted = open_input(&args.distorted, geometry)?;
     let clip_geometry = reference.info().geometry;
-    let pair = Pair::new(
+    let mut pair = Pair::new(
         reference,
         distorted,
         PairOptions {
@@ -191,19 +267,28 @@ pub fn run(args: Args) -> Result<()> {
             frame_cnt: args.frame_cnt,
         },
     )?;
+    // Before any GPU work: an empty input is a one-line error, not a
+    // device allocation for nothing.
+    let has_frames = pair.has_frames()?;
     for warning in pair.warnings() {
         eprintln!("vqscope: warning: {warning}");
     }
+    if !has_frames {
+        bail!("no frames to score");
+    }
     let total = pair.frame_count();
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
-    let mut pipeline = ScorePipeline::new(&ctx, clip_geometry, selection)?;
-    let mut decoder = Decoder::spawn(pair, 8)?;
+    let mut scorer = Scorer::new(&ctx, clip_geometry, &selection)?;
+    let mut decoder = match args.threads {
+        Some(n) => Decoder::spawn_workers(pair, READ_AHEAD, n as usize)?,
+        None => Decoder::spawn(pair, READ_AHEAD)?,
+    };
     let progress = !args.quiet && std::io::stderr().is_terminal();
     let start = Instant::now();
     let mut frames: Vec<FrameScores> = Vec::new();
     let mut read = 0u64;
     while let Some(pair) = decoder.recv()? {
-        frames.extend(pipeline.push(&pair)?);
+        frames.extend(scorer.push(&pair)?);
         pair.recycle();
         read += 1;
         if progress {
@@ -211,80 +296,61 @@ pub fn run(args: Args) -> Result<()> {
             eprint!("\rvqscope: frame {read}{of}");
         }
     }
-    frames.extend(pipeline.finish()?);
-    decoder.shutdown()?;
+    frames.extend(scorer.finish()?);
     let elapsed = start.elapsed().as_secs_f64();
     if progress {
         eprintln!();
     }
+    for warning in decoder.end_warnings() {
+        eprintln!("vqscope: warning: {warning}");
+    }
+    decoder.shutdown()?;
     if frames.is_empty() {
         bail!("no frames to score");
     }
-    frames.sort_by_key(|f| f.index);
-    if let Some(model) = &model {
-        add_predictions(model, &mut frames)?;
-    }
     let fps = frames.len() as f64 / elapsed.max(1e-9);
-    let report = build_report(
-        &frames,
-        fps,
-        (clip_geometry.width, clip_geometry.height),
-        args.subsample as usize,
-    );
+    let subsample = args.subsample as usize;
     if let Some(output) = &args.output {
-        let mut file =
-            std::fs::File::create(output).with_context(|| format!("-o {}", output.display()))?;
-        report
-            .write(args.format(), &mut file)
-            .with_context(|| format!("-o {}", output.display()))?;
+        let size = (clip_geometry.width, clip_geometry.height);
+        let report = report(REPORT_VERSION, &frames, fps, size, subsample, scorer.aggregates());
+        crate::output::write_atomically(output, |w| report.write(args.format(), w))?;
     }
-    if model.is_some() {
-        let scores: Vec<f64> = frames.iter().filter_map(|f| f.get("vmaf")).collect();
-        if let Some(pooled) = vqscope_metrics::pool::pool(&scores) {
-            println!("{}: {:.6}", model_label(&args.model), pooled.mean);
+    // With the report on stdout, the pooled scores go to stderr (as
+    // libvmaf prints them) so that stdout stays one JSON/XML/CSV document.
+    let to_stdout = !args.output.as_deref().is_some_and(crate::output::is_stdout);
+    let say = |line: String| -> Result<()> {
+        if to_stdout {
+            crate::output::outln!("{line}")?;
+        } else {
+            eprintln!("{line}");
+        }
+        Ok(())
+    };
+    // As libvmaf: each model's pooled mean under its --model version or
+    // path, over the frames the report keeps.
+    for model in &labels {
+        if let Some(mean) = pooled_mean(&frames, model.model.name(), subsample) {
+            say(format!("{}: {mean:.6}", model.label))?;
         }
     }
-    let _ = std::io::stdout().flush();
+    // Then each bootstrap collection's pooled bagging score, CI and stddev.
+    for model in &labels {
+        let mean = |name: &str| pooled_mean(&frames, name, subsample);
+        if let Some(summary) = model.model.bootstrap_summary(mean) {
+            say(summary.cli_line(&model.label))?;
+        }
+    }
     eprintln!("vqscope: {} frames in {:.2} s ({:.1} fps)", frames.len(), elapsed, fps);
     Ok(())
 }
 
-/// Appends `vmaf` to every frame from the model's features.
-pub(crate) fn add_predictions(model: &Model, frames: &mut [FrameScores]) -> Result<()> {
-    for frame in frames {
-        let inputs = model
-            .features()
-            .iter()
-            .map(|f| {
-                let key = feature_name_alias(&f.name);
-                frame.get(key).with_context(|| format!("frame {} has no {key}", frame.index))
-            })
-            .collect::<Result<Vec<f64>>>()?;
-        frame.values.push(("vmaf", model.predict(&inputs)));
+/// `--feature NAME=help`: the feature's options with their defaults.
+fn print_feature_help(name: &str) -> Result<()> {
+    let feature = vqscope_metrics::features::find(name)?;
+    crate::output::outln!("{name}: options (NAME=opt=value:opt=value)")?;
+    for o in feature.options() {
+        let alias = o.alias.map_or(String::new(), |a| format!(" (in names: _{a})"));
+        crate::output::outln!("  {}={}{alias}: {}", o.name, o.default, o.help)?;
     }
     Ok(())
-}
-
-/// The report of scored `frames` (frame order, each with the same values
-/// as the first): shared by `score` and the dashboard's exports.
-pub(crate) fn build_report(
-    frames: &[FrameScores],
-    fps: f64,
-    size: (u32, u32),
-    subsample: usize,
-) -> Report {
-    let names: Vec<String> = frames
-        .first()
-        .map_or(Vec::new(), |f| f.values.iter().map(|(n, _)| n.to_string()).collect());
-    let table: Vec<Vec<f64>> =
-        frames.iter().map(|f| f.values.iter().map(|(_, v)| *v).collect()).collect();
-    Report::from_table(REPORT_VERSION, fps, size, &names, &table, subsample)
-}
-
-/// What libvmaf's CLI prints before the pooled score: the model's version
-/// or path from `--model version=NAME` / `path=FILE`.
-fn model_label(spec: &str) -> &str {
-    spec.split(':')
-        .find_map(|part| part.strip_prefix("version=").or_else(|| part.strip_prefix("path=")))
-        .unwrap_or(spec)
 }

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, anyhow};
 use vqscope_gpu::{ContextOptions, GpuContext, Submitter};
 use vqscope_renderer::{Renderer, ScanMode, capture, scenes};
 
-use crate::output::{check_output, parse_size};
+use crate::output::{check_output, check_report_path, parse_size, replace_atomically, shown};
 
 #[derive(clap::Args)]
 #[command(group = clap::ArgGroup::new("clip_view").args(["dashboard", "ssim_map"]))]
@@ -74,6 +74,11 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     check_output(&args.output, args.force)?;
     check_flag_combination(&args)?;
+    // Before any rendering: an unwritable folder, or an input (even
+    // through a hard link) as the output, is refused up front.
+    let inputs: Vec<&Path> =
+        [&args.reference, &args.distorted].into_iter().flatten().map(|p| p.as_path()).collect();
+    check_report_path(&args.output, &inputs)?;
     if args.dashboard {
         return dashboard(&args);
     }
@@ -166,10 +171,10 @@ fn ssim_map(args: &Args) -> Result<()> {
     };
     let (rgba, ssim) = crate::ssim_map::render(&shot)?;
     let (width, height) = args.size;
-    capture::save_png(&args.output, width, height, &rgba).context("SSIM map")?;
+    save_png(&args.output, width, height, &rgba).context("SSIM map")?;
     eprintln!(
         "wrote {} ({width}x{height}, SSIM map of frame {}, float_ssim {ssim:.6})",
-        args.output.display(),
+        shown(&args.output),
         args.frame
     );
     Ok(())
@@ -195,10 +200,10 @@ fn dashboard(args: &Args) -> Result<()> {
     };
     let rgba = render_shot(&score_clip(&inputs)?, &shot)?;
     let (width, height) = args.size;
-    capture::save_png(&args.output, width, height, &rgba).context("dashboard")?;
+    save_png(&args.output, width, height, &rgba).context("dashboard")?;
     eprintln!(
         "wrote {} ({width}x{height}, dashboard at frame {})",
-        args.output.display(),
+        shown(&args.output),
         args.frame
     );
     Ok(())
@@ -213,7 +218,25 @@ pub fn render_scene(name: &str, size: (u32, u32), output: &Path) -> Result<()> {
     let mut submitter = Submitter::new(&ctx, 1)?;
     let mut renderer = Renderer::new(&ctx, ScanMode::for_device(&ctx), None)?;
     let rgba = renderer.render_to_rgba(&mut submitter, &scene)?;
-    capture::save_png(output, width, height, &rgba).with_context(|| format!("scene {name}"))?;
-    eprintln!("wrote {} ({width}x{height}, scene {name})", output.display());
+    save_png(output, width, height, &rgba).with_context(|| format!("scene {name}"))?;
+    eprintln!("wrote {} ({width}x{height}, scene {name})", shown(output));
     Ok(())
+}
+
+/// Writes the PNG all or nothing (a failed write keeps the old file); `-`
+/// is stdout.
+fn save_png(output: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<()> {
+    replace_atomically(output, "png", |temp| {
+        capture::save_png(temp, width, height, rgba)?;
+        // The image crate drops the error of its last buffered write (its
+        // BufWriter is flushed on drop), so on a full disk a cut PNG
+        // "succeeds": read it back before it replaces anything.
+        match capture::load_png(temp) {
+            Ok((w, h, pixels)) if (w, h) == (width, height) && pixels == rgba => Ok(()),
+            Ok(_) => anyhow::bail!("the PNG read back differs from the picture"),
+            Err(_) => anyhow::bail!(
+                "the PNG did not reach the disk whole (disk full, or over the file size limit?)"
+            ),
+        }
+    })
 }

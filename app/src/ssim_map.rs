@@ -14,8 +14,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use vqscope_gpu::{Buffer, ContextOptions, GpuContext, Submitter, download_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, upload_plane};
-use vqscope_metrics::ssim::SsimOptions;
-use vqscope_metrics::ssim_gpu::SsimKernel;
+use vqscope_metrics::features::float_ssim::SsimOptions;
+use vqscope_metrics::features::float_ssim::gpu::SsimKernel;
 use vqscope_renderer::{
     Align, Color, Rect, RectStyle, Renderer, Sampling, ScanMode, Scene, TextRun, VAlign, heat,
 };

@@ -5,8 +5,8 @@
 
 use std::process::Command;
 
-use vqscope_metrics::adm::gpu::AdmKernel;
-use vqscope_metrics::vif::gpu::VifKernel;
+use vqscope_metrics::features::adm::gpu::AdmKernel;
+use vqscope_metrics::features::vif::gpu::VifKernel;
 
 /// The `name ms` pairs of the "each dispatch alone" line that follows the
 /// table row of `feature`.

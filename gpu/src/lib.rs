@@ -1,8 +1,8 @@
 //! vqscope-gpu: the Vulkan core shared by the renderer and the metrics —
 //! instance and device choice, validation, buffers and images through
-//! gpu-allocator, compute pipelines from SPIR-V, command submission with
-//! timeline semaphores, and timestamp queries. It knows nothing of UI or
-//! VMAF.
+//! gpu-allocator, compute pipelines from the shaders crate's records
+//! (SPIR-V and the layout read from it), command submission with timeline
+//! semaphores, and timestamp queries. It knows nothing of UI or VMAF.
 
 mod context;
 mod error;
@@ -23,7 +23,7 @@ pub use context::{ContextOptions, DeviceInfo, GpuContext};
 pub use error::{GpuError, Result, vk_error};
 pub use gpu_allocator::MemoryLocation;
 pub use memory::{Buffer, Image, color_range};
-pub use pipeline::{BindingKind, ComputePipeline, PipelineDesc};
+pub use pipeline::{BindingKind, ComputePipeline, PipelineDesc, Shader};
 pub use submit::{Binding, Recorder, Submitter, Ticket};
 pub use timing::{Timestamps, keep_busy, median, phase_medians};
 pub use transfer::{download_buffer, download_image, upload_buffer};

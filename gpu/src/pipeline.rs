@@ -1,37 +1,38 @@
 //! Compute pipelines from SPIR-V, with specialization constants, a push
 //! constant block and a push-descriptor set: binding resources is one call at
-//! dispatch time, with no descriptor pools to manage.
+//! dispatch time, with no descriptor pools to manage. A pipeline's layout
+//! comes from the shader's build record ([`Shader`]): the kinds of its
+//! bindings and its push-constant size, read from the SPIR-V.
 
 use std::sync::Arc;
 
 use ash::vk;
+pub use vqscope_shaders::{BindingKind, Shader};
 
 use crate::context::GpuContext;
 use crate::error::{GpuError, Result, vk_error};
 
-/// What a binding slot of a compute shader holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BindingKind {
-    StorageBuffer,
-    StorageImage,
-}
-
-impl BindingKind {
-    fn descriptor_type(self) -> vk::DescriptorType {
-        match self {
-            BindingKind::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
-            BindingKind::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
-        }
+fn descriptor_type(kind: BindingKind) -> vk::DescriptorType {
+    match kind {
+        BindingKind::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
+        BindingKind::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
     }
 }
 
-/// Everything needed to build a compute pipeline.
+/// Everything needed to build a compute pipeline. Start from
+/// [`PipelineDesc::new`], which takes the SPIR-V and the layout from the
+/// shader's record, and set the rest with struct update syntax:
+///
+/// ```ignore
+/// PipelineDesc { name: "metrics/psnr", full_subgroups: true, ..PipelineDesc::new(METRICS_PSNR) }
+/// ```
 #[derive(Debug, Clone)]
 pub struct PipelineDesc<'a> {
     pub name: &'a str,
     pub spirv: &'a [u32],
     /// Binding `i` of set 0 has kind `bindings[i]`.
     pub bindings: &'a [BindingKind],
+    /// The push-constant bytes every dispatch must give.
     pub push_constant_size: u32,
     /// `(constant_id, value)` pairs.
     pub specialization: &'a [(u32, u32)],
@@ -43,6 +44,23 @@ pub struct PipelineDesc<'a> {
     /// it; the local size X must then be a multiple of the device's maximum
     /// subgroup size (or of `subgroup_size` when given).
     pub full_subgroups: bool,
+}
+
+impl<'a> PipelineDesc<'a> {
+    /// `shader` as its build recorded it — SPIR-V, bindings, push-constant
+    /// size — named after its path, with no specialization and the driver's
+    /// choice of subgroup size.
+    pub fn new(shader: &'a Shader) -> Self {
+        Self {
+            name: shader.path,
+            spirv: shader.spirv,
+            bindings: shader.bindings,
+            push_constant_size: shader.push_constant_size,
+            specialization: &[],
+            subgroup_size: None,
+            full_subgroups: false,
+        }
+    }
 }
 
 /// A compute pipeline with its layouts.
@@ -81,7 +99,7 @@ impl ComputePipeline {
             .map(|(i, kind)| {
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(i as u32)
-                    .descriptor_type(kind.descriptor_type())
+                    .descriptor_type(descriptor_type(*kind))
                     .descriptor_count(1)
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })

@@ -23,6 +23,20 @@ pub struct PlaneDesc {
     pub pad: [u32; 2],
 }
 
+/// The twin above as the layout test checks it, against every metric
+/// shader that declares `PlaneDesc`.
+#[cfg(test)]
+pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
+    use vqscope_shaders::reflect::struct_offsets;
+    let declaring = vqscope_shaders::ALL
+        .iter()
+        .copied()
+        .filter(|s| s.path.starts_with("metrics/") && struct_offsets(s, "PlaneDesc").is_some());
+    vec![vqscope_shaders::twin!(PlaneDesc as "PlaneDesc" in declaring {
+        offset, width, height, stride, bytes_per_sample, bpc, pad0 = pad, pad1 = pad + 4,
+    })]
+}
+
 /// A plane inside a device buffer.
 #[derive(Clone, Copy)]
 pub struct DevicePlane<'a> {
@@ -83,3 +97,8 @@ pub fn upload_plane(
     let buffer = upload_buffer(ctx, submitter, "plane", &bytes)?;
     Ok((buffer, packed_desc(plane.width, plane.height, plane.bpc, 0)))
 }
+
+/// Every `#[repr(C)]` twin of a GLSL struct in this crate against the
+/// compiled SPIR-V.
+#[cfg(test)]
+mod shader_layouts;

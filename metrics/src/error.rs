@@ -43,6 +43,14 @@ pub enum MetricsError {
         #[source]
         source: std::io::Error,
     },
+    /// A model file longer than any model could be (`path=/dev/zero`, a
+    /// video given by mistake): refused after reading `limit_mib` MiB, so
+    /// it cannot fill memory.
+    #[error(
+        "model file {} is larger than {limit_mib} MiB, far beyond any VMAF model; refusing to read it",
+        path.display()
+    )]
+    ModelTooLarge { path: std::path::PathBuf, limit_mib: u64 },
     /// A model's JSON (or the libsvm text inside it) is not one libvmaf
     /// would accept, or uses a part of the format vqscope does not support.
     #[error("model {origin}: {reason}")]
@@ -69,6 +77,20 @@ pub enum MetricsError {
          compute (EINVAL); use a larger viewing distance or display height"
     )]
     AdmViewingGeometry { norm_view_dist: f64, ref_display_height: i32 },
+    /// `--feature NAME` named no feature vqscope computes.
+    #[error("unknown feature `{name}`; known: {known}")]
+    UnknownFeature { name: String, known: String },
+    /// A feature option that does not exist or whose value libvmaf would
+    /// refuse.
+    #[error("feature {feature}: option {option}: {reason}")]
+    FeatureOption { feature: String, option: String, reason: String },
+    /// A model needs a feature vqscope does not compute (yet).
+    #[error("model {model} needs {feature}, which vqscope does not compute{hint}")]
+    ModelFeatureMissing { model: String, feature: String, hint: String },
+    /// The library was called out of order or with inputs that do not fit
+    /// the pipeline it was built for.
+    #[error("{0}")]
+    Usage(String),
     /// The GPU could not set up or run a kernel.
     #[error("GPU: {0}")]
     Gpu(#[from] vqscope_gpu::GpuError),

@@ -1,72 +1,119 @@
-//! Scoring a clip on the GPU, frame pair after frame pair. Each pair is
-//! uploaded once into a ring slot; every selected kernel is recorded into
-//! the same command buffer and leaves its reduced int64 sums in that slot's
-//! host-visible result buffer (a few hundred bytes). Up to `slots` pairs are
-//! in flight on a timeline semaphore; the host turns each finished slot's
-//! sums into libvmaf's values with the CPU twins' host functions, in frame
-//! order. Motion needs the next frame (motion2), so a frame's scores come
-//! out once its successor is known, or at [`ScorePipeline::finish`].
+//! Scoring a clip on the GPU, frame pair after frame pair, for any set of
+//! registry features. Each pair is uploaded once into a ring slot; every
+//! feature instance records its kernels into the same command buffer and
+//! leaves its reduced int64 sums in that slot's host-visible result buffer
+//! (a few hundred bytes). Up to `SLOTS` pairs are in flight on a timeline
+//! semaphore; the host hands each finished slot's words to the instances,
+//! which turn them into libvmaf's values. Temporal instances (motion) may
+//! hold a frame's values back until later frames arrive, so a frame comes
+//! out once every instance has delivered it, in frame order, or at
+//! [`ScorePipeline::finish`].
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
+use std::time::Duration;
 
-use vqscope_gpu::{Buffer, GpuContext, Submitter, Ticket, Timestamps};
+use vqscope_gpu::{Buffer, GpuContext, Recorder, Submitter, Ticket, Timestamps};
 use vqscope_video::{DeviceFrame, DeviceFramePair, FramePair, FrameUploader, Geometry};
 
 use crate::MetricsError;
-use crate::adm::gpu::AdmKernel;
-use crate::adm::{AdmOptions, adm_scores};
 use crate::device::{DevicePlane, PlaneDesc};
-use crate::motion::{MotionParams, MotionScorer};
-use crate::motion_gpu::MotionKernel;
-use crate::ms_ssim_gpu::MsSsimKernel;
-use crate::psnr::{ChromaLayout, PsnrParams, PsnrSetup};
-use crate::psnr_gpu::PsnrKernel;
-use crate::ssim::SsimOptions;
-use crate::ssim_gpu::SsimKernel;
-use crate::vif::gpu::VifKernel;
-use crate::vif::{VifOptions, features as vif_features};
+use crate::features::{self, Extractor, Feature, FeatureOptions, FramePlanes, Setup};
 
 /// Pairs in flight at once (also the upload ring's size: motion compares
 /// with at most two frames back, so it must be at least 3).
 const SLOTS: usize = 4;
 
-/// Which features to compute, with their options.
+/// The feature instances to run, each a registry feature with its options:
+/// what `--feature NAME=k=v` strings and models ask for. Requests that give
+/// the same outputs under the same names (same feature, same parameters)
+/// run once, as in libvmaf.
 #[derive(Debug, Clone, Default)]
-pub struct FeatureSelection {
-    pub vif: Option<VifOptions>,
-    pub adm: Option<AdmOptions>,
-    pub motion: Option<MotionParams>,
-    pub psnr: Option<PsnrParams>,
-    pub float_ssim: bool,
-    pub float_ms_ssim: bool,
-    /// Also report libvmaf's debug values (num/den per scale, ...).
-    pub debug: bool,
+pub struct FeatureSet {
+    requests: Vec<Request>,
 }
 
-/// One frame's values, in the order libvmaf's reports list them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FrameScores {
-    pub index: u64,
-    pub values: Vec<(&'static str, f64)>,
+#[derive(Clone)]
+struct Request {
+    feature: &'static dyn Feature,
+    options: FeatureOptions,
 }
 
-impl FrameScores {
-    pub fn get(&self, name: &str) -> Option<f64> {
-        self.values.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+impl std::fmt::Debug for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}({:?})", self.feature.name(), self.options)
     }
 }
 
-/// Where each kernel's results start in a slot's result buffer.
-#[derive(Debug, Default, Clone, Copy)]
-struct Offsets {
-    psnr: u32,
-    adm: u32,
-    motion: u32,
-    vif: u32,
-    ssim: u32,
-    ms_ssim: u32,
-    total: u32,
+impl FeatureSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `feature` with `options`, merged into an equal request if there
+    /// is one (its non-parameter options, such as `debug`, are then set
+    /// too).
+    pub fn add(&mut self, feature: &'static dyn Feature, options: FeatureOptions) {
+        match self
+            .requests
+            .iter_mut()
+            .find(|r| r.feature.name() == feature.name() && r.options.same_params(&options))
+        {
+            Some(existing) => existing.options.merge(&options),
+            None => self.requests.push(Request { feature, options }),
+        }
+    }
+
+    /// Adds a feature from libvmaf's `--feature` syntax: `NAME` or
+    /// `NAME=opt=value:opt=value`.
+    pub fn add_spec(&mut self, spec: &str) -> Result<(), MetricsError> {
+        let (name, list) = spec.split_once('=').unwrap_or((spec, ""));
+        let feature = features::find(name)?;
+        let mut options = feature.default_options();
+        options.parse_list(name, list)?;
+        self.add(feature, options);
+        Ok(())
+    }
+
+    /// Whether nothing was asked for.
+    pub fn is_empty(&self) -> bool {
+        self.requests.is_empty()
+    }
+
+    /// The requests in report order: registry order, then order of adding.
+    fn ordered(&self) -> Vec<&Request> {
+        let rank = |r: &Request| {
+            features::REGISTRY
+                .iter()
+                .position(|f| f.name() == r.feature.name())
+                .unwrap_or(usize::MAX)
+        };
+        let mut ordered: Vec<&Request> = self.requests.iter().collect();
+        ordered.sort_by_key(|r| rank(r));
+        ordered
+    }
+}
+
+/// One frame's values, in the order of [`ScorePipeline::columns`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameScores {
+    pub index: u64,
+    /// The names of `values` (shared by every frame of a run).
+    pub names: Arc<[String]>,
+    pub values: Vec<f64>,
+}
+
+impl FrameScores {
+    /// The value named `name`, if the frame has it.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.names.iter().position(|n| n == name).map(|i| self.values[i])
+    }
+
+    /// `(name, value)` pairs in report order.
+    pub fn named(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.names.iter().map(String::as_str).zip(self.values.iter().copied())
+    }
 }
 
 /// GPU milliseconds per kernel of the last finished frame.
@@ -76,44 +123,46 @@ pub struct KernelTimes {
     pub passes: Vec<(&'static str, f64)>,
 }
 
+/// A built feature instance and where its words and values go.
+struct Instance {
+    name: &'static str,
+    extractor: Box<dyn Extractor>,
+    /// First result word and word count in a slot's result buffer.
+    offset: u32,
+    words: u32,
+    /// The frame table column of each of the instance's values.
+    columns: Vec<usize>,
+}
+
 struct InFlight {
     ticket: Ticket,
     slot: usize,
     index: u64,
-    motion_sad: bool,
+}
+
+/// A frame whose values are still arriving.
+struct PendingRow {
+    values: Vec<f64>,
+    filled: usize,
 }
 
 /// The per-frame GPU scoring pipeline for one clip geometry.
 pub struct ScorePipeline {
+    ctx: Arc<GpuContext>,
     submitter: Submitter,
     uploader: FrameUploader,
-    selection: FeatureSelection,
-    geometry: Geometry,
-    kernels: Kernels,
-    psnr_setup: Option<PsnrSetup>,
-    motion_scorer: Option<MotionScorer>,
+    instances: Vec<Instance>,
+    names: Arc<[String]>,
+    result_words: u32,
     results: Vec<Buffer>,
     timestamps: Vec<Timestamps>,
     in_flight: VecDeque<InFlight>,
-    /// Ring slot of each recent frame, for motion's earlier frame.
+    /// Ring slot of each recent frame, for temporal features' earlier frames.
     recent_slots: VecDeque<(u64, usize)>,
-    /// Frames whose values wait for their motion scores.
-    waiting: BTreeMap<u64, Vec<(&'static str, f64)>>,
+    pending: BTreeMap<u64, PendingRow>,
     last_times: KernelTimes,
     /// Two timestamps around [`ScorePipeline::time_resident`]'s batch.
     resident_stamps: Timestamps,
-}
-
-/// Every kernel's name, in recording order (after the upload).
-const PASSES: [&str; 6] = ["psnr", "adm", "motion", "vif", "float_ssim", "float_ms_ssim"];
-
-fn chroma_layout(geometry: &Geometry) -> ChromaLayout {
-    match geometry.format.chroma {
-        vqscope_video::ChromaFormat::Mono => ChromaLayout::Mono,
-        vqscope_video::ChromaFormat::Yuv420 => ChromaLayout::Yuv420,
-        vqscope_video::ChromaFormat::Yuv422 => ChromaLayout::Yuv422,
-        vqscope_video::ChromaFormat::Yuv444 => ChromaLayout::Yuv444,
-    }
 }
 
 /// The kernel view of plane `i` of an uploaded frame.
@@ -133,171 +182,99 @@ fn device_plane<'a>(buffer: &'a Buffer, frame: &DeviceFrame, i: usize) -> Device
     }
 }
 
-/// The selected kernels and where each leaves its results.
-struct Kernels {
-    psnr: Option<PsnrKernel>,
-    adm: Option<AdmKernel>,
-    motion: Option<MotionKernel>,
-    vif: Option<VifKernel>,
-    ssim: Option<SsimKernel>,
-    ms_ssim: Option<MsSsimKernel>,
-    offsets: Offsets,
-}
-
-impl Kernels {
-    /// Records every selected kernel for the uploaded pair `up` into `out`
-    /// (motion against the reference frame in ring slot `prev_slot`), with
-    /// timestamps 2.. between kernels when `stamps` is given.
-    fn record(
-        &self,
-        rec: &mut vqscope_gpu::Recorder<'_>,
-        uploader: &FrameUploader,
-        up: &DeviceFramePair,
-        prev_slot: Option<usize>,
-        out: &Buffer,
-        stamps: Option<&Timestamps>,
-    ) -> vqscope_gpu::Result<()> {
-        let o = self.offsets;
-        let stamp = |rec: &mut vqscope_gpu::Recorder<'_>, i: u32| {
-            if let Some(s) = stamps {
-                rec.timestamp(s, i);
-            }
-        };
-        let buffer = uploader.slot_buffer(up.slot);
-        let (r, d) = (&up.reference, &up.distorted);
-        if let Some(kernel) = &self.psnr {
-            let refs: Vec<_> = (0..r.plane_count).map(|i| device_plane(buffer, r, i)).collect();
-            let dis: Vec<_> = (0..d.plane_count).map(|i| device_plane(buffer, d, i)).collect();
-            kernel.record(rec, &refs, &dis, out, o.psnr)?;
-        }
-        stamp(rec, 2);
-        let (r0, d0) = (device_plane(buffer, r, 0), device_plane(buffer, d, 0));
-        if let Some(kernel) = &self.adm {
-            kernel.record(rec, &r0, &d0, out, o.adm)?;
-        }
-        stamp(rec, 3);
-        if let (Some(kernel), Some(prev_slot)) = (&self.motion, prev_slot) {
-            // The earlier reference frame lies at the same offsets in its
-            // own slot's buffer.
-            let prev = device_plane(uploader.slot_buffer(prev_slot), r, 0);
-            kernel.record(rec, prev, r0, out, o.motion)?;
-        }
-        stamp(rec, 4);
-        if let Some(kernel) = &self.vif {
-            kernel.record(rec, &r0, &d0, out, o.vif)?;
-        }
-        stamp(rec, 5);
-        if let Some(kernel) = &self.ssim {
-            kernel.record(rec, &r0, &d0, out, o.ssim)?;
-        }
-        stamp(rec, 6);
-        if let Some(kernel) = &self.ms_ssim {
-            kernel.record(rec, &r0, &d0, out, o.ms_ssim)?;
-        }
-        stamp(rec, 7);
-        Ok(())
-    }
-
-    /// Which passes exist, in timestamp order (upload first).
-    fn active(&self) -> [bool; 7] {
-        [
-            true,
-            self.psnr.is_some(),
-            self.adm.is_some(),
-            self.motion.is_some(),
-            self.vif.is_some(),
-            self.ssim.is_some(),
-            self.ms_ssim.is_some(),
-        ]
+/// The planes of the uploaded pair `up`, with the reference luma of ring
+/// slot `earlier` (which holds its frame at the same offsets) when given.
+fn frame_planes<'a>(
+    uploader: &'a FrameUploader,
+    up: &DeviceFramePair,
+    earlier: Option<usize>,
+) -> FramePlanes<'a> {
+    let buffer = uploader.slot_buffer(up.slot);
+    let (r, d) = (&up.reference, &up.distorted);
+    FramePlanes {
+        reference: (0..r.plane_count).map(|i| device_plane(buffer, r, i)).collect(),
+        distorted: (0..d.plane_count).map(|i| device_plane(buffer, d, i)).collect(),
+        earlier_reference: earlier.map(|s| device_plane(uploader.slot_buffer(s), r, 0)),
     }
 }
 
 impl ScorePipeline {
-    /// Builds every selected kernel for clips of `geometry`; size and option
-    /// errors come from the kernels (the same as the CPU twins').
+    /// Builds every instance of `set` for clips of `geometry`; size and
+    /// option errors come from the features (the same as the CPU twins').
     pub fn new(
         ctx: &Arc<GpuContext>,
         geometry: Geometry,
-        selection: FeatureSelection,
+        set: &FeatureSet,
     ) -> Result<Self, MetricsError> {
-        let (w, h, bpc) = (geometry.width, geometry.height, geometry.format.bit_depth);
-        let mut offsets = Offsets::default();
-        let mut take = |words: u32| {
-            let at = offsets.total;
-            offsets.total += words;
-            at
-        };
-        let layout = chroma_layout(&geometry);
-        let psnr_setup = selection.psnr.as_ref().map(|p| PsnrSetup::new(p, bpc, w, h, layout));
-        let psnr = match &selection.psnr {
-            Some(_) => {
-                offsets.psnr = take(PsnrKernel::RESULT_WORDS);
-                Some(PsnrKernel::new(ctx, w, h, bpc, layout)?)
+        let setup = Setup { ctx, geometry };
+        let mut built = Vec::new();
+        let mut offset = 0u32;
+        for request in set.ordered() {
+            let extractor = request.feature.build(&setup, &request.options)?;
+            let words = extractor.result_words();
+            built.push((request.feature.name(), extractor, offset, words));
+            offset += words;
+        }
+        // Columns: every instance's ordinary values, then the late ones.
+        let mut names: Vec<String> = Vec::new();
+        let mut maps: Vec<Vec<usize>> = vec![Vec::new(); built.len()];
+        for late in [false, true] {
+            for (k, (_, extractor, ..)) in built.iter().enumerate() {
+                let columns = extractor.columns();
+                if maps[k].is_empty() {
+                    maps[k] = vec![usize::MAX; columns.len()];
+                }
+                for (j, column) in columns.into_iter().enumerate() {
+                    if column.late == late {
+                        maps[k][j] = names.len();
+                        names.push(column.name);
+                    }
+                }
             }
-            None => None,
-        };
-        let adm = match &selection.adm {
-            Some(options) => {
-                offsets.adm = take(AdmKernel::RESULT_WORDS);
-                Some(AdmKernel::new(ctx, w, h, bpc, options)?)
-            }
-            None => None,
-        };
-        let motion_scorer = selection.motion.map(|params| MotionScorer::new(w, h, params));
-        let motion = match &selection.motion {
-            Some(_) => {
-                offsets.motion = take(MotionKernel::RESULT_WORDS);
-                Some(MotionKernel::new(ctx, w, h, bpc)?)
-            }
-            None => None,
-        };
-        let vif = match &selection.vif {
-            Some(options) => {
-                offsets.vif = take(VifKernel::RESULT_WORDS);
-                Some(VifKernel::new(ctx, w, h, bpc, *options)?)
-            }
-            None => None,
-        };
-        let ssim = if selection.float_ssim {
-            offsets.ssim = take(SsimKernel::RESULT_WORDS);
-            Some(SsimKernel::new(ctx, w, h, bpc, SsimOptions::default())?)
-        } else {
-            None
-        };
-        let ms_ssim = if selection.float_ms_ssim {
-            offsets.ms_ssim = take(MsSsimKernel::RESULT_WORDS);
-            Some(MsSsimKernel::new(ctx, w, h, bpc)?)
-        } else {
-            None
-        };
-        let words = u64::from(offsets.total.max(1));
+        }
+        let instances: Vec<Instance> = built
+            .into_iter()
+            .zip(maps)
+            .map(|((name, extractor, offset, words), columns)| Instance {
+                name,
+                extractor,
+                offset,
+                words,
+                columns,
+            })
+            .collect();
+        let words = u64::from(offset.max(1));
         let results = (0..SLOTS)
             .map(|_| Buffer::readback(ctx, "frame results", words * 8))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
         let timestamps = (0..SLOTS)
-            .map(|_| Timestamps::new(ctx, PASSES.len() as u32 + 2))
+            .map(|_| Timestamps::new(ctx, instances.len() as u32 + 2))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
         Ok(Self {
+            ctx: Arc::clone(ctx),
             submitter: Submitter::new(ctx, SLOTS)?,
             uploader: FrameUploader::new(ctx, geometry, SLOTS)?,
-            selection,
-            geometry,
-            kernels: Kernels { psnr, adm, motion, vif, ssim, ms_ssim, offsets },
-            psnr_setup,
-            motion_scorer,
+            instances,
+            names: names.into(),
+            result_words: offset,
             results,
             timestamps,
             in_flight: VecDeque::new(),
             recent_slots: VecDeque::new(),
-            waiting: BTreeMap::new(),
+            pending: BTreeMap::new(),
             last_times: KernelTimes::default(),
             resident_stamps: Timestamps::new(ctx, 2)?,
         })
     }
 
+    /// The names of every frame's values, in report order.
+    pub fn columns(&self) -> &Arc<[String]> {
+        &self.names
+    }
+
     /// Bytes the host reads back per frame.
     pub fn readback_bytes(&self) -> u64 {
-        u64::from(self.kernels.offsets.total) * 8
+        u64::from(self.result_words) * 8
     }
 
     /// GPU time per kernel of the most recently finished frame.
@@ -305,26 +282,38 @@ impl ScorePipeline {
         &self.last_times
     }
 
-    /// Submits `pair`; returns the frames whose scores became final.
+    /// Clip-level values (libvmaf's `aggregate_metrics`), complete after
+    /// [`ScorePipeline::finish`].
+    pub fn aggregates(&self) -> Vec<(String, f64)> {
+        self.instances.iter().flat_map(|i| i.extractor.aggregates()).collect()
+    }
+
+    /// Submits `pair`; returns the frames whose values became final.
     pub fn push(&mut self, pair: &FramePair) -> Result<Vec<FrameScores>, MetricsError> {
         let mut done = Vec::new();
         if self.in_flight.len() >= SLOTS - 1 {
             self.complete_oldest(&mut done)?;
         }
-        let slot_of = |index: u64, recent: &VecDeque<(u64, usize)>| {
-            recent.iter().find(|(i, _)| *i == index).map(|(_, s)| *s)
-        };
-        // The scorer lags behind submission, so ask its rule, not its state.
-        let partner = self.selection.motion.as_ref().and_then(|p| {
-            (!p.force_zero && pair.index >= p.min_index()).then(|| pair.index - p.distance())
-        });
-        let partner_slot = match partner {
-            Some(p) => Some(slot_of(p, &self.recent_slots).ok_or_else(|| {
-                vqscope_gpu::GpuError::Usage(format!("motion: frame {p} is no longer on the GPU"))
-            })?),
-            None => None,
-        };
-        let Self { submitter, uploader, kernels, results, timestamps, .. } = self;
+        let earlier: Vec<Option<usize>> = self
+            .instances
+            .iter()
+            .map(|inst| match inst.extractor.earlier_reference(pair.index) {
+                None => Ok(None),
+                Some(p) => self
+                    .recent_slots
+                    .iter()
+                    .find(|(i, _)| *i == p)
+                    .map(|(_, s)| Some(*s))
+                    .ok_or_else(|| {
+                        MetricsError::Usage(format!(
+                            "{}: frame {p} is no longer on the GPU (frames must be pushed in \
+                             order, without gaps)",
+                            inst.name
+                        ))
+                    }),
+            })
+            .collect::<Result<_, _>>()?;
+        let Self { submitter, uploader, instances, results, timestamps, .. } = self;
         let mut slot = 0;
         let ticket = submitter.submit(|rec| {
             let stamps = &timestamps[uploader.next_slot()];
@@ -333,35 +322,51 @@ impl ScorePipeline {
             let up = uploader.upload(rec, pair)?;
             slot = up.slot;
             rec.timestamp(stamps, 1);
-            kernels.record(rec, uploader, &up, partner_slot, &results[up.slot], Some(stamps))
+            for (k, (inst, earlier)) in instances.iter().zip(&earlier).enumerate() {
+                let planes = frame_planes(uploader, &up, *earlier);
+                inst.extractor.record(rec, &planes, &results[up.slot], inst.offset, None)?;
+                rec.timestamp(stamps, 2 + k as u32);
+            }
+            Ok(())
         })?;
         self.recent_slots.push_back((pair.index, slot));
         while self.recent_slots.len() > SLOTS {
             self.recent_slots.pop_front();
         }
-        self.in_flight.push_back(InFlight {
-            ticket,
-            slot,
-            index: pair.index,
-            motion_sad: partner_slot.is_some(),
-        });
+        self.in_flight.push_back(InFlight { ticket, slot, index: pair.index });
         Ok(done)
+    }
+
+    /// Records every instance for the pair already uploaded as `up`, each
+    /// temporal one against the same frame (the same work as against an
+    /// earlier one).
+    fn record_resident(
+        instances: &[Instance],
+        uploader: &FrameUploader,
+        up: &DeviceFramePair,
+        out: &Buffer,
+        rec: &mut Recorder<'_>,
+    ) -> vqscope_gpu::Result<()> {
+        for inst in instances {
+            let planes = frame_planes(uploader, up, Some(up.slot));
+            inst.extractor.record(rec, &planes, out, inst.offset, None)?;
+        }
+        Ok(())
     }
 
     /// GPU milliseconds per frame with the pair already on the GPU: waits
     /// for everything in flight, uploads `pair` once, then records every
-    /// selected kernel `repeats` times back to back in one submission
-    /// between two timestamps, so the GPU never idles on the host. Motion
-    /// compares the frame with itself (the same work). Returns no scores.
+    /// instance `repeats` times back to back in one submission between two
+    /// timestamps, so the GPU never idles on the host. Returns no scores.
     pub fn time_resident(&mut self, pair: &FramePair, repeats: u32) -> Result<f64, MetricsError> {
         self.submitter.wait_all()?;
-        let Self { submitter, uploader, kernels, results, resident_stamps: stamps, .. } = self;
+        let Self { submitter, uploader, instances, results, resident_stamps: stamps, .. } = self;
         submitter.run(|rec| {
             let up = uploader.upload(rec, pair)?;
             rec.reset_timestamps(stamps);
             rec.timestamp(stamps, 0);
             for _ in 0..repeats.max(1) {
-                kernels.record(rec, uploader, &up, Some(up.slot), &results[up.slot], None)?;
+                Self::record_resident(instances, uploader, &up, &results[up.slot], rec)?;
             }
             rec.timestamp(stamps, 1);
             Ok(())
@@ -372,26 +377,62 @@ impl ScorePipeline {
         Ok(ms / f64::from(repeats.max(1)))
     }
 
-    /// Waits for every frame in flight and returns all remaining scores.
+    /// Each instance's dispatches alone between barriers, on `pair`
+    /// uploaded once: per instance, `(feature, [(phase, median ms)])` over
+    /// `frames` frames, after at least 200 ms of the instance back to back
+    /// (an idle GPU clocks down). For benchmarks; returns no scores.
+    #[allow(clippy::type_complexity)]
+    pub fn time_dispatches(
+        &mut self,
+        pair: &FramePair,
+        frames: usize,
+    ) -> Result<Vec<(&'static str, Vec<(&'static str, f64)>)>, MetricsError> {
+        self.submitter.wait_all()?;
+        let Self { ctx, submitter, uploader, instances, results, .. } = self;
+        let mut uploaded = None;
+        submitter.run(|rec| {
+            uploaded = Some(uploader.upload(rec, pair)?);
+            Ok(())
+        })?;
+        let up = uploaded.expect("the upload ran");
+        let planes = frame_planes(uploader, &up, Some(up.slot));
+        let out = &results[up.slot];
+        let mut timed = Vec::new();
+        for inst in instances.iter() {
+            let ext = &inst.extractor;
+            vqscope_gpu::keep_busy(submitter, Duration::from_millis(200), |rec| {
+                ext.record(rec, &planes, out, inst.offset, None)
+            })?;
+            let phases = ext.phases();
+            let ms = vqscope_gpu::phase_medians(ctx, submitter, phases.len(), frames, |rec, s| {
+                ext.record(rec, &planes, out, inst.offset, Some(s))
+            })?;
+            timed.push((inst.name, phases.iter().copied().zip(ms).collect()));
+        }
+        self.recent_slots.clear();
+        Ok(timed)
+    }
+
+    /// Waits for every frame in flight and returns all remaining values.
     pub fn finish(&mut self) -> Result<Vec<FrameScores>, MetricsError> {
         let mut done = Vec::new();
         while !self.in_flight.is_empty() {
             self.complete_oldest(&mut done)?;
         }
-        if let Some(scorer) = &mut self.motion_scorer {
-            for m in scorer.finish() {
-                done.extend(merge_motion(&mut self.waiting, &m, self.selection.debug));
-            }
+        for k in 0..self.instances.len() {
+            let flushed = self.instances[k].extractor.flush();
+            self.fill(k, flushed);
         }
-        done.extend(
-            std::mem::take(&mut self.waiting)
-                .into_iter()
-                .map(|(index, values)| FrameScores { index, values }),
-        );
+        self.release(&mut done);
+        // Every instance delivers every frame; nothing may stay behind.
+        if let Some((index, _)) = self.pending.first_key_value() {
+            return Err(MetricsError::Usage(format!("frame {index} is missing values")));
+        }
         Ok(done)
     }
 
-    /// Waits for the oldest frame in flight and turns its sums into values.
+    /// Waits for the oldest frame in flight and hands its words to the
+    /// instances.
     fn complete_oldest(&mut self, done: &mut Vec<FrameScores>) -> Result<(), MetricsError> {
         let Some(frame) = self.in_flight.pop_front() else { return Ok(()) };
         self.submitter.wait(frame.ticket)?;
@@ -401,92 +442,45 @@ impl ScorePipeline {
             .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
         let ms = self.timestamps[frame.slot].read_intervals_ms()?;
-        let active = self.kernels.active();
         self.last_times = KernelTimes {
             passes: std::iter::once("upload")
-                .chain(PASSES)
+                .chain(self.instances.iter().map(|i| i.name))
                 .zip(ms)
-                .zip(active)
-                .filter_map(|(pass, on)| on.then_some(pass))
                 .collect(),
         };
-        let values = self.values(&words);
-        let o = self.kernels.offsets;
-        match &mut self.motion_scorer {
-            Some(scorer) => {
-                self.waiting.insert(frame.index, values);
-                let sad =
-                    frame.motion_sad.then(|| MotionKernel::decode(&words[o.motion as usize..]));
-                for m in scorer.push(sad) {
-                    done.extend(merge_motion(&mut self.waiting, &m, self.selection.debug));
-                }
-            }
-            None => done.push(FrameScores { index: frame.index, values }),
+        for k in 0..self.instances.len() {
+            let inst = &mut self.instances[k];
+            let range = inst.offset as usize..(inst.offset + inst.words) as usize;
+            let values = inst.extractor.frame(frame.index, &words[range]);
+            self.fill(k, values);
         }
+        self.release(done);
         Ok(())
     }
 
-    /// libvmaf's values (all but motion) from one frame's result words.
-    fn values(&self, words: &[i64]) -> Vec<(&'static str, f64)> {
-        let o = self.kernels.offsets;
-        let k = &self.kernels;
-        let debug = self.selection.debug;
-        let at = |offset: u32| &words[offset as usize..];
-        let mut v = Vec::new();
-        if let Some(setup) = &self.psnr_setup {
-            let sse = PsnrKernel::decode(at(o.psnr));
-            let names = ["psnr_y", "psnr_cb", "psnr_cr"];
-            for (i, name) in names.iter().enumerate().take(setup.planes) {
-                let (pw, ph) = self.geometry.plane_size(i);
-                v.push((*name, setup.psnr(i, sse[i], pw, ph)));
+    /// Stores instance `k`'s values in their frames' rows.
+    fn fill(&mut self, k: usize, values: Vec<features::FrameValues>) {
+        let width = self.names.len();
+        for (index, frame_values) in values {
+            let row = self
+                .pending
+                .entry(index)
+                .or_insert_with(|| PendingRow { values: vec![f64::NAN; width], filled: 0 });
+            for (j, v) in frame_values.into_iter().enumerate() {
+                row.values[self.instances[k].columns[j]] = v;
             }
+            row.filled += self.instances[k].columns.len();
         }
-        if let (Some(_), Some(options)) = (&k.adm, &self.selection.adm) {
-            let scores = adm_scores(
-                &AdmKernel::decode(at(o.adm)),
-                self.geometry.width as usize,
-                self.geometry.height as usize,
-                options,
-            );
-            let named = scores.named();
-            v.extend(named.into_iter().filter(|(n, _)| debug || !is_adm_debug(n)));
-        }
-        if let Some(vif) = &k.vif {
-            let features = vif_features(&vif.decode(at(o.vif)));
-            v.extend(features.named().into_iter().filter(|(n, _)| {
-                debug || n.contains("_scale") && !n.contains("num") && !n.contains("den")
-            }));
-        }
-        if k.ssim.is_some() {
-            v.push(("float_ssim", SsimKernel::decode(at(o.ssim)).ssim));
-        }
-        if k.ms_ssim.is_some() {
-            v.push(("float_ms_ssim", MsSsimKernel::decode(at(o.ms_ssim)).ms_ssim));
-        }
-        v
     }
-}
 
-fn is_adm_debug(name: &str) -> bool {
-    name == "integer_adm" || name.contains("_num") || name.contains("_den")
-}
-
-/// Adds motion's values to a waiting frame and releases it.
-fn merge_motion(
-    waiting: &mut BTreeMap<u64, Vec<(&'static str, f64)>>,
-    m: &crate::motion::MotionFrame,
-    debug: bool,
-) -> Option<FrameScores> {
-    let mut values = waiting.remove(&m.index)?;
-    // libvmaf writes the SAD score among the per-frame features and motion2
-    // and motion3 at the end (they are written when the clip is flushed).
-    let vif_at =
-        values.iter().position(|(n, _)| n.starts_with("integer_vif")).unwrap_or(values.len());
-    values.insert(vif_at, ("VMAF_integer_feature_motion_sad_score", m.motion));
-    if debug {
-        values.push(("integer_motion", m.motion));
+    /// Moves the complete rows at the front of the queue to `done`.
+    fn release(&mut self, done: &mut Vec<FrameScores>) {
+        while let Some(entry) = self.pending.first_entry() {
+            if entry.get().filled < self.names.len() {
+                break;
+            }
+            let (index, row) = entry.remove_entry();
+            done.push(FrameScores { index, names: Arc::clone(&self.names), values: row.values });
+        }
     }
-    values.push(("integer_motion2", m.motion2));
-    values.push(("integer_motion3", m.motion3));
-    Some(FrameScores { index: m.index, values })
 }

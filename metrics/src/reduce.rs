@@ -5,9 +5,7 @@
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
-use vqscope_gpu::{
-    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, PipelineDesc, Recorder,
-};
+use vqscope_gpu::{Binding, Buffer, ComputePipeline, GpuContext, PipelineDesc, Recorder};
 
 /// Twin of reduce.comp's push constants.
 #[repr(C)]
@@ -16,6 +14,14 @@ struct ReducePush {
     fields: u32,
     groups: u32,
     out_base: u32,
+}
+
+/// The twin above as the layout test checks them against the SPIR-V
+/// (`crate::device::shader_layouts`).
+#[cfg(test)]
+pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
+    use vqscope_shaders::{METRICS_REDUCE, twin};
+    vec![twin!(ReducePush as "Push" in [METRICS_REDUCE] { fields, groups, out_base })]
 }
 
 /// The reduce pipeline.
@@ -29,12 +35,7 @@ impl Reducer {
             ctx,
             &PipelineDesc {
                 name: "metrics/reduce",
-                spirv: vqscope_shaders::METRICS_REDUCE,
-                bindings: &[BindingKind::StorageBuffer, BindingKind::StorageBuffer],
-                push_constant_size: std::mem::size_of::<ReducePush>() as u32,
-                specialization: &[],
-                subgroup_size: None,
-                full_subgroups: false,
+                ..PipelineDesc::new(vqscope_shaders::METRICS_REDUCE)
             },
         )?;
         Ok(Self { pipeline })

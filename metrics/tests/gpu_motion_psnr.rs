@@ -13,10 +13,10 @@ use vqscope_gpu::testing::{
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
-use vqscope_metrics::motion::motion_sad;
-use vqscope_metrics::motion_gpu::MotionKernel;
-use vqscope_metrics::psnr::{ChromaLayout, plane_sse};
-use vqscope_metrics::psnr_gpu::PsnrKernel;
+use vqscope_metrics::features::motion::gpu::MotionKernel;
+use vqscope_metrics::features::motion::motion_sad;
+use vqscope_metrics::features::psnr::gpu::PsnrKernel;
+use vqscope_metrics::features::psnr::{ChromaLayout, plane_sse};
 
 /// Written over the results before every run: a slot the kernel leaves
 /// alone cannot pass for a result.

@@ -22,12 +22,12 @@ use vqscope_gpu::testing::{
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc, packed_desc, plane_bytes, upload_plane};
-use vqscope_metrics::ms_ssim::{MIN_SIZE, SCALES, downscale, float_ms_ssim};
-use vqscope_metrics::ms_ssim_gpu::MsSsimKernel;
-use vqscope_metrics::ssim::{
+use vqscope_metrics::features::float_ms_ssim::gpu::MsSsimKernel;
+use vqscope_metrics::features::float_ms_ssim::{MIN_SIZE, SCALES, downscale, float_ms_ssim};
+use vqscope_metrics::features::float_ssim::gpu::SsimKernel;
+use vqscope_metrics::features::float_ssim::{
     FloatPlane, SsimOptions, float_ssim, float_ssim_with_map, to_float_plane,
 };
-use vqscope_metrics::ssim_gpu::SsimKernel;
 
 /// Bound on |GPU − twin| for pooled scores.
 const POOLED_TOLERANCE: f64 = 1e-9;

@@ -14,9 +14,9 @@ use vqscope_gpu::{
 };
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc, packed_desc, upload_plane};
-use vqscope_metrics::vif::gpu::VifKernel;
-use vqscope_metrics::vif::{VifFrameSums, VifOptions, frame_sums};
-use vqscope_metrics::{MetricsError, vif};
+use vqscope_metrics::features::vif::gpu::VifKernel;
+use vqscope_metrics::features::vif::{VifFrameSums, VifOptions, frame_sums};
+use vqscope_metrics::{MetricsError, features::vif};
 
 const WORDS: usize = VifKernel::RESULT_WORDS as usize;
 const POISON: u32 = 0xDEAD_BEEF;

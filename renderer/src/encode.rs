@@ -753,6 +753,11 @@ mod tests {
             ("bins_y", std::mem::offset_of!(BinPush, bins_y)),
         ]);
         assert_eq!(glsl, rust);
+        // Every dispatch pushes exactly the block size the build recorded.
+        let fused = vqscope_shaders::UI_FUSED.push_constant_size as usize;
+        assert_eq!(std::mem::size_of::<FusedPush>(), fused);
+        let bin = vqscope_shaders::UI_BIN.push_constant_size as usize;
+        assert_eq!(std::mem::size_of::<BinPush>(), bin);
     }
 
     #[test]

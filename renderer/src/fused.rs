@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use vqscope_gpu::{
-    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, GpuError, Image, PipelineDesc,
-    Recorder, Submitter, Timestamps, download_image, vk,
+    Binding, Buffer, ComputePipeline, GpuContext, GpuError, Image, PipelineDesc, Recorder,
+    Submitter, Timestamps, download_image, vk,
 };
 
 use crate::RenderError;
@@ -159,39 +159,24 @@ impl Renderer {
         );
         let fused_specialization =
             [specialization[0], specialization[1], (2, shape.invocations), (3, shape.pixels)];
-        let storage = BindingKind::StorageBuffer;
         let bin = ComputePipeline::new(
             ctx,
             &PipelineDesc {
                 name: "ui/bin",
-                spirv: vqscope_shaders::UI_BIN,
-                bindings: &[storage, storage, storage],
-                push_constant_size: std::mem::size_of::<crate::encode::BinPush>() as u32,
                 specialization: &specialization,
                 subgroup_size,
                 full_subgroups: true,
+                ..PipelineDesc::new(vqscope_shaders::UI_BIN)
             },
         )?;
         let fused = ComputePipeline::new(
             ctx,
             &PipelineDesc {
                 name: "ui/fused",
-                spirv: vqscope_shaders::UI_FUSED,
-                bindings: &[
-                    storage,
-                    storage,
-                    storage,
-                    storage,
-                    storage,
-                    storage,
-                    storage,
-                    storage,
-                    BindingKind::StorageImage,
-                ],
-                push_constant_size: std::mem::size_of::<crate::encode::FusedPush>() as u32,
                 specialization: &fused_specialization,
                 subgroup_size,
                 full_subgroups: true,
+                ..PipelineDesc::new(vqscope_shaders::UI_FUSED)
             },
         )?;
         Ok(Self {

@@ -1,9 +1,50 @@
 //! vqscope-shaders: every GLSL compute shader of vqscope, compiled to SPIR-V
 //! by this crate's build script (shaderc, Vulkan 1.3). Each shader is a
-//! `pub const` of SPIR-V words named after its path: `ui/fused.comp` is
-//! [`UI_FUSED`].
+//! `pub const` [`Shader`] named after its path (`ui/fused.comp` is
+//! [`UI_FUSED`]): its SPIR-V words and the layout a pipeline needs — the
+//! kind of each binding and the push-constant size — which the build reads
+//! from the compiled SPIR-V, so no call site restates them. [`ALL`] lists
+//! every shader.
 
 pub mod reflect;
+pub mod twin;
+
+pub use reflect::BindingKind;
+
+/// One compiled shader and its interface, as the build recorded it from the
+/// SPIR-V (see [`reflect::bindings`] and [`reflect::push_constant_size`]).
+pub struct Shader {
+    /// Path under `shaders/`, e.g. `metrics/psnr.comp`.
+    pub path: &'static str,
+    pub spirv: &'static [u32],
+    /// Binding `i` of descriptor set 0 holds `bindings[i]`; no gaps.
+    pub bindings: &'static [BindingKind],
+    /// Bytes of the push-constant block (0 when there is none): exactly the
+    /// bytes every dispatch must push.
+    pub push_constant_size: u32,
+}
+
+impl std::fmt::Debug for Shader {
+    /// The interface and the code's length, not thousands of words.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shader")
+            .field("path", &self.path)
+            .field("spirv_words", &self.spirv.len())
+            .field("bindings", &self.bindings)
+            .field("push_constant_size", &self.push_constant_size)
+            .finish()
+    }
+}
+
+/// A shader reads as its SPIR-V words, so reflection helpers take it as is:
+/// `reflect::struct_offsets(UI_FUSED, "Prim")`.
+impl std::ops::Deref for Shader {
+    type Target = [u32];
+
+    fn deref(&self) -> &[u32] {
+        self.spirv
+    }
+}
 
 /// Loads a `.spv` file as aligned `u32` words at compile time.
 macro_rules! words {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::adm::{AdmOptions, AdmScores};
+use vqscope_metrics::features::adm::{AdmOptions, AdmScores};
 use vqscope_video::{ChromaFormat, RawGeometry, open_input};
 
 use crate::clips::{

@@ -72,10 +72,19 @@ pub fn distorted_y4m(pair: &str) -> PathBuf {
 
 /// libvmaf's JSON output for a pair: `kind` is "vmaf" or "features".
 pub fn libvmaf_json(pair: &str, kind: &str) -> serde_json::Value {
-    let path = shared_dir().join("clips").join(format!("{pair}.{kind}.json"));
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    read_json(&shared_dir().join("clips").join(format!("{pair}.{kind}.json")))
+}
+
+fn read_json(path: &std::path::Path) -> serde_json::Value {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()))
+}
+
+/// libvmaf 3.2.0's report for a pair with other models, presets and
+/// features (`clips/refs/`): `kind` is "models", "extra" or "aomctc".
+pub fn libvmaf_ref_json(pair: &str, kind: &str) -> serde_json::Value {
+    read_json(&shared_dir().join("clips/refs").join(format!("{pair}.{kind}.json")))
 }
 
 /// libvmaf's per-frame value of `key` for every frame, in frame order.

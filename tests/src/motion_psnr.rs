@@ -9,8 +9,8 @@
 use std::path::Path;
 
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::motion::{MotionFrame, MotionParams, MotionScorer};
-use vqscope_metrics::psnr::{ChromaLayout, PsnrParams, PsnrSetup};
+use vqscope_metrics::features::motion::{MotionFrame, MotionParams, MotionScorer};
+use vqscope_metrics::features::psnr::{ChromaLayout, PsnrParams, PsnrSetup};
 use vqscope_video::frame::{ChromaFormat, Frame};
 use vqscope_video::raw::{RawFile, RawGeometry};
 use vqscope_video::y4m::Y4mFile;

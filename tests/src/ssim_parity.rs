@@ -10,8 +10,8 @@
 use std::path::Path;
 
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::ms_ssim::MsSsimScore;
-use vqscope_metrics::ssim::SsimScore;
+use vqscope_metrics::features::float_ms_ssim::MsSsimScore;
+use vqscope_metrics::features::float_ssim::SsimScore;
 use vqscope_video::y4m::Y4mFile;
 
 use crate::clips::{PAIRS, distorted_y4m, libvmaf_frames, libvmaf_json, printed, reference_y4m};

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::vif::{FEATURE_NAMES, VifFeatures, VifOptions};
+use vqscope_metrics::features::vif::{FEATURE_NAMES, VifFeatures, VifOptions};
 use vqscope_video::raw::{RawFile, RawGeometry};
 use vqscope_video::y4m::Y4mFile;
 use vqscope_video::{ChromaFormat, Frame};

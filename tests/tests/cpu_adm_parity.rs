@@ -7,7 +7,7 @@
 //! `../shared/upstream_fixtures` with libvmaf v3.2.0 CLI output beside them.
 
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::adm::{AdmOptions, AdmScores, adm_frame};
+use vqscope_metrics::features::adm::{AdmOptions, AdmScores, adm_frame};
 use vqscope_tests::adm_parity::{Backend, check_shared_clips, check_upstream_fixtures};
 
 struct Cpu;

@@ -5,8 +5,8 @@
 //! libvmaf's `%.6f` digits exactly. The comparison lives in
 //! `vqscope_tests::motion_psnr`, shared with the GPU kernels' test.
 
-use vqscope_metrics::motion::motion_sad;
-use vqscope_metrics::psnr::{ChromaLayout, plane_sse};
+use vqscope_metrics::features::motion::motion_sad;
+use vqscope_metrics::features::psnr::{ChromaLayout, plane_sse};
 use vqscope_tests::motion_psnr::{Backend, Fixture, Plane, check_fixture, check_shared_clips};
 
 /// The sums from the CPU twins.

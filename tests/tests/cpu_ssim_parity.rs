@@ -4,8 +4,8 @@
 //! `vqscope_tests::ssim_parity`).
 
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::ms_ssim::{MsSsimScore, float_ms_ssim};
-use vqscope_metrics::ssim::{SsimOptions, SsimScore, float_ssim};
+use vqscope_metrics::features::float_ms_ssim::{MsSsimScore, float_ms_ssim};
+use vqscope_metrics::features::float_ssim::{SsimOptions, SsimScore, float_ssim};
 use vqscope_tests::ssim_parity::{Backend, check_shared_clips};
 
 struct Cpu;

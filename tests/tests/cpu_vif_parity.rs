@@ -2,7 +2,7 @@
 //! checks, and what they compare, are in `vqscope_tests::vif_parity`).
 
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::vif::{VifFeatures, VifOptions, vif_frame};
+use vqscope_metrics::features::vif::{VifFeatures, VifOptions, vif_frame};
 use vqscope_tests::vif_parity::{
     Backend, check_shared_clips, check_synthetic_frames, check_upstream_fixtures,
 };

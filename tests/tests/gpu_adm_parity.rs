@@ -6,8 +6,8 @@
 
 use vqscope_gpu::testing::assert_no_validation_messages;
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::adm::gpu::AdmKernel;
-use vqscope_metrics::adm::{AdmOptions, AdmScores, adm_scores};
+use vqscope_metrics::features::adm::gpu::AdmKernel;
+use vqscope_metrics::features::adm::{AdmOptions, AdmScores, adm_scores};
 use vqscope_tests::adm_parity::{Backend, check_shared_clips, check_upstream_fixtures};
 use vqscope_tests::gpu_pair::{Kernels, PairRunner};
 

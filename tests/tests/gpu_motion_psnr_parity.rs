@@ -10,9 +10,9 @@ use std::sync::Arc;
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
 use vqscope_metrics::device::{DevicePlane, PlaneDesc, upload_plane};
-use vqscope_metrics::motion_gpu::MotionKernel;
-use vqscope_metrics::psnr::ChromaLayout;
-use vqscope_metrics::psnr_gpu::PsnrKernel;
+use vqscope_metrics::features::motion::gpu::MotionKernel;
+use vqscope_metrics::features::psnr::ChromaLayout;
+use vqscope_metrics::features::psnr::gpu::PsnrKernel;
 use vqscope_tests::motion_psnr::{Backend, Fixture, Plane, check_fixture, check_shared_clips};
 
 /// The sums from the GPU kernels; kernels are built for the first frame's

@@ -6,10 +6,10 @@
 
 use vqscope_gpu::testing::assert_no_validation_messages;
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::ms_ssim::MsSsimScore;
-use vqscope_metrics::ms_ssim_gpu::MsSsimKernel;
-use vqscope_metrics::ssim::{SsimOptions, SsimScore};
-use vqscope_metrics::ssim_gpu::SsimKernel;
+use vqscope_metrics::features::float_ms_ssim::MsSsimScore;
+use vqscope_metrics::features::float_ms_ssim::gpu::MsSsimKernel;
+use vqscope_metrics::features::float_ssim::gpu::SsimKernel;
+use vqscope_metrics::features::float_ssim::{SsimOptions, SsimScore};
 use vqscope_tests::gpu_pair::{Kernels, PairRunner};
 use vqscope_tests::ssim_parity::{Backend, check_shared_clips};
 

@@ -6,8 +6,8 @@
 
 use vqscope_gpu::testing::assert_no_validation_messages;
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::vif::gpu::VifKernel;
-use vqscope_metrics::vif::{VifFeatures, VifOptions, features};
+use vqscope_metrics::features::vif::gpu::VifKernel;
+use vqscope_metrics::features::vif::{VifFeatures, VifOptions, features};
 use vqscope_tests::gpu_pair::{Kernels, PairRunner};
 use vqscope_tests::vif_parity::{
     Backend, check_shared_clips, check_synthetic_frames, check_upstream_fixtures,

@@ -56,6 +56,8 @@ pub struct Decoder {
     /// Capacity of each worker's channel.
     per_worker: usize,
     warnings: Vec<String>,
+    /// How many of `warnings` the pair had when the decoder started.
+    initial_warnings: usize,
     finished: bool,
 }
 
@@ -94,7 +96,8 @@ impl Decoder {
                 Ok(Worker { rx, commands, thread })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Decoder { workers, turn: 0, per_worker, warnings, finished: false })
+        let initial_warnings = warnings.len();
+        Ok(Decoder { workers, turn: 0, per_worker, warnings, initial_warnings, finished: false })
     }
 
     /// Number of reading threads.
@@ -147,9 +150,21 @@ impl Decoder {
         }
     }
 
-    /// Warnings about the inputs (unequal lengths) known so far.
+    /// Warnings about the inputs known so far: the pair's own from when
+    /// it was made, then those found at the end (see
+    /// [`Decoder::end_warnings`]).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// The warnings found while reading, beyond those the pair had when
+    /// the decoder started (which a caller has printed already): an input
+    /// that ended before the other where that was not known up front (a
+    /// pipe, stdin, a truncated mp4), or before the frame count its
+    /// container announced. Complete once [`Decoder::recv`] has returned
+    /// `Ok(None)`; print them then.
+    pub fn end_warnings(&self) -> &[String] {
+        &self.warnings[self.initial_warnings..]
     }
 
     fn accept(&mut self, item: Item) -> Result<Option<FramePair>> {

@@ -93,6 +93,10 @@ pub enum VideoError {
     #[error("{0}")]
     Mismatch(String),
 
+    /// One stream given as two inputs (see [`crate::source::check_stream_inputs`]).
+    #[error("{0}")]
+    SameStream(String),
+
     #[error("decode thread stopped: {0}")]
     Decoder(String),
 }

@@ -30,6 +30,7 @@
 //! fast without giving up exactness; it is the next step if players need it.
 
 use std::collections::VecDeque;
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
@@ -185,6 +186,18 @@ fn missing(path: &Path, program: &Path, e: std::io::Error) -> VideoError {
     }
 }
 
+/// `path` as ffmpeg and ffprobe must be given it: a `file:` URL with an
+/// absolute or `./`-prefixed path, so that a name with a colon (`a:b.mp4`)
+/// is not taken for a protocol and one starting with `-` not for an option.
+pub fn file_url(path: &Path) -> OsString {
+    let mut url = OsString::from("file:");
+    if !path.is_absolute() {
+        url.push("./");
+    }
+    url.push(path.as_os_str());
+    url
+}
+
 /// Last meaningful line of a tool's stderr, for a one-line error.
 fn last_line(text: &str) -> String {
     text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("no message").to_string()
@@ -196,7 +209,7 @@ pub fn probe(path: &Path, tools: &FfmpegTools) -> Result<Probe> {
         .args(["-v", "error", "-select_streams", "v:0", "-show_entries"])
         .arg("stream=codec_name,pix_fmt,color_space,color_range,nb_frames:format=format_name")
         .args(["-of", "default=noprint_wrappers=1"])
-        .arg(path)
+        .arg(file_url(path))
         .stdin(Stdio::null())
         .output()
         .map_err(|e| missing(path, &tools.ffprobe, e))?;
@@ -257,6 +270,11 @@ pub struct FfmpegSource {
     /// Index `next_frame` returns next.
     cursor: u64,
     cache: VecDeque<Frame>,
+    /// The frame count ffprobe read from the container, if any.
+    announced: Option<u64>,
+    /// Set when decoding ended cleanly before `announced` frames: the
+    /// warning [`VideoSource::end_warning`] gives.
+    shortfall: Option<String>,
 }
 
 impl FfmpegSource {
@@ -296,6 +314,8 @@ impl FfmpegSource {
             next: 0,
             cursor: 0,
             cache: VecDeque::new(),
+            announced: p.nb_frames,
+            shortfall: None,
         };
         src.start()?;
         let h = src.running.as_ref().map(|r| r.stream.header().clone());
@@ -322,7 +342,7 @@ impl FfmpegSource {
         let path = self.info.path.clone();
         let mut child = Command::new(&self.tools.ffmpeg)
             .args(["-nostdin", "-hide_banner", "-loglevel", "error", "-i"])
-            .arg(&path)
+            .arg(file_url(&path))
             .args(["-map", "0:v:0", "-an", "-sn", "-dn"])
             .args(["-vsync", "passthrough", "-f", "yuv4mpegpipe", "-pix_fmt"])
             .arg(&self.out_pix_fmt)
@@ -405,6 +425,7 @@ impl FfmpegSource {
                     self.running.take().map(|r| r.finish(false)).unwrap_or_default();
                 if status.is_some_and(|s| s.success()) {
                     self.info.frame_count = Some(index);
+                    self.note_shortfall(index, &text);
                     Ok(None)
                 } else {
                     Err(self.err(Some(index), last_line(&text)))
@@ -416,6 +437,33 @@ impl FfmpegSource {
                 Err(self.err(Some(index), message))
             }
         }
+    }
+
+    /// Records a warning when ffmpeg ended cleanly after `decoded` frames
+    /// though the container announced more (a truncated file: ffmpeg
+    /// decodes what is there, complains on stderr and exits 0).
+    fn note_shortfall(&mut self, decoded: u64, stderr: &str) {
+        let Some(announced) = self.announced.filter(|&a| a > decoded) else {
+            return;
+        };
+        let said = if stderr.trim().is_empty() {
+            String::new()
+        } else {
+            // Without ffmpeg's `[mov,mp4,… @ 0x55…] ` prefix: a pointer
+            // that differs from run to run says nothing to the user.
+            let line = last_line(stderr);
+            let said = match line.split_once(" @ 0x").and_then(|(_, rest)| rest.split_once("] ")) {
+                Some((_, said)) if line.starts_with('[') => said.to_string(),
+                _ => line,
+            };
+            format!("; ffmpeg said `{said}`")
+        };
+        self.shortfall = Some(format!(
+            "{}: ffmpeg decoded {decoded} of the {announced} frames its container announces \
+             ({} missing: truncated file?){said}",
+            Shown::new(self.path()),
+            announced - decoded,
+        ));
     }
 
     fn remember(&mut self, f: &Frame) {
@@ -477,6 +525,10 @@ impl VideoSource for FfmpegSource {
             Err(e) => Err(e),
         }
     }
+
+    fn end_warning(&self) -> Option<String> {
+        self.shortfall.clone()
+    }
 }
 
 impl Drop for FfmpegSource {
@@ -511,6 +563,14 @@ mod tests {
         ] {
             assert_eq!(output_pix_fmt(src), (out.to_string(), conv), "{src}");
         }
+    }
+
+    #[test]
+    fn paths_reach_ffmpeg_as_files() {
+        assert_eq!(file_url(Path::new("a:b.mp4")), "file:./a:b.mp4");
+        assert_eq!(file_url(Path::new("-x.mp4")), "file:./-x.mp4");
+        assert_eq!(file_url(Path::new("../v/c.mkv")), "file:./../v/c.mkv");
+        assert_eq!(file_url(Path::new("/tmp/a:b.mp4")), "file:/tmp/a:b.mp4");
     }
 
     #[test]

@@ -50,10 +50,29 @@ pub fn read_line(r: &mut impl BufRead) -> io::Result<Line> {
     }
 }
 
-/// Printable excerpt of raw bytes for an error message.
+/// Printable excerpt of raw bytes for an error message: at most 40 bytes,
+/// with control characters and invalid UTF-8 escaped (`\x01`, `\n`,
+/// `\xff`), so that a stray byte shows instead of vanishing from the text.
 pub fn excerpt(bytes: &[u8]) -> String {
-    let s = String::from_utf8_lossy(&bytes[..bytes.len().min(40)]);
-    let mut out: String = s.chars().filter(|c| !c.is_control()).collect();
+    let mut out = String::new();
+    for chunk in bytes[..bytes.len().min(40)].utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\\' => out.push_str("\\\\"),
+                c if c.is_ascii_control() => {
+                    out.push_str(&format!("\\x{:02x}", c as u32));
+                }
+                c if c.is_control() => out.extend(c.escape_unicode()),
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
     if bytes.len() > 40 {
         out.push('…');
     }
@@ -71,6 +90,16 @@ mod tests {
         assert_eq!(read_line(&mut c).unwrap(), Line::Full(b"ab".to_vec()));
         assert_eq!(read_line(&mut c).unwrap(), Line::Unterminated(b"cd".to_vec()));
         assert_eq!(read_line(&mut c).unwrap(), Line::Eof);
+    }
+
+    #[test]
+    fn excerpt_escapes_what_would_not_show() {
+        assert_eq!(excerpt(b"FRAME"), "FRAME");
+        assert_eq!(excerpt(b"\x01FRAME"), "\\x01FRAME");
+        assert_eq!(excerpt(b"FRA\tME\r"), "FRA\\tME\\r");
+        assert_eq!(excerpt(b"a\xffb\\"), "a\\xffb\\\\");
+        assert_eq!(excerpt("é\u{85}".as_bytes()), "é\\u{85}");
+        assert_eq!(excerpt(&[b'x'; 41]), format!("{}…", "x".repeat(40)));
     }
 
     #[test]

@@ -3,6 +3,14 @@
 //! depth; `frame_skip_ref` / `frame_skip_dist` drop leading frames of each;
 //! `frame_cnt` caps how many pairs are scored; and when one input is longer
 //! the extra frames are ignored with a warning, not an error.
+//!
+//! Warnings come at two times: when the pair is made, if both frame counts
+//! are known and differ; and when reading finds the end, if one input ended
+//! before the other where that was not known beforehand (a pipe, stdin, an
+//! mp4 whose container announced more frames than ffmpeg could decode), or
+//! an input delivered fewer frames than its container announced. Callers
+//! print [`Pair::warnings`] after making the pair and the rest at the end
+//! ([`crate::Decoder::end_warnings`] when reading through a decoder).
 
 use crate::error::{Result, VideoError};
 use crate::frame::{Frame, Geometry};
@@ -44,6 +52,11 @@ pub struct Pair {
     next: u64,
     warnings: Vec<String>,
     ended: bool,
+    /// Pairs to score as known when the pair was made (both counts known),
+    /// which the warning made then already told the user.
+    planned: Option<u64>,
+    /// The pair read by [`Pair::has_frames`], handed out next.
+    peeked: Option<FramePair>,
 }
 
 fn describe(g: &Geometry) -> String {
@@ -90,8 +103,17 @@ impl Pair {
         options: PairOptions,
     ) -> Result<Self> {
         check_compatible(reference.as_ref(), distorted.as_ref())?;
-        let mut pair =
-            Pair { reference, distorted, options, next: 0, warnings: Vec::new(), ended: false };
+        let mut pair = Pair {
+            reference,
+            distorted,
+            options,
+            next: 0,
+            warnings: Vec::new(),
+            ended: false,
+            planned: None,
+            peeked: None,
+        };
+        pair.planned = pair.frame_count();
         let (r, d) = (pair.available_ref(), pair.available_dist());
         if let (Some(r), Some(d)) = (r, d) {
             let capped = options.frame_cnt.is_some_and(|c| c <= r.min(d));
@@ -129,9 +151,33 @@ impl Pair {
         Some(self.options.frame_cnt.map_or(n, |c| c.min(n)))
     }
 
-    /// Messages for the user (unequal lengths); the caller prints them.
+    /// Messages for the user (unequal lengths, inputs that ended early);
+    /// the caller prints them. Complete once [`Pair::next_pair`] has
+    /// returned `None`.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// Whether there is at least one pair to score, known cheaply: `false`
+    /// at once when the frame counts say so (a y4m file of 0 frames,
+    /// skips past the end, `frame_cnt` 0); otherwise the first pair is read
+    /// and kept for [`Pair::next_pair`], so nothing is read twice. Call it
+    /// before setting up the GPU, so that an empty input says "no frames"
+    /// rather than failing on a huge frame size. When it returns `false`,
+    /// [`Pair::warnings`] says which input was empty.
+    pub fn has_frames(&mut self) -> Result<bool> {
+        if self.frame_count() == Some(0) {
+            return Ok(false);
+        }
+        let position = self.next;
+        match self.next_pair()? {
+            Some(p) => {
+                self.peeked = Some(p);
+                self.next = position;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
     }
 
     pub fn reference(&self) -> &dyn VideoSource {
@@ -148,6 +194,11 @@ impl Pair {
 
     /// Pair `index` by random access (the player's seek).
     pub fn read(&mut self, index: u64) -> Result<FramePair> {
+        if let Some(p) = self.peeked.take().filter(|p| p.index == index) {
+            self.next = index + 1;
+            self.ended = false;
+            return Ok(p);
+        }
         let reference = self.reference.read_frame(index + self.options.frame_skip_ref)?;
         let distorted = self.distorted.read_frame(index + self.options.frame_skip_dist)?;
         self.next = index + 1;
@@ -169,6 +220,8 @@ impl Pair {
                 next: self.next,
                 warnings: self.warnings.clone(),
                 ended: self.ended,
+                planned: self.planned,
+                peeked: None,
             })
         }))
     }
@@ -186,12 +239,17 @@ impl Pair {
     }
 
     /// The next pair, `None` when either input (or `frame_cnt`) ends. If one
-    /// input ends before the other, a warning is recorded, as libvmaf does.
+    /// input ends before the other, or before the length its container
+    /// announced, a warning is recorded (see the module documentation).
     pub fn next_pair(&mut self) -> Result<Option<FramePair>> {
         if self.ended || self.options.frame_cnt.is_some_and(|c| self.next >= c) {
             return Ok(None);
         }
         let index = self.next;
+        if let Some(p) = self.peeked.take().filter(|p| p.index == index) {
+            self.next += 1;
+            return Ok(Some(p));
+        }
         let r = read_or_end(self.reference.as_mut(), index + self.options.frame_skip_ref)?;
         let d = read_or_end(self.distorted.as_mut(), index + self.options.frame_skip_dist)?;
         match (r, d) {
@@ -201,24 +259,46 @@ impl Pair {
             }
             (r, d) => {
                 self.ended = true;
-                // Warn once, only if not already warned from known counts.
-                if r.is_some() != d.is_some() && self.warnings.is_empty() {
-                    let (long, short) = if r.is_some() {
-                        (&self.reference, &self.distorted)
-                    } else {
-                        (&self.distorted, &self.reference)
-                    };
-                    let msg = format!(
-                        "{} ended before {}: scored {index} frames",
-                        crate::error::Shown(short.info().path.clone()),
-                        crate::error::Shown(long.info().path.clone()),
-                    );
-                    self.warnings.push(msg);
-                }
+                self.warn_at_end(index, r.is_some(), d.is_some());
                 Ok(None)
             }
         }
     }
+
+    /// The warnings due when reading pair `index` found the end of one or
+    /// both inputs (`*_left`: that input still had a frame).
+    fn warn_at_end(&mut self, index: u64, ref_left: bool, dist_left: bool) {
+        let mut found = Vec::new();
+        // Unequal lengths, unless the warning made up front said so.
+        if ref_left != dist_left && self.planned != Some(index) {
+            let (long, short, long_role, short_role) = if ref_left {
+                (&self.reference, &self.distorted, "reference", "distorted")
+            } else {
+                (&self.distorted, &self.reference, "distorted", "reference")
+            };
+            found.push(format!(
+                "{short_role} {} ended before {long_role} {}: scored {}",
+                crate::error::Shown(short.info().path.clone()),
+                crate::error::Shown(long.info().path.clone()),
+                frames(index),
+            ));
+        }
+        for (left, source) in [(ref_left, &self.reference), (dist_left, &self.distorted)] {
+            if !left && let Some(w) = source.end_warning() {
+                found.push(w);
+            }
+        }
+        for w in found {
+            if !self.warnings.contains(&w) {
+                self.warnings.push(w);
+            }
+        }
+    }
+}
+
+/// `1 frame`, `2 frames`.
+fn frames(n: u64) -> String {
+    if n == 1 { "1 frame".into() } else { format!("{n} frames") }
 }
 
 /// Frame `index`, or `None` if the input has fewer frames.

@@ -18,7 +18,8 @@ pub struct RawGeometry {
     pub height: u32,
     /// 4:2:0, 4:2:2 or 4:4:4 (libvmaf's `--pixel_format 420|422|444`).
     pub chroma: ChromaFormat,
-    /// 8, 10 or 12 (above 8: 16-bit little-endian samples).
+    /// 8 to 16, as in y4m (above 8: 16-bit little-endian samples). Which
+    /// depths a metric accepts is the metric's to say (ADM: 8 to 12).
     pub bit_depth: u32,
 }
 
@@ -26,10 +27,10 @@ impl RawGeometry {
     /// Validates the numbers (size range, supported depth) for `path`.
     pub fn geometry(&self, path: &Path) -> Result<Geometry> {
         check_dimensions(path, self.width.into(), self.height.into())?;
-        if ![8, 10, 12, 16].contains(&self.bit_depth) {
+        if !(8..=16).contains(&self.bit_depth) {
             return Err(VideoError::Unsupported {
                 path: Shown::new(path),
-                reason: format!("raw bit depth {} (use 8, 10, 12 or 16)", self.bit_depth),
+                reason: format!("raw bit depth {} (use 8 to 16)", self.bit_depth),
             });
         }
         Ok(Geometry {

@@ -63,6 +63,64 @@ pub trait VideoSource: Send {
     fn reopen(&self) -> Option<Result<Box<dyn VideoSource>>> {
         None
     }
+
+    /// Once a read has found the end: a warning when the input ended
+    /// before the length its container announced (a truncated mp4 that
+    /// ffmpeg decodes in part without failing), `None` otherwise. The
+    /// message names the file; [`crate::Pair`] collects it.
+    fn end_warning(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Refuses inputs that are one stream given twice: `-` (stdin) twice, or
+/// the same pipe or device under two names (`-r - -d /dev/stdin`, one FIFO
+/// as both inputs). Two readers would each get part of the stream, and the
+/// second usually reports an empty or damaged file. Call it with every
+/// input before opening any (opening reads the header). Regular files may
+/// appear more than once; paths that cannot be looked up are left to
+/// [`open_input`] to report.
+pub fn check_stream_inputs(paths: &[&Path]) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let mut stdin_given = false;
+    let mut streams: Vec<(&Path, (u64, u64))> = Vec::new();
+    for &path in paths {
+        let meta = if path.as_os_str() == "-" {
+            if stdin_given {
+                return Err(VideoError::SameStream(
+                    "stdin (`-`) is given as two inputs, but it can be read only once: save \
+                     one of them to a file"
+                        .into(),
+                ));
+            }
+            stdin_given = true;
+            stdin_metadata()
+        } else {
+            std::fs::metadata(path).ok()
+        };
+        let Some(meta) = meta.filter(|m| !m.is_file() && !m.is_dir()) else {
+            continue;
+        };
+        let id = (meta.dev(), meta.ino());
+        if let Some((first, _)) = streams.iter().find(|(_, other)| *other == id) {
+            return Err(VideoError::SameStream(format!(
+                "{} and {} are the same stream (a pipe or device), which can be read only \
+                 once: save it to a file",
+                Shown::new(first),
+                Shown::new(path),
+            )));
+        }
+        streams.push((path, id));
+    }
+    Ok(())
+}
+
+/// What stdin is (a pipe, a file, a terminal), from a duplicate of its
+/// descriptor.
+fn stdin_metadata() -> Option<std::fs::Metadata> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    File::from(fd).metadata().ok()
 }
 
 /// Opens `path` (`-` = stdin). Raw geometry, when given, forces the raw

@@ -110,11 +110,29 @@ fn bad_raw_geometry() {
     let p = write_temp("g.yuv", &[0; 12]);
     let err = open_input(&p, Some(raw(0, 2, ChromaFormat::Yuv420, 8))).err().unwrap().to_string();
     assert!(err.contains("frame size 0x2 is out of range"), "{err}");
-    let err = open_input(&p, Some(raw(4, 2, ChromaFormat::Yuv420, 9))).err().unwrap().to_string();
-    assert!(err.contains("raw bit depth 9"), "{err}");
+    for depth in [0, 7, 17] {
+        let err =
+            open_input(&p, Some(raw(4, 2, ChromaFormat::Yuv420, depth))).err().unwrap().to_string();
+        assert!(err.contains(&format!("raw bit depth {depth} (use 8 to 16)")), "{err}");
+    }
     let err = open_input(&p, Some(raw(16385, 16385, ChromaFormat::Yuv444, 16)))
         .err()
         .unwrap()
         .to_string();
     assert!(err.contains("16385x16385 is out of range"), "{err}");
+}
+
+/// Every depth y4m takes, raw takes too (`-b 9` was refused with a hint
+/// to use 16, which ADM then refused): 8 to 16, two bytes a sample above 8.
+#[test]
+fn raw_accepts_every_depth_from_8_to_16() {
+    for depth in 8..=16u32 {
+        let bytes_per_sample = if depth > 8 { 2 } else { 1 };
+        let frame = (4 * 2 + 2 * 2) * bytes_per_sample;
+        let p = write_temp("d.yuv", &vec![1; frame * 2]);
+        let mut s = open_input(&p, Some(raw(4, 2, ChromaFormat::Yuv420, depth))).unwrap();
+        assert_eq!(s.info().geometry.format.bit_depth, depth);
+        assert_eq!(s.info().frame_count, Some(2), "depth {depth}");
+        assert_eq!(s.next_frame().unwrap().unwrap().data.len(), frame);
+    }
 }

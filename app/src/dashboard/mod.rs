@@ -234,7 +234,14 @@ fn free_names(dir: &Path, stem: &str, exts: &[&str]) -> Vec<PathBuf> {
 /// Writes the scores as a libvmaf-style JSON report.
 fn write_report(path: &Path, history: &History, clip: &ClipInfo, fps: f64) -> Result<()> {
     let g = clip.reference.geometry;
-    let report = crate::score::build_report(&history.frames, fps, (g.width, g.height), 1);
+    let report = vqscope_metrics::vmaf::report(
+        crate::score::REPORT_VERSION,
+        &history.frames,
+        fps,
+        (g.width, g.height),
+        1,
+        Vec::new(),
+    );
     let mut file = std::fs::File::create(path).with_context(|| format!("{}", path.display()))?;
     report.write(Format::Json, &mut file).with_context(|| format!("{}", path.display()))?;
     Ok(())

@@ -1,6 +1,6 @@
 //! Scoring the whole clip on a background thread, so the UI never waits on
 //! the metrics: the thread opens the pair with its own readers (reading
-//! ahead, several at once for files) and its own GPU context, runs [`ScorePipeline`] frame after frame, adds the VMAF
+//! ahead, several at once for files) and its own GPU context, runs [`vmaf::Scorer`] frame after frame, adds the VMAF
 //! prediction and sends each frame's values through a channel. The UI
 //! drains the channel into a [`History`] once per drawn frame, which makes
 //! the plots fill in live while playback goes on.
@@ -13,8 +13,9 @@ use std::thread::JoinHandle;
 use anyhow::{Context, Result};
 use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_metrics::model::Model;
-use vqscope_metrics::pipeline::{FrameScores, ScorePipeline};
+use vqscope_metrics::pipeline::FrameScores;
 use vqscope_metrics::pool::{Pooled, pool};
+use vqscope_metrics::vmaf::{self, Selection};
 use vqscope_video::Decoder;
 
 use super::source::Inputs;
@@ -176,23 +177,21 @@ fn apply(history: &mut History, update: Update) {
 fn score(inputs: &Inputs, model: &Model, tx: &Sender<Update>, stop: &AtomicBool) -> Result<()> {
     let pair = inputs.open()?;
     let geometry = pair.reference().info().geometry;
-    let selection = crate::score::selection(Some(model), &["psnr".to_string()])?;
+    let mut selection = Selection::new();
+    selection.add_model(model.clone())?;
+    selection.add_feature("psnr")?;
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
-    let mut pipeline = ScorePipeline::new(&ctx, geometry, selection)?;
-    let send = |mut frames: Vec<FrameScores>| -> Result<bool> {
-        if frames.is_empty() {
-            return Ok(true);
-        }
-        crate::score::add_predictions(model, &mut frames)?;
-        Ok(tx.send(Update::Frames(frames)).is_ok())
+    let mut scorer = vmaf::Scorer::new(&ctx, geometry, &selection)?;
+    let send = |frames: Vec<FrameScores>| -> bool {
+        frames.is_empty() || tx.send(Update::Frames(frames)).is_ok()
     };
     let mut decoder = Decoder::spawn(pair, READ_AHEAD)?;
     while let Some(p) = decoder.recv()? {
-        if stop.load(Ordering::Relaxed) || !send(pipeline.push(&p)?)? {
+        if stop.load(Ordering::Relaxed) || !send(scorer.push(&p)?) {
             return Ok(());
         }
         p.recycle();
     }
-    send(pipeline.finish()?)?;
+    send(scorer.finish()?);
     Ok(())
 }

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use vqscope_gpu::{Buffer, GpuContext, Recorder};
 use vqscope_metrics::device::{DevicePlane, packed_desc};
-use vqscope_metrics::ssim::{MAP_ORIGIN, SsimOptions};
-use vqscope_metrics::ssim_gpu::SsimKernel;
+use vqscope_metrics::features::float_ssim::gpu::SsimKernel;
+use vqscope_metrics::features::float_ssim::{MAP_ORIGIN, SsimOptions};
 
 use vqscope_video::{DeviceFrame, FrameUploader};
 

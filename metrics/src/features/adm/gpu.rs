@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
-    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder,
+    Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder, Shader,
 };
 
 use super::{
@@ -134,6 +134,41 @@ struct RowsPush {
     out_base: u32,
 }
 
+/// The twins above as the layout test checks them against the SPIR-V
+/// (`crate::device::shader_layouts`).
+#[cfg(test)]
+pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
+    use vqscope_shaders::twin;
+    use vqscope_shaders::{METRICS_ADM_CM, METRICS_ADM_DWT, METRICS_ADM_DWT0, METRICS_ADM_ROWS};
+    vec![
+        twin!(Dwt0Push as "Push" in [METRICS_ADM_DWT0] {
+            ref_plane, dis_plane, width, height,
+            left = core.left, top = core.top, right = core.right, bottom = core.bottom,
+            rows_base, decouple,
+            cos_bits = decouple_consts.cos_bits,
+            egl_lo = decouple_consts.egl_lo,
+            egl_hi = decouple_consts.egl_hi,
+            rf01, rf2,
+        }),
+        twin!(DwtPush as "Push" in [METRICS_ADM_DWT] {
+            in_width, in_height, width, height, scale,
+            left = core.left, top = core.top, right = core.right, bottom = core.bottom,
+            rows_base,
+            cos_bits = decouple_consts.cos_bits,
+            egl_lo = decouple_consts.egl_lo,
+            egl_hi = decouple_consts.egl_hi,
+            den_cub, den_sq, rf,
+        }),
+        twin!(CmPush as "Push" in [METRICS_ADM_CM] {
+            width, height,
+            left = core.left, top = core.top, right = core.right, bottom = core.bottom,
+            rows_base, skip_aim, rf, cub,
+        }),
+        twin!(RowsLevel as "RowsLevel" in [METRICS_ADM_ROWS] { rows, base, shifts, pad }),
+        twin!(RowsPush as "Push" in [METRICS_ADM_ROWS] { levels, out_base }),
+    ]
+}
+
 /// What one level needs at record time, computed once.
 struct Level {
     width: u32,
@@ -217,22 +252,13 @@ impl AdmKernel {
             row_words += core.height() as u32 * FIELDS;
         }
         let row_sums = Buffer::storage(ctx, "adm row sums", u64::from(row_words) * 8)?;
-        let pipeline = |name: &str, spirv: &[u32], push: usize, buffers: usize, level0: bool| {
+        let pipeline = |name: &str, shader: &Shader, level0: bool| {
             let spec = [(0u32, u32::from(level0))];
             ComputePipeline::new(
                 ctx,
-                &PipelineDesc {
-                    name,
-                    spirv,
-                    bindings: &[BindingKind::StorageBuffer; 4][..buffers],
-                    push_constant_size: push as u32,
-                    specialization: &spec,
-                    subgroup_size: None,
-                    full_subgroups: false,
-                },
+                &PipelineDesc { name, specialization: &spec, ..PipelineDesc::new(shader) },
             )
         };
-        use std::mem::size_of;
         use vqscope_shaders::{
             METRICS_ADM_CM, METRICS_ADM_DWT, METRICS_ADM_DWT0, METRICS_ADM_ROWS,
         };
@@ -240,17 +266,11 @@ impl AdmKernel {
             width,
             height,
             bpc,
-            dwt0: pipeline("metrics/adm_dwt0", METRICS_ADM_DWT0, size_of::<Dwt0Push>(), 4, true)?,
-            dwt: pipeline("metrics/adm_dwt", METRICS_ADM_DWT, size_of::<DwtPush>(), 3, false)?,
-            cm0: pipeline("metrics/adm_cm level 0", METRICS_ADM_CM, size_of::<CmPush>(), 2, true)?,
-            cm123: pipeline(
-                "metrics/adm_cm levels 1-3",
-                METRICS_ADM_CM,
-                size_of::<CmPush>(),
-                2,
-                false,
-            )?,
-            rows: pipeline("metrics/adm_rows", METRICS_ADM_ROWS, size_of::<RowsPush>(), 2, false)?,
+            dwt0: pipeline("metrics/adm_dwt0", METRICS_ADM_DWT0, true)?,
+            dwt: pipeline("metrics/adm_dwt", METRICS_ADM_DWT, false)?,
+            cm0: pipeline("metrics/adm_cm level 0", METRICS_ADM_CM, true)?,
+            cm123: pipeline("metrics/adm_cm levels 1-3", METRICS_ADM_CM, false)?,
+            rows: pipeline("metrics/adm_rows", METRICS_ADM_ROWS, false)?,
             dwt0_push: dwt0_push(sizes[0], &levels[0].cm, options),
             dwt_push: std::array::from_fn(|i| dwt_push(i + 1, &sizes, &levels[i + 1].cm, options)),
             level_bufs,

@@ -19,6 +19,9 @@
 //! This matches libvmaf **v3.2.0**, whose edge handling differs from v2.x
 //! (v2.3.1 prints `integer_motion2` up to ~0.002 different on our clips).
 
+pub mod feature;
+pub mod gpu;
+
 use crate::error::MetricsError;
 use crate::plane::PlaneView;
 use crate::plane::check_pair;

@@ -5,17 +5,20 @@
 //! unlike `float_ssim`), each further scale low-passes the previous one with
 //! the 9x9 9/7-wavelet table and keeps every second sample (output size
 //! `n/2 + (n&1)`, i.e. ceil). Every scale runs the same single-scale SSIM as
-//! `float_ssim` ([`crate::ssim::ssim_scale`]); the frame score is the double
+//! `float_ssim` ([`crate::features::float_ssim::ssim_scale`]); the frame score is the double
 //! product of `l^α · c^β · s^γ` over the scales with libvmaf's float
-//! exponents. The stages are the ones in [`crate::ssim`], so a GPU version
+//! exponents. The stages are the ones in [`crate::features::float_ssim`], so a GPU version
 //! needs only one more kernel: the 81-tap decimation.
 
+pub mod feature;
+pub mod gpu;
+
 use crate::error::MetricsError;
-use crate::plane::PlaneView;
-use crate::plane::check_pair;
-use crate::ssim::{
+use crate::features::float_ssim::{
     FloatPlane, GAUSSIAN_LEN, LcsMeans, decimate, decimated_len, ssim_scale, to_float_plane,
 };
+use crate::plane::PlaneView;
+use crate::plane::check_pair;
 
 const FEATURE: &str = "float_ms_ssim";
 

@@ -1,6 +1,6 @@
 //! Integer motion on the GPU: the SAD of the blurred reference-frame
-//! difference, bit-identical to [`crate::motion::motion_sad`]. The host turns
-//! the SADs into libvmaf's scores with [`crate::motion::MotionScorer`].
+//! difference, bit-identical to [`crate::features::motion::motion_sad`]. The host turns
+//! the SADs into libvmaf's scores with [`crate::features::motion::MotionScorer`].
 //!
 //! Per frame pair, three dispatches (shaders/metrics/motion.comp,
 //! motion_rows.comp, reduce.comp):
@@ -13,13 +13,11 @@
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
-use vqscope_gpu::{
-    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder,
-};
+use vqscope_gpu::{Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder};
 
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
-use crate::motion::check_planes;
+use crate::features::motion::check_planes;
 use crate::plane::PlaneView;
 use crate::reduce::Reducer;
 
@@ -45,6 +43,17 @@ struct RowsPush {
     tiles_x: u32,
 }
 
+/// The twins above as the layout test checks them against the SPIR-V
+/// (`crate::device::shader_layouts`).
+#[cfg(test)]
+pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
+    use vqscope_shaders::{METRICS_MOTION, METRICS_MOTION_ROWS, twin};
+    vec![
+        twin!(MotionPush as "Push" in [METRICS_MOTION] { prev, cur }),
+        twin!(RowsPush as "Push" in [METRICS_MOTION_ROWS] { height, tiles_x }),
+    ]
+}
+
 /// The motion SAD kernel for one frame size and bit depth, with its
 /// intermediates allocated once.
 pub struct MotionKernel {
@@ -66,7 +75,7 @@ impl MotionKernel {
 
     /// A kernel for `width × height` luma planes at `bpc` bits, refused
     /// exactly where the CPU twin refuses (bit depth outside 8..=16, a side
-    /// under [`crate::motion::MIN_SIDE`]).
+    /// under [`crate::features::motion::MIN_SIDE`]).
     pub fn new(
         ctx: &Arc<GpuContext>,
         width: u32,
@@ -91,17 +100,19 @@ impl MotionKernel {
             width,
             height,
             bpc,
-            blur: pipeline::<MotionPush>(
+            blur: ComputePipeline::new(
                 ctx,
-                "metrics/motion",
-                vqscope_shaders::METRICS_MOTION,
-                3,
+                &PipelineDesc {
+                    name: "metrics/motion",
+                    ..PipelineDesc::new(vqscope_shaders::METRICS_MOTION)
+                },
             )?,
-            rows: pipeline::<RowsPush>(
+            rows: ComputePipeline::new(
                 ctx,
-                "metrics/motion_rows",
-                vqscope_shaders::METRICS_MOTION_ROWS,
-                2,
+                &PipelineDesc {
+                    name: "metrics/motion_rows",
+                    ..PipelineDesc::new(vqscope_shaders::METRICS_MOTION_ROWS)
+                },
             )?,
             reducer: Reducer::new(ctx)?,
             segments,
@@ -160,25 +171,4 @@ impl MotionKernel {
     pub fn decode(words: &[i64]) -> u64 {
         words[0] as u64
     }
-}
-
-/// A pipeline of `buffers` storage buffers and push constants `P`.
-fn pipeline<P: Pod>(
-    ctx: &Arc<GpuContext>,
-    name: &str,
-    spirv: &[u32],
-    buffers: usize,
-) -> vqscope_gpu::Result<ComputePipeline> {
-    ComputePipeline::new(
-        ctx,
-        &PipelineDesc {
-            name,
-            spirv,
-            bindings: &vec![BindingKind::StorageBuffer; buffers],
-            push_constant_size: std::mem::size_of::<P>() as u32,
-            specialization: &[],
-            subgroup_size: None,
-            full_subgroups: false,
-        },
-    )
 }

@@ -6,6 +6,9 @@
 //! host: `mse = sse / (w·h)`, `psnr = min(10·log10(peak² / max(mse, 1e-16)),
 //! psnr_max)`. Chroma planes are scored by default.
 
+pub mod feature;
+pub mod gpu;
+
 use crate::error::MetricsError;
 use crate::plane::check_pair;
 
@@ -38,6 +41,18 @@ pub enum ChromaLayout {
     Yuv444,
 }
 
+impl ChromaLayout {
+    /// The layout of a clip's pixel format.
+    pub fn of(geometry: &vqscope_video::Geometry) -> Self {
+        match geometry.format.chroma {
+            vqscope_video::ChromaFormat::Mono => Self::Mono,
+            vqscope_video::ChromaFormat::Yuv420 => Self::Yuv420,
+            vqscope_video::ChromaFormat::Yuv422 => Self::Yuv422,
+            vqscope_video::ChromaFormat::Yuv444 => Self::Yuv444,
+        }
+    }
+}
+
 /// Everything the host needs to turn a plane's SSE into dB, fixed per video.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PsnrSetup {
@@ -63,7 +78,7 @@ pub fn peak(bpc: u32, reduced_hbd_peak: bool) -> u32 {
 
 /// `peak²` as libvmaf computes it: a product in 32-bit unsigned integers
 /// (exact up to 16 bits), converted to double only for the division.
-fn peak_squared(peak: u32) -> f64 {
+pub(crate) fn peak_squared(peak: u32) -> f64 {
     f64::from(peak.wrapping_mul(peak))
 }
 

@@ -27,6 +27,7 @@ pub mod cm;
 pub mod csf;
 pub mod decouple;
 pub mod dwt;
+pub mod feature;
 pub mod gpu;
 pub mod score;
 

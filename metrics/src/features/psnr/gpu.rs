@@ -1,6 +1,6 @@
 //! PSNR on the GPU: the per-plane sums of squared differences, bit-identical
-//! to [`crate::psnr::plane_sse`]. The host turns them into dB with
-//! [`crate::psnr::PsnrSetup::psnr`].
+//! to [`crate::features::psnr::plane_sse`]. The host turns them into dB with
+//! [`crate::features::psnr::PsnrSetup::psnr`].
 //!
 //! Per frame pair, four dispatches: shaders/metrics/psnr.comp once per plane
 //! slot (luma, cb, cr; a slot that is not scored runs on an empty plane and
@@ -10,13 +10,11 @@
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
-use vqscope_gpu::{
-    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder,
-};
+use vqscope_gpu::{Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder};
 
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
-use crate::psnr::ChromaLayout;
+use crate::features::psnr::ChromaLayout;
 
 /// Samples one workgroup aims to cover (whole rows, so a little more).
 const GROUP_SAMPLES: u32 = 8192;
@@ -34,6 +32,16 @@ struct PsnrPush {
     rows_per_group: u32,
     field: u32,
     fields: u32,
+}
+
+/// The twin above as the layout test checks them against the SPIR-V
+/// (`crate::device::shader_layouts`).
+#[cfg(test)]
+pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
+    use vqscope_shaders::{METRICS_PSNR, twin};
+    vec![twin!(PsnrPush as "Push" in [METRICS_PSNR] {
+        ref_plane, dis_plane, rows_per_group, field, fields,
+    })]
 }
 
 /// The PSNR SSE kernel for one video geometry, with its intermediates
@@ -89,12 +97,7 @@ impl PsnrKernel {
             ctx,
             &PipelineDesc {
                 name: "metrics/psnr",
-                spirv: vqscope_shaders::METRICS_PSNR,
-                bindings: &[BindingKind::StorageBuffer; 3],
-                push_constant_size: std::mem::size_of::<PsnrPush>() as u32,
-                specialization: &[],
-                subgroup_size: None,
-                full_subgroups: false,
+                ..PipelineDesc::new(vqscope_shaders::METRICS_PSNR)
             },
         )?;
         Ok(Self {

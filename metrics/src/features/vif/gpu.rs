@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
-    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder,
+    Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder, Shader,
     Submitter, download_buffer, upload_buffer,
 };
 
@@ -72,6 +72,22 @@ struct VifScalePush {
 struct VifDecimatePush {
     reference: PlaneDesc,
     distorted: PlaneDesc,
+}
+
+/// The twins above as the layout test checks them against the SPIR-V
+/// (`crate::device::shader_layouts`).
+#[cfg(test)]
+pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
+    use vqscope_shaders::twin;
+    vec![
+        twin!(VifScalePush as "Push" in SCALE_SHADERS {
+            ref_plane = reference, dist_plane = distorted, egl = enhn_gain_limit,
+            out_base, finish_groups,
+        }),
+        twin!(VifDecimatePush as "Push" in DECIMATE_SHADERS {
+            ref_plane = reference, dist_plane = distorted,
+        }),
+    ]
 }
 
 /// One decimated scale's reference and distorted planes (16-bit, packed).
@@ -372,18 +388,17 @@ impl VifKernel {
     }
 }
 
-/// SPIR-V of `vif_scaleK.comp`: one shader per scale, so the filter taps are
+/// `vif_scaleK.comp`: one shader per scale, so the filter taps are
 /// compile-time constants and the tap loops unroll into immediates.
-const SCALE_SPIRV: [&[u32]; 4] = [
+const SCALE_SHADERS: [&Shader; 4] = [
     vqscope_shaders::METRICS_VIF_SCALE0,
     vqscope_shaders::METRICS_VIF_SCALE1,
     vqscope_shaders::METRICS_VIF_SCALE2,
     vqscope_shaders::METRICS_VIF_SCALE3,
 ];
 
-/// SPIR-V of `vif_decimateK.comp` for K = 1, 2 (scale 3 decimates its own
-/// input).
-const DECIMATE_SPIRV: [&[u32]; 2] =
+/// `vif_decimateK.comp` for K = 1, 2 (scale 3 decimates its own input).
+const DECIMATE_SHADERS: [&Shader; 2] =
     [vqscope_shaders::METRICS_VIF_DECIMATE1, vqscope_shaders::METRICS_VIF_DECIMATE2];
 
 /// The statistics kernel of scale `k`; `sq32` keeps the vertical squares in
@@ -404,12 +419,12 @@ fn scale_pipeline(
         ctx,
         &PipelineDesc {
             name: &name,
-            spirv: SCALE_SPIRV[k as usize],
-            bindings: &[BindingKind::StorageBuffer; 5],
-            push_constant_size: std::mem::size_of::<VifScalePush>() as u32,
+            // Scales 0 and 1 never write `results` (binding 4), so their
+            // SPIR-V lacks it; every scale takes scale 3's layout and binds
+            // alike (a test checks that the others' bindings are its prefix).
+            bindings: vqscope_shaders::METRICS_VIF_SCALE3.bindings,
             specialization: &[(1, ulps as u32), (2, u32::from(sq32)), (3, u32::from(fused_fma))],
-            subgroup_size: None,
-            full_subgroups: false,
+            ..PipelineDesc::new(SCALE_SHADERS[k as usize])
         },
     )
 }
@@ -427,12 +442,7 @@ fn fma_fuses(ctx: &Arc<GpuContext>, submitter: &mut Submitter) -> vqscope_gpu::R
         ctx,
         &PipelineDesc {
             name: "metrics/fma_probe",
-            spirv: vqscope_shaders::METRICS_FMA_PROBE,
-            bindings: &[BindingKind::StorageBuffer],
-            push_constant_size: 0,
-            specialization: &[],
-            subgroup_size: None,
-            full_subgroups: false,
+            ..PipelineDesc::new(vqscope_shaders::METRICS_FMA_PROBE)
         },
     )?;
     submitter.run(|rec| {
@@ -450,15 +460,7 @@ fn decimate_pipeline(ctx: &Arc<GpuContext>, k: u32) -> vqscope_gpu::Result<Compu
     let name = format!("metrics/vif_decimate{k}");
     ComputePipeline::new(
         ctx,
-        &PipelineDesc {
-            name: &name,
-            spirv: DECIMATE_SPIRV[k as usize - 1],
-            bindings: &[BindingKind::StorageBuffer; 4],
-            push_constant_size: std::mem::size_of::<VifDecimatePush>() as u32,
-            specialization: &[],
-            subgroup_size: None,
-            full_subgroups: false,
-        },
+        &PipelineDesc { name: &name, ..PipelineDesc::new(DECIMATE_SHADERS[k as usize - 1]) },
     )
 }
 

@@ -4,7 +4,7 @@
 //!
 //! The parts MS-SSIM shares — sample conversion, decimation, the 11-tap
 //! Gaussian window, the per-pixel luminance/contrast/structure terms and the
-//! raster-order reduction — live here and [`crate::ms_ssim`] reuses them.
+//! raster-order reduction — live here and [`crate::features::float_ms_ssim`] reuses them.
 //!
 //! Every stage is a plain function over a [`FloatPlane`] so that it can
 //! become one GPU compute dispatch: decimation (one output pixel per
@@ -19,6 +19,9 @@
 //! computed in float, and `l` and `c` are doubles over float denominators
 //! while `s` is a float division. No `mul_add` anywhere: the reference build
 //! never contracts.
+
+pub mod feature;
+pub mod gpu;
 
 use crate::error::MetricsError;
 use crate::plane::PlaneView;
@@ -340,6 +343,46 @@ pub fn ssim_scale(a: &FloatPlane, b: &FloatPlane, mut map: Option<&mut Vec<f32>>
         l: (l_sum / count) as f32,
         c: (c_sum / count) as f32,
         s: (s_sum / count) as f32,
+    }
+}
+
+/// libvmaf's dB form of a (MS-)SSIM score (`enable_db`):
+/// `min(−10·log10(1 − score), max_db)`, where `max_db` is infinite unless
+/// `clip_db`, then `ceil(10·log10(peak² / (0.5 / (w·h))))` with libvmaf's
+/// 32-bit unsigned `peak²` and `w·h`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DbScale {
+    max_db: f64,
+}
+
+impl DbScale {
+    /// The conversion `enable_db` / `clip_db` ask for, if any.
+    pub fn from_options(
+        options: &crate::features::FeatureOptions,
+        geometry: &vqscope_video::Geometry,
+    ) -> Option<Self> {
+        if !options.bool("enable_db") {
+            return None;
+        }
+        let max_db = if options.bool("clip_db") {
+            let peak = (1u32 << geometry.format.bit_depth) - 1;
+            let mse = 0.5 / f64::from(geometry.width.wrapping_mul(geometry.height));
+            (10.0 * (f64::from(peak.wrapping_mul(peak)) / mse).log10()).ceil()
+        } else {
+            f64::INFINITY
+        };
+        Some(Self { max_db })
+    }
+
+    /// `score` converted when `db` is given, unchanged otherwise.
+    pub fn apply(db: Option<&Self>, score: f64) -> f64 {
+        match db {
+            None => score,
+            Some(db) => {
+                let v = -10.0 * (1.0 - score).log10();
+                if v < db.max_db { v } else { db.max_db }
+            }
+        }
     }
 }
 

@@ -26,6 +26,7 @@
 //! FMA changes the truncated `sv²`), and the double division must be
 //! correctly rounded — see LIBVMAF-PORTING.md §1 and §7.
 
+pub mod feature;
 mod filter;
 pub mod gpu;
 mod host;

@@ -1,6 +1,6 @@
 //! `float_ssim` on the GPU, with its per-pixel SSIM map kept on the device
 //! for the dashboard's heat map. Every per-pixel value equals the CPU twin's
-//! ([`crate::ssim`]) bit for bit; only the final sums differ in rounding.
+//! ([`crate::features::float_ssim`]) bit for bit; only the final sums differ in rounding.
 //!
 //! Per frame, [`SsimKernel::record`] records three steps, each after a
 //! barrier:
@@ -21,20 +21,22 @@
 //! the same input gives the same bits on every run and at every subgroup
 //! size.
 //!
-//! The stages are shared with `float_ms_ssim` ([`crate::ms_ssim_gpu`]),
+//! The stages are shared with `float_ms_ssim` ([`crate::features::float_ms_ssim::gpu`]),
 //! which adds only its low-pass step between scales.
 
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
-    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder,
+    Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder, Shader,
     Timestamps,
 };
 
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
-use crate::ssim::{GAUSSIAN_LEN, SsimConstants, SsimOptions, SsimScore, box_kernel, prescale};
+use crate::features::float_ssim::{
+    GAUSSIAN_LEN, SsimConstants, SsimOptions, SsimScore, box_kernel, prescale,
+};
 
 /// Map tile of one `ssim_scale` workgroup (TW x TH in ssim_scale.comp).
 const TILE_W: u32 = 32;
@@ -79,6 +81,22 @@ struct FoldPush {
     groups: u32,
     count: u32,
     out_base: u32,
+}
+
+/// The twins above as the layout test checks them against the SPIR-V
+/// (`crate::device::shader_layouts`).
+#[cfg(test)]
+pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
+    use vqscope_shaders::{METRICS_SSIM_DECIMATE, METRICS_SSIM_FOLD, METRICS_SSIM_SCALE, twin};
+    vec![
+        twin!(DecimatePush as "Push" in [METRICS_SSIM_DECIMATE] {
+            plane, out_width, out_height, factor, weight, sample_scale,
+        }),
+        twin!(ScalePush as "Push" in [METRICS_SSIM_SCALE] {
+            width, height, a_offset, b_offset, write_map, partial_base, c1, c2, c3,
+        }),
+        twin!(FoldPush as "Push" in [METRICS_SSIM_FOLD] { partial_base, groups, count, out_base }),
+    ]
 }
 
 fn gpu_usage(message: String) -> GpuError {
@@ -163,50 +181,21 @@ pub(crate) struct SsimStages {
 fn pipeline(
     ctx: &Arc<GpuContext>,
     name: &str,
-    spirv: &[u32],
-    bindings: &[BindingKind],
-    push_constant_size: usize,
+    shader: &Shader,
 ) -> vqscope_gpu::Result<ComputePipeline> {
-    ComputePipeline::new(
-        ctx,
-        &PipelineDesc {
-            name,
-            spirv,
-            bindings,
-            push_constant_size: push_constant_size as u32,
-            specialization: &[],
-            subgroup_size: None,
-            full_subgroups: false,
-        },
-    )
+    ComputePipeline::new(ctx, &PipelineDesc { name, ..PipelineDesc::new(shader) })
 }
 
 impl SsimStages {
     pub fn new(ctx: &Arc<GpuContext>) -> vqscope_gpu::Result<Self> {
-        let two = [BindingKind::StorageBuffer; 2];
-        let three = [BindingKind::StorageBuffer; 3];
         Ok(Self {
             decimate: pipeline(
                 ctx,
                 "metrics/ssim_decimate",
                 vqscope_shaders::METRICS_SSIM_DECIMATE,
-                &two,
-                size_of::<DecimatePush>(),
             )?,
-            scale: pipeline(
-                ctx,
-                "metrics/ssim_scale",
-                vqscope_shaders::METRICS_SSIM_SCALE,
-                &three,
-                size_of::<ScalePush>(),
-            )?,
-            fold: pipeline(
-                ctx,
-                "metrics/ssim_fold",
-                vqscope_shaders::METRICS_SSIM_FOLD,
-                &two,
-                size_of::<FoldPush>(),
-            )?,
+            scale: pipeline(ctx, "metrics/ssim_scale", vqscope_shaders::METRICS_SSIM_SCALE)?,
+            fold: pipeline(ctx, "metrics/ssim_fold", vqscope_shaders::METRICS_SSIM_FOLD)?,
             constants: SsimConstants::libvmaf(),
         })
     }
@@ -385,7 +374,7 @@ impl SsimKernel {
     pub const RESULT_WORDS: u32 = 4;
 
     /// A kernel for `width` x `height` luma planes at `bpc` bits. Refuses
-    /// what [`crate::ssim::float_ssim`] refuses, with the same errors.
+    /// what [`crate::features::float_ssim::float_ssim`] refuses, with the same errors.
     pub fn new(
         ctx: &Arc<GpuContext>,
         width: u32,
@@ -480,7 +469,7 @@ impl SsimKernel {
 
     /// The last recorded frame's SSIM map: `map_width() * map_height()`
     /// floats, row-major, each pixel's `l·c·s` (the twin's
-    /// [`crate::ssim::SsimMap::values`]). It lies on the decimated grid:
+    /// [`crate::features::float_ssim::SsimMap::values`]). It lies on the decimated grid:
     /// value `(x, y)` covers input pixels around
     /// `((x + MAP_ORIGIN)·scale, (y + MAP_ORIGIN)·scale)`.
     pub fn map_buffer(&self) -> &Buffer {

@@ -1,5 +1,5 @@
 //! `float_ms_ssim` on the GPU: the five scales of the CPU twin
-//! ([`crate::ms_ssim`]) with the stages of [`crate::ssim_gpu`] (input
+//! ([`crate::features::float_ms_ssim`]) with the stages of [`crate::features::float_ssim::gpu`] (input
 //! conversion, the fused per-scale pass, the fold) plus one kernel of its
 //! own, `ssim_lpf`, the 9x9 low-pass step to the next coarser scale.
 //!
@@ -14,20 +14,24 @@
 //! 7. `ssim_fold` ×5, one workgroup each.
 //!
 //! The host combines the fifteen l/c/s means exactly as the twin does
-//! ([`crate::ms_ssim::combine_scales`]).
+//! ([`crate::features::float_ms_ssim::combine_scales`]).
 
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
-    Binding, BindingKind, Buffer, ComputePipeline, GpuContext, PipelineDesc, Recorder, Timestamps,
+    Binding, Buffer, ComputePipeline, GpuContext, PipelineDesc, Recorder, Timestamps,
 };
 
 use crate::device::DevicePlane;
 use crate::error::MetricsError;
-use crate::ms_ssim::{MsSsimScore, SCALES, check_size, combine_scales, scale_sizes};
-use crate::ssim::LcsMeans;
-use crate::ssim_gpu::{ScaleLayout, SsimStages, Steps, check_plane, mean_from_word};
+use crate::features::float_ms_ssim::{
+    MsSsimScore, SCALES, check_size, combine_scales, scale_sizes,
+};
+use crate::features::float_ssim::LcsMeans;
+use crate::features::float_ssim::gpu::{
+    ScaleLayout, SsimStages, Steps, check_plane, mean_from_word,
+};
 
 /// Workgroup side of `ssim_lpf` (local size 16x16).
 const LPF_WG: u32 = 16;
@@ -44,6 +48,16 @@ struct LpfPush {
     dst_height: u32,
     src_offset: [u32; 2],
     dst_offset: [u32; 2],
+}
+
+/// The twin above as the layout test checks them against the SPIR-V
+/// (`crate::device::shader_layouts`).
+#[cfg(test)]
+pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
+    use vqscope_shaders::{METRICS_SSIM_LPF, twin};
+    vec![twin!(LpfPush as "Push" in [METRICS_SSIM_LPF] {
+        src_width, src_height, dst_width, dst_height, src_offset, dst_offset,
+    })]
 }
 
 /// `float_ms_ssim` of one frame size, with its intermediates allocated once.
@@ -65,7 +79,7 @@ impl MsSsimKernel {
     pub const RESULT_WORDS: u32 = SCALES as u32 * PER_SCALE;
 
     /// A kernel for `width` x `height` luma planes at `bpc` bits. Refuses
-    /// what [`crate::ms_ssim::float_ms_ssim`] refuses, with the same error.
+    /// what [`crate::features::float_ms_ssim::float_ms_ssim`] refuses, with the same error.
     pub fn new(
         ctx: &Arc<GpuContext>,
         width: u32,
@@ -85,12 +99,7 @@ impl MsSsimKernel {
             ctx,
             &PipelineDesc {
                 name: "metrics/ssim_lpf",
-                spirv: vqscope_shaders::METRICS_SSIM_LPF,
-                bindings: &[BindingKind::StorageBuffer; 2],
-                push_constant_size: size_of::<LpfPush>() as u32,
-                specialization: &[],
-                subgroup_size: None,
-                full_subgroups: false,
+                ..PipelineDesc::new(vqscope_shaders::METRICS_SSIM_LPF)
             },
         )?;
         Ok(Self {

@@ -1,0 +1,196 @@
+//! The feature registry: every feature vqscope computes, modelled on
+//! libvmaf's extractor list (`feature_extractor.c`). A feature is one folder
+//! here — its exact CPU twin (`mod.rs` and helpers), its GPU driver
+//! (`gpu.rs`) and its registry entry (`feature.rs`: options, outputs, how
+//! it records and reads back a frame) — plus one line in [`REGISTRY`].
+//! The scoring pipeline, the CLI's feature list, model lookup and the
+//! benchmarks are all derived from the registry; nothing else names a
+//! feature.
+
+pub mod adm;
+pub mod float_ms_ssim;
+pub mod float_ssim;
+pub mod motion;
+mod options;
+pub mod psnr;
+pub mod vif;
+
+use std::sync::Arc;
+
+use vqscope_gpu::{Buffer, GpuContext, Recorder, Timestamps};
+use vqscope_video::Geometry;
+
+pub use options::{FeatureOptions, OptionSpec, OptionValue, format_g, normalise_number};
+
+use crate::MetricsError;
+use crate::device::DevicePlane;
+
+/// Every feature, in the order their values appear in reports.
+pub static REGISTRY: &[&dyn Feature] = &[
+    &psnr::feature::Psnr,
+    &adm::feature::Adm,
+    &motion::feature::Motion,
+    &vif::feature::Vif,
+    &float_ssim::feature::FloatSsim,
+    &float_ms_ssim::feature::FloatMsSsim,
+];
+
+/// The `debug` option of the integer extractors: also report their
+/// intermediate values (not a parameter: names do not change).
+pub const DEBUG: OptionSpec =
+    OptionSpec::bool("debug", false, "debug mode: enable additional output");
+
+/// The registry entry of `--feature` name `name`.
+pub fn find(name: &str) -> Result<&'static dyn Feature, MetricsError> {
+    REGISTRY.iter().copied().find(|f| f.name() == name).ok_or_else(|| {
+        MetricsError::UnknownFeature { name: name.to_owned(), known: names().join(", ") }
+    })
+}
+
+/// Every feature's `--feature` name, in registry order.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|f| f.name()).collect()
+}
+
+/// The feature whose extractor provides libvmaf feature `provided` (a name
+/// as models spell it, e.g. `VMAF_integer_feature_adm2_score`).
+pub fn providing(provided: &str) -> Option<&'static dyn Feature> {
+    REGISTRY.iter().copied().find(|f| f.provides().contains(&provided))
+}
+
+/// One feature extractor: what libvmaf's `VmafFeatureExtractor` declares.
+pub trait Feature: Sync {
+    /// libvmaf's extractor name, which `--feature` takes (`adm`, `psnr`).
+    fn name(&self) -> &'static str;
+
+    /// The options `--feature NAME=k=v` and models may set.
+    fn options(&self) -> &'static [OptionSpec];
+
+    /// libvmaf's `provided_features`: the names models use for its values.
+    fn provides(&self) -> &'static [&'static str];
+
+    /// Builds an instance for clips of `setup`'s geometry: its GPU state
+    /// and the host state that turns its read-back words into values. Size
+    /// and option errors are the CPU twin's.
+    fn build(
+        &self,
+        setup: &Setup<'_>,
+        options: &FeatureOptions,
+    ) -> Result<Box<dyn Extractor>, MetricsError>;
+
+    /// Whether frame `i`'s values need frames after `i` (motion2 compares
+    /// with the next frame): libvmaf's temporal extractors, which it
+    /// flushes at the end.
+    fn temporal(&self) -> bool {
+        false
+    }
+
+    /// Every option at its default.
+    fn default_options(&self) -> FeatureOptions {
+        FeatureOptions::defaults(self.options())
+    }
+}
+
+/// What an instance is built for.
+pub struct Setup<'a> {
+    pub ctx: &'a Arc<GpuContext>,
+    pub geometry: Geometry,
+}
+
+/// One output of an instance, in report order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    /// The name reports print, option suffixes included
+    /// (`integer_adm2_egl_1`).
+    pub name: String,
+    /// Written after every feature's other values, as libvmaf's collector
+    /// holds the values a temporal extractor adds when flushed.
+    pub late: bool,
+}
+
+impl Column {
+    pub fn new(name: String) -> Self {
+        Self { name, late: false }
+    }
+
+    pub fn late(name: String) -> Self {
+        Self { name, late: true }
+    }
+}
+
+/// A frame pair as the kernels see it: the planes of the shared upload.
+pub struct FramePlanes<'a> {
+    /// Reference planes (Y, then Cb and Cr where the format has them).
+    pub reference: Vec<DevicePlane<'a>>,
+    pub distorted: Vec<DevicePlane<'a>>,
+    /// The luma of the earlier reference frame that
+    /// [`Extractor::earlier_reference`] asked for, when it asked.
+    pub earlier_reference: Option<DevicePlane<'a>>,
+}
+
+/// Values of one frame, in the order of [`Extractor::columns`].
+pub type FrameValues = (u64, Vec<f64>);
+
+/// A built feature instance: GPU kernels plus host state.
+pub trait Extractor: Send {
+    /// The instance's outputs, in report order.
+    fn columns(&self) -> Vec<Column>;
+
+    /// 64-bit words the instance leaves per frame in the result buffer.
+    fn result_words(&self) -> u32;
+
+    /// For temporal features: which earlier frame's reference luma frame
+    /// `index` must be compared with, or `None` when that frame needs none.
+    fn earlier_reference(&self, _index: u64) -> Option<u64> {
+        None
+    }
+
+    /// Names of the intervals that timed recording measures, in order.
+    fn phases(&self) -> &'static [&'static str];
+
+    /// Records one frame pair's dispatches, leaving
+    /// [`Extractor::result_words`] words in `out` from `offset_words`. With
+    /// `stamps` (reset, holding `phases().len() + 1` queries) every dispatch
+    /// runs alone between barriers with a timestamp before the first and
+    /// after each phase: for per-dispatch timing only.
+    fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        planes: &FramePlanes<'_>,
+        out: &Buffer,
+        offset_words: u32,
+        stamps: Option<&Timestamps>,
+    ) -> vqscope_gpu::Result<()>;
+
+    /// Turns frame `index`'s read-back words into values. Frames arrive in
+    /// order; a temporal instance may return values of earlier frames (or
+    /// none yet).
+    fn frame(&mut self, index: u64, words: &[i64]) -> Vec<FrameValues>;
+
+    /// End of the clip: the values still held back.
+    fn flush(&mut self) -> Vec<FrameValues> {
+        Vec::new()
+    }
+
+    /// Clip-level values (libvmaf's `aggregate_metrics`, e.g. `apsnr_y`),
+    /// complete once every frame went through [`Extractor::frame`].
+    fn aggregates(&self) -> Vec<(String, f64)> {
+        Vec::new()
+    }
+}
+
+/// Records `record` alone between barriers with a timestamp before and
+/// after: the timed form of a single-dispatch feature.
+pub fn record_single(
+    rec: &mut Recorder<'_>,
+    stamps: Option<&Timestamps>,
+    record: impl FnOnce(&mut Recorder<'_>) -> vqscope_gpu::Result<()>,
+) -> vqscope_gpu::Result<()> {
+    let Some(stamps) = stamps else { return record(rec) };
+    rec.barrier();
+    rec.timestamp(stamps, 0);
+    record(rec)?;
+    rec.barrier();
+    rec.timestamp(stamps, 1);
+    Ok(())
+}
