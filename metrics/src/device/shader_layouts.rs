@@ -9,21 +9,11 @@ use vqscope_shaders::reflect::push_constant_structs;
 use vqscope_shaders::twin::Twin;
 use vqscope_shaders::{ALL, Shader};
 
+/// The shared structs' twins, then every registry feature's.
 fn all_twins() -> Vec<Twin> {
-    use crate::features::{adm, float_ms_ssim, float_ssim, motion, psnr, vif};
-    [
-        crate::device::twins(),
-        crate::reduce::twins(),
-        adm::gpu::twins(),
-        float_ms_ssim::gpu::twins(),
-        float_ssim::gpu::twins(),
-        motion::gpu::twins(),
-        psnr::gpu::twins(),
-        vif::gpu::twins(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    let shared = [crate::device::twins(), crate::reduce::twins()];
+    let features = crate::features::REGISTRY.iter().map(|f| f.twins());
+    shared.into_iter().chain(features).flatten().collect()
 }
 
 fn metric_shaders() -> impl Iterator<Item = &'static Shader> {

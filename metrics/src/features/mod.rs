@@ -89,6 +89,11 @@ pub trait Feature: Sync {
     fn default_options(&self) -> FeatureOptions {
         FeatureOptions::defaults(self.options())
     }
+
+    /// The Rust twins of the GLSL structs its kernels push, for the test
+    /// that checks them against the SPIR-V (`device::shader_layouts`).
+    #[cfg(test)]
+    fn twins(&self) -> Vec<vqscope_shaders::twin::Twin>;
 }
 
 /// What an instance is built for.

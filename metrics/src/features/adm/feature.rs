@@ -110,6 +110,11 @@ impl Feature for Adm {
         ]
     }
 
+    #[cfg(test)]
+    fn twins(&self) -> Vec<vqscope_shaders::twin::Twin> {
+        super::gpu::twins()
+    }
+
     fn build(
         &self,
         setup: &Setup<'_>,

@@ -29,6 +29,11 @@ impl Feature for FloatMsSsim {
         &["float_ms_ssim"]
     }
 
+    #[cfg(test)]
+    fn twins(&self) -> Vec<vqscope_shaders::twin::Twin> {
+        super::gpu::twins()
+    }
+
     fn build(
         &self,
         setup: &Setup<'_>,

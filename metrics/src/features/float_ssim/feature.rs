@@ -51,6 +51,11 @@ impl Feature for FloatSsim {
         &["float_ssim"]
     }
 
+    #[cfg(test)]
+    fn twins(&self) -> Vec<vqscope_shaders::twin::Twin> {
+        super::gpu::twins()
+    }
+
     fn build(
         &self,
         setup: &Setup<'_>,

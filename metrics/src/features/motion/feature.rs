@@ -78,6 +78,11 @@ impl Feature for Motion {
         true
     }
 
+    #[cfg(test)]
+    fn twins(&self) -> Vec<vqscope_shaders::twin::Twin> {
+        super::gpu::twins()
+    }
+
     fn build(
         &self,
         setup: &Setup<'_>,

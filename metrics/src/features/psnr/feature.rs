@@ -42,6 +42,11 @@ impl Feature for Psnr {
         &["psnr_y", "psnr_cb", "psnr_cr"]
     }
 
+    #[cfg(test)]
+    fn twins(&self) -> Vec<vqscope_shaders::twin::Twin> {
+        super::gpu::twins()
+    }
+
     fn build(
         &self,
         setup: &Setup<'_>,

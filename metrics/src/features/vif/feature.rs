@@ -60,6 +60,11 @@ impl Feature for Vif {
         ]
     }
 
+    #[cfg(test)]
+    fn twins(&self) -> Vec<vqscope_shaders::twin::Twin> {
+        super::gpu::twins()
+    }
+
     fn build(
         &self,
         setup: &Setup<'_>,
