@@ -8,6 +8,7 @@
 //! feature.
 
 pub mod adm;
+pub mod float_moment;
 pub mod float_ms_ssim;
 pub mod float_ssim;
 pub mod motion;
@@ -33,6 +34,7 @@ pub static REGISTRY: &[&dyn Feature] = &[
     &vif::feature::Vif,
     &float_ssim::feature::FloatSsim,
     &float_ms_ssim::feature::FloatMsSsim,
+    &float_moment::feature::FloatMoment,
 ];
 
 /// The `debug` option of the integer extractors: also report their
