@@ -1,5 +1,6 @@
-//! The GPU motion and PSNR kernels against their CPU twins
-//! (`motion::motion_sad`, `psnr::plane_sse`): random frames of random odd
+//! The GPU motion, PSNR and float_moment kernels against their CPU twins
+//! (`motion::motion_sad`, `psnr::plane_sse`, `float_moment::moment_sums`):
+//! random frames of random odd
 //! sizes at 8, 10 and 12 bits, PSNR in every chroma layout, planes at odd
 //! offsets and strides in shared buffers, rows wide enough to wrap libvmaf's
 //! `u32` row sums — every GPU sum must equal the twin's exactly, at every
@@ -13,6 +14,8 @@ use vqscope_gpu::testing::{
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
+use vqscope_metrics::features::float_moment::gpu::MomentKernel;
+use vqscope_metrics::features::float_moment::moment_sums;
 use vqscope_metrics::features::motion::gpu::MotionKernel;
 use vqscope_metrics::features::motion::motion_sad;
 use vqscope_metrics::features::psnr::gpu::PsnrKernel;
@@ -173,6 +176,36 @@ fn gpu_sad(
         kernel.record(rec, prev, cur, results, 2)
     });
     MotionKernel::decode(&words)
+}
+
+/// Every sum the moment kernel reads back, at 8, 10, 12 and 16 bits (where
+/// a square rounds to 24 bits), random sizes, odd strides and offsets.
+#[test]
+fn moment_sums_match_twin() {
+    if !at_every_lavapipe_subgroup_size("moment_sums_match_twin") {
+        return;
+    }
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x5EED_0003);
+    for bpc in [8, 10, 12, 16] {
+        let mut sizes = vec![(1, 1), (257, 3), (64, 65)];
+        sizes.extend((0..4).map(|_| (rng.odd(1, 401), rng.odd(1, 301))));
+        for (w, h) in sizes {
+            let r = random_plane(&mut rng, w, h, bpc);
+            let d = nudged(&mut rng, &r);
+            let want = moment_sums(&r.view(), &d.view()).unwrap();
+            let kernel = MomentKernel::new(&ctx, w as u32, h as u32, bpc).unwrap();
+            let (buffer, descs) = upload_planes(&ctx, &mut submitter, &mut rng, &[&r, &d]);
+            let words = run(&ctx, &mut submitter, MomentKernel::RESULT_WORDS, |rec, out| {
+                let rp = DevicePlane { buffer: &buffer, desc: descs[0] };
+                let dp = DevicePlane { buffer: &buffer, desc: descs[1] };
+                kernel.record(rec, &rp, &dp, out, 2)
+            });
+            assert_eq!(MomentKernel::decode(&words), want, "moments {w}x{h} at {bpc} bits");
+        }
+    }
+    assert_no_validation_messages();
 }
 
 #[test]
