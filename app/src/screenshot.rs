@@ -60,6 +60,10 @@ pub struct Args {
     /// Dashboard: show the key and mouse help, as `?` does in the window.
     #[arg(long = "help-overlay")]
     help_overlay: bool,
+    /// Dashboard: the VMAF model, as `vqscope score --model` takes it (default
+    /// version=vmaf_v0.6.1); a bootstrap model draws its 95% band in the plot.
+    #[arg(short = 'm', long)]
+    model: Option<String>,
     /// Output size as WIDTHxHEIGHT (or 720p, 1080p, 4k).
     #[arg(long, value_parser = parse_size, default_value = "1280x720")]
     size: (u32, u32),
@@ -99,6 +103,7 @@ fn check_flag_combination(args: &Args) -> Result<()> {
         ("--cursor", args.cursor.is_some()),
         ("--help-overlay", args.help_overlay),
         ("--mode", args.mode != "side"),
+        ("--model", args.model.is_some()),
     ];
     let clip_view = [
         ("-r", args.reference.is_some()),
@@ -198,7 +203,8 @@ fn dashboard(args: &Args) -> Result<()> {
         offsets: args.offsets.unwrap_or((0, 0)),
         help: args.help_overlay,
     };
-    let rgba = render_shot(&score_clip(&inputs)?, &shot)?;
+    let model = args.model.clone().unwrap_or_else(|| format!("version={}", crate::dashboard::MODEL));
+    let rgba = render_shot(&score_clip(&inputs, &model)?, &shot)?;
     let (width, height) = args.size;
     save_png(&args.output, width, height, &rgba).context("dashboard")?;
     eprintln!(

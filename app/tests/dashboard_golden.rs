@@ -46,6 +46,13 @@ fn dashboard_side_by_side() {
     shot("dashboard_side", &["--mode", "side"]);
 }
 
+/// The bootstrap model: its 95% confidence band behind the VMAF trace,
+/// and its interval among the frame's values.
+#[test]
+fn dashboard_bootstrap_band() {
+    shot("dashboard_bootstrap", &["--mode", "side", "--model", "version=vmaf_b_v0.6.3"]);
+}
+
 #[test]
 fn dashboard_wipe() {
     shot("dashboard_wipe", &["--mode", "wipe"]);

@@ -35,7 +35,8 @@ use winit::keyboard::{Key as WinitKey, NamedKey};
 
 use crate::info::RawArgs;
 use pictures::Pictures;
-use scores::{History, Scorer, default_model};
+use scores::{History, Scorer};
+use vqscope_metrics::model::Model;
 use source::{ClipInfo, FrameFeed, Inputs};
 use ssim::SsimMapper;
 use state::{Input, InputSide, Key, State, ViewMode};
@@ -51,6 +52,10 @@ pub struct OpenArgs {
     pub distorted: Option<PathBuf>,
     #[command(flatten)]
     pub raw: RawArgs,
+    /// VMAF model to start with, as `vqscope score --model` takes it (`version=NAME` or
+    /// `path=FILE`); `V` in the window cycles through it and the built-in models.
+    #[arg(short = 'm', long = "model")]
+    pub model: Option<String>,
 }
 
 impl OpenArgs {
@@ -65,8 +70,28 @@ impl OpenArgs {
     }
 }
 
-/// The model the dashboard predicts VMAF with.
+/// The model the dashboard predicts VMAF with unless told otherwise.
 pub const MODEL: &str = scores::MODEL;
+
+/// The models `V` cycles through: the one asked for (if not built in),
+/// then every built-in model, each as its `--model` string.
+fn model_choices(asked: Option<&str>) -> Vec<String> {
+    let mut choices: Vec<String> = asked.map(str::to_owned).into_iter().collect();
+    for name in vqscope_metrics::model::builtin_names() {
+        let spec = format!("version={name}");
+        if !choices.contains(&spec) {
+            choices.push(spec);
+        }
+    }
+    choices
+}
+
+/// What the dashboard calls a model: its `version=` or `path=` value.
+fn model_label(spec: &str) -> &str {
+    spec.split(':')
+        .find_map(|part| part.strip_prefix("version=").or_else(|| part.strip_prefix("path=")))
+        .unwrap_or(spec)
+}
 
 /// Size of the window when it opens.
 const WINDOW: (u32, u32) = (1280, 720);
@@ -75,6 +100,9 @@ const WINDOW: (u32, u32) = (1280, 720);
 /// only for the demo) the headless demo files.
 pub fn run(args: OpenArgs) -> Result<()> {
     let inputs = args.inputs()?;
+    let models = model_choices(args.model.as_deref());
+    // A bad --model is a one-line error now, not a notice later.
+    Model::from_spec(&models[0])?;
     let display = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
     if !display && inputs.is_demo() {
         eprintln!(
@@ -82,7 +110,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
         );
         return headless_demo(Path::new(""));
     }
-    window(inputs)
+    window(inputs, models)
 }
 
 /// A frame the headless path renders.
@@ -105,6 +133,8 @@ pub struct Shot {
 /// A clip scored to the end, ready to render any frame of.
 pub struct Scored {
     pub inputs: Inputs,
+    /// The model's `--model` string.
+    pub model: String,
     pub clip: ClipInfo,
     pub history: History,
     /// Frames per second the scoring ran at (for the report).
@@ -112,7 +142,8 @@ pub struct Scored {
 }
 
 /// Scores the whole clip (the headless path waits for it).
-pub fn score_clip(inputs: &Inputs) -> Result<Scored> {
+pub fn score_clip(inputs: &Inputs, model: &str) -> Result<Scored> {
+    let scorer_model = Model::from_spec(model)?;
     let pair = inputs.open()?;
     let clip = ClipInfo::of(&pair);
     for w in pair.warnings() {
@@ -121,9 +152,9 @@ pub fn score_clip(inputs: &Inputs) -> Result<Scored> {
     drop(pair);
     let start = Instant::now();
     let mut history = History::default();
-    Scorer::spawn(inputs.clone(), default_model()?)?.wait(&mut history)?;
+    Scorer::spawn(inputs.clone(), scorer_model)?.wait(&mut history)?;
     let fps = history.frames.len() as f64 / start.elapsed().as_secs_f64().max(1e-9);
-    Ok(Scored { inputs: inputs.clone(), clip, history, fps })
+    Ok(Scored { inputs: inputs.clone(), model: model.to_owned(), clip, history, fps })
 }
 
 /// Renders `shot` of a scored clip exactly as the window would show it:
@@ -178,7 +209,7 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
     let scene = view::build(&view::ViewInputs {
         state: &state,
         clip,
-        model: MODEL,
+        model: model_label(&scored.model),
         pictures: Some(&pictures),
         history,
         error: None,
@@ -250,7 +281,7 @@ fn write_report(path: &Path, history: &History, clip: &ClipInfo, fps: f64) -> Re
 /// No display: the demo rendered to `vqscope-demo.png`, its scores to
 /// `vqscope-demo.json` (or the next free `-N` names) in `dir`.
 pub fn headless_demo(dir: &Path) -> Result<()> {
-    let scored = score_clip(&Inputs::demo())?;
+    let scored = score_clip(&Inputs::demo(), &format!("version={MODEL}"))?;
     // The demo's worst frame says more than its first.
     let frame = scored.history.worst(1).first().map_or(0, |(f, _)| *f);
     let shot = Shot {
@@ -312,6 +343,9 @@ fn translate(event: &InputEvent, out: &mut Vec<Input>) {
 /// frames or scores of the old input with the new one.
 struct Session {
     inputs: Inputs,
+    /// The `--model` strings `V` cycles through, and the one in use.
+    models: Vec<String>,
+    model: usize,
     clip: ClipInfo,
     scorer: Scorer,
     feed: FrameFeed,
@@ -321,16 +355,16 @@ struct Session {
 }
 
 impl Session {
-    fn open(inputs: Inputs) -> Result<Self> {
+    fn open(inputs: Inputs, models: Vec<String>, model: usize) -> Result<Self> {
         let pair = inputs.open()?;
         let clip = ClipInfo::of(&pair);
         for w in pair.warnings() {
             eprintln!("vqscope: warning: {w}");
         }
-        let scorer = Scorer::spawn(inputs.clone(), default_model()?)?;
+        let scorer = Scorer::spawn(inputs.clone(), Model::from_spec(&models[model])?)?;
         let feed = FrameFeed::new(pair)?;
         let history = History::default();
-        Ok(Session { inputs, clip, scorer, feed, history, started: Instant::now() })
+        Ok(Session { inputs, models, model, clip, scorer, feed, history, started: Instant::now() })
     }
 
     /// Reopens `side` from `path`, which must match the other side (size,
@@ -338,8 +372,24 @@ impl Session {
     /// failure nothing changes and the error comes back as one line.
     fn replace(&mut self, side: InputSide, path: PathBuf) -> Result<(), String> {
         let inputs = self.inputs.replaced(side, path);
-        *self = Session::open(inputs).map_err(|e| one_line(&e))?;
+        *self = Session::open(inputs, self.models.clone(), self.model).map_err(|e| one_line(&e))?;
         Ok(())
+    }
+
+    /// Scores again with the next model of the list (the shown frames stay).
+    fn next_model(&mut self) -> Result<(), String> {
+        let next = (self.model + 1) % self.models.len();
+        let model = Model::from_spec(&self.models[next]).map_err(|e| e.to_string())?;
+        self.scorer = Scorer::spawn(self.inputs.clone(), model).map_err(|e| one_line(&e))?;
+        self.history = History::default();
+        self.model = next;
+        self.started = Instant::now();
+        Ok(())
+    }
+
+    /// The model in use, as `--model` names it.
+    fn model_label(&self) -> &str {
+        model_label(&self.models[self.model])
     }
 
     /// Takes the scores that have arrived; the worst-frames list (and the
@@ -446,8 +496,8 @@ impl Capturer {
 }
 
 /// The dashboard window on `inputs`.
-fn window(inputs: Inputs) -> Result<()> {
-    let mut session = Session::open(inputs)?;
+fn window(inputs: Inputs, models: Vec<String>) -> Result<()> {
+    let mut session = Session::open(inputs, models, 0)?;
     let g = session.clip.reference.geometry;
     let fps = session.clip.reference.frame_rate.as_f64();
     let mut state =
@@ -503,6 +553,12 @@ fn window(inputs: Inputs) -> Result<()> {
                 Err(e) => state.notice = Some(format!("dropped file not used: {e}")),
             }
         }
+        if std::mem::take(&mut state.requests.next_model) {
+            match session.next_model() {
+                Ok(()) => state.worst.clear(),
+                Err(e) => state.notice = Some(format!("model not used: {e}")),
+            }
+        }
         session.poll_scores(&mut state);
         session.refresh_pictures(&state, &mut pictures);
         if let Some(p) = &mut pictures {
@@ -516,6 +572,7 @@ fn window(inputs: Inputs) -> Result<()> {
             };
             p.upload(up, rec)?;
         }
+        let model = session.model_label().to_owned();
         let Session { clip, feed, history, started, .. } = &mut session;
         let slot = (frame.index() as usize) % frames_in_flight;
         in_flight.resize_with(frames_in_flight, InFlight::default);
@@ -543,7 +600,7 @@ fn window(inputs: Inputs) -> Result<()> {
         let scene = view::build(&view::ViewInputs {
             state: &state,
             clip,
-            model: MODEL,
+            model: &model,
             pictures: pictures.as_ref(),
             history,
             error,
@@ -606,7 +663,9 @@ mod tests {
     #[test]
     fn dropped_files_are_checked_then_replace_their_side_and_rescore() {
         let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
-        let mut session = Session::open(Inputs::files(r.clone(), d.clone(), None)).unwrap();
+        let models = model_choices(None);
+        let inputs = Inputs::files(r.clone(), d.clone(), None);
+        let mut session = Session::open(inputs, models, 0).unwrap();
         let retina = distorted_y4m("retina_576x324_420p10_x264crf35");
         let err = session.replace(InputSide::Distorted, retina).unwrap_err();
         assert!(err.contains("differ in bit depth"), "{err}");
@@ -628,6 +687,32 @@ mod tests {
         assert_eq!(session.history.frames.len(), 12);
         let psnr = session.history.series("psnr_y");
         assert!(psnr.iter().all(|(_, v)| *v >= 60.0), "identical sides: {psnr:?}");
+    }
+
+    /// `V` rescoring with the next model: from vmaf_v0.6.1 to the bootstrap
+    /// model, whose confidence interval the plot draws, then back round.
+    #[test]
+    fn the_next_model_rescores_with_its_outputs() {
+        let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
+        let models = model_choices(Some("version=vmaf_v0.6.1"));
+        assert_eq!(models[1], "version=vmaf_b_v0.6.3", "{models:?}");
+        let mut session = Session::open(Inputs::files(r, d, None), models, 0).unwrap();
+        session.next_model().unwrap();
+        assert_eq!(session.model_label(), "vmaf_b_v0.6.3");
+        let deadline = Instant::now() + std::time::Duration::from_secs(120);
+        while !session.history.done && session.history.error.is_none() {
+            assert!(Instant::now() < deadline, "rescoring did not finish");
+            session.scorer.poll(&mut session.history);
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(session.history.error, None);
+        let (lo, hi) = (session.history.series("vmaf_ci_p95_lo"), session.history.series("vmaf_ci_p95_hi"));
+        assert_eq!((lo.len(), hi.len()), (12, 12));
+        assert!(lo.iter().zip(&hi).all(|(l, h)| l.1 < h.1), "{lo:?} {hi:?}");
+        for _ in 0..session.models.len() - 1 {
+            session.next_model().unwrap();
+        }
+        assert_eq!(session.model_label(), "vmaf_v0.6.1", "round the list");
     }
 
     /// The demo's sides are not files, yet a file dropped on one is still

@@ -28,12 +28,6 @@ enum Update {
     Failed(String),
 }
 
-/// The model and features the dashboard scores with: the model's own
-/// features, plus PSNR for the plot.
-pub fn default_model() -> Result<Model> {
-    Ok(Model::from_spec(&format!("version={MODEL}"))?)
-}
-
 /// Pairs the scoring thread's decoder reads ahead (as `vqscope score`).
 const READ_AHEAD: usize = 8;
 

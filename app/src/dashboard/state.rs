@@ -185,6 +185,8 @@ pub struct Requests {
     pub save_png: bool,
     /// `E`: write the scores report.
     pub export: bool,
+    /// `V`: score with the next VMAF model.
+    pub next_model: bool,
     /// A file was dropped on a side: reopen that side from it.
     pub replace: Option<(InputSide, PathBuf)>,
 }
@@ -373,6 +375,7 @@ impl State {
                 '?' | 'h' => self.help = !self.help,
                 's' => self.requests.save_png = true,
                 'e' => self.requests.export = true,
+                'v' => self.requests.next_model = true,
                 'q' => self.quit = true,
                 '[' => self.shift_offset(InputSide::Distorted, -1),
                 ']' => self.shift_offset(InputSide::Distorted, 1),

@@ -434,9 +434,12 @@ fn plot(s: &mut Scene, v: &ViewInputs<'_>) {
     let series = state.series;
     // Legend.
     let mut x = area.x0;
-    for (label, color) in
-        [("VMAF".to_string(), ACCENT), (format!("{}  (P: next)", series.label()), WARM)]
-    {
+    let mut legend =
+        vec![("VMAF".to_string(), ACCENT), (format!("{}  (P: next)", series.label()), WARM)];
+    if !v.history.series(CI_LO).is_empty() {
+        legend.insert(1, ("VMAF 95% interval".to_string(), ACCENT.fade(BAND_ALPHA)));
+    }
+    for (label, color) in legend {
         s.rect(Rect::xywh(x, p.y0 + 9.0, 14.0, 3.0), RectStyle::fill(color));
         text(s, &label, x + 20.0, p.y0 + 3.0, SMALL, TEXT);
         x += width_of(&label, SMALL) + 44.0;
@@ -496,6 +499,7 @@ fn plot(s: &mut Scene, v: &ViewInputs<'_>) {
         boxed(s, format!("{} not computed", series.label()), area, DIM, Align::Center);
     }
     s.polyline(&trace(state, &second, series_y), 1.5, WARM.fade(0.9));
+    confidence_band(s, v, &vmaf_y);
     let vmaf = v.history.series("vmaf");
     s.polyline(&trace(state, &vmaf, vmaf_y), 2.0, ACCENT);
     let x = state.plot_x(state.frame as f64);
@@ -505,6 +509,32 @@ fn plot(s: &mut Scene, v: &ViewInputs<'_>) {
         hover(s, v, f, series);
     }
 }
+
+/// A bootstrap model's 95% confidence interval as a band behind the VMAF
+/// trace: one translucent column per frame in view, from `ci_p95_lo` to
+/// `ci_p95_hi` (nothing for single models, which have no interval).
+fn confidence_band(s: &mut Scene, v: &ViewInputs<'_>, vmaf_y: &impl Fn(f64) -> f32) {
+    let state = v.state;
+    let (lo, hi) = (v.history.series(CI_LO), v.history.series(CI_HI));
+    let (a, b) = state.plot_span;
+    let half = (state.plot_x(1.0) - state.plot_x(0.0)).abs() * 0.5;
+    for ((frame, lo), (_, hi)) in lo.iter().zip(&hi) {
+        let f = *frame as f64;
+        if f < a - 1.0 || f > b + 1.0 {
+            continue;
+        }
+        let x = state.plot_x(f);
+        let (x0, x1) = (x - half.max(0.5), x + half.max(0.5));
+        s.rect(Rect::new(x0, vmaf_y(*hi), x1, vmaf_y(*lo)), RectStyle::fill(ACCENT.fade(BAND_ALPHA)));
+    }
+}
+
+/// Opacity of the confidence band.
+const BAND_ALPHA: f32 = 0.3;
+
+/// A bootstrap model's interval, as the dashboard names its score `vmaf`.
+const CI_LO: &str = "vmaf_ci_p95_lo";
+const CI_HI: &str = "vmaf_ci_p95_hi";
 
 /// The hover line and a tooltip with the frame's values.
 fn hover(s: &mut Scene, v: &ViewInputs<'_>, frame: u64, series: Series) {
@@ -601,7 +631,36 @@ fn side_panel(s: &mut Scene, v: &ViewInputs<'_>) {
         }
         row(s, side, r.y0, &format!("frame {frame}"), &format!("{value:.2}"), BAD);
     }
+    all_values(s, v, l.worst_rows[WORST_ROWS - 1].y1 + PAD);
     s.pop_clip();
+}
+
+/// Every value of the current frame (features, then model outputs, less a
+/// bootstrap model's twenty members), as many rows as fit below `top`, then
+/// how many did not.
+fn all_values(s: &mut Scene, v: &ViewInputs<'_>, top: f32) {
+    let side = v.state.layout.side;
+    let Some(current) = v.history.get(v.state.frame) else { return };
+    let shown: Vec<(&str, f64)> = current.named().filter(|(n, _)| !is_member(n)).collect();
+    let room = ((side.y1 - top) / ROW).floor() as usize;
+    if room < 2 {
+        return;
+    }
+    title(s, side, top, &format!("All values, frame {}", v.state.frame));
+    let fits = if shown.len() < room { shown.len() } else { room - 2 };
+    for (i, (name, value)) in shown.iter().take(fits).enumerate() {
+        row(s, side, top + (i + 1) as f32 * ROW, name, &format!("{value:.6}"), TEXT);
+    }
+    if fits < shown.len() {
+        let more = format!("+{} more (E writes them all)", shown.len() - fits);
+        row(s, side, top + (fits + 1) as f32 * ROW, &more, "", DIM);
+    }
+}
+
+/// A bootstrap member's score (`vmaf_0001`…): twenty of them say little
+/// one by one; the band and the CI rows summarise them.
+fn is_member(name: &str) -> bool {
+    name.rsplit_once('_').is_some_and(|(_, n)| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Every key and mouse action.
@@ -618,6 +677,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("{ / }", "the same for the reference side"),
     ("drop a file on a side", "replace that input (same size and format)"),
     ("P", "second plotted series: VIF s0, ADM2, motion2, PSNR-Y"),
+    ("V", "next VMAF model (bootstrap: 95% band in the plot)"),
     ("click / drag plot", "seek; wheel zooms the time axis"),
     ("click a worst frame", "seek to it"),
     ("S / E", "save a PNG of the view / write the JSON report"),
