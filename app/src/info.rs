@@ -66,12 +66,12 @@ pub fn run(args: Args) -> Result<()> {
     if let [file] = files.as_slice() {
         // One input: its error is the one line.
         let source = open_input(file, geometry)?;
-        return outln!("{}", source.info());
+        return outln!("{}", source.info().display(source.assumed()));
     }
     let mut failed = 0;
     for file in files {
         match open_input(file, geometry) {
-            Ok(source) => outln!("{}", source.info())?,
+            Ok(source) => outln!("{}", source.info().display(source.assumed()))?,
             Err(e) => {
                 let _ = writeln!(std::io::stderr(), "vqscope: {e}");
                 failed += 1;

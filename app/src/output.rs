@@ -212,6 +212,25 @@ pub fn write_atomically(
     }
 }
 
+/// A scratch file, open for reading and writing, for what a report to
+/// `path` gathers while it is computed: in the report's folder (so the
+/// space it takes is the report's own disk), or the system's temporary
+/// folder for stdout and devices. Its name is removed at once, so nothing
+/// is left behind whatever becomes of the process; the space is freed when
+/// the file is closed.
+pub fn scratch_file(path: &Path) -> Result<File> {
+    let fail = |e: io::Error| anyhow!("cannot write {}: {e}", shown(path));
+    let folder = match Target::of(path).map_err(fail)? {
+        Target::Replace { dest, .. } => folder_of(&dest).to_path_buf(),
+        Target::Stdout | Target::InPlace(_) => std::env::temp_dir(),
+    };
+    let (temp, file) = TempFile::create_in(&folder, Path::new("frames"), None).map_err(fail)?;
+    drop(file);
+    let file = File::options().read(true).write(true).open(&temp.path).map_err(fail)?;
+    drop(temp); // removes the name; the open file lives on
+    Ok(file)
+}
+
 /// Like [`write_atomically`] for writers that want a path (a PNG encoder):
 /// `write` creates the file at the path it is given, a temporary one
 /// whose name ends in `.EXT`, which then replaces `path`. For `-` (stdout)

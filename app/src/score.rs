@@ -11,9 +11,8 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_metrics::model::Model;
-use vqscope_metrics::pipeline::FrameScores;
-use vqscope_metrics::report::Format;
-use vqscope_metrics::vmaf::{Scorer, Selection, pooled_mean, report};
+use vqscope_metrics::report::{Format, ReportStream};
+use vqscope_metrics::vmaf::{Scorer, Selection};
 use vqscope_video::{Decoder, Pair, PairOptions, open_input};
 
 use crate::info::RawArgs;
@@ -49,8 +48,8 @@ pub struct Args {
     /// version=vmaf_v0.6.1.
     #[arg(short = 'm', long = "model")]
     models: Vec<String>,
-    /// Extra feature (repeatable): `NAME` or `NAME=opt=value:opt=value`; NAME is one of psnr,
-    /// adm, motion, vif, float_ssim, float_ms_ssim. `NAME=help` lists its options.
+    /// Extra feature (repeatable): `NAME` or `NAME=opt=value:opt=value`, as libvmaf takes it
+    /// (an unknown NAME lists the ones vqscope computes). `NAME=help` lists its options.
     #[arg(long = "feature")]
     features: Vec<String>,
     /// Compute features only, no VMAF prediction.
@@ -284,11 +283,22 @@ pub fn run(args: Args) -> Result<()> {
         None => Decoder::spawn(pair, READ_AHEAD)?,
     };
     let progress = !args.quiet && std::io::stderr().is_terminal();
+    // The frames go to the report as they come (its frame lines to a
+    // scratch file, each metric pooled on the fly): memory stays flat
+    // however long the clip.
+    let mut frames = match &args.output {
+        Some(output) => {
+            ReportStream::new(args.format(), args.subsample, crate::output::scratch_file(output)?)
+        }
+        None => ReportStream::pool_only(args.subsample),
+    };
+    let body_error = |e: std::io::Error| anyhow::anyhow!("writing the report's frames: {e}");
     let start = Instant::now();
-    let mut frames: Vec<FrameScores> = Vec::new();
     let mut read = 0u64;
     while let Some(pair) = decoder.recv()? {
-        frames.extend(scorer.push(&pair)?);
+        for f in scorer.push(&pair)? {
+            frames.push(&f.names, &f.values).map_err(body_error)?;
+        }
         pair.recycle();
         read += 1;
         if progress {
@@ -296,7 +306,9 @@ pub fn run(args: Args) -> Result<()> {
             eprint!("\rvqscope: frame {read}{of}");
         }
     }
-    frames.extend(scorer.finish()?);
+    for f in scorer.finish()? {
+        frames.push(&f.names, &f.values).map_err(body_error)?;
+    }
     let elapsed = start.elapsed().as_secs_f64();
     if progress {
         eprintln!();
@@ -305,15 +317,31 @@ pub fn run(args: Args) -> Result<()> {
         eprintln!("vqscope: warning: {warning}");
     }
     decoder.shutdown()?;
-    if frames.is_empty() {
+    let count = frames.frame_count();
+    if count == 0 {
         bail!("no frames to score");
     }
-    let fps = frames.len() as f64 / elapsed.max(1e-9);
-    let subsample = args.subsample as usize;
+    let fps = count as f64 / elapsed.max(1e-9);
+    // As libvmaf: each model's pooled mean under its --model version or
+    // path, over the frames the report keeps; then each bootstrap
+    // collection's pooled bagging score, CI and stddev.
+    let mut lines: Vec<String> = Vec::new();
+    for model in &labels {
+        if let Some(mean) = frames.pooled_mean(model.model.name()) {
+            lines.push(format!("{}: {mean:.6}", model.label));
+        }
+    }
+    for model in &labels {
+        if let Some(summary) = model.model.bootstrap_summary(|name| frames.pooled_mean(name)) {
+            lines.push(summary.cli_line(&model.label));
+        }
+    }
     if let Some(output) = &args.output {
         let size = (clip_geometry.width, clip_geometry.height);
-        let report = report(REPORT_VERSION, &frames, fps, size, subsample, scorer.aggregates());
-        crate::output::write_atomically(output, |w| report.write(args.format(), w))?;
+        let aggregates = scorer.aggregates();
+        crate::output::write_atomically(output, |w| {
+            frames.finish(REPORT_VERSION, fps, size, &aggregates, w)
+        })?;
     }
     // With the report on stdout, the pooled scores go to stderr (as
     // libvmaf prints them) so that stdout stays one JSON/XML/CSV document.
@@ -326,21 +354,10 @@ pub fn run(args: Args) -> Result<()> {
         }
         Ok(())
     };
-    // As libvmaf: each model's pooled mean under its --model version or
-    // path, over the frames the report keeps.
-    for model in &labels {
-        if let Some(mean) = pooled_mean(&frames, model.model.name(), subsample) {
-            say(format!("{}: {mean:.6}", model.label))?;
-        }
+    for line in lines {
+        say(line)?;
     }
-    // Then each bootstrap collection's pooled bagging score, CI and stddev.
-    for model in &labels {
-        let mean = |name: &str| pooled_mean(&frames, name, subsample);
-        if let Some(summary) = model.model.bootstrap_summary(mean) {
-            say(summary.cli_line(&model.label))?;
-        }
-    }
-    eprintln!("vqscope: {} frames in {:.2} s ({:.1} fps)", frames.len(), elapsed, fps);
+    eprintln!("vqscope: {count} frames in {elapsed:.2} s ({fps:.1} fps)");
     Ok(())
 }
 

@@ -203,7 +203,8 @@ fn dashboard(args: &Args) -> Result<()> {
         offsets: args.offsets.unwrap_or((0, 0)),
         help: args.help_overlay,
     };
-    let model = args.model.clone().unwrap_or_else(|| format!("version={}", crate::dashboard::MODEL));
+    let model =
+        args.model.clone().unwrap_or_else(|| format!("version={}", crate::dashboard::MODEL));
     let rgba = render_shot(&score_clip(&inputs, &model)?, &shot)?;
     let (width, height) = args.size;
     save_png(&args.output, width, height, &rgba).context("dashboard")?;

@@ -59,28 +59,58 @@ pub fn pool(scores: &[f64]) -> Option<Pooled> {
 /// when `n <= 1` or `i % n == 0` (`scores[i]` is frame `i`; the values of
 /// the other frames are ignored).
 pub fn pool_subsampled(scores: &[f64], subsample: usize) -> Option<Pooled> {
-    let mut count = 0u32;
-    let (mut min, mut max, mut sum, mut inv_sum) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let mut pooler = Pooler::new(subsample as u64);
     for (i, &s) in scores.iter().enumerate() {
-        if subsample > 1 && !i.is_multiple_of(subsample) {
-            continue;
+        pooler.add(i as u64, s);
+    }
+    pooler.pooled()
+}
+
+/// [`pool_subsampled`] one frame at a time, in a few words of memory: the
+/// same sequential sums and comparisons, so the result is the same to the
+/// bit, without keeping the scores.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pooler {
+    subsample: u64,
+    count: u64,
+    min: f64,
+    max: f64,
+    sum: f64,
+    inv_sum: f64,
+}
+
+impl Pooler {
+    /// Pools the frames `i` with `subsample <= 1` or `i % subsample == 0`.
+    pub fn new(subsample: u64) -> Self {
+        Self { subsample, count: 0, min: 0.0, max: 0.0, sum: 0.0, inv_sum: 0.0 }
+    }
+
+    /// Adds frame `index`'s score; frames must come in order.
+    pub fn add(&mut self, index: u64, s: f64) {
+        if self.subsample > 1 && !index.is_multiple_of(self.subsample) {
+            return;
         }
-        count += 1;
-        sum += s;
-        inv_sum += 1.0 / (s + 1.0);
+        self.count += 1;
+        self.sum += s;
+        self.inv_sum += 1.0 / (s + 1.0);
         // libvmaf's own comparisons (not f64::min), so a NaN behaves alike.
-        if i == 0 || s < min {
-            min = s;
+        if index == 0 || s < self.min {
+            self.min = s;
         }
-        if i == 0 || s > max {
-            max = s;
+        if index == 0 || s > self.max {
+            self.max = s;
         }
     }
-    if count == 0 {
-        return None;
+
+    /// The pooled values so far; `None` before any counted frame.
+    pub fn pooled(&self) -> Option<Pooled> {
+        if self.count == 0 {
+            return None;
+        }
+        let n = self.count as f64;
+        let (min, max) = (self.min, self.max);
+        Some(Pooled { min, max, mean: self.sum / n, harmonic_mean: n / self.inv_sum - 1.0 })
     }
-    let n = f64::from(count);
-    Some(Pooled { min, max, mean: sum / n, harmonic_mean: n / inv_sum - 1.0 })
 }
 
 #[cfg(test)]

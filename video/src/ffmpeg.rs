@@ -159,6 +159,21 @@ pub fn output_pix_fmt(src: &str) -> (String, bool) {
 
 /// Colour from ffprobe's tags; unknown tags keep the BT.709 limited default,
 /// except that JPEG-range (`yuvj…`) formats are full range.
+/// Which of [`probe_color`]'s values are defaults: the stream does not tag
+/// them (ffmpeg's y4m output always states the frame rate).
+pub fn probe_assumed(p: &Probe) -> crate::source::Assumed {
+    let tagged = |v: &str, known: &[&str]| known.contains(&v);
+    crate::source::Assumed {
+        frame_rate: false,
+        matrix: !tagged(
+            &p.color_space,
+            &["bt470bg", "smpte170m", "fcc", "bt2020nc", "bt2020c", "bt709"],
+        ),
+        range: !tagged(&p.color_range, &["pc", "jpeg", "tv", "mpeg"])
+            && !p.pix_fmt.starts_with("yuvj"),
+    }
+}
+
 pub fn probe_color(p: &Probe) -> ColorInfo {
     let matrix = match p.color_space.as_str() {
         "bt470bg" | "smpte170m" | "fcc" => ColorMatrix::Bt601,
@@ -275,6 +290,8 @@ pub struct FfmpegSource {
     /// Set when decoding ended cleanly before `announced` frames: the
     /// warning [`VideoSource::end_warning`] gives.
     shortfall: Option<String>,
+    /// What the stream does not tag.
+    assumed: crate::source::Assumed,
 }
 
 impl FfmpegSource {
@@ -316,6 +333,7 @@ impl FfmpegSource {
             cache: VecDeque::new(),
             announced: p.nb_frames,
             shortfall: None,
+            assumed: probe_assumed(&p),
         };
         src.start()?;
         let h = src.running.as_ref().map(|r| r.stream.header().clone());
@@ -487,6 +505,10 @@ impl FfmpegSource {
 impl VideoSource for FfmpegSource {
     fn info(&self) -> &SourceInfo {
         &self.info
+    }
+
+    fn assumed(&self) -> crate::source::Assumed {
+        self.assumed
     }
 
     fn read_frame(&mut self, index: u64) -> Result<Frame> {

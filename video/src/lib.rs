@@ -22,5 +22,5 @@ pub use frame::{
 };
 pub use pair::{FramePair, Pair, PairOptions};
 pub use raw::RawGeometry;
-pub use source::{SourceInfo, VideoSource, check_stream_inputs, open_input};
+pub use source::{Assumed, SourceInfo, VideoSource, check_stream_inputs, open_input};
 pub use upload::{DeviceFrame, DeviceFramePair, FrameUploader, PlaneLayout};

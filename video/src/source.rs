@@ -30,19 +30,66 @@ pub struct SourceInfo {
     pub description: String,
 }
 
+/// Which of a [`SourceInfo`]'s values are vqscope's defaults rather than
+/// something the input states: an untagged y4m is taken as BT.709 limited
+/// range at 25 fps (as ffmpeg takes it), raw yuv always.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Assumed {
+    pub frame_rate: bool,
+    pub matrix: bool,
+    pub range: bool,
+}
+
+impl Assumed {
+    /// Everything stated by the input.
+    pub const NONE: Assumed = Assumed { frame_rate: false, matrix: false, range: false };
+    /// Nothing stated: every value is a default.
+    pub const ALL: Assumed = Assumed { frame_rate: true, matrix: true, range: true };
+}
+
+impl SourceInfo {
+    /// The text `vqscope info` prints for one input, with the values in
+    /// `assumed` marked as defaults (`BT.709 limited range (assumed: not
+    /// tagged)`), so that a default is not read as a fact about the file.
+    pub fn display(&self, assumed: Assumed) -> impl fmt::Display + '_ {
+        InfoText { info: self, assumed }
+    }
+}
+
+struct InfoText<'a> {
+    info: &'a SourceInfo,
+    assumed: Assumed,
+}
+
 impl fmt::Display for SourceInfo {
-    /// The text `vqscope info` prints for one input.
+    /// [`SourceInfo::display`] with every value taken as stated by the
+    /// input (callers that know better use that).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let g = &self.geometry;
-        let frames = self.frame_count.map_or_else(|| "unknown".to_string(), |n| n.to_string());
-        writeln!(f, "{}", Shown(self.path.clone()))?;
-        writeln!(f, "  format:       {}", self.description)?;
+        self.display(Assumed::NONE).fmt(f)
+    }
+}
+
+impl fmt::Display for InfoText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (info, a) = (self.info, self.assumed);
+        let g = &info.geometry;
+        let frames = info.frame_count.map_or_else(|| "unknown".to_string(), |n| n.to_string());
+        writeln!(f, "{}", Shown(info.path.clone()))?;
+        writeln!(f, "  format:       {}", info.description)?;
         writeln!(f, "  size:         {}x{}", g.width, g.height)?;
         writeln!(f, "  pixel format: {}", g.format.ffmpeg_name())?;
         writeln!(f, "  bit depth:    {}", g.format.bit_depth)?;
         writeln!(f, "  frames:       {frames}")?;
-        writeln!(f, "  frame rate:   {} ({:.3} fps)", self.frame_rate, self.frame_rate.as_f64())?;
-        write!(f, "  colour:       {}", self.color)
+        let rate = info.frame_rate;
+        let note = if a.frame_rate { ", assumed: not stated in the input" } else { "" };
+        writeln!(f, "  frame rate:   {rate} ({:.3} fps{note})", rate.as_f64())?;
+        let note = match (a.matrix, a.range) {
+            (true, true) => " (assumed: not tagged)",
+            (true, false) => " (matrix assumed: not tagged)",
+            (false, true) => " (range assumed: not tagged)",
+            (false, false) => "",
+        };
+        write!(f, "  colour:       {}{note}", info.color)
     }
 }
 
@@ -70,6 +117,12 @@ pub trait VideoSource: Send {
     /// message names the file; [`crate::Pair`] collects it.
     fn end_warning(&self) -> Option<String> {
         None
+    }
+
+    /// Which values of [`VideoSource::info`] are defaults, not read from
+    /// the input (none, unless the reader says otherwise).
+    fn assumed(&self) -> Assumed {
+        Assumed::NONE
     }
 }
 
@@ -253,6 +306,9 @@ impl VideoSource for Y4mFileSource {
             Box::new(Y4mFileSource { inner, info: self.info.clone() }) as Box<dyn VideoSource>
         }))
     }
+    fn assumed(&self) -> Assumed {
+        self.inner.header().assumed
+    }
 }
 
 struct RawFileSource {
@@ -274,6 +330,9 @@ impl VideoSource for RawFileSource {
         Some(self.inner.reopen().map(|inner| {
             Box::new(RawFileSource { inner, info: self.info.clone() }) as Box<dyn VideoSource>
         }))
+    }
+    fn assumed(&self) -> Assumed {
+        Assumed::ALL
     }
 }
 
@@ -300,6 +359,13 @@ impl StreamSource {
 impl VideoSource for StreamSource {
     fn info(&self) -> &SourceInfo {
         &self.info
+    }
+
+    fn assumed(&self) -> Assumed {
+        match &self.inner {
+            Stream::Y4m(s) => s.header().assumed,
+            Stream::Raw(_) => Assumed::ALL,
+        }
     }
 
     fn read_frame(&mut self, index: u64) -> Result<Frame> {
@@ -339,5 +405,72 @@ impl VideoSource for StreamSource {
             self.info.frame_count = Some(self.position());
         }
         Ok(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-frame 2x2 4:2:0 file with `header` after the magic.
+    fn y4m(name: &str, header: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("vqscope-info-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        let mut data = format!("YUV4MPEG2 {header}\nFRAME\n").into_bytes();
+        data.extend_from_slice(&[16; 6]);
+        std::fs::write(&path, data).unwrap();
+        path
+    }
+
+    fn shown(path: &Path, raw: Option<RawGeometry>) -> String {
+        let source = open_input(path, raw).unwrap();
+        source.info().display(source.assumed()).to_string()
+    }
+
+    fn line<'a>(text: &'a str, key: &str) -> &'a str {
+        text.lines().find(|l| l.trim_start().starts_with(key)).unwrap_or_else(|| panic!("{text}"))
+    }
+
+    #[test]
+    fn defaults_are_marked_as_assumed() {
+        let untagged = shown(&y4m("untagged.y4m", "W2 H2"), None);
+        assert_eq!(
+            line(&untagged, "colour:"),
+            "  colour:       BT.709 limited range (assumed: not tagged)"
+        );
+        assert_eq!(
+            line(&untagged, "frame rate:"),
+            "  frame rate:   25/1 (25.000 fps, assumed: not stated in the input)"
+        );
+        let unknown_rate = shown(&y4m("f00.y4m", "W2 H2 F0:0 XCOLORRANGE=LIMITED"), None);
+        assert!(line(&unknown_rate, "frame rate:").contains("assumed"), "{unknown_rate}");
+        assert_eq!(
+            line(&unknown_rate, "colour:"),
+            "  colour:       BT.709 limited range (matrix assumed: not tagged)"
+        );
+        let tagged =
+            shown(&y4m("tagged.y4m", "W2 H2 F30:1 XCOLORRANGE=FULL XCOLORMATRIX=BT709"), None);
+        assert!(!tagged.contains("assumed"), "{tagged}");
+        assert_eq!(line(&tagged, "colour:"), "  colour:       BT.709 full range");
+        assert_eq!(line(&tagged, "frame rate:"), "  frame rate:   30/1 (30.000 fps)");
+    }
+
+    #[test]
+    fn raw_yuv_states_nothing() {
+        let dir = std::env::temp_dir().join(format!("vqscope-info-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("clip.yuv");
+        std::fs::write(&path, [16u8; 6]).unwrap();
+        let raw =
+            RawGeometry { width: 2, height: 2, chroma: crate::ChromaFormat::Yuv420, bit_depth: 8 };
+        let text = shown(&path, Some(raw));
+        assert!(
+            line(&text, "frame rate:").ends_with("(25.000 fps, assumed: not stated in the input)")
+        );
+        assert!(line(&text, "colour:").ends_with("(assumed: not tagged)"), "{text}");
+        // Plain Display (callers that cannot tell) states no assumption.
+        let source = open_input(&path, Some(raw)).unwrap();
+        assert!(!source.info().to_string().contains("assumed"));
     }
 }

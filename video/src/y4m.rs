@@ -47,6 +47,7 @@ use crate::frame::{
     ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, PixelFormat, Rational,
 };
 use crate::lines::{Line, excerpt, read_line};
+use crate::source::Assumed;
 
 /// Where chroma samples sit relative to luma; informational only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +92,8 @@ pub struct Y4mHeader {
     pub alpha_bytes: usize,
     /// Every `X` tag, without the leading `X`.
     pub extensions: Vec<String>,
+    /// Which of `frame_rate` and `color` are defaults rather than tags.
+    pub assumed: Assumed,
 }
 
 impl Y4mHeader {
@@ -216,6 +219,7 @@ pub fn parse_header(line: &[u8], path: &Path) -> Result<Y4mHeader> {
         color: ColorInfo::default(),
         alpha_bytes: 0,
         extensions: Vec::new(),
+        assumed: Assumed::ALL,
     };
     for tag in text.split(' ').filter(|t| !t.is_empty()) {
         let (key, value) = tag.split_at(1);
@@ -226,6 +230,7 @@ pub fn parse_header(line: &[u8], path: &Path) -> Result<Y4mHeader> {
                 let r = parse_ratio(value).ok_or_else(|| bad("frame rate", tag))?;
                 if r.num != 0 && r.den != 0 {
                     h.frame_rate = r;
+                    h.assumed.frame_rate = false;
                 } else if r.num != 0 || r.den != 0 {
                     return Err(bad("frame rate", tag));
                 }
@@ -249,13 +254,16 @@ pub fn parse_header(line: &[u8], path: &Path) -> Result<Y4mHeader> {
                 if let Some((k, v)) = value.split_once('=') {
                     match k.to_ascii_uppercase().as_str() {
                         "COLORRANGE" => match v.to_ascii_uppercase().as_str() {
-                            "FULL" => h.color.range = ColorRange::Full,
-                            "LIMITED" => h.color.range = ColorRange::Limited,
+                            "FULL" => (h.color.range, h.assumed.range) = (ColorRange::Full, false),
+                            "LIMITED" => {
+                                (h.color.range, h.assumed.range) = (ColorRange::Limited, false)
+                            }
                             _ => {}
                         },
                         "COLORMATRIX" | "COLORSPACE" | "MATRIX" => {
                             if let Some(m) = matrix(v) {
                                 h.color.matrix = m;
+                                h.assumed.matrix = false;
                             }
                         }
                         _ => {}

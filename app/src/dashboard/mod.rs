@@ -36,10 +36,10 @@ use winit::keyboard::{Key as WinitKey, NamedKey};
 use crate::info::RawArgs;
 use pictures::Pictures;
 use scores::{History, Scorer};
-use vqscope_metrics::model::Model;
 use source::{ClipInfo, FrameFeed, Inputs};
 use ssim::SsimMapper;
 use state::{Input, InputSide, Key, State, ViewMode};
+use vqscope_metrics::model::Model;
 
 /// `vqscope [-r REF -d DIS]`: the inputs of the dashboard window.
 #[derive(clap::Args)]
@@ -706,7 +706,8 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         assert_eq!(session.history.error, None);
-        let (lo, hi) = (session.history.series("vmaf_ci_p95_lo"), session.history.series("vmaf_ci_p95_hi"));
+        let (lo, hi) =
+            (session.history.series("vmaf_ci_p95_lo"), session.history.series("vmaf_ci_p95_hi"));
         assert_eq!((lo.len(), hi.len()), (12, 12));
         assert!(lo.iter().zip(&hi).all(|(l, h)| l.1 < h.1), "{lo:?} {hi:?}");
         for _ in 0..session.models.len() - 1 {

@@ -525,7 +525,10 @@ fn confidence_band(s: &mut Scene, v: &ViewInputs<'_>, vmaf_y: &impl Fn(f64) -> f
         }
         let x = state.plot_x(f);
         let (x0, x1) = (x - half.max(0.5), x + half.max(0.5));
-        s.rect(Rect::new(x0, vmaf_y(*hi), x1, vmaf_y(*lo)), RectStyle::fill(ACCENT.fade(BAND_ALPHA)));
+        s.rect(
+            Rect::new(x0, vmaf_y(*hi), x1, vmaf_y(*lo)),
+            RectStyle::fill(ACCENT.fade(BAND_ALPHA)),
+        );
     }
 }
 
@@ -660,7 +663,8 @@ fn all_values(s: &mut Scene, v: &ViewInputs<'_>, top: f32) {
 /// A bootstrap member's score (`vmaf_0001`…): twenty of them say little
 /// one by one; the band and the CI rows summarise them.
 fn is_member(name: &str) -> bool {
-    name.rsplit_once('_').is_some_and(|(_, n)| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()))
+    name.rsplit_once('_')
+        .is_some_and(|(_, n)| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Every key and mouse action.

@@ -2,22 +2,22 @@
 //! then one row per frame; every field, the last included, ends in a comma.
 //! There are no pooled values in this format.
 
-use std::fmt::Write;
+use std::io::{self, Write};
 
-use super::{Report, feature_name_alias, format_value};
+use super::{Head, Metrics, feature_name_alias, format_value};
 
-pub(super) fn render(r: &Report) -> String {
-    let mut s = String::from("Frame,");
-    for metric in &r.pooled {
-        let _ = write!(s, "{},", feature_name_alias(&metric.name));
+pub(super) fn head(out: &mut dyn Write, head: &Head<'_>) -> io::Result<()> {
+    out.write_all(b"Frame,")?;
+    for name in head.names {
+        write!(out, "{},", feature_name_alias(name))?;
     }
-    s.push('\n');
-    for frame in r.frames.iter().filter(|f| !f.metrics.is_empty()) {
-        let _ = write!(s, "{},", frame.index);
-        for (_, value) in &frame.metrics {
-            let _ = write!(s, "{},", format_value(*value));
-        }
-        s.push('\n');
+    out.write_all(b"\n")
+}
+
+pub(super) fn frame(out: &mut dyn Write, index: u64, metrics: Metrics<'_>) -> io::Result<()> {
+    write!(out, "{index},")?;
+    for (_, value) in metrics.iter() {
+        write!(out, "{},", format_value(value))?;
     }
-    s
+    out.write_all(b"\n")
 }

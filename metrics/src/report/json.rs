@@ -2,9 +2,9 @@
 //! JSON serialiser because the layout (two-space indents, `%.6f` numbers,
 //! `null` for non-finite values) must match libvmaf's byte for byte.
 
-use std::fmt::Write;
+use std::io::{self, Write};
 
-use super::{Report, feature_name_alias, format_value, printf_fixed};
+use super::{Head, Metrics, Tail, feature_name_alias, format_value, printf_fixed};
 use crate::pool::PoolMethod;
 
 /// A finite value as libvmaf prints it, or JSON `null`.
@@ -12,61 +12,60 @@ fn number(v: f64) -> String {
     if v.is_finite() { format_value(v) } else { "null".to_owned() }
 }
 
-pub(super) fn render(r: &Report) -> String {
-    let mut s = String::new();
-    s.push_str("{\n");
-    let _ = writeln!(s, "  \"version\": \"{}\",", r.version);
-    if r.fps.is_finite() {
-        let _ = writeln!(s, "  \"fps\": {},", printf_fixed(r.fps, 2));
+pub(super) fn head(out: &mut dyn Write, h: &Head<'_>) -> io::Result<()> {
+    out.write_all(b"{\n")?;
+    writeln!(out, "  \"version\": \"{}\",", h.version)?;
+    if h.fps.is_finite() {
+        writeln!(out, "  \"fps\": {},", printf_fixed(h.fps, 2))?;
     } else {
-        s.push_str("  \"fps\": null,\n");
+        out.write_all(b"  \"fps\": null,\n")?;
     }
+    out.write_all(b"  \"frames\": [")
+}
 
-    s.push_str("  \"frames\": [");
-    for frame in r.frames.iter().filter(|f| !f.metrics.is_empty()) {
-        // libvmaf separates by the frame number, not by "a frame came before".
-        s.push_str(if frame.index > 0 { ",\n" } else { "\n" });
-        s.push_str("    {\n");
-        let _ = writeln!(s, "      \"frameNum\": {},", frame.index);
-        s.push_str("      \"metrics\": {\n");
-        let count = frame.metrics.len();
-        for (k, (name, value)) in frame.metrics.iter().enumerate() {
-            let comma = if k + 1 < count { "," } else { "" };
-            let name = feature_name_alias(name);
-            if value.is_finite() {
-                let _ = writeln!(s, "        \"{name}\": {}{comma}", format_value(*value));
-            } else {
-                // libvmaf writes no line break after a null.
-                let _ = write!(s, "        \"{name}\": null{comma}");
-            }
+pub(super) fn frame(out: &mut dyn Write, index: u64, metrics: Metrics<'_>) -> io::Result<()> {
+    // libvmaf separates by the frame number, not by "a frame came before".
+    out.write_all(if index > 0 { b",\n" } else { b"\n" })?;
+    out.write_all(b"    {\n")?;
+    writeln!(out, "      \"frameNum\": {index},")?;
+    out.write_all(b"      \"metrics\": {\n")?;
+    let count = metrics.len();
+    for (k, (name, value)) in metrics.iter().enumerate() {
+        let comma = if k + 1 < count { "," } else { "" };
+        let name = feature_name_alias(name);
+        if value.is_finite() {
+            writeln!(out, "        \"{name}\": {}{comma}", format_value(value))?;
+        } else {
+            // libvmaf writes no line break after a null.
+            write!(out, "        \"{name}\": null{comma}")?;
         }
-        s.push_str("      }\n");
-        s.push_str("    }");
     }
-    s.push_str("\n  ],\n");
+    out.write_all(b"      }\n")?;
+    out.write_all(b"    }")
+}
 
-    s.push_str("  \"pooled_metrics\": {");
-    for (i, metric) in r.pooled.iter().enumerate() {
-        s.push_str(if i > 0 { ",\n" } else { "\n" });
-        let _ = write!(s, "    \"{}\": {{", feature_name_alias(&metric.name));
+pub(super) fn tail(out: &mut dyn Write, t: &Tail<'_>) -> io::Result<()> {
+    out.write_all(b"\n  ],\n")?;
+    out.write_all(b"  \"pooled_metrics\": {")?;
+    for (i, metric) in t.pooled.iter().enumerate() {
+        out.write_all(if i > 0 { b",\n" } else { b"\n" })?;
+        write!(out, "    \"{}\": {{", feature_name_alias(&metric.name))?;
         if let Some(p) = &metric.pooled {
             for (j, method) in PoolMethod::ALL.iter().enumerate() {
-                s.push_str(if j > 0 { ",\n" } else { "\n" });
-                let _ = write!(s, "      \"{}\": {}", method.name(), number(p.get(*method)));
+                out.write_all(if j > 0 { b",\n" } else { b"\n" })?;
+                write!(out, "      \"{}\": {}", method.name(), number(p.get(*method)))?;
             }
         }
-        s.push('\n');
-        s.push_str("    }");
+        out.write_all(b"\n")?;
+        out.write_all(b"    }")?;
     }
-    s.push_str("\n  },\n");
-
-    s.push_str("  \"aggregate_metrics\": {");
-    let count = r.aggregate.len();
-    for (i, (name, value)) in r.aggregate.iter().enumerate() {
-        let _ = write!(s, "\n    \"{name}\": {}", number(*value));
-        s.push_str(if i + 1 < count { "," } else { "" });
+    out.write_all(b"\n  },\n")?;
+    out.write_all(b"  \"aggregate_metrics\": {")?;
+    let count = t.aggregate.len();
+    for (i, (name, value)) in t.aggregate.iter().enumerate() {
+        write!(out, "\n    \"{name}\": {}", number(*value))?;
+        out.write_all(if i + 1 < count { b"," } else { b"" })?;
     }
-    s.push_str("\n  }\n");
-    s.push_str("}\n");
-    s
+    out.write_all(b"\n  }\n")?;
+    out.write_all(b"}\n")
 }

@@ -21,9 +21,9 @@ mod json;
 mod sub;
 mod xml;
 
-use std::io;
+use std::io::{self, Read, Seek, SeekFrom, Write};
 
-use crate::pool::{Pooled, pool_subsampled};
+use crate::pool::{Pooled, Pooler, pool_subsampled};
 
 /// One written frame: its number and its metrics in report order.
 #[derive(Debug, Clone, PartialEq)]
@@ -110,17 +110,213 @@ impl Report {
 
     /// The report as text in `format`.
     pub fn render(&self, format: Format) -> String {
-        match format {
-            Format::Xml => xml::render(self),
-            Format::Json => json::render(self),
-            Format::Csv => csv::render(self),
-            Format::Sub => sub::render(self),
+        let mut text = Vec::new();
+        // Writing into memory cannot fail, and every piece is UTF-8.
+        let _ = self.write(format, &mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    }
+
+    /// Writes the report in `format`, piece by piece (the text is never
+    /// held whole).
+    pub fn write(&self, format: Format, out: &mut dyn io::Write) -> io::Result<()> {
+        let names: Vec<&str> = self.pooled.iter().map(|m| m.name.as_str()).collect();
+        let head = Head {
+            version: &self.version,
+            fps: self.fps,
+            width: self.width,
+            height: self.height,
+            names: &names,
+        };
+        write_head(format, out, &head)?;
+        for frame in self.frames.iter().filter(|f| !f.metrics.is_empty()) {
+            write_frame(format, out, u64::from(frame.index), Metrics::Pairs(&frame.metrics))?;
+        }
+        write_tail(format, out, &Tail { pooled: &self.pooled, aggregate: &self.aggregate })
+    }
+}
+
+/// What a report states before its frames.
+struct Head<'a> {
+    version: &'a str,
+    fps: f64,
+    width: u32,
+    height: u32,
+    /// Every metric in collector order (the CSV header).
+    names: &'a [&'a str],
+}
+
+/// What a report states after its frames.
+struct Tail<'a> {
+    pooled: &'a [PooledMetric],
+    aggregate: &'a [(String, f64)],
+}
+
+/// One frame's metrics, as a [`Report`] or a [`ReportStream`] holds them.
+#[derive(Clone, Copy)]
+enum Metrics<'a> {
+    Pairs(&'a [(String, f64)]),
+    /// Names and values side by side (the shorter decides).
+    Columns(&'a [String], &'a [f64]),
+}
+
+impl<'a> Metrics<'a> {
+    fn len(self) -> usize {
+        match self {
+            Self::Pairs(p) => p.len(),
+            Self::Columns(n, v) => n.len().min(v.len()),
         }
     }
 
-    /// Writes the report in `format`.
-    pub fn write(&self, format: Format, out: &mut dyn io::Write) -> io::Result<()> {
-        out.write_all(self.render(format).as_bytes())
+    fn iter(self) -> Box<dyn Iterator<Item = (&'a str, f64)> + 'a> {
+        match self {
+            Self::Pairs(p) => Box::new(p.iter().map(|(n, v)| (n.as_str(), *v))),
+            Self::Columns(n, v) => Box::new(n.iter().map(String::as_str).zip(v.iter().copied())),
+        }
+    }
+}
+
+fn write_head(format: Format, out: &mut dyn Write, head: &Head<'_>) -> io::Result<()> {
+    match format {
+        Format::Xml => xml::head(out, head),
+        Format::Json => json::head(out, head),
+        Format::Csv => csv::head(out, head),
+        Format::Sub => Ok(()),
+    }
+}
+
+fn write_frame(format: Format, out: &mut dyn Write, index: u64, m: Metrics<'_>) -> io::Result<()> {
+    match format {
+        Format::Xml => xml::frame(out, index, m),
+        Format::Json => json::frame(out, index, m),
+        Format::Csv => csv::frame(out, index, m),
+        Format::Sub => sub::frame(out, index, m),
+    }
+}
+
+fn write_tail(format: Format, out: &mut dyn Write, tail: &Tail<'_>) -> io::Result<()> {
+    match format {
+        Format::Xml => xml::tail(out, tail),
+        Format::Json => json::tail(out, tail),
+        Format::Csv | Format::Sub => Ok(()),
+    }
+}
+
+/// A report written while the frames are scored, in memory that does not
+/// grow with the clip: each frame's line goes to `body` (a scratch file)
+/// as it arrives and each metric is pooled on the fly ([`Pooler`]);
+/// [`ReportStream::finish`] then writes the head (which states the run's
+/// fps, known only at the end), copies the frames from `body` and writes
+/// the pooled values. The bytes are [`Report::write`]'s for the same
+/// frames. Without a body ([`ReportStream::pool_only`]) it only pools.
+pub struct ReportStream<W: Write> {
+    format: Format,
+    subsample: u64,
+    /// The first frame's names: every frame is written under them, as
+    /// [`Report::from_table`] does.
+    names: Option<Vec<String>>,
+    pools: Vec<Pooler>,
+    /// Per name: some frame lacked it, so it has no pooled value.
+    missing: Vec<bool>,
+    frames: u64,
+    body: Option<io::BufWriter<W>>,
+}
+
+impl<W: Write> ReportStream<W> {
+    /// Writes the frames of a `format` report into `body`; with
+    /// `subsample > 1` only frames `i % subsample == 0` are written and
+    /// pooled.
+    pub fn new(format: Format, subsample: u64, body: W) -> Self {
+        let mut stream = Self::pool_only(subsample);
+        stream.format = format;
+        stream.body = Some(io::BufWriter::with_capacity(1 << 16, body));
+        stream
+    }
+
+    /// Only pools, for a run without a report file.
+    pub fn pool_only(subsample: u64) -> Self {
+        Self {
+            format: Format::default(),
+            subsample,
+            names: None,
+            pools: Vec::new(),
+            missing: Vec::new(),
+            frames: 0,
+            body: None,
+        }
+    }
+
+    /// Adds the next frame (frames in order, from frame 0): `values[k]` is
+    /// the value of `names[k]`.
+    pub fn push(&mut self, names: &[String], values: &[f64]) -> io::Result<()> {
+        let index = self.frames;
+        self.frames += 1;
+        let names = self.names.get_or_insert_with(|| names.to_vec());
+        if self.pools.is_empty() {
+            self.pools = vec![Pooler::new(self.subsample); names.len()];
+            self.missing = vec![false; names.len()];
+        }
+        for (k, pool) in self.pools.iter_mut().enumerate() {
+            match values.get(k) {
+                Some(&v) => pool.add(index, v),
+                None => self.missing[k] = true,
+            }
+        }
+        let kept = self.subsample <= 1 || index.is_multiple_of(self.subsample);
+        let metrics = Metrics::Columns(names, values);
+        if let Some(body) = &mut self.body
+            && kept
+            && metrics.len() > 0
+        {
+            write_frame(self.format, body, index, metrics)?;
+        }
+        Ok(())
+    }
+
+    /// Frames pushed so far.
+    pub fn frame_count(&self) -> u64 {
+        self.frames
+    }
+
+    /// Every metric's pooled values so far, in collector order.
+    pub fn pooled(&self) -> Vec<PooledMetric> {
+        let names = self.names.as_deref().unwrap_or_default();
+        names
+            .iter()
+            .zip(self.pools.iter().zip(&self.missing))
+            .map(|(name, (pool, missing))| PooledMetric {
+                name: name.clone(),
+                pooled: if *missing { None } else { pool.pooled() },
+            })
+            .collect()
+    }
+
+    /// The pooled mean of `name` (what libvmaf prints after scoring).
+    pub fn pooled_mean(&self, name: &str) -> Option<f64> {
+        let k = self.names.as_ref()?.iter().position(|n| n == name)?;
+        if self.missing[k] { None } else { self.pools[k].pooled().map(|p| p.mean) }
+    }
+}
+
+impl<W: Write + Read + Seek> ReportStream<W> {
+    /// Writes the whole report to `out`: head, the frames kept in the body,
+    /// pooled values and `aggregate`. Does nothing for a pool-only stream.
+    pub fn finish(
+        self,
+        version: &str,
+        fps: f64,
+        (width, height): (u32, u32),
+        aggregate: &[(String, f64)],
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let pooled = self.pooled();
+        let Some(body) = self.body else { return Ok(()) };
+        let mut body = body.into_inner().map_err(io::IntoInnerError::into_error)?;
+        let names: Vec<&str> = pooled.iter().map(|m| m.name.as_str()).collect();
+        let head = Head { version, fps, width, height, names: &names };
+        write_head(self.format, out, &head)?;
+        body.seek(SeekFrom::Start(0))?;
+        io::copy(&mut body, out)?;
+        write_tail(self.format, out, &Tail { pooled: &pooled, aggregate })
     }
 }
 

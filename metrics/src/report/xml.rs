@@ -3,41 +3,43 @@
 //! `<aggregate_metrics>`, each attribute followed by a space as libvmaf
 //! writes it.
 
-use std::fmt::Write;
+use std::io::{self, Write};
 
-use super::{Report, feature_name_alias, format_value, printf_fixed};
+use super::{Head, Metrics, Tail, feature_name_alias, format_value, printf_fixed};
 use crate::pool::PoolMethod;
 
-pub(super) fn render(r: &Report) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "<VMAF version=\"{}\">", r.version);
-    let _ = writeln!(s, "  <params qualityWidth=\"{}\" qualityHeight=\"{}\" />", r.width, r.height);
-    let _ = writeln!(s, "  <fyi fps=\"{}\" />", printf_fixed(r.fps, 2));
-    s.push_str("  <frames>\n");
-    for frame in r.frames.iter().filter(|f| !f.metrics.is_empty()) {
-        let _ = write!(s, "    <frame frameNum=\"{}\" ", frame.index);
-        for (name, value) in &frame.metrics {
-            let _ = write!(s, "{}=\"{}\" ", feature_name_alias(name), format_value(*value));
-        }
-        s.push_str("/>\n");
+pub(super) fn head(out: &mut dyn Write, h: &Head<'_>) -> io::Result<()> {
+    writeln!(out, "<VMAF version=\"{}\">", h.version)?;
+    writeln!(out, "  <params qualityWidth=\"{}\" qualityHeight=\"{}\" />", h.width, h.height)?;
+    writeln!(out, "  <fyi fps=\"{}\" />", printf_fixed(h.fps, 2))?;
+    out.write_all(b"  <frames>\n")
+}
+
+pub(super) fn frame(out: &mut dyn Write, index: u64, metrics: Metrics<'_>) -> io::Result<()> {
+    write!(out, "    <frame frameNum=\"{index}\" ")?;
+    for (name, value) in metrics.iter() {
+        write!(out, "{}=\"{}\" ", feature_name_alias(name), format_value(value))?;
     }
-    s.push_str("  </frames>\n");
-    s.push_str("  <pooled_metrics>\n");
-    for metric in &r.pooled {
-        let _ = write!(s, "    <metric name=\"{}\" ", feature_name_alias(&metric.name));
+    out.write_all(b"/>\n")
+}
+
+pub(super) fn tail(out: &mut dyn Write, t: &Tail<'_>) -> io::Result<()> {
+    out.write_all(b"  </frames>\n")?;
+    out.write_all(b"  <pooled_metrics>\n")?;
+    for metric in t.pooled {
+        write!(out, "    <metric name=\"{}\" ", feature_name_alias(&metric.name))?;
         if let Some(p) = &metric.pooled {
             for method in PoolMethod::ALL {
-                let _ = write!(s, "{}=\"{}\" ", method.name(), format_value(p.get(method)));
+                write!(out, "{}=\"{}\" ", method.name(), format_value(p.get(method)))?;
             }
         }
-        s.push_str("/>\n");
+        out.write_all(b"/>\n")?;
     }
-    s.push_str("  </pooled_metrics>\n");
-    s.push_str("  <aggregate_metrics ");
-    for (name, value) in &r.aggregate {
-        let _ = write!(s, "{name}=\"{}\" ", format_value(*value));
+    out.write_all(b"  </pooled_metrics>\n")?;
+    out.write_all(b"  <aggregate_metrics ")?;
+    for (name, value) in t.aggregate {
+        write!(out, "{name}=\"{}\" ", format_value(*value))?;
     }
-    s.push_str("/>\n");
-    s.push_str("</VMAF>\n");
-    s
+    out.write_all(b"/>\n")?;
+    out.write_all(b"</VMAF>\n")
 }

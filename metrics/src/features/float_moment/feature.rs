@@ -43,7 +43,12 @@ impl Feature for FloatMoment {
     ) -> Result<Box<dyn Extractor>, MetricsError> {
         let g = setup.geometry;
         let (w, h, bpc) = (g.width, g.height, g.format.bit_depth);
-        Ok(Box::new(MomentExtractor { kernel: MomentKernel::new(setup.ctx, w, h, bpc)?, w, h, bpc }))
+        Ok(Box::new(MomentExtractor {
+            kernel: MomentKernel::new(setup.ctx, w, h, bpc)?,
+            w,
+            h,
+            bpc,
+        }))
     }
 }
 

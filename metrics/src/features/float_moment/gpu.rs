@@ -67,11 +67,8 @@ impl MomentKernel {
         }
         let rows_per_group = GROUP_SAMPLES.div_ceil(width).max(1);
         let groups = height.div_ceil(rows_per_group);
-        let partials = Buffer::storage(
-            ctx,
-            "moment partials",
-            u64::from(groups) * u64::from(FIELDS) * 8,
-        )?;
+        let partials =
+            Buffer::storage(ctx, "moment partials", u64::from(groups) * u64::from(FIELDS) * 8)?;
         let pipeline = ComputePipeline::new(
             ctx,
             &PipelineDesc {
