@@ -23,8 +23,12 @@ fn descriptor_type(kind: BindingKind) -> vk::DescriptorType {
 /// [`PipelineDesc::new`], which takes the SPIR-V and the layout from the
 /// shader's record, and set the rest with struct update syntax:
 ///
-/// ```ignore
-/// PipelineDesc { name: "metrics/psnr", full_subgroups: true, ..PipelineDesc::new(METRICS_PSNR) }
+/// ```
+/// use vqscope_gpu::PipelineDesc;
+/// use vqscope_shaders::METRICS_PSNR;
+///
+/// let desc = PipelineDesc { name: "psnr", full_subgroups: true, ..PipelineDesc::new(METRICS_PSNR) };
+/// assert_eq!(desc.push_constant_size, METRICS_PSNR.push_constant_size);
 /// ```
 #[derive(Debug, Clone)]
 pub struct PipelineDesc<'a> {
