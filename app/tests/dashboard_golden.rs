@@ -139,6 +139,33 @@ fn no_display_renders_the_demo_without_overwriting() {
     assert!(json["pooled_metrics"]["vmaf"]["mean"].as_f64().is_some());
 }
 
+/// With inputs and no display, the dashboard of those inputs goes to a PNG
+/// and their scores to a JSON report, as the demo's do.
+#[test]
+fn no_display_with_inputs_writes_their_dashboard() {
+    let dir = out_dir().join("inputs");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
+    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        .current_dir(&dir)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("VQSCOPE_VALIDATION", "1")
+        .args(["-r", r.to_str().unwrap(), "-d", d.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("[vulkan"), "validation messages:\n{stderr}");
+    let (w, h, _) = load_png(&dir.join("vqscope-dashboard.png")).expect("the dashboard PNG");
+    assert_eq!((w, h), (1280, 720));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("vqscope-dashboard.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["frames"].as_array().unwrap().len(), 12);
+}
+
 /// `bench playback` runs the window's frame loop headless on the demo with
 /// validation on: it prints a row per window size with frames drawn, and
 /// refuses a nonsense duration in one line.

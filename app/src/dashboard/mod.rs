@@ -96,19 +96,18 @@ fn model_label(spec: &str) -> &str {
 /// Size of the window when it opens.
 const WINDOW: (u32, u32) = (1280, 720);
 
-/// `vqscope` with or without inputs: the window, or with no display (and
-/// only for the demo) the headless demo files.
+/// `vqscope` with or without inputs: the window, or with no display the
+/// dashboard rendered to a PNG and the scores to a JSON report.
 pub fn run(args: OpenArgs) -> Result<()> {
     let inputs = args.inputs()?;
     let models = model_choices(args.model.as_deref());
     // A bad --model is a one-line error now, not a notice later.
     Model::from_spec(&models[0])?;
     let display = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
-    if !display && inputs.is_demo() {
-        eprintln!(
-            "vqscope: no display (DISPLAY is unset): rendering the demo dashboard to a PNG instead"
-        );
-        return headless_demo(Path::new(""));
+    if !display {
+        let what = if inputs.is_demo() { "the demo dashboard" } else { "the dashboard" };
+        eprintln!("vqscope: no display (DISPLAY is unset): rendering {what} to a PNG instead");
+        return headless(Path::new(""), &inputs, &models[0]);
     }
     window(inputs, models)
 }
@@ -278,11 +277,13 @@ fn write_report(path: &Path, history: &History, clip: &ClipInfo, fps: f64) -> Re
     Ok(())
 }
 
-/// No display: the demo rendered to `vqscope-demo.png`, its scores to
-/// `vqscope-demo.json` (or the next free `-N` names) in `dir`.
-pub fn headless_demo(dir: &Path) -> Result<()> {
-    let scored = score_clip(&Inputs::demo(), &format!("version={MODEL}"))?;
-    // The demo's worst frame says more than its first.
+/// No display: the dashboard at the clip's worst frame rendered to
+/// `vqscope-demo.png` (the demo) or `vqscope-dashboard.png` (inputs), its
+/// scores to the `.json` of the same name (or the next free `-N` names, so
+/// nothing is overwritten) in `dir`.
+pub fn headless(dir: &Path, inputs: &Inputs, model: &str) -> Result<()> {
+    let scored = score_clip(inputs, model)?;
+    // The worst frame says more than the first.
     let frame = scored.history.worst(1).first().map_or(0, |(f, _)| *f);
     let shot = Shot {
         frame,
@@ -294,15 +295,12 @@ pub fn headless_demo(dir: &Path) -> Result<()> {
         help: false,
     };
     let rgba = render_shot(&scored, &shot)?;
-    let names = free_names(dir, "vqscope-demo", &["png", "json"]);
-    let [png, json] = names.as_slice() else { bail!("no free file name for the demo") };
+    let stem = if inputs.is_demo() { "vqscope-demo" } else { "vqscope-dashboard" };
+    let names = free_names(dir, stem, &["png", "json"]);
+    let [png, json] = names.as_slice() else { bail!("no free file name for {stem}.png") };
     capture::save_png(png, WINDOW.0, WINDOW.1, &rgba)?;
     write_report(json, &scored.history, &scored.clip, scored.fps)?;
-    eprintln!(
-        "vqscope: wrote {} and {} (the demo at frame {frame})",
-        png.display(),
-        json.display()
-    );
+    eprintln!("vqscope: wrote {} and {} (frame {frame}, the worst)", png.display(), json.display());
     Ok(())
 }
 
