@@ -435,3 +435,15 @@ fn score_empty_input_says_no_frames_before_gpu_setup() {
     std::fs::write(&huge, b"YUV4MPEG2 W16384 H16384 F25:1 C444p12\n").unwrap();
     fails_with(&run(&mut score(&huge, &huge, &[])), "no frames to score");
 }
+
+/// A DISPLAY with no X server behind it: one plain line naming it, not the
+/// source location inside winit where the connection failed.
+#[test]
+fn bad_display_is_one_plain_line() {
+    let dir = scratch("bad-display");
+    let clip = dir.join("c.y4m");
+    y4m(&clip, 2);
+    let out = run(vqscope().env("DISPLAY", ":4242").arg("-r").arg(&clip).arg("-d").arg(&clip));
+    fails_with(&out, "cannot open the window (DISPLAY=:4242)");
+    assert!(!stderr_of(&out).contains(".rs:"), "{}", stderr_of(&out));
+}

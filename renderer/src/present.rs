@@ -859,7 +859,11 @@ where
         builder.with_any_thread(true);
     }
     let event_loop = builder.build().map_err(|e| {
-        E::from(PresentError::NoDisplay(format!("cannot open the event loop: {e}")))
+        let display = std::env::var("DISPLAY").unwrap_or_default();
+        E::from(PresentError::NoDisplay(format!(
+            "cannot open the window (DISPLAY={display}): {}",
+            without_source_location(&e.to_string())
+        )))
     })?;
     event_loop.set_control_flow(ControlFlow::Wait);
     let mut app = Runner {
@@ -1059,4 +1063,12 @@ where
         // Wait idle and destroy the swapchain while the window still exists.
         self.state = None;
     }
+}
+
+/// winit's OS errors print where in winit they were raised (`os error at
+/// FILE:LINE: message`); a user needs the message only.
+fn without_source_location(text: &str) -> &str {
+    text.strip_prefix("os error at ")
+        .and_then(|rest| rest.split_once(": "))
+        .map_or(text, |(_, m)| m)
 }
