@@ -335,11 +335,13 @@ fn transport(s: &mut Scene, v: &ViewInputs<'_>) {
     let t = state.layout.transport;
     s.rect(t, RectStyle::fill(PANEL).rounded(4.0));
     let mid = 0.5 * (t.y0 + t.y1);
+    // As players do: the button shows what Space will do (pause while
+    // playing, play while paused).
     if state.playing {
-        boxed(s, "▶", Rect::new(t.x0 + 8.0, t.y0, t.x0 + 24.0, t.y1), ACCENT, Align::Center);
+        s.rect(Rect::xywh(t.x0 + 10.0, mid - 6.0, 4.0, 12.0), RectStyle::fill(ACCENT));
+        s.rect(Rect::xywh(t.x0 + 17.0, mid - 6.0, 4.0, 12.0), RectStyle::fill(ACCENT));
     } else {
-        s.rect(Rect::xywh(t.x0 + 10.0, mid - 6.0, 4.0, 12.0), RectStyle::fill(TEXT));
-        s.rect(Rect::xywh(t.x0 + 17.0, mid - 6.0, 4.0, 12.0), RectStyle::fill(TEXT));
+        boxed(s, "▶", Rect::new(t.x0 + 8.0, t.y0, t.x0 + 24.0, t.y1), TEXT, Align::Center);
     }
     let label = format!("frame {} / {}   {}", state.frame, state.frame_count - 1, state.timecode());
     boxed(
