@@ -187,8 +187,9 @@ struct ModelLabel {
     model: Model,
 }
 
-/// The `version=NAME` or `path=FILE` of a `--model` string.
-fn model_label(spec: &str) -> &str {
+/// The `version=NAME` or `path=FILE` of a `--model` string: what libvmaf
+/// (and the dashboard) call a model.
+pub(crate) fn model_label(spec: &str) -> &str {
     spec.split(':')
         .find_map(|part| part.strip_prefix("version=").or_else(|| part.strip_prefix("path=")))
         .unwrap_or(spec)

@@ -194,8 +194,18 @@ fn frame_planes<'a>(
     FramePlanes {
         reference: (0..r.plane_count).map(|i| device_plane(buffer, r, i)).collect(),
         distorted: (0..d.plane_count).map(|i| device_plane(buffer, d, i)).collect(),
-        earlier_reference: earlier.map(|s| device_plane(uploader.slot_buffer(s), r, 0)),
+        earlier_reference: earlier_luma(uploader, up, earlier),
     }
+}
+
+/// The reference luma of ring slot `earlier`, which holds its frame at the
+/// same offsets as `up`'s.
+fn earlier_luma<'a>(
+    uploader: &'a FrameUploader,
+    up: &DeviceFramePair,
+    earlier: Option<usize>,
+) -> Option<DevicePlane<'a>> {
+    earlier.map(|s| device_plane(uploader.slot_buffer(s), &up.reference, 0))
 }
 
 impl ScorePipeline {
@@ -322,8 +332,9 @@ impl ScorePipeline {
             let up = uploader.upload(rec, pair)?;
             slot = up.slot;
             rec.timestamp(stamps, 1);
+            let mut planes = frame_planes(uploader, &up, None);
             for (k, (inst, earlier)) in instances.iter().zip(&earlier).enumerate() {
-                let planes = frame_planes(uploader, &up, *earlier);
+                planes.earlier_reference = earlier_luma(uploader, &up, *earlier);
                 inst.extractor.record(rec, &planes, &results[up.slot], inst.offset, None)?;
                 rec.timestamp(stamps, 2 + k as u32);
             }
@@ -347,8 +358,8 @@ impl ScorePipeline {
         out: &Buffer,
         rec: &mut Recorder<'_>,
     ) -> vqscope_gpu::Result<()> {
+        let planes = frame_planes(uploader, up, Some(up.slot));
         for inst in instances {
-            let planes = frame_planes(uploader, up, Some(up.slot));
             inst.extractor.record(rec, &planes, out, inst.offset, None)?;
         }
         Ok(())

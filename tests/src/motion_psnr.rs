@@ -56,15 +56,6 @@ pub struct Ours {
     pub psnr: [Vec<f64>; 3],
 }
 
-pub fn layout(chroma: ChromaFormat) -> ChromaLayout {
-    match chroma {
-        ChromaFormat::Mono => ChromaLayout::Mono,
-        ChromaFormat::Yuv420 => ChromaLayout::Yuv420,
-        ChromaFormat::Yuv422 => ChromaLayout::Yuv422,
-        ChromaFormat::Yuv444 => ChromaLayout::Yuv444,
-    }
-}
-
 /// Scores a sequence of (reference, distorted) frames the way a pipeline
 /// would: motion streams through [`MotionScorer`], one frame late.
 pub fn score(backend: &mut dyn Backend, pairs: impl Iterator<Item = (Frame, Frame)>) -> Ours {
@@ -75,7 +66,7 @@ pub fn score(backend: &mut dyn Backend, pairs: impl Iterator<Item = (Frame, Fram
     for (reference, distorted) in pairs {
         let g = reference.geometry;
         assert_eq!(g, distorted.geometry, "reference and distorted geometry");
-        let layout = layout(g.format.chroma);
+        let layout = ChromaLayout::from(g.format.chroma);
         let scorer = scorer
             .get_or_insert_with(|| MotionScorer::new(g.width, g.height, MotionParams::default()));
         let setup = setup.get_or_insert_with(|| {

@@ -86,13 +86,6 @@ fn model_choices(asked: Option<&str>) -> Vec<String> {
     choices
 }
 
-/// What the dashboard calls a model: its `version=` or `path=` value.
-fn model_label(spec: &str) -> &str {
-    spec.split(':')
-        .find_map(|part| part.strip_prefix("version=").or_else(|| part.strip_prefix("path=")))
-        .unwrap_or(spec)
-}
-
 /// Size of the window when it opens.
 const WINDOW: (u32, u32) = (1280, 720);
 
@@ -208,7 +201,7 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
     let scene = view::build(&view::ViewInputs {
         state: &state,
         clip,
-        model: model_label(&scored.model),
+        model: crate::score::model_label(&scored.model),
         pictures: Some(&pictures),
         history,
         error: None,
@@ -387,7 +380,7 @@ impl Session {
 
     /// The model in use, as `--model` names it.
     fn model_label(&self) -> &str {
-        model_label(&self.models[self.model])
+        crate::score::model_label(&self.models[self.model])
     }
 
     /// Takes the scores that have arrived; the worst-frames list (and the

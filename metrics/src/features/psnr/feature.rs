@@ -53,7 +53,7 @@ impl Feature for Psnr {
         options: &FeatureOptions,
     ) -> Result<Box<dyn Extractor>, MetricsError> {
         let g = setup.geometry;
-        let layout = ChromaLayout::of(&g);
+        let layout = ChromaLayout::from(g.format.chroma);
         let params = PsnrParams {
             enable_chroma: options.bool("enable_chroma"),
             reduced_hbd_peak: options.bool("reduced_hbd_peak"),

@@ -41,10 +41,9 @@ pub enum ChromaLayout {
     Yuv444,
 }
 
-impl ChromaLayout {
-    /// The layout of a clip's pixel format.
-    pub fn of(geometry: &vqscope_video::Geometry) -> Self {
-        match geometry.format.chroma {
+impl From<vqscope_video::ChromaFormat> for ChromaLayout {
+    fn from(chroma: vqscope_video::ChromaFormat) -> Self {
+        match chroma {
             vqscope_video::ChromaFormat::Mono => Self::Mono,
             vqscope_video::ChromaFormat::Yuv420 => Self::Yuv420,
             vqscope_video::ChromaFormat::Yuv422 => Self::Yuv422,
