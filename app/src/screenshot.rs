@@ -64,6 +64,14 @@ pub struct Args {
     /// version=vmaf_v0.6.1); a bootstrap model draws its 95% band in the plot.
     #[arg(short = 'm', long)]
     model: Option<String>,
+    /// Dashboard: also compute this libvmaf feature, as `vqscope score --feature`
+    /// takes it (repeatable).
+    #[arg(long = "feature", value_name = "NAME[=OPT=V:…]")]
+    features: Vec<String>,
+    /// Dashboard: the plot's second series, by its report name (`psnr_y`,
+    /// `integer_adm2`, a --feature's value...), as `P` picks it in the window.
+    #[arg(long)]
+    series: Option<String>,
     /// Output size as WIDTHxHEIGHT (or 720p, 1080p, 4k).
     #[arg(long, value_parser = parse_size, default_value = "1280x720")]
     size: (u32, u32),
@@ -104,6 +112,8 @@ fn check_flag_combination(args: &Args) -> Result<()> {
         ("--help-overlay", args.help_overlay),
         ("--mode", args.mode != "side"),
         ("--model", args.model.is_some()),
+        ("--feature", !args.features.is_empty()),
+        ("--series", args.series.is_some()),
     ];
     let clip_view = [
         ("-r", args.reference.is_some()),
@@ -202,10 +212,11 @@ fn dashboard(args: &Args) -> Result<()> {
         cursor: args.cursor,
         offsets: args.offsets.unwrap_or((0, 0)),
         help: args.help_overlay,
+        series: args.series.clone(),
     };
     let model =
         args.model.clone().unwrap_or_else(|| format!("version={}", crate::dashboard::MODEL));
-    let rgba = render_shot(&score_clip(&inputs, &model)?, &shot)?;
+    let rgba = render_shot(&score_clip(&inputs, &model, &args.features.clone().into())?, &shot)?;
     let (width, height) = args.size;
     save_png(&args.output, width, height, &rgba).context("dashboard")?;
     eprintln!(

@@ -94,6 +94,39 @@ fn dashboard_help_overlay() {
     shot("dashboard_help", &["--help-overlay"]);
 }
 
+/// A `--feature` value as the plot's second series (what `P` reaches in the
+/// window), hovered so the tooltip shows it beside VMAF.
+#[test]
+fn dashboard_feature_as_second_series() {
+    shot(
+        "dashboard_series",
+        &["--feature", "float_moment", "--series", "float_moment_dis1st", "--cursor", "700,560"],
+    );
+}
+
+/// A series nobody computes is refused on one line that lists the ones
+/// that are, not drawn as an empty plot.
+#[test]
+fn dashboard_unknown_series_is_an_error() {
+    let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
+    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        .args(["screenshot", "--dashboard", "-r"])
+        .args([&r, Path::new("-d"), &d])
+        .args(["--series", "ciede2001", "-o"])
+        .arg(out_dir().join("never.png"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--series ciede2001: not among the computed values")
+            && stderr.contains("integer_vif_scale0, integer_adm2, integer_motion2, psnr_y")
+            && stderr.trim_end().lines().count() == 1,
+        "{stderr}"
+    );
+    assert!(!out_dir().join("never.png").exists());
+}
+
 #[test]
 fn dashboard_past_the_end_is_an_error() {
     let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));

@@ -15,6 +15,9 @@ pub const ROW: f32 = 18.0;
 pub const PAD: f32 = 6.0;
 /// Rows listed under "worst frames".
 pub const WORST_ROWS: usize = 5;
+/// Values the side panel's frame section lists below VMAF (the first of
+/// [`super::scores::History::plottable`]).
+pub const FRAME_VALUE_ROWS: usize = 4;
 
 /// The regions of the dashboard, in window pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,7 +79,8 @@ impl Layout {
         // (4 + title), then the worst frames (title + rows).
         let s0 = side.y0 + PAD;
         let s1 = s0 + 6.0 * ROW + PAD;
-        let s2 = s1 + 7.0 * ROW + PAD;
+        // Title, VMAF, the values, one row of air.
+        let s2 = s1 + (FRAME_VALUE_ROWS as f32 + 3.0) * ROW + PAD;
         let worst_top = s2 + 5.0 * ROW + PAD + ROW;
         let worst_rows = std::array::from_fn(|i| {
             let y = worst_top + i as f32 * ROW;

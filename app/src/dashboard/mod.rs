@@ -56,6 +56,10 @@ pub struct OpenArgs {
     /// `path=FILE`); `V` in the window cycles through it and the built-in models.
     #[arg(short = 'm', long = "model")]
     pub model: Option<String>,
+    /// Also compute this libvmaf feature, as `vqscope score --feature` takes it
+    /// (`NAME` or `NAME=OPT=V:…`; repeatable); `P` plots any computed value.
+    #[arg(long = "feature", value_name = "NAME[=OPT=V:…]")]
+    pub features: Vec<String>,
 }
 
 impl OpenArgs {
@@ -94,15 +98,16 @@ const WINDOW: (u32, u32) = (1280, 720);
 pub fn run(args: OpenArgs) -> Result<()> {
     let inputs = args.inputs()?;
     let models = model_choices(args.model.as_deref());
-    // A bad --model is a one-line error now, not a notice later.
-    Model::from_spec(&models[0])?;
+    let features: Arc<[String]> = args.features.into();
+    // A bad --model or --feature is a one-line error now, not a notice later.
+    scores::selection(&Model::from_spec(&models[0])?, &features)?;
     let display = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
     if !display {
         let what = if inputs.is_demo() { "the demo dashboard" } else { "the dashboard" };
         eprintln!("vqscope: no display (DISPLAY is unset): rendering {what} to a PNG instead");
-        return headless(Path::new(""), &inputs, &models[0]);
+        return headless(Path::new(""), &inputs, &models[0], &features);
     }
-    window(inputs, models)
+    window(inputs, models, features)
 }
 
 /// A frame the headless path renders.
@@ -120,6 +125,9 @@ pub struct Shot {
     pub offsets: (i64, i64),
     /// The help overlay (`?` in the window) on top.
     pub help: bool,
+    /// The plot's second series by its report name (`P` in the window);
+    /// None: the first of [`History::plottable`].
+    pub series: Option<String>,
 }
 
 /// A clip scored to the end, ready to render any frame of.
@@ -134,7 +142,7 @@ pub struct Scored {
 }
 
 /// Scores the whole clip (the headless path waits for it).
-pub fn score_clip(inputs: &Inputs, model: &str) -> Result<Scored> {
+pub fn score_clip(inputs: &Inputs, model: &str, features: &Arc<[String]>) -> Result<Scored> {
     let scorer_model = Model::from_spec(model)?;
     let pair = inputs.open()?;
     let clip = ClipInfo::of(&pair);
@@ -144,7 +152,7 @@ pub fn score_clip(inputs: &Inputs, model: &str) -> Result<Scored> {
     drop(pair);
     let start = Instant::now();
     let mut history = History::default();
-    Scorer::spawn(inputs.clone(), scorer_model)?.wait(&mut history)?;
+    Scorer::spawn(inputs.clone(), scorer_model, features.clone())?.wait(&mut history)?;
     let fps = history.frames.len() as f64 / start.elapsed().as_secs_f64().max(1e-9);
     Ok(Scored { inputs: inputs.clone(), model: model.to_owned(), clip, history, fps })
 }
@@ -176,6 +184,12 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
     state.ref_offset = shot.offsets.0;
     state.dis_offset = shot.offsets.1;
     state.help = shot.help;
+    if let Some(key) = &shot.series {
+        let keys = history.plottable();
+        state.series = keys.iter().position(|k| k == key).ok_or_else(|| {
+            anyhow::anyhow!("--series {key}: not among the computed values ({})", keys.join(", "))
+        })?;
+    }
     let (r, d) = state.shown_frames();
     let (reference, distorted) = inputs.read_sides(r, d)?;
     let mut pictures = Pictures::new(Arc::new(FramePair { index: r, reference, distorted }));
@@ -274,8 +288,8 @@ fn write_report(path: &Path, history: &History, clip: &ClipInfo, fps: f64) -> Re
 /// `vqscope-demo.png` (the demo) or `vqscope-dashboard.png` (inputs), its
 /// scores to the `.json` of the same name (or the next free `-N` names, so
 /// nothing is overwritten) in `dir`.
-pub fn headless(dir: &Path, inputs: &Inputs, model: &str) -> Result<()> {
-    let scored = score_clip(inputs, model)?;
+pub fn headless(dir: &Path, inputs: &Inputs, model: &str, features: &Arc<[String]>) -> Result<()> {
+    let scored = score_clip(inputs, model, features)?;
     // The worst frame says more than the first.
     let frame = scored.history.worst(1).first().map_or(0, |(f, _)| *f);
     let shot = Shot {
@@ -286,6 +300,7 @@ pub fn headless(dir: &Path, inputs: &Inputs, model: &str) -> Result<()> {
         cursor: None,
         offsets: (0, 0),
         help: false,
+        series: None,
     };
     let rgba = render_shot(&scored, &shot)?;
     let stem = if inputs.is_demo() { "vqscope-demo" } else { "vqscope-dashboard" };
@@ -337,6 +352,8 @@ struct Session {
     /// The `--model` strings `V` cycles through, and the one in use.
     models: Vec<String>,
     model: usize,
+    /// The `--feature` specs, scored with every model.
+    features: Arc<[String]>,
     clip: ClipInfo,
     scorer: Scorer,
     feed: FrameFeed,
@@ -346,16 +363,23 @@ struct Session {
 }
 
 impl Session {
-    fn open(inputs: Inputs, models: Vec<String>, model: usize) -> Result<Self> {
+    fn open(
+        inputs: Inputs,
+        models: Vec<String>,
+        model: usize,
+        features: Arc<[String]>,
+    ) -> Result<Self> {
         let pair = inputs.open()?;
         let clip = ClipInfo::of(&pair);
         for w in pair.warnings() {
             eprintln!("vqscope: warning: {w}");
         }
-        let scorer = Scorer::spawn(inputs.clone(), Model::from_spec(&models[model])?)?;
+        let scorer =
+            Scorer::spawn(inputs.clone(), Model::from_spec(&models[model])?, features.clone())?;
         let feed = FrameFeed::new(pair)?;
         let history = History::default();
-        Ok(Session { inputs, models, model, clip, scorer, feed, history, started: Instant::now() })
+        let started = Instant::now();
+        Ok(Session { inputs, models, model, features, clip, scorer, feed, history, started })
     }
 
     /// Reopens `side` from `path`, which must match the other side (size,
@@ -363,7 +387,8 @@ impl Session {
     /// failure nothing changes and the error comes back as one line.
     fn replace(&mut self, side: InputSide, path: PathBuf) -> Result<(), String> {
         let inputs = self.inputs.replaced(side, path);
-        *self = Session::open(inputs, self.models.clone(), self.model).map_err(|e| one_line(&e))?;
+        *self = Session::open(inputs, self.models.clone(), self.model, self.features.clone())
+            .map_err(|e| one_line(&e))?;
         Ok(())
     }
 
@@ -371,7 +396,8 @@ impl Session {
     fn next_model(&mut self) -> Result<(), String> {
         let next = (self.model + 1) % self.models.len();
         let model = Model::from_spec(&self.models[next]).map_err(|e| e.to_string())?;
-        self.scorer = Scorer::spawn(self.inputs.clone(), model).map_err(|e| one_line(&e))?;
+        self.scorer = Scorer::spawn(self.inputs.clone(), model, self.features.clone())
+            .map_err(|e| one_line(&e))?;
         self.history = History::default();
         self.model = next;
         self.started = Instant::now();
@@ -487,8 +513,8 @@ impl Capturer {
 }
 
 /// The dashboard window on `inputs`.
-fn window(inputs: Inputs, models: Vec<String>) -> Result<()> {
-    let mut session = Session::open(inputs, models, 0)?;
+fn window(inputs: Inputs, models: Vec<String>, features: Arc<[String]>) -> Result<()> {
+    let mut session = Session::open(inputs, models, 0, features)?;
     let g = session.clip.reference.geometry;
     let fps = session.clip.reference.frame_rate.as_f64();
     let mut state =
@@ -656,7 +682,7 @@ mod tests {
         let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
         let models = model_choices(None);
         let inputs = Inputs::files(r.clone(), d.clone(), None);
-        let mut session = Session::open(inputs, models, 0).unwrap();
+        let mut session = Session::open(inputs, models, 0, Arc::from([])).unwrap();
         let retina = distorted_y4m("retina_576x324_420p10_x264crf35");
         let err = session.replace(InputSide::Distorted, retina).unwrap_err();
         assert!(err.contains("differ in bit depth"), "{err}");
@@ -687,7 +713,8 @@ mod tests {
         let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
         let models = model_choices(Some("version=vmaf_v0.6.1"));
         assert_eq!(models[1], "version=vmaf_b_v0.6.3", "{models:?}");
-        let mut session = Session::open(Inputs::files(r, d, None), models, 0).unwrap();
+        let mut session =
+            Session::open(Inputs::files(r, d, None), models, 0, Arc::from([])).unwrap();
         session.next_model().unwrap();
         assert_eq!(session.model_label(), "vmaf_b_v0.6.3");
         let deadline = Instant::now() + std::time::Duration::from_secs(120);

@@ -97,7 +97,7 @@ impl Playback {
 }
 
 fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -> Result<Playback> {
-    let mut session = Session::open(inputs, super::model_choices(None), 0)?;
+    let mut session = Session::open(inputs, super::model_choices(None), 0, Arc::from([]))?;
     let g = session.clip.reference.geometry;
     let fps = session.clip.reference.frame_rate.as_f64();
     let fps = if fps > 0.0 { fps } else { 25.0 };

@@ -34,6 +34,10 @@ const READ_AHEAD: usize = 8;
 /// The model's name as libvmaf's `--model version=` spells it.
 pub const MODEL: &str = "vmaf_v0.6.1";
 
+/// The second series the plot starts with, in the order `P` offers them
+/// first: the default model's inputs and luma PSNR.
+const FIRST_SERIES: [&str; 4] = ["integer_vif_scale0", "integer_adm2", "integer_motion2", "psnr_y"];
+
 /// Per-frame scores received so far, in frame order.
 #[derive(Debug, Clone, Default)]
 pub struct History {
@@ -51,6 +55,31 @@ impl History {
     /// `(frame, value)` of `key` for every scored frame that has it.
     pub fn series(&self, key: &str) -> Vec<(u64, f64)> {
         self.frames.iter().filter_map(|f| Some((f.index, f.get(key)?))).collect()
+    }
+
+    /// Every value the scorer computes besides the model's own (`vmaf`
+    /// and its bootstrap extras `vmaf_*`): what `P` cycles through as the
+    /// plot's second series. The four inputs of the default model come
+    /// first, then the rest in report order.
+    pub fn plottable(&self) -> Vec<&str> {
+        let Some(first) = self.frames.first() else { return Vec::new() };
+        let mut keys: Vec<&str> = first
+            .names
+            .iter()
+            .map(String::as_str)
+            .filter(|k| *k != "vmaf" && !k.starts_with("vmaf_"))
+            .collect();
+        let rank =
+            |k: &&str| FIRST_SERIES.iter().position(|f| f == k).unwrap_or(FIRST_SERIES.len());
+        keys.sort_by_key(rank);
+        keys
+    }
+
+    /// The plot's second series for [`super::state::State::series`]
+    /// `index`, once any frame is scored.
+    pub fn second_series(&self, index: usize) -> Option<&str> {
+        let keys = self.plottable();
+        (!keys.is_empty()).then(|| keys[index % keys.len()])
     }
 
     /// Pooled VMAF over the frames scored so far, and its 1%-low (the mean
@@ -89,15 +118,16 @@ pub struct Scorer {
 }
 
 impl Scorer {
-    /// Starts scoring `inputs` with `model` on a thread of its own.
-    pub fn spawn(inputs: Inputs, model: Model) -> Result<Self> {
+    /// Starts scoring `inputs` with `model`, psnr and the `--feature`
+    /// specs `features` on a thread of its own.
+    pub fn spawn(inputs: Inputs, model: Model, features: Arc<[String]>) -> Result<Self> {
         let (tx, rx) = mpsc::channel();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
             .name("vqscope-score".into())
             .spawn(move || {
-                let update = match score(&inputs, &model, &tx, &flag) {
+                let update = match score(&inputs, &model, &features, &tx, &flag) {
                     Ok(()) => Update::Done,
                     Err(e) => Update::Failed(
                         e.chain().map(|c| c.to_string()).collect::<Vec<_>>().join(": "),
@@ -166,14 +196,31 @@ fn apply(history: &mut History, update: Update) {
     }
 }
 
-/// The thread's body: every pair through the GPU pipeline, predictions
-/// added, sent as they complete. Stops early when the UI goes away.
-fn score(inputs: &Inputs, model: &Model, tx: &Sender<Update>, stop: &AtomicBool) -> Result<()> {
-    let pair = inputs.open()?;
-    let geometry = pair.reference().info().geometry;
+/// What the dashboard scores: `model`, psnr and the `--feature` specs
+/// `features` as `vqscope score` reads them. Also run before a window
+/// opens, so a bad spec is a one-line error, not a notice later.
+pub fn selection(model: &Model, features: &[String]) -> Result<Selection> {
     let mut selection = Selection::new();
     selection.add_model(model.clone())?;
     selection.add_feature("psnr")?;
+    for spec in features {
+        selection.add_feature(spec).with_context(|| format!("--feature {spec}"))?;
+    }
+    Ok(selection)
+}
+
+/// The thread's body: every pair through the GPU pipeline, predictions
+/// added, sent as they complete. Stops early when the UI goes away.
+fn score(
+    inputs: &Inputs,
+    model: &Model,
+    features: &[String],
+    tx: &Sender<Update>,
+    stop: &AtomicBool,
+) -> Result<()> {
+    let pair = inputs.open()?;
+    let geometry = pair.reference().info().geometry;
+    let selection = selection(model, features)?;
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
     let mut scorer = vmaf::Scorer::new(&ctx, geometry, &selection)?;
     let send = |frames: Vec<FrameScores>| -> bool {

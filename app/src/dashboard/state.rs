@@ -59,44 +59,6 @@ impl ViewMode {
     }
 }
 
-/// The second plotted series, besides VMAF (key P cycles).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Series {
-    VifScale0,
-    Adm2,
-    Motion2,
-    PsnrY,
-}
-
-impl Series {
-    pub const ALL: [Series; 4] = [Series::VifScale0, Series::Adm2, Series::Motion2, Series::PsnrY];
-
-    /// The value's name in [`vqscope_metrics::pipeline::FrameScores`].
-    pub fn key(self) -> &'static str {
-        match self {
-            Series::VifScale0 => "integer_vif_scale0",
-            Series::Adm2 => "integer_adm2",
-            Series::Motion2 => "integer_motion2",
-            Series::PsnrY => "psnr_y",
-        }
-    }
-
-    /// The label people read.
-    pub fn label(self) -> &'static str {
-        match self {
-            Series::VifScale0 => "VIF s0",
-            Series::Adm2 => "ADM2",
-            Series::Motion2 => "motion2",
-            Series::PsnrY => "PSNR-Y",
-        }
-    }
-
-    fn next(self) -> Self {
-        let i = Series::ALL.iter().position(|s| *s == self).unwrap_or(0);
-        Series::ALL[(i + 1) % Series::ALL.len()]
-    }
-}
-
 /// Keys the dashboard reacts to, already told apart from winit's events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Key {
@@ -203,7 +165,10 @@ pub struct State {
     /// Playback time not yet turned into a whole frame.
     clock: f64,
     pub mode: ViewMode,
-    pub series: Series,
+    /// Which computed value the plot draws beside VMAF: an index into
+    /// [`super::scores::History::plottable`], taken modulo its length (`P`
+    /// counts up), so it stays valid whatever the scorer computes.
+    pub series: usize,
     pub help: bool,
     pub quit: bool,
     /// Picture size in luma samples.
@@ -245,7 +210,7 @@ impl State {
             playing: false,
             clock: 0.0,
             mode: ViewMode::Side,
-            series: Series::VifScale0,
+            series: 0,
             help: false,
             quit: false,
             picture: (picture.0.max(1), picture.1.max(1)),
@@ -371,7 +336,7 @@ impl State {
                 }
                 '1' => self.set_scale(1.0, None),
                 'm' => self.set_mode(self.mode.next()),
-                'p' => self.series = self.series.next(),
+                'p' => self.series = self.series.wrapping_add(1),
                 '?' | 'h' => self.help = !self.help,
                 's' => self.requests.save_png = true,
                 'e' => self.requests.export = true,

@@ -10,12 +10,12 @@ use vqscope_renderer::{
     Align, Color, Rect, RectStyle, Sampling, Scene, TextRun, VAlign, YuvId, heat,
 };
 
-use super::layout::{Layout, PAD, ROW, WORST_ROWS};
+use super::layout::{FRAME_VALUE_ROWS, Layout, PAD, ROW, WORST_ROWS};
 use super::pictures::Pictures;
 use super::scores::History;
 use super::source::ClipInfo;
 use super::ssim::SsimMapInfo;
-use super::state::{GRID_SCALE, Series, State, ViewMode, picture_rect};
+use super::state::{GRID_SCALE, State, ViewMode, picture_rect};
 
 /// The SSIM values the heat map's colour ramp spans: the same fixed range
 /// as `screenshot --ssim-map`, so colours mean the same on every frame (a
@@ -366,14 +366,11 @@ fn transport(s: &mut Scene, v: &ViewInputs<'_>) {
     s.circle([x, mid], 6.0, TEXT);
 }
 
-/// A value as the panels print it.
+/// A value as the panels print it: dB values (every PSNR) and values of
+/// 10 and more with two decimals, the 0–1 ratios with four.
 fn format_value(key: &str, v: f64) -> String {
-    match key {
-        "vmaf" => format!("{v:.2}"),
-        "psnr_y" => format!("{v:.2} dB"),
-        "integer_motion2" => format!("{v:.3}"),
-        _ => format!("{v:.4}"),
-    }
+    let unit = if key.contains("psnr") { " dB" } else { "" };
+    if unit.is_empty() && v.abs() < 10.0 { format!("{v:.4}") } else { format!("{v:.2}{unit}") }
 }
 
 /// The y range the second series is drawn in: its observed range, padded,
@@ -433,11 +430,13 @@ fn plot(s: &mut Scene, v: &ViewInputs<'_>) {
     let state = v.state;
     let (p, area) = (state.layout.plot, state.layout.plot_area);
     s.rect(p, RectStyle::fill(PANEL).rounded(4.0));
-    let series = state.series;
+    let series = v.history.second_series(state.series);
     // Legend.
     let mut x = area.x0;
-    let mut legend =
-        vec![("VMAF".to_string(), ACCENT), (format!("{}  (P: next)", series.label()), WARM)];
+    let mut legend = vec![("VMAF".to_string(), ACCENT)];
+    if let Some(key) = series {
+        legend.push((format!("{key}  (P: next)"), WARM));
+    }
     if !v.history.series(CI_LO).is_empty() {
         legend.insert(1, ("VMAF 95% interval".to_string(), ACCENT.fade(BAND_ALPHA)));
     }
@@ -482,24 +481,23 @@ fn plot(s: &mut Scene, v: &ViewInputs<'_>) {
         ));
         f += step;
     }
-    let second = v.history.series(series.key());
+    let second = series.map(|key| v.history.series(key)).unwrap_or_default();
     let (lo, hi) = series_range(&second);
     let series_y =
         |v: f64| area.y1 - (((v - lo) / (hi - lo)).clamp(0.0, 1.0)) as f32 * area.height();
-    for (value, y) in [(hi, area.y0), (lo, area.y1)] {
-        s.text(TextRun::boxed(
-            format_value(series.key(), value),
-            Rect::new(area.x1 + 4.0, y - 8.0, p.x1 - 2.0, y + 8.0),
-            SMALL,
-            WARM,
-            Align::Start,
-            VAlign::Middle,
-        ));
+    if let Some(key) = series {
+        for (value, y) in [(hi, area.y0), (lo, area.y1)] {
+            s.text(TextRun::boxed(
+                format_value(key, value),
+                Rect::new(area.x1 + 4.0, y - 8.0, p.x1 - 2.0, y + 8.0),
+                SMALL,
+                WARM,
+                Align::Start,
+                VAlign::Middle,
+            ));
+        }
     }
     s.push_clip(area.inflate(2.0));
-    if second.is_empty() && !v.history.frames.is_empty() {
-        boxed(s, format!("{} not computed", series.label()), area, DIM, Align::Center);
-    }
     s.polyline(&trace(state, &second, series_y), 1.5, WARM.fade(0.9));
     confidence_band(s, v, &vmaf_y);
     let vmaf = v.history.series("vmaf");
@@ -542,7 +540,7 @@ const CI_LO: &str = "vmaf_ci_p95_lo";
 const CI_HI: &str = "vmaf_ci_p95_hi";
 
 /// The hover line and a tooltip with the frame's values.
-fn hover(s: &mut Scene, v: &ViewInputs<'_>, frame: u64, series: Series) {
+fn hover(s: &mut Scene, v: &ViewInputs<'_>, frame: u64, series: Option<&str>) {
     let state = v.state;
     let area = state.layout.plot_area;
     let x = state.plot_x(frame as f64);
@@ -550,7 +548,7 @@ fn hover(s: &mut Scene, v: &ViewInputs<'_>, frame: u64, series: Series) {
     let mut lines = vec![format!("frame {frame}")];
     match v.history.get(frame) {
         Some(scores) => {
-            for (key, label) in [("vmaf", "VMAF"), (series.key(), series.label())] {
+            for (key, label) in [("vmaf", "VMAF")].into_iter().chain(series.map(|k| (k, k))) {
                 if let Some(value) = scores.get(key) {
                     lines.push(format!("{label}  {}", format_value(key, value)));
                 }
@@ -606,8 +604,9 @@ fn side_panel(s: &mut Scene, v: &ViewInputs<'_>) {
     }
     title(s, side, frame_y, &format!("Frame {}", state.frame));
     let current = v.history.get(state.frame);
-    let keys =
-        [("vmaf", "VMAF")].into_iter().chain(Series::ALL.iter().map(|s| (s.key(), s.label())));
+    let keys = [("vmaf", "VMAF")]
+        .into_iter()
+        .chain(v.history.plottable().into_iter().take(FRAME_VALUE_ROWS).map(|k| (k, k)));
     for (i, (key, label)) in keys.enumerate() {
         let value = current.and_then(|c| c.get(key)).map_or("…".into(), |x| format_value(key, x));
         let color = if key == "vmaf" { ACCENT } else { TEXT };
@@ -682,7 +681,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("[ / ]", "show the distorted side 1 frame earlier / later"),
     ("{ / }", "the same for the reference side"),
     ("drop a file on a side", "replace that input (same size and format)"),
-    ("P", "second plotted series: VIF s0, ADM2, motion2, PSNR-Y"),
+    ("P", "second plotted series: every computed value in turn"),
     ("V", "next VMAF model (bootstrap: 95% band in the plot)"),
     ("click / drag plot", "seek; wheel zooms the time axis"),
     ("click a worst frame", "seek to it"),
