@@ -14,6 +14,13 @@ use vqscope_metrics::features::float_motion::{
 use crate::clips::{PAIRS, libvmaf_frames, libvmaf_ref_json, reference_y4m};
 use crate::ssim_parity::{TOLERANCE, Tally, luma_frames};
 
+/// A value of a frame.
+type Getter = fn(&FloatMotionFrame) -> f64;
+
+/// libvmaf's names of the three values, with how to read each.
+const KEYS: [(&str, Getter); 3] =
+    [("motion", |f| f.motion), ("motion2", |f| f.motion2), ("motion3", |f| f.motion3)];
+
 /// What computes a frame's raw score: the CPU twin or the GPU kernels.
 pub trait Backend {
     /// The raw score (default options) of luma plane `cur` against `prev`.
@@ -39,9 +46,7 @@ pub fn check_shared_clips(backend: &mut impl Backend) {
         }
         ours.extend(scorer.finish());
         assert_eq!(ours.len(), frames.len(), "{pair}: one value set per frame");
-        let keys: [(&str, fn(&FloatMotionFrame) -> f64); 3] =
-            [("motion", |f| f.motion), ("motion2", |f| f.motion2), ("motion3", |f| f.motion3)];
-        for (key, get) in keys {
+        for (key, get) in KEYS {
             let want = libvmaf_frames(&json, key);
             assert_eq!(want.len(), ours.len(), "{pair}: libvmaf scored a different frame count");
             let mut tally = Tally::default();

@@ -520,13 +520,11 @@ mod tests {
         let a = plane(3, 2, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
         let b = plane(3, 2, vec![0.0, 4.0, 3.5, 0.0, 5.0, 6.0]);
         assert_eq!(abs_diff_sum(&a, &b), 1.0 + 2.0 + 0.5 + 4.0);
-        // Row order matters in float: 2^24 + 1 + 1 rounds differently
-        // along a row than as separate rows added to the total.
-        let big = plane(3, 1, vec![16_777_216.0, 1.0, 1.0]);
-        let zero = plane(3, 1, vec![0.0; 3]);
-        assert_eq!(abs_diff_sum(&big, &zero), 16_777_216.0);
-        let tall = plane(1, 3, vec![16_777_216.0, 1.0, 1.0]);
-        assert_eq!(abs_diff_sum(&tall, &plane(1, 3, vec![0.0; 3])), 16_777_216.0);
+        // Rows first, then the total: the two 1s meet in their own row sum
+        // (2) before 2^24 sees them; one running sum over all samples would
+        // round each 1 away (2^24 + 1 rounds to 2^24).
+        let a = plane(2, 2, vec![16_777_216.0, 0.0, 1.0, 1.0]);
+        assert_eq!(abs_diff_sum(&a, &plane(2, 2, vec![0.0; 4])), 16_777_218.0);
     }
 
     #[test]
