@@ -9,6 +9,7 @@
 
 pub mod adm;
 pub mod float_moment;
+pub mod float_motion;
 pub mod float_ms_ssim;
 pub mod float_ssim;
 pub mod motion;
@@ -35,6 +36,7 @@ pub static REGISTRY: &[&dyn Feature] = &[
     &float_ssim::feature::FloatSsim,
     &float_ms_ssim::feature::FloatMsSsim,
     &float_moment::feature::FloatMoment,
+    &float_motion::feature::FloatMotion,
 ];
 
 /// The `debug` option of the integer extractors: also report their

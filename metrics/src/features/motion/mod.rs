@@ -186,7 +186,7 @@ impl MotionParams {
 
 /// C's `MIN(x, y)`: `x < y ? x : y` (returns `y` when either is NaN).
 #[inline]
-fn c_min(x: f64, y: f64) -> f64 {
+pub(crate) fn c_min(x: f64, y: f64) -> f64 {
     if x < y { x } else { y }
 }
 

@@ -1,0 +1,302 @@
+//! `float_motion` on the GPU: for one plane pair (the earlier and the
+//! current reference frame), the float sums of
+//! [`crate::features::float_motion::sad_sums`], bit-identical. The host
+//! turns them into scores ([`crate::features::float_motion::frame_score`],
+//! [`crate::features::float_motion::FloatMotionScorer`]).
+//!
+//! Per plane pair, after a barrier each (shaders/metrics/float_motion_*.comp):
+//! 1. `blur_v`: both planes to libvmaf's floats and through the vertical
+//!    pass, one sample per invocation;
+//! 2. `blur_h`: the horizontal pass;
+//! 3. `scale` (only with `motion_add_scale1`): both blurs downscaled to
+//!    half size;
+//! 4. `rows`: one invocation per row adds `|prev − cur|` along the row in
+//!    float, in column order;
+//! 5. `total`: one invocation per scale adds the row sums in row order and
+//!    leaves the float's bits in a result word.
+//!
+//! libvmaf adds floats sequentially, so steps 4 and 5 keep its exact order
+//! (a tree would round differently, far beyond 1e-6 on a 1080p frame); the
+//! per-sample steps are `precise`, so every float equals the twin's.
+//!
+//! The earlier frame's blur is recomputed from its reference plane rather
+//! than kept from the previous frame: the blur depends on nothing else, so
+//! the floats are the same, and no state has to survive between
+//! submissions (frames in flight, timing runs that record a frame many
+//! times, a pipeline restarted mid-clip).
+
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+use vqscope_gpu::{Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder};
+
+use super::{SadSums, check_plane, scale_ratio, scaled_len};
+use crate::device::{DevicePlane, PlaneDesc};
+use crate::error::MetricsError;
+use crate::plane::PlaneView;
+
+/// Local size of the per-sample passes (`local_size_x`, `_y`).
+const GROUP_W: u32 = 64;
+const GROUP_H: u32 = 4;
+/// Rows per `rows` workgroup (its `local_size_x`).
+const ROWS_GROUP: u32 = 64;
+/// Most filter taps a push constant holds.
+const MAX_TAPS: usize = 5;
+
+/// Twin of float_motion_blur_v.comp's push constants; the two must agree.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct VerticalPush {
+    prev: PlaneDesc,
+    cur: PlaneDesc,
+    taps: [f32; MAX_TAPS],
+    taps_len: u32,
+}
+
+/// Twin of float_motion_blur_h.comp's push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct HorizontalPush {
+    width: u32,
+    height: u32,
+    taps: [f32; MAX_TAPS],
+    taps_len: u32,
+}
+
+/// Twin of float_motion_scale.comp's push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct ScalePush {
+    src_w: u32,
+    src_h: u32,
+    dst_w: u32,
+    dst_h: u32,
+    ratio_x: f32,
+    ratio_y: f32,
+}
+
+/// Twin of float_motion_rows.comp's push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct RowsPush {
+    width: u32,
+    height: u32,
+    out_offset: u32,
+}
+
+/// Twin of float_motion_total.comp's push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct TotalPush {
+    count0: u32,
+    count1: u32,
+    out_word: u32,
+}
+
+/// The twins above as the layout test checks them against the SPIR-V.
+#[cfg(test)]
+pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
+    use vqscope_shaders::{
+        METRICS_FLOAT_MOTION_BLUR_H, METRICS_FLOAT_MOTION_BLUR_V, METRICS_FLOAT_MOTION_ROWS,
+        METRICS_FLOAT_MOTION_SCALE, METRICS_FLOAT_MOTION_TOTAL, twin,
+    };
+    vec![
+        twin!(VerticalPush as "Push" in [METRICS_FLOAT_MOTION_BLUR_V] {
+            prev, cur, taps, taps_len
+        }),
+        twin!(HorizontalPush as "Push" in [METRICS_FLOAT_MOTION_BLUR_H] {
+            width, height, taps, taps_len
+        }),
+        twin!(ScalePush as "Push" in [METRICS_FLOAT_MOTION_SCALE] {
+            src_w, src_h, dst_w, dst_h, ratio_x, ratio_y
+        }),
+        twin!(RowsPush as "Push" in [METRICS_FLOAT_MOTION_ROWS] { width, height, out_offset }),
+        twin!(TotalPush as "Push" in [METRICS_FLOAT_MOTION_TOTAL] { count0, count1, out_word }),
+    ]
+}
+
+/// Bytes of `n` floats.
+fn floats(n: u32) -> u64 {
+    u64::from(n) * 4
+}
+
+/// The float motion kernels for one plane geometry and filter, with their
+/// intermediates allocated once.
+pub struct FloatMotionKernel {
+    width: u32,
+    height: u32,
+    bpc: u32,
+    taps: [f32; MAX_TAPS],
+    taps_len: u32,
+    /// Half size, with `motion_add_scale1`.
+    half: Option<(u32, u32)>,
+    vertical_pass: ComputePipeline,
+    horizontal_pass: ComputePipeline,
+    scale_pass: ComputePipeline,
+    rows_pass: ComputePipeline,
+    total_pass: ComputePipeline,
+    /// Both planes after the vertical pass.
+    vertical: Buffer,
+    /// Both blurred planes.
+    blurred: Buffer,
+    /// Both half-size planes (a placeholder float without scale 1).
+    scaled: Buffer,
+    /// Row sums: the full-size rows, then the half-size ones.
+    rows: Buffer,
+}
+
+impl FloatMotionKernel {
+    /// Kernels for `width × height` planes at `bpc` bits blurred with
+    /// `taps` (see [`super::filter_taps`]), refused where the twin refuses.
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        width: u32,
+        height: u32,
+        bpc: u32,
+        taps: &[f32],
+        add_scale1: bool,
+    ) -> Result<Self, MetricsError> {
+        let shape = PlaneView {
+            width: width as usize,
+            height: height as usize,
+            stride: 0,
+            bpc,
+            samples: &[],
+        };
+        check_plane(&shape, taps)?;
+        let mut padded = [0.0f32; MAX_TAPS];
+        padded[..taps.len()].copy_from_slice(taps);
+        let half = add_scale1
+            .then(|| (scaled_len(width as usize) as u32, scaled_len(height as usize) as u32));
+        let (hw, hh) = half.unwrap_or((0, 0));
+        let pipeline = |shader| ComputePipeline::new(ctx, &PipelineDesc::new(shader));
+        let pair = floats(width * height) * 2;
+        Ok(Self {
+            width,
+            height,
+            bpc,
+            taps: padded,
+            taps_len: taps.len() as u32,
+            half,
+            vertical_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_BLUR_V)?,
+            horizontal_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_BLUR_H)?,
+            scale_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_SCALE)?,
+            rows_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_ROWS)?,
+            total_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_TOTAL)?,
+            vertical: Buffer::storage(ctx, "float_motion vertical", pair)?,
+            blurred: Buffer::storage(ctx, "float_motion blurred", pair)?,
+            scaled: Buffer::storage(ctx, "float_motion scaled", (floats(hw * hh) * 2).max(4))?,
+            rows: Buffer::storage(ctx, "float_motion rows", floats(height + hh))?,
+        })
+    }
+
+    /// int64 result words one plane pair takes: the full-size sum, and the
+    /// half-size one with `motion_add_scale1`.
+    pub fn result_words(&self) -> u32 {
+        if self.half.is_some() { 2 } else { 1 }
+    }
+
+    /// Records the sums of `|blur(prev) − blur(cur)|` into
+    /// `results[offset_words..]`.
+    pub fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        prev: DevicePlane<'_>,
+        cur: DevicePlane<'_>,
+        results: &Buffer,
+        offset_words: u32,
+    ) -> vqscope_gpu::Result<()> {
+        for (name, plane) in [("prev", &prev), ("cur", &cur)] {
+            let d = &plane.desc;
+            if (d.width, d.height, d.bpc) != (self.width, self.height, self.bpc) {
+                return Err(GpuError::Usage(format!(
+                    "float_motion: {name} plane is {}x{} at {} bits, kernel built for {}x{} at {}",
+                    d.width, d.height, d.bpc, self.width, self.height, self.bpc
+                )));
+            }
+        }
+        let (w, h) = (self.width, self.height);
+        let groups = |w: u32, h: u32| [w.div_ceil(GROUP_W), h.div_ceil(GROUP_H), 2];
+        // Earlier frames may still read the intermediates.
+        rec.barrier();
+        let push = VerticalPush {
+            prev: prev.desc,
+            cur: cur.desc,
+            taps: self.taps,
+            taps_len: self.taps_len,
+        };
+        rec.dispatch(
+            &self.vertical_pass,
+            &[
+                Binding::Buffer(prev.buffer),
+                Binding::Buffer(cur.buffer),
+                Binding::Buffer(&self.vertical),
+            ],
+            bytemuck::bytes_of(&push),
+            groups(w, h),
+        )?;
+        rec.barrier();
+        let push = HorizontalPush { width: w, height: h, taps: self.taps, taps_len: self.taps_len };
+        rec.dispatch(
+            &self.horizontal_pass,
+            &[Binding::Buffer(&self.vertical), Binding::Buffer(&self.blurred)],
+            bytemuck::bytes_of(&push),
+            groups(w, h),
+        )?;
+        rec.barrier();
+        self.record_rows(rec, &self.blurred, w, h, 0)?;
+        let (hw, hh) = self.half.unwrap_or((0, 0));
+        if self.half.is_some() {
+            let push = ScalePush {
+                src_w: w,
+                src_h: h,
+                dst_w: hw,
+                dst_h: hh,
+                ratio_x: scale_ratio(w as usize, hw as usize),
+                ratio_y: scale_ratio(h as usize, hh as usize),
+            };
+            rec.dispatch(
+                &self.scale_pass,
+                &[Binding::Buffer(&self.blurred), Binding::Buffer(&self.scaled)],
+                bytemuck::bytes_of(&push),
+                groups(hw, hh),
+            )?;
+            rec.barrier();
+            self.record_rows(rec, &self.scaled, hw, hh, h)?;
+        }
+        rec.barrier();
+        let push = TotalPush { count0: h, count1: hh, out_word: offset_words };
+        rec.dispatch(
+            &self.total_pass,
+            &[Binding::Buffer(&self.rows), Binding::Buffer(results)],
+            bytemuck::bytes_of(&push),
+            [1, 1, 1],
+        )
+    }
+
+    /// The row sums of the plane pair in `planes` (`w × h` each, back to
+    /// back) into `rows[out_offset..]`.
+    fn record_rows(
+        &self,
+        rec: &mut Recorder<'_>,
+        planes: &Buffer,
+        w: u32,
+        h: u32,
+        out_offset: u32,
+    ) -> vqscope_gpu::Result<()> {
+        let push = RowsPush { width: w, height: h, out_offset };
+        rec.dispatch(
+            &self.rows_pass,
+            &[Binding::Buffer(planes), Binding::Buffer(&self.rows)],
+            bytemuck::bytes_of(&push),
+            [h.div_ceil(ROWS_GROUP), 1, 1],
+        )
+    }
+
+    /// The sums from the kernel's result words (float bits in the low 32
+    /// bits of each word).
+    pub fn decode(&self, words: &[i64]) -> SadSums {
+        let float = |w: i64| f32::from_bits(w as u32);
+        SadSums { scale0: float(words[0]), scale1: self.half.map(|_| float(words[1])) }
+    }
+}
