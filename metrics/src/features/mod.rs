@@ -11,6 +11,7 @@ pub mod adm;
 pub mod float_moment;
 pub mod float_ms_ssim;
 pub mod float_ssim;
+pub mod float_vif;
 pub mod motion;
 mod options;
 pub mod psnr;
