@@ -20,7 +20,9 @@
 //!    the rows;
 //! 5. the host divides each scale's sums in `f64` ([`features`]).
 
+pub mod feature;
 pub mod filter;
+pub mod gpu;
 pub mod stat;
 
 use crate::MetricsError;
