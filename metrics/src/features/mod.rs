@@ -12,6 +12,7 @@ pub mod float_moment;
 pub mod float_motion;
 pub mod float_ms_ssim;
 pub mod float_ssim;
+pub mod float_vif;
 pub mod motion;
 mod options;
 pub mod psnr;
@@ -37,6 +38,7 @@ pub static REGISTRY: &[&dyn Feature] = &[
     &float_ms_ssim::feature::FloatMsSsim,
     &float_moment::feature::FloatMoment,
     &float_motion::feature::FloatMotion,
+    &float_vif::feature::FloatVif,
 ];
 
 /// The `debug` option of the integer extractors: also report their

@@ -15,6 +15,10 @@ pub enum OptionValue {
     Bool(bool),
     Int(i64),
     Double(f64),
+    /// A string option that takes one of a fixed list of words (libvmaf's
+    /// `VMAF_OPT_TYPE_STRING` options, which the extractor checks against
+    /// its list when it starts): the word, taken from that list.
+    Choice(&'static str),
 }
 
 impl fmt::Display for OptionValue {
@@ -25,6 +29,7 @@ impl fmt::Display for OptionValue {
             Self::Bool(b) => write!(f, "{b}"),
             Self::Int(i) => write!(f, "{i}"),
             Self::Double(d) => f.write_str(&format_g(*d)),
+            Self::Choice(c) => f.write_str(c),
         }
     }
 }
@@ -41,6 +46,8 @@ pub struct OptionSpec {
     pub default: OptionValue,
     /// Inclusive range for numbers, checked when the option is set.
     pub range: (f64, f64),
+    /// The words a [`OptionValue::Choice`] option takes (empty otherwise).
+    pub choices: &'static [&'static str],
     /// libvmaf's `VMAF_OPT_FLAG_FEATURE_PARAM`: a non-default value changes
     /// the names of the extractor's outputs.
     pub param: bool,
@@ -56,6 +63,7 @@ impl OptionSpec {
             alias: None,
             default: OptionValue::Bool(default),
             range: (0.0, 1.0),
+            choices: &[],
             param: false,
             help,
         }
@@ -74,6 +82,7 @@ impl OptionSpec {
             alias: None,
             default: OptionValue::Int(default),
             range: (lo as f64, hi as f64),
+            choices: &[],
             param: false,
             help,
         }
@@ -92,6 +101,25 @@ impl OptionSpec {
             alias: None,
             default: OptionValue::Double(default),
             range: (lo, hi),
+            choices: &[],
+            param: false,
+            help,
+        }
+    }
+
+    /// A string option taking one of `choices`, `default` among them.
+    pub const fn choice(
+        name: &'static str,
+        default: &'static str,
+        choices: &'static [&'static str],
+        help: &'static str,
+    ) -> Self {
+        Self {
+            name,
+            alias: None,
+            default: OptionValue::Choice(default),
+            range: (0.0, 0.0),
+            choices,
             param: false,
             help,
         }
@@ -134,6 +162,10 @@ impl OptionSpec {
                     format_g(hi)
                 ))),
                 Err(_) => Err(bad(format!("\"{text}\" is not a number"))),
+            },
+            OptionValue::Choice(_) => match self.choices.iter().find(|&&c| c == text) {
+                Some(&c) => Ok(OptionValue::Choice(c)),
+                None => Err(bad(format!("\"{text}\" is not one of {}", self.choices.join(", ")))),
             },
         }
     }
@@ -220,6 +252,14 @@ impl FeatureOptions {
         match self.value(name) {
             OptionValue::Double(d) => d,
             other => panic!("option {name} is {other:?}, not a double"),
+        }
+    }
+
+    /// A string option's word (panics like [`FeatureOptions::bool`]).
+    pub fn choice(&self, name: &str) -> &'static str {
+        match self.value(name) {
+            OptionValue::Choice(c) => c,
+            other => panic!("option {name} is {other:?}, not a string"),
         }
     }
 
@@ -375,5 +415,17 @@ mod tests {
         assert_eq!(normalise_number("1.0"), "1");
         assert_eq!(normalise_number("0.1234567"), "0.123457");
         assert_eq!(normalise_number("bilinear"), "bilinear");
+    }
+
+    #[test]
+    fn choices_take_listed_words_only() {
+        const SPECS: [OptionSpec; 1] =
+            [OptionSpec::choice("method", "near", &["near", "far"], "m").param("pm")];
+        let mut o = FeatureOptions::defaults(&SPECS);
+        assert_eq!(o.choice("method"), "near");
+        assert!(o.set("f", "method", "middle").is_err());
+        o.set("f", "method", "far").unwrap();
+        assert_eq!(o.choice("method"), "far");
+        assert_eq!(o.output_name("x"), "x_pm_far");
     }
 }
