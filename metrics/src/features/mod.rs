@@ -8,8 +8,10 @@
 //! feature.
 
 pub mod adm;
+pub mod float_ansnr;
 pub mod float_moment;
 pub mod float_ms_ssim;
+pub mod float_psnr;
 pub mod float_ssim;
 pub mod motion;
 mod options;
@@ -35,6 +37,8 @@ pub static REGISTRY: &[&dyn Feature] = &[
     &float_ssim::feature::FloatSsim,
     &float_ms_ssim::feature::FloatMsSsim,
     &float_moment::feature::FloatMoment,
+    &float_psnr::feature::FloatPsnr,
+    &float_ansnr::feature::FloatAnsnr,
 ];
 
 /// The `debug` option of the integer extractors: also report their
