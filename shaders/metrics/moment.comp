@@ -6,11 +6,7 @@
 // CPU twin: metrics/src/features/float_moment/mod.rs (`moment_sums`);
 // driver: metrics/src/features/float_moment/gpu.rs.
 //
-// libvmaf squares each sample as a float (`pic_ * pic_`), so a square is
-// the float product, rounded, of the sample (scaled by a power of two, which
-// commutes with the rounding). Up to 12 bits the product is exact; at 16
-// bits it rounds to 24 significant bits. `precise` keeps the driver from
-// changing that rounding; the rounded square is an integer below 2^32.
+// libvmaf squares each sample as a float (`pic_ * pic_`): float_square.glsl.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
 #define THREADS 256
@@ -33,13 +29,9 @@ layout(push_constant, std430) uniform Push {
     uint rows_per_group;
 };
 
-shared uint64_t s_sum[4][THREADS];
+#include "float_square.glsl"
 
-uint64_t square(uint v) {
-    precise float f = float(v);
-    precise float sq = f * f;
-    return uint64_t(sq);
-}
+shared uint64_t s_sum[4][THREADS];
 
 void main() {
     uint lid = gl_LocalInvocationIndex;
@@ -53,8 +45,8 @@ void main() {
             uint b = plane_load_b(dis_plane, x, y0 + r);
             acc[0] += uint64_t(a);
             acc[1] += uint64_t(b);
-            acc[2] += square(a);
-            acc[3] += square(b);
+            acc[2] += float_square(a);
+            acc[3] += float_square(b);
         }
     }
     // Integer sums: any order gives the same total (a tree in shared

@@ -5,6 +5,7 @@
 pub mod adm_parity;
 pub mod clips;
 pub mod float_motion_parity;
+pub mod float_psnr_parity;
 pub mod float_vif_parity;
 pub mod golden;
 pub mod gpu_pair;

@@ -8,9 +8,11 @@
 //! feature.
 
 pub mod adm;
+pub mod float_ansnr;
 pub mod float_moment;
 pub mod float_motion;
 pub mod float_ms_ssim;
+pub mod float_psnr;
 pub mod float_ssim;
 pub mod float_vif;
 pub mod motion;
@@ -39,6 +41,8 @@ pub static REGISTRY: &[&dyn Feature] = &[
     &float_moment::feature::FloatMoment,
     &float_motion::feature::FloatMotion,
     &float_vif::feature::FloatVif,
+    &float_psnr::feature::FloatPsnr,
+    &float_ansnr::feature::FloatAnsnr,
 ];
 
 /// The `debug` option of the integer extractors: also report their
