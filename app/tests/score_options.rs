@@ -80,7 +80,7 @@ fn models_match_libvmaf() {
 }
 
 /// `-n` with psnr's `enable_mse` / `enable_apsnr`, float_ssim's
-/// `enable_lcs` and float_moment, as in `extra.json` (which also holds features vqscope
+/// `enable_lcs`, float_moment and float_motion, as in `extra.json` (which also holds features vqscope
 /// does not compute yet; those are left out).
 #[test]
 fn feature_options_match_libvmaf() {
@@ -96,12 +96,14 @@ fn feature_options_match_libvmaf() {
                 "psnr=enable_mse=true:enable_apsnr=true",
                 "--feature",
                 "float_moment",
+                "--feature",
+                "float_motion",
             ],
         );
         let theirs = libvmaf_ref_json(pair, "extra");
         assert_eq!(foreign_names(&ours, &theirs), Vec::<String>::new(), "{pair}");
         let keys = frame_keys(&ours);
-        assert_eq!(keys.len(), 14, "{pair}: {keys:?}");
+        assert_eq!(keys.len(), 17, "{pair}: {keys:?}");
         let wanted = |k: &str| keys.iter().any(|o| o == k) || k.starts_with("apsnr");
         compare(&ours, &theirs, wanted).assert_clean(pair, 100);
         assert!(ours["aggregate_metrics"]["apsnr_cr"].is_number(), "{pair}: no apsnr_cr");
