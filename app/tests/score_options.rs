@@ -82,6 +82,8 @@ fn models_match_libvmaf() {
 /// `-n` with psnr's `enable_mse` / `enable_apsnr`, float_ssim's
 /// `enable_lcs`, float_moment, float_psnr and float_ansnr, as in `extra.json` (which also
 /// holds features vqscope does not compute yet; those are left out).
+/// `enable_lcs`, float_moment and float_motion, as in `extra.json` (which
+/// also holds features vqscope does not compute yet; those are left out).
 #[test]
 fn feature_options_match_libvmaf() {
     for pair in PAIRS {
@@ -100,6 +102,7 @@ fn feature_options_match_libvmaf() {
                 "float_psnr",
                 "--feature",
                 "float_ansnr",
+                "float_motion",
             ],
         );
         let theirs = libvmaf_ref_json(pair, "extra");
