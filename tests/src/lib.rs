@@ -4,6 +4,7 @@
 
 pub mod adm_parity;
 pub mod clips;
+pub mod float_adm_parity;
 pub mod golden;
 pub mod gpu_pair;
 pub mod motion_psnr;

@@ -8,6 +8,7 @@
 //! feature.
 
 pub mod adm;
+pub mod float_adm;
 pub mod float_moment;
 pub mod float_ms_ssim;
 pub mod float_ssim;
@@ -35,6 +36,7 @@ pub static REGISTRY: &[&dyn Feature] = &[
     &float_ssim::feature::FloatSsim,
     &float_ms_ssim::feature::FloatMsSsim,
     &float_moment::feature::FloatMoment,
+    &float_adm::feature::FloatAdm,
 ];
 
 /// The `debug` option of the integer extractors: also report their
