@@ -7,6 +7,7 @@ pub mod clips;
 pub mod float_motion_parity;
 pub mod float_psnr_parity;
 pub mod float_vif_parity;
+pub mod float_adm_parity;
 pub mod golden;
 pub mod gpu_pair;
 pub mod motion_psnr;

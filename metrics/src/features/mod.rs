@@ -9,6 +9,7 @@
 
 pub mod adm;
 pub mod float_ansnr;
+pub mod float_adm;
 pub mod float_moment;
 pub mod float_motion;
 pub mod float_ms_ssim;
@@ -43,6 +44,7 @@ pub static REGISTRY: &[&dyn Feature] = &[
     &float_vif::feature::FloatVif,
     &float_psnr::feature::FloatPsnr,
     &float_ansnr::feature::FloatAnsnr,
+    &float_adm::feature::FloatAdm,
 ];
 
 /// The `debug` option of the integer extractors: also report their

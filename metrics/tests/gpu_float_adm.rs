@@ -1,0 +1,196 @@
+//! Float ADM on the GPU against its exact CPU twin: random frame pairs of
+//! random (odd, small to a few hundred samples) sizes at 8, 10, 12 and 16
+//! bits, with default and non-default options (gain limit, CSF modes,
+//! bypassed masking, skipped levels); every one of the 36 float sums must
+//! be bit-identical. Run at every lavapipe subgroup size.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use vqscope_gpu::testing::{
+    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, frame_ms, test_context,
+};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, keep_busy};
+use vqscope_metrics::PlaneView;
+use vqscope_metrics::device::{DevicePlane, upload_plane};
+use vqscope_metrics::features::float_adm::gpu::FloatAdmKernel;
+use vqscope_metrics::features::float_adm::{FloatAdmOptions, FrameSums, MIN_SIZE, frame_sums};
+
+/// A reference with structure at several scales (smooth gradients, edges,
+/// noise) so every wavelet level carries signal, and a distorted version
+/// mixing blur-like attenuation, enhancement, noise and sign flips — the
+/// decoupling, gain-limit and masking branches all get exercised.
+fn frame_pair(rng: &mut Rng, w: usize, h: usize, bpc: u32) -> (Vec<u16>, Vec<u16>) {
+    let max = (1i64 << bpc) - 1;
+    let scale = 1i64 << (bpc - 8);
+    let (fx, fy) = (1 + rng.below(7) as i64, 1 + rng.below(5) as i64);
+    let edge = rng.below(w as u64) as i64;
+    let mut reference = Vec::with_capacity(w * h);
+    for y in 0..h as i64 {
+        for x in 0..w as i64 {
+            let wave = ((x * fx + y * fy) % 64 - 32) * 3;
+            let step = if x < edge { 40 } else { -40 };
+            let noise = rng.below(64) as i64 - 32;
+            reference.push(((128 + wave + step + noise) * scale).clamp(0, max));
+        }
+    }
+    let mode = rng.below(4);
+    let distorted: Vec<i64> = reference
+        .iter()
+        .map(|&r| {
+            let n = rng.below(16 * scale as u64 + 1) as i64 - 8 * scale;
+            let mid = 128 * scale;
+            let d = match mode {
+                0 => mid + (r - mid) * 3 / 4 + n,      // attenuated + noise
+                1 => mid + (r - mid) * 5 / 4 + n / 4,  // enhanced
+                2 => r + n * 4,                        // strong noise
+                _ => rng.below(max as u64 + 1) as i64, // unrelated
+            };
+            d.clamp(0, max)
+        })
+        .collect();
+    (
+        reference.into_iter().map(|v| v as u16).collect(),
+        distorted.into_iter().map(|v| v as u16).collect(),
+    )
+}
+
+/// The kernel's sums of one pair, from results written at an offset inside
+/// a poisoned buffer (nothing may be written outside its words).
+fn gpu_sums(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    kernel: &FloatAdmKernel,
+    reference: &PlaneView,
+    distorted: &PlaneView,
+) -> FrameSums {
+    let (rb, rd) = upload_plane(ctx, submitter, reference).unwrap();
+    let (db, dd) = upload_plane(ctx, submitter, distorted).unwrap();
+    let offset = 3u32;
+    let words = offset + FloatAdmKernel::RESULT_WORDS + 2;
+    let results = Buffer::storage(ctx, "float adm results", u64::from(words) * 8).unwrap();
+    submitter
+        .run(|rec| {
+            rec.fill(&results, 0xDEAD_BEEF);
+            rec.barrier();
+            kernel.record(
+                rec,
+                &DevicePlane { buffer: &rb, desc: rd },
+                &DevicePlane { buffer: &db, desc: dd },
+                &results,
+                offset,
+            )
+        })
+        .unwrap();
+    let bytes = download_buffer(ctx, submitter, &results, u64::from(words) * 8).unwrap();
+    let all: Vec<i64> =
+        bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+    let poison = i64::from_le_bytes([0xEF, 0xBE, 0xAD, 0xDE, 0xEF, 0xBE, 0xAD, 0xDE]);
+    assert!(all[..offset as usize].iter().all(|&v| v == poison), "wrote below its offset");
+    assert!(all[(offset + FloatAdmKernel::RESULT_WORDS) as usize..].iter().all(|&v| v == poison));
+    FloatAdmKernel::decode(&all[offset as usize..])
+}
+
+/// Bit equality of every sum (so a NaN on either side fails too).
+fn assert_same(got: &FrameSums, want: &FrameSums, what: &str) {
+    for (s, (g, w)) in got.levels.iter().zip(&want.levels).enumerate() {
+        for (name, a, b) in [("num", g.num, w.num), ("aim", g.aim, w.aim), ("den", g.den, w.den)] {
+            let (a, b) = (a.map(f32::to_bits), b.map(f32::to_bits));
+            assert_eq!(a, b, "{what}: level {s} {name}");
+        }
+    }
+}
+
+/// Option sets the random cases cycle through.
+fn option_sets() -> Vec<FloatAdmOptions> {
+    let d = FloatAdmOptions::default();
+    vec![
+        d,
+        FloatAdmOptions { enhn_gain_limit: 1.0, ..d },
+        FloatAdmOptions { csf_mode: 1, csf_scale: 1.5, ..d },
+        FloatAdmOptions { csf_mode: 2, norm_view_dist: 5.0, ref_display_height: 2160, ..d },
+        FloatAdmOptions { bypass_cm: true, enhn_gain_limit: 1.3, ..d },
+        FloatAdmOptions { skip_scale0: true, skip_aim_scale: 2, f1: [-1.0, 0.2, -1.0, 3.0], ..d },
+    ]
+}
+
+#[test]
+fn gpu_float_adm_sums_equal_cpu_twin() {
+    if !at_every_lavapipe_subgroup_size("gpu_float_adm_sums_equal_cpu_twin") {
+        return;
+    }
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x0F1A_7ADB_5EED_0001);
+    let mut cases: Vec<(usize, usize)> =
+        vec![(MIN_SIZE, MIN_SIZE), (MIN_SIZE + 1, MIN_SIZE + 4), (64, 36), (33, 17)];
+    while cases.len() < 16 {
+        let w = MIN_SIZE + rng.below(300) as usize;
+        let h = MIN_SIZE + rng.below(200) as usize;
+        cases.push((w, h));
+    }
+    let sets = option_sets();
+    let mut compared = 0;
+    for (i, &(w, h)) in cases.iter().enumerate() {
+        let bpc = [8, 10, 12, 16][i % 4];
+        let options = sets[i % sets.len()];
+        let kernel = FloatAdmKernel::new(&ctx, w as u32, h as u32, bpc, &options).unwrap();
+        for _ in 0..2 {
+            let (r, d) = frame_pair(&mut rng, w, h, bpc);
+            let rp = PlaneView::packed(w, h, bpc, &r);
+            let dp = PlaneView::packed(w, h, bpc, &d);
+            let want = frame_sums(&rp, &dp, &options).unwrap();
+            let got = gpu_sums(&ctx, &mut submitter, &kernel, &rp, &dp);
+            assert_same(&got, &want, &format!("{w}x{h} at {bpc} bits, {options:?}"));
+            compared += 1;
+        }
+    }
+    println!("{compared} random frame pairs: GPU sums equal the twin's bit for bit");
+    assert_no_validation_messages();
+}
+
+#[test]
+fn gpu_float_adm_refuses_what_it_cannot_compute() {
+    let ctx = test_context();
+    let o = FloatAdmOptions::default();
+    assert!(FloatAdmKernel::new(&ctx, 16, 40, 8, &o).is_err());
+    assert!(FloatAdmKernel::new(&ctx, 40, 40, 9, &o).is_err());
+    let p4 = FloatAdmOptions { p_norm: 4.0, ..o };
+    assert!(FloatAdmKernel::new(&ctx, 40, 40, 8, &p4).is_err());
+    let bad = FloatAdmOptions { enhn_gain_limit: 0.5, ..o };
+    assert!(FloatAdmKernel::new(&ctx, 40, 40, 8, &bad).is_err());
+    assert_no_validation_messages();
+}
+
+/// Warm GPU time of a frame's float ADM (ignored: run `--ignored
+/// gpu_float_adm_timing --nocapture` on the GPU machine): median of 32
+/// frames in one submission, for 4K and 1080p 8-bit random pairs. The timed
+/// kernel's sums must still equal the twin's.
+#[test]
+#[ignore = "timing; run on the GPU machine"]
+fn gpu_float_adm_timing() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x5eed_f1ad);
+    let options = FloatAdmOptions::default();
+    for (w, h, bpc) in [(3840usize, 2160usize, 8u32), (1920, 1080, 8)] {
+        let (r, d) = frame_pair(&mut rng, w, h, bpc);
+        let (rp, dp) = (PlaneView::packed(w, h, bpc, &r), PlaneView::packed(w, h, bpc, &d));
+        let (rb, rd) = upload_plane(&ctx, &mut submitter, &rp).unwrap();
+        let (db, dd) = upload_plane(&ctx, &mut submitter, &dp).unwrap();
+        let (rv, dv) =
+            (DevicePlane { buffer: &rb, desc: rd }, DevicePlane { buffer: &db, desc: dd });
+        let kernel = FloatAdmKernel::new(&ctx, w as u32, h as u32, bpc, &options).unwrap();
+        let results = Buffer::storage(&ctx, "timed results", 8 * 36).unwrap();
+        keep_busy(&mut submitter, Duration::from_millis(300), |rec| {
+            kernel.record(rec, &rv, &dv, &results, 0)
+        })
+        .unwrap();
+        let (mid, lo, hi) =
+            frame_ms(&ctx, &mut submitter, 32, |rec| kernel.record(rec, &rv, &dv, &results, 0));
+        eprintln!("float_adm {w}x{h} {bpc}-bit: median {mid:.4} ms (min {lo:.4}, max {hi:.4})");
+        let want = frame_sums(&rp, &dp, &options).unwrap();
+        assert_same(&gpu_sums(&ctx, &mut submitter, &kernel, &rp, &dp), &want, "timed");
+    }
+    assert_no_validation_messages();
+}
