@@ -7,6 +7,7 @@ pub mod clips;
 pub mod golden;
 pub mod gpu_pair;
 pub mod motion_psnr;
+pub mod psnr_hvs_parity;
 pub mod report_diff;
 pub mod ssim_parity;
 pub mod vif_parity;

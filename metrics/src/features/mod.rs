@@ -14,6 +14,7 @@ pub mod float_ssim;
 pub mod motion;
 mod options;
 pub mod psnr;
+pub mod psnr_hvs;
 pub mod vif;
 
 use std::sync::Arc;
