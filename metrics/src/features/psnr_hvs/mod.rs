@@ -36,6 +36,9 @@
 //! than 8x8 holds no block and libvmaf divides 0 by 0 (NaN), so this twin
 //! refuses it instead.
 
+pub mod feature;
+pub mod gpu;
+
 use crate::MetricsError;
 use crate::plane::{PlaneView, check_pair};
 
@@ -291,9 +294,9 @@ pub fn normalisers(width: usize, height: usize, bpc: u32) -> (f32, f32) {
     (pixels as f32, (peak * peak) as f32)
 }
 
-/// A plane's value before the dB conversion: the float sum of every block's
-/// [`block_terms`] in raster block order, divided by [`normalisers`].
-pub fn plane_error(
+/// A plane's float sum: every block's [`block_terms`] added one by one, in
+/// raster block order, to one float.
+pub fn plane_sum(
     reference: &PlaneView<'_>,
     distorted: &PlaneView<'_>,
     plane: usize,
@@ -309,8 +312,14 @@ pub fn plane_error(
             }
         }
     }
-    let (pixels, peak2) = normalisers(reference.width, reference.height, reference.bpc);
-    Ok(sum / pixels / peak2)
+    Ok(sum)
+}
+
+/// A plane's value before the dB conversion, from its [`plane_sum`]: the
+/// sum divided by each of [`normalisers`] in turn, in float.
+pub fn plane_value(sum: f32, width: usize, height: usize, bpc: u32) -> f32 {
+    let (pixels, peak2) = normalisers(width, height, bpc);
+    sum / pixels / peak2
 }
 
 /// Refuses a depth libvmaf's extractor refuses (above 12 bits; below 8 is
@@ -368,10 +377,10 @@ fn db(value: f64) -> f64 {
 }
 
 impl PsnrHvsScore {
-    /// The four values from the three planes' [`plane_error`]s (widened to
+    /// The four values from the three planes' [`plane_value`]s (widened to
     /// double as libvmaf returns them); the combination is in double.
-    pub fn from_errors(errors: [f32; 3]) -> Self {
-        let [y, cb, cr] = errors.map(f64::from);
+    pub fn from_plane_values(values: [f32; 3]) -> Self {
+        let [y, cb, cr] = values.map(f64::from);
         Self { y: db(y), cb: db(cb), cr: db(cr), psnr_hvs: db(y * 0.8 + 0.1 * (cb + cr)) }
     }
 
@@ -386,11 +395,12 @@ pub fn psnr_hvs(
     reference: &[PlaneView<'_>; 3],
     distorted: &[PlaneView<'_>; 3],
 ) -> Result<PsnrHvsScore, MetricsError> {
-    let mut errors = [0f32; 3];
-    for (p, e) in errors.iter_mut().enumerate() {
-        *e = plane_error(&reference[p], &distorted[p], p)?;
+    let mut values = [0f32; 3];
+    for (p, v) in values.iter_mut().enumerate() {
+        let (r, d) = (&reference[p], &distorted[p]);
+        *v = plane_value(plane_sum(r, d, p)?, r.width, r.height, r.bpc);
     }
-    Ok(PsnrHvsScore::from_errors(errors))
+    Ok(PsnrHvsScore::from_plane_values(values))
 }
 
 #[cfg(test)]
@@ -431,11 +441,11 @@ mod tests {
     fn identical_planes_are_infinite_and_bad_input_refused() {
         let s = vec![7u16; 16 * 9];
         let v = PlaneView::packed(16, 9, 8, &s);
-        assert_eq!(plane_error(&v, &v, 0).unwrap(), 0.0);
-        assert_eq!(PsnrHvsScore::from_errors([0.0; 3]).psnr_hvs, f64::INFINITY);
+        assert_eq!(plane_sum(&v, &v, 0).unwrap(), 0.0);
+        assert_eq!(PsnrHvsScore::from_plane_values([0.0; 3]).psnr_hvs, f64::INFINITY);
         let small = PlaneView::packed(16, 7, 8, &s[..16 * 7]);
-        assert!(plane_error(&small, &small, 1).is_err());
+        assert!(plane_sum(&small, &small, 1).is_err());
         let deep = PlaneView::packed(16, 9, 16, &s);
-        assert!(plane_error(&deep, &deep, 0).is_err());
+        assert!(plane_sum(&deep, &deep, 0).is_err());
     }
 }
