@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
-use vqscope_metrics::device::{DevicePlane, upload_plane};
+use vqscope_metrics::device::{DevicePlane, PlaneDesc, upload_plane};
 use vqscope_metrics::features::psnr_hvs::PsnrHvsScore;
 use vqscope_metrics::features::psnr_hvs::gpu::PsnrHvsKernel;
 use vqscope_tests::motion_psnr::Plane;
@@ -36,9 +36,8 @@ impl Backend for Gpu {
         let mut up = |p: &Plane| upload_plane(&self.ctx, &mut self.submitter, &p.view()).unwrap();
         let r: Vec<_> = reference.iter().map(&mut up).collect();
         let d: Vec<_> = distorted.iter().map(&mut up).collect();
-        let plane = |(b, desc): &(Buffer, _)| DevicePlane { buffer: b, desc: *desc };
         let (rp, dp): (Vec<_>, Vec<_>) =
-            (r.iter().map(plane).collect(), d.iter().map(plane).collect());
+            (r.iter().map(device_plane).collect(), d.iter().map(device_plane).collect());
         let results = &self.results;
         self.submitter
             .run(|rec| {
@@ -52,6 +51,11 @@ impl Backend for Gpu {
             bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
         kernel.decode(&words)
     }
+}
+
+/// An uploaded plane as the kernel takes it.
+fn device_plane((buffer, desc): &(Buffer, PlaneDesc)) -> DevicePlane<'_> {
+    DevicePlane { buffer, desc: *desc }
 }
 
 #[test]

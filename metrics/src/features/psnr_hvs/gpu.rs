@@ -8,8 +8,10 @@
 //! 1. `psnr_hvs_block` once per plane: one invocation per 8x8 block computes
 //!    the 64 values the block adds (DCT, variances, masking, CSF weights),
 //!    bit for bit as [`super::block_terms`], into the terms buffer;
-//! 2. `psnr_hvs_sum` once per plane (the three run side by side): one
-//!    invocation adds that plane's terms in libvmaf's order.
+//! 2. `psnr_hvs_sum` per plane (the three run side by side): one
+//!    invocation adds that plane's terms in libvmaf's order, in dispatches
+//!    of at most [`BLOCKS_PER_SUM`] blocks, each continuing the running sum
+//!    (lavapipe's loop limit, see there).
 //!
 //! libvmaf's accumulator is a single float per plane, so every addition
 //! rounds and no tree or partial sums reproduce its value; the sum step is
@@ -32,6 +34,11 @@ use crate::error::MetricsError;
 
 /// Invocations per `psnr_hvs_block` workgroup (its `local_size_x`).
 const BLOCK_GROUP: u32 = 64;
+/// Most blocks one `psnr_hvs_sum` dispatch adds (one loop iteration each):
+/// lavapipe ends a shader's loops after 65535 iterations in all, so a
+/// plane with more blocks continues in further dispatches, each resuming
+/// from the running sum the previous one stored.
+const BLOCKS_PER_SUM: u32 = 32768;
 
 /// Twin of psnr_hvs_block.comp's push constants; the two must agree.
 #[repr(C)]
@@ -52,7 +59,8 @@ struct BlockPush {
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 struct SumPush {
     term_base: u32,
-    term_count: u32,
+    block_count: u32,
+    first: u32,
     out_word: u32,
 }
 
@@ -66,7 +74,9 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
             ref_plane, dis_plane, blocks_x, blocks_y, table, term_base, block_var_scale,
             quadrant_var_scale,
         }),
-        twin!(SumPush as "Push" in [METRICS_PSNR_HVS_SUM] { term_base, term_count, out_word }),
+        twin!(SumPush as "Push" in [METRICS_PSNR_HVS_SUM] {
+            term_base, block_count, first, out_word,
+        }),
     ]
 }
 
@@ -82,8 +92,12 @@ struct PlaneSlot {
 }
 
 impl PlaneSlot {
+    fn blocks(&self) -> u32 {
+        self.blocks_x * self.blocks_y
+    }
+
     fn term_count(&self) -> u32 {
-        self.blocks_x * self.blocks_y * COEFFS as u32
+        self.blocks() * COEFFS as u32
     }
 }
 
@@ -177,22 +191,32 @@ impl PsnrHvsKernel {
                     Binding::Buffer(&self.terms),
                 ],
                 bytemuck::bytes_of(&push),
-                [(slot.blocks_x * slot.blocks_y).div_ceil(BLOCK_GROUP), 1, 1],
+                [slot.blocks().div_ceil(BLOCK_GROUP), 1, 1],
             )?;
         }
-        rec.barrier();
-        for (p, slot) in self.planes.iter().enumerate() {
-            let push = SumPush {
-                term_base: slot.term_base,
-                term_count: slot.term_count(),
-                out_word: offset_words + p as u32,
-            };
-            rec.dispatch(
-                &self.sum,
-                &[Binding::Buffer(&self.terms), Binding::Buffer(results)],
-                bytemuck::bytes_of(&push),
-                [1, 1, 1],
-            )?;
+        // Round r adds blocks [r·BLOCKS_PER_SUM, …) of every plane that has
+        // them; the planes' walks run side by side.
+        let rounds = self.planes.iter().map(|s| s.blocks().div_ceil(BLOCKS_PER_SUM)).max();
+        for round in 0..rounds.unwrap_or(0) {
+            rec.barrier();
+            let first_block = round * BLOCKS_PER_SUM;
+            for (p, slot) in self.planes.iter().enumerate() {
+                if first_block >= slot.blocks() {
+                    continue;
+                }
+                let push = SumPush {
+                    term_base: slot.term_base + first_block * COEFFS as u32,
+                    block_count: (slot.blocks() - first_block).min(BLOCKS_PER_SUM),
+                    first: u32::from(round == 0),
+                    out_word: offset_words + p as u32,
+                };
+                rec.dispatch(
+                    &self.sum,
+                    &[Binding::Buffer(&self.terms), Binding::Buffer(results)],
+                    bytemuck::bytes_of(&push),
+                    [1, 1, 1],
+                )?;
+            }
         }
         Ok(())
     }
