@@ -11,6 +11,7 @@ pub mod float_adm_parity;
 pub mod golden;
 pub mod gpu_pair;
 pub mod motion_psnr;
+pub mod psnr_hvs_parity;
 pub mod report_diff;
 pub mod ssim_parity;
 pub mod vif_parity;

@@ -19,6 +19,7 @@ pub mod float_vif;
 pub mod motion;
 mod options;
 pub mod psnr;
+pub mod psnr_hvs;
 pub mod vif;
 
 use std::sync::Arc;
@@ -45,6 +46,7 @@ pub static REGISTRY: &[&dyn Feature] = &[
     &float_psnr::feature::FloatPsnr,
     &float_ansnr::feature::FloatAnsnr,
     &float_adm::feature::FloatAdm,
+    &psnr_hvs::feature::PsnrHvs,
 ];
 
 /// The `debug` option of the integer extractors: also report their

@@ -1,0 +1,198 @@
+#version 460
+// psnr_hvs, step 1 of 2: one invocation per 8x8 block of one plane (block
+// corners 7 samples apart), writing the 64 values that block adds to the
+// plane's float sum, in libvmaf's order, at terms[term_base + block * 64 + k]
+// (blocks in raster order). psnr_hvs_sum.comp adds them up.
+// CPU twin: metrics/src/features/psnr_hvs/mod.rs (`block_terms`); driver:
+// metrics/src/features/psnr_hvs/gpu.rs.
+//
+// Bit-exactness with the twin: the DCT is 32-bit integer arithmetic (GLSL
+// `int` wraps and shifts arithmetically, as libvmaf's `int` does on x86).
+// Every float expression is `precise` so that no multiply fuses into an
+// add; float divides go through double and round to float (the double
+// quotient of two floats rounds to the correctly rounded float quotient);
+// the masking strength's square root is taken in double, as libvmaf's
+// `sqrt` is. Divisions by 64, 16 and 32 are multiplications by the exact
+// reciprocal, which give the same bits.
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+layout(local_size_x = 64) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer RefWords { uint ref_words[]; };
+layout(set = 0, binding = 1, std430) readonly buffer DisWords { uint dis_words[]; };
+// Per plane p: csf at [p * 128 + k], mask at [p * 128 + 64 + k].
+layout(set = 0, binding = 2, std430) readonly buffer Tables { float tables[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer Terms { float terms[]; };
+
+#define PLANE_WORDS_A ref_words
+#define PLANE_WORDS_B dis_words
+#include "plane_pair.glsl"
+
+// Twin: `BlockPush` in metrics/src/features/psnr_hvs/gpu.rs; the two must
+// agree.
+layout(push_constant, std430) uniform Push {
+    PlaneDesc ref_plane;
+    PlaneDesc dis_plane;
+    uint blocks_x;
+    uint blocks_y;
+    uint table;       // plane index: 0 Y, 1 Cb, 2 Cr
+    uint term_base;   // first float of this plane's terms
+    float block_var_scale;     // libvmaf's float constant (1/63)·64
+    float quadrant_var_scale;  // (1/15)·16
+};
+
+const uint BLOCK = 8u;
+const uint STEP = 7u;
+
+// Halving that rounds toward zero: the sign bit added before the shift.
+int half_tz(int a) {
+    return (int(uint(a) >> 31) + a) >> 1;
+}
+
+// (a·m + r) >> s in wrapping 32-bit integers.
+int lift(int a, int m, int r, int s) {
+    return (a * m + r) >> s;
+}
+
+// Daala's 8-point integer forward DCT, in place (inputs in natural order).
+void fdct8(inout int v[8]) {
+    int t0 = v[0];
+    int t4 = v[1];
+    int t2 = v[2];
+    int t6 = v[3];
+    int t7 = v[4];
+    int t3 = v[5];
+    int t5 = v[6];
+    int t1 = v[7];
+    t1 = t0 - t1;
+    int t1h = half_tz(t1);
+    t0 -= t1h;
+    t4 += t5;
+    int t4h = half_tz(t4);
+    t5 -= t4h;
+    t3 = t2 - t3;
+    t2 -= half_tz(t3);
+    t6 += t7;
+    int t6h = half_tz(t6);
+    t7 = t6h - t7;
+    t0 += t6h;
+    t6 = t0 - t6;
+    t2 = t4h - t2;
+    t4 = t2 - t4;
+    t0 -= lift(t4, 13573, 16384, 15);
+    t4 += lift(t0, 11585, 8192, 14);
+    t0 -= lift(t4, 13573, 16384, 15);
+    t6 -= lift(t2, 21895, 16384, 15);
+    t2 += lift(t6, 15137, 8192, 14);
+    t6 -= lift(t2, 21895, 16384, 15);
+    t3 += lift(t5, 19195, 16384, 15);
+    t5 += lift(t3, 11585, 8192, 14);
+    t3 -= lift(t5, 7489, 4096, 13);
+    t7 = half_tz(t5) - t7;
+    t5 -= t7;
+    t3 = t1h - t3;
+    t1 -= t3;
+    t7 += lift(t1, 3227, 16384, 15);
+    t1 -= lift(t7, 6393, 16384, 15);
+    t7 += lift(t1, 3227, 16384, 15);
+    t5 += lift(t3, 2485, 4096, 13);
+    t3 -= lift(t5, 18205, 16384, 15);
+    t5 += lift(t3, 2485, 4096, 13);
+    v = int[8](t0, t1, t2, t3, t4, t5, t6, t7);
+}
+
+// The 8-point DCT of each column becomes a row of the output.
+void columns_to_rows(inout int b[64]) {
+    int out_b[64];
+    for (uint c = 0u; c < BLOCK; c++) {
+        int v[8];
+        for (uint r = 0u; r < BLOCK; r++) {
+            v[r] = b[r * BLOCK + c];
+        }
+        fdct8(v);
+        for (uint r = 0u; r < BLOCK; r++) {
+            out_b[c * BLOCK + r] = v[r];
+        }
+    }
+    b = out_b;
+}
+
+uint quadrant(uint k) {
+    return uint(k / BLOCK >= 4u) + 2u * uint(k % BLOCK >= 4u);
+}
+
+float divide(float a, float b) {
+    return float(double(a) / double(b));
+}
+
+// Variance ratio and masking strength of one block; replaces its samples
+// by their DCT coefficients.
+float analyse(inout int b[64]) {
+    precise float mean = 0.0;
+    precise float means[4] = float[4](0.0, 0.0, 0.0, 0.0);
+    for (uint k = 0u; k < 64u; k++) {
+        float v = float(b[k]);
+        mean += v;
+        means[quadrant(k)] += v;
+    }
+    mean *= 0.015625;
+    for (uint q = 0u; q < 4u; q++) {
+        means[q] *= 0.0625;
+    }
+    precise float var = 0.0;
+    precise float vars[4] = float[4](0.0, 0.0, 0.0, 0.0);
+    for (uint k = 0u; k < 64u; k++) {
+        precise float d = float(b[k]) - mean;
+        var += d * d;
+        uint q = quadrant(k);
+        precise float dq = float(b[k]) - means[q];
+        vars[q] += dq * dq;
+    }
+    var *= block_var_scale;
+    for (uint q = 0u; q < 4u; q++) {
+        vars[q] *= quadrant_var_scale;
+    }
+    if (var > 0.0) {
+        precise float total = vars[0] + vars[1] + vars[2] + vars[3];
+        var = divide(total, var);
+    }
+    columns_to_rows(b);
+    columns_to_rows(b);
+    precise float energy = 0.0;
+    for (uint k = 1u; k < 64u; k++) {
+        energy += float(b[k] * b[k]) * tables[table * 128u + 64u + k];
+    }
+    precise float product = energy * var;
+    return float(sqrt(double(product)) * 0.03125lf);
+}
+
+void main() {
+    uint block = gl_GlobalInvocationID.x;
+    if (block >= blocks_x * blocks_y) {
+        return;
+    }
+    uint x0 = (block % blocks_x) * STEP;
+    uint y0 = (block / blocks_x) * STEP;
+    int r[64];
+    int d[64];
+    for (uint k = 0u; k < 64u; k++) {
+        r[k] = int(plane_load(ref_plane, x0 + k % BLOCK, y0 + k / BLOCK));
+        d[k] = int(plane_load_b(dis_plane, x0 + k % BLOCK, y0 + k / BLOCK));
+    }
+    float masking = analyse(r);
+    float d_masking = analyse(d);
+    if (d_masking > masking) {
+        masking = d_masking;
+    }
+    uint out_base = term_base + block * 64u;
+    for (uint k = 0u; k < 64u; k++) {
+        precise float err = float(abs(r[k] - d[k]));
+        if (k != 0u) {
+            float floor_k = divide(masking, tables[table * 128u + 64u + k]);
+            err = err < floor_k ? 0.0 : err - floor_k;
+        }
+        precise float weighted = err * tables[table * 128u + k];
+        precise float term = weighted * weighted;
+        terms[out_base + k] = term;
+    }
+}
