@@ -49,8 +49,9 @@ fn foreign_names(ours: &Value, theirs: &Value) -> Vec<String> {
 }
 
 /// The bootstrap model (with its 20 members, bagging, stddev and CI), the
-/// 4K NEG model (ADM and VIF with `_egl_1` names), the phone transform
-/// and `disable_clip`, all in one run with `name=`, as in `models.json`.
+/// 4K NEG model (ADM and VIF with `_egl_1` names), the float model (on the
+/// float VIF, ADM and motion), the phone transform and `disable_clip`, all
+/// in one run with `name=`, as in `models.json`.
 #[test]
 fn models_match_libvmaf() {
     for pair in PAIRS {
@@ -63,6 +64,8 @@ fn models_match_libvmaf() {
                 "--model",
                 "version=vmaf_4k_v0.6.1neg:name=vmaf_4k_v0.6.1neg",
                 "--model",
+                "version=vmaf_float_v0.6.1:name=vmaf_float_v0.6.1",
+                "--model",
                 "version=vmaf_v0.6.1:name=vmaf_phone:enable_transform",
                 "--model",
                 "version=vmaf_v0.6.1:name=vmaf_noclip:disable_clip",
@@ -70,7 +73,14 @@ fn models_match_libvmaf() {
         );
         let theirs = libvmaf_ref_json(pair, "models");
         let keys = frame_keys(&ours);
-        for key in ["vmaf_b_v0.6.3_0020", "vmaf_b_v0.6.3_ci_p95_hi", "integer_adm2_egl_1"] {
+        for key in [
+            "vmaf_b_v0.6.3_0020",
+            "vmaf_b_v0.6.3_ci_p95_hi",
+            "integer_adm2_egl_1",
+            "vmaf_float_v0.6.1",
+            "adm2",
+            "vif_scale3",
+        ] {
             assert!(keys.iter().any(|k| k == key), "{pair}: no {key} in {keys:?}");
         }
         assert_eq!(foreign_names(&ours, &theirs), Vec::<String>::new(), "{pair}");
@@ -79,41 +89,48 @@ fn models_match_libvmaf() {
     }
 }
 
-/// `-n` with psnr's `enable_mse` / `enable_apsnr`, float_ssim's
-/// `enable_lcs`, float_moment, float_psnr and float_ansnr, as in `extra.json` (which also
-/// holds features vqscope does not compute yet; those are left out).
-/// `enable_lcs`, float_moment and float_motion, as in `extra.json` (which
-/// also holds features vqscope does not compute yet; those are left out).
+/// `extra.json`'s run: `-n` with psnr's `enable_mse` / `enable_apsnr`,
+/// float_ssim's `enable_lcs` and every other feature it holds — the float
+/// features, psnr_hvs and ciede — except cambi, which vqscope does not
+/// compute yet: every value libvmaf printed but cambi's, as it printed it.
 #[test]
 fn feature_options_match_libvmaf() {
+    let mut args = vec![
+        "-n",
+        "--feature",
+        "float_ssim=enable_lcs=true",
+        "--feature",
+        "psnr=enable_mse=true:enable_apsnr=true",
+    ];
+    for feature in EXTRA_FEATURES {
+        args.extend(["--feature", feature]);
+    }
     for pair in PAIRS {
-        let (ours, _) = score(
-            pair,
-            "extra",
-            &[
-                "-n",
-                "--feature",
-                "float_ssim=enable_lcs=true",
-                "--feature",
-                "psnr=enable_mse=true:enable_apsnr=true",
-                "--feature",
-                "float_moment",
-                "--feature",
-                "float_psnr",
-                "--feature",
-                "float_ansnr",
-                "float_motion",
-            ],
-        );
+        let (ours, _) = score(pair, "extra", &args);
         let theirs = libvmaf_ref_json(pair, "extra");
         assert_eq!(foreign_names(&ours, &theirs), Vec::<String>::new(), "{pair}");
         let keys = frame_keys(&ours);
-        assert_eq!(keys.len(), 17, "{pair}: {keys:?}");
+        let mut missing: Vec<String> =
+            frame_keys(&theirs).into_iter().filter(|k| !keys.contains(k)).collect();
+        missing.sort();
+        assert_eq!(missing, ["cambi", "cambi_full_reference", "cambi_source"], "{pair}");
         let wanted = |k: &str| keys.iter().any(|o| o == k) || k.starts_with("apsnr");
         compare(&ours, &theirs, wanted).assert_clean(pair, 100);
         assert!(ours["aggregate_metrics"]["apsnr_cr"].is_number(), "{pair}: no apsnr_cr");
     }
 }
+
+/// The features of `extra.json` given without options.
+const EXTRA_FEATURES: [&str; 8] = [
+    "float_moment",
+    "float_psnr",
+    "float_ansnr",
+    "float_motion",
+    "float_vif",
+    "float_adm",
+    "psnr_hvs",
+    "ciede",
+];
 
 /// The parts of `--aom_ctc v6.0` vqscope computes, given as the preset
 /// gives them: vmaf and vmaf_neg, psnr with `reduced_hbd_peak`,
@@ -230,10 +247,10 @@ fn unknown_models_and_options_are_refused() {
     let unknown =
         vqscope(&with(&["--model", "version=nope"]).iter().map(String::as_str).collect::<Vec<_>>());
     assert!(
-        !String::from_utf8_lossy(&unknown.stderr).contains("vmaf_float"),
-        "offers float models"
+        !String::from_utf8_lossy(&unknown.stderr).contains("v1.0.16"),
+        "offers the v1.0.16 models"
     );
-    run(&["--model", "version=vmaf_float_v0.6.1"], "vmaf_float_v0.6.1");
+    run(&["--model", "version=vmaf_v1.0.16_3d0h"], "vmaf_float_4k_v0.6.1");
     run(&["--model", "version=vmaf_v0.6.1:motion.nope=1"], "motion_force_zero");
     run(&["--model", "version=vmaf_v0.6.1:nope.x=1"], "nope");
     run(&["--model", "version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=0.5"], "adm_enhn_gain_limit");
@@ -241,7 +258,7 @@ fn unknown_models_and_options_are_refused() {
     run(&["--feature", "psnr=enable_mse=yes"], "enable_mse");
     run(&["--feature", "nope"], "unknown feature `nope`");
     run(&["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1neg"], "name=");
-    run(&["--aom_ctc", "v6.0"], "ciede");
+    run(&["--aom_ctc", "v6.0"], "cambi");
     run(&["--aom_ctc", "v9.0"], "v1.0 to v7.0");
 }
 
