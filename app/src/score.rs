@@ -209,7 +209,7 @@ fn selection(args: &Args) -> Result<(Selection, Vec<ModelLabel>)> {
                 if vqscope_metrics::features::find(name).is_err() {
                     bail!(
                         "--{flag} {version} needs feature {name}, which vqscope does not compute \
-                         yet (psnr_hvs, ciede and cambi arrive later)"
+                         yet"
                     );
                 }
             }

@@ -33,9 +33,13 @@ use crate::error::MetricsError;
 /// Models compiled into vqscope, by libvmaf's `version=` name, in libvmaf's
 /// own table order (libvmaf/src/model.c L85-109). The files are Netflix's,
 /// unchanged (see `assets/models/README.md`). Only models whose inputs
-/// vqscope computes are offered: the float models wait for the float
-/// features, the v1.0.16 models for cambi, speed_chroma, adm3 and motion3.
-const BUILTIN: [(&str, &str); 5] = [
+/// vqscope computes are offered: the v1.0.16 models wait for cambi and
+/// speed_chroma.
+const BUILTIN: [(&str, &str); 9] = [
+    ("vmaf_float_v0.6.1", include_str!("../../../assets/models/vmaf_float_v0.6.1.json")),
+    ("vmaf_float_b_v0.6.3", include_str!("../../../assets/models/vmaf_float_b_v0.6.3.json")),
+    ("vmaf_float_v0.6.1neg", include_str!("../../../assets/models/vmaf_float_v0.6.1neg.json")),
+    ("vmaf_float_4k_v0.6.1", include_str!("../../../assets/models/vmaf_float_4k_v0.6.1.json")),
     ("vmaf_v0.6.1", include_str!("../../../assets/models/vmaf_v0.6.1.json")),
     ("vmaf_b_v0.6.3", include_str!("../../../assets/models/vmaf_b_v0.6.3.json")),
     ("vmaf_v0.6.1neg", include_str!("../../../assets/models/vmaf_v0.6.1neg.json")),
@@ -665,6 +669,10 @@ mod tests {
         assert_eq!(
             names,
             [
+                "vmaf_float_v0.6.1",
+                "vmaf_float_b_v0.6.3",
+                "vmaf_float_v0.6.1neg",
+                "vmaf_float_4k_v0.6.1",
                 "vmaf_v0.6.1",
                 "vmaf_b_v0.6.3",
                 "vmaf_v0.6.1neg",
@@ -677,9 +685,12 @@ mod tests {
             assert_eq!(m.features().len(), 6, "{name}");
             assert_eq!(m.name(), "vmaf");
             assert!(!m.transform_enabled(), "{name}: the CLI default has no transform");
-            assert_eq!(m.is_collection(), name == "vmaf_b_v0.6.3");
+            assert_eq!(m.is_collection(), name.contains("_b_v0.6.3"));
+            // The float models read libvmaf's float extractors, the others
+            // the integer ones.
+            let float = name.starts_with("vmaf_float");
             for f in m.features() {
-                assert!(f.extractor().is_some_and(|e| !e.starts_with("float")), "{name}");
+                assert!(f.extractor().is_some_and(|e| e.starts_with("float") == float), "{name}");
             }
         }
         let m = Model::builtin("vmaf_v0.6.1").unwrap();
@@ -715,13 +726,15 @@ mod tests {
         assert_eq!(b.output_names()[20], "vmaf_0020");
         assert!(b.features().iter().all(|f| f.options.is_empty()));
 
-        // The float model's file stays bundled for later, but is not offered.
-        let e = Model::builtin("vmaf_float_v0.6.1").unwrap_err().to_string();
-        let (_, known) = e.split_once("built-in models:").unwrap();
-        assert!(known.contains("vmaf_4k_v0.6.1neg") && !known.contains("float"), "{e}");
-        let float = include_str!("../../../assets/models/vmaf_float_v0.6.1.json");
-        let float = Model::from_json(float, "float", &ModelConfig::default()).unwrap();
+        let float = Model::builtin("vmaf_float_v0.6.1neg").unwrap();
         assert_eq!(float.features()[0].extractor(), Some("float_adm"));
+        assert_eq!(float.features()[0].option_f64("adm_enhn_gain_limit"), Some(1.0));
+        assert_eq!(float.features()[1].extractor(), Some("float_motion"));
+        assert_eq!(float.features()[2].extractor(), Some("float_vif"));
+        // The v1.0.16 models are not offered until cambi and speed_chroma are.
+        let e = Model::builtin("vmaf_v1.0.16_3d0h").unwrap_err().to_string();
+        let (_, known) = e.split_once("built-in models:").unwrap();
+        assert!(known.contains("vmaf_float_4k_v0.6.1") && !known.contains("v1.0"), "{e}");
     }
 
     /// Every number in the bundled files, read through our path, equals a
