@@ -832,7 +832,11 @@ mod tests {
         let m = Model::from_spec("version=vmaf_b_v0.6.3:vif.vif_enhn_gain_limit=1.0").unwrap();
         assert!(m.features()[2..].iter().all(|f| f.option_f64("vif_enhn_gain_limit") == Some(1.0)));
         assert!(m.features()[0].options.is_empty());
-        let e = Model::from_spec("version=vmaf_float_v0.6.1").unwrap_err().to_string();
+        let e = Model::from_spec("version=vmaf_v1.0.16_3d0h").unwrap_err().to_string();
         assert!(e.contains("vmaf_b_v0.6.3"), "{e}");
+        // Options reach the float extractors under their own names.
+        let m = Model::from_spec("version=vmaf_float_v0.6.1:float_adm.adm_enhn_gain_limit=1.0")
+            .unwrap();
+        assert_eq!(m.features()[0].option_f64("adm_enhn_gain_limit"), Some(1.0));
     }
 }
