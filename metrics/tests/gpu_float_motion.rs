@@ -327,6 +327,35 @@ fn pipeline_matches_twin_in_every_chroma_format() {
     assert_no_validation_messages();
 }
 
+/// Without `debug` libvmaf prints no `motion`; with `motion_force_zero` it
+/// computes nothing and appends all three values at once (so `motion3`
+/// comes before `motion`), every one 0.
+#[test]
+fn debug_off_and_force_zero_columns() {
+    let mut rng = Rng(0x5EED_F10C);
+    let geometry = Geometry {
+        width: 21,
+        height: 13,
+        format: PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 },
+    };
+    let mut frames = vec![random_frame(&mut rng, geometry, 0, None)];
+    for i in 1..4 {
+        let next = random_frame(&mut rng, geometry, i, frames.last());
+        frames.push(next);
+    }
+    let (names, rows) = pipeline_values(geometry, "float_motion=debug=false", &frames);
+    assert_eq!(names, ["motion2", "motion3"]);
+    let want = twin_values(FloatMotionParams::default(), &frames);
+    for (got, want) in rows.iter().zip(&want) {
+        assert_eq!(got[..], [want[0], want[2]]);
+    }
+    assert!(rows.iter().any(|r| r[0] > 0.0), "random frames move");
+    let (names, rows) = pipeline_values(geometry, "float_motion=motion_force_zero=true", &frames);
+    assert_eq!(names, ["motion2_force_0", "motion3_force_0", "motion_force_0"]);
+    assert_eq!(rows, vec![vec![0.0; 3]; frames.len()]);
+    assert_no_validation_messages();
+}
+
 #[test]
 fn bad_input_is_refused() {
     let ctx = test_context();
