@@ -60,8 +60,8 @@ pub fn synthetic_pair(geometry: Geometry, t: usize) -> (Frame, Frame) {
     (frame(reference), frame(distorted))
 }
 
-/// Each registry feature alone (default options), then the default model's
-/// feature set.
+/// Each registry feature alone (default options), then the feature sets of
+/// the default model and of its float twin.
 fn selections() -> Result<Vec<(String, Selection)>> {
     let mut all = Vec::new();
     for name in vqscope_metrics::features::names() {
@@ -69,9 +69,11 @@ fn selections() -> Result<Vec<(String, Selection)>> {
         selection.add_feature(name)?;
         all.push((name.to_owned(), selection));
     }
-    let mut model = Selection::new();
-    model.add_model(Model::from_spec(&format!("version={DEFAULT_MODEL}"))?)?;
-    all.push((DEFAULT_MODEL.to_owned(), model));
+    for version in [DEFAULT_MODEL, "vmaf_float_v0.6.1"] {
+        let mut model = Selection::new();
+        model.add_model(Model::from_spec(&format!("version={version}"))?)?;
+        all.push((version.to_owned(), model));
+    }
     Ok(all)
 }
 
@@ -95,7 +97,7 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
         ctx.info().name
     )?;
     outln!(
-        "{:<10} {:<14} {:>9} {:>11} {:>11} {:>11} {:>9}  kernels (ms)",
+        "{:<10} {:<18} {:>9} {:>11} {:>11} {:>11} {:>9}  kernels (ms)",
         "size",
         "features",
         "GPU ms",
@@ -114,7 +116,7 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
             let mut pipeline = match Scorer::new(&ctx, geometry, &selection) {
                 Ok(p) => p,
                 Err(e) => {
-                    outln!("{:<10} {name:<14} skipped: {e}", format!("{width}x{height}"))?;
+                    outln!("{:<10} {name:<18} skipped: {e}", format!("{width}x{height}"))?;
                     continue;
                 }
             };
@@ -145,7 +147,7 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
             let detail: Vec<String> =
                 per_kernel.into_iter().map(|(n, v)| format!("{n} {:.3}", median(v))).collect();
             outln!(
-                "{:<10} {name:<14} {gpu_ms:>9.3} {:>11.1} {memory_fps:>11.1} {y4m_fps:>11.1} {:>8}B  {}",
+                "{:<10} {name:<18} {gpu_ms:>9.3} {:>11.1} {memory_fps:>11.1} {y4m_fps:>11.1} {:>8}B  {}",
                 format!("{width}x{height}"),
                 1000.0 / gpu_ms,
                 pipeline.readback_bytes(),
@@ -158,7 +160,7 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
                         let line: Vec<String> =
                             phases.iter().map(|(n, ms)| format!("{n} {ms:.3}")).collect();
                         outln!(
-                            "{:<10} {:<14} each dispatch alone (ms): {}",
+                            "{:<10} {:<18} each dispatch alone (ms): {}",
                             "",
                             "",
                             line.join(", ")
