@@ -8,6 +8,7 @@
 //! feature.
 
 pub mod adm;
+pub mod ciede;
 pub mod float_moment;
 pub mod float_ms_ssim;
 pub mod float_ssim;
