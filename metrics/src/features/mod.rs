@@ -36,6 +36,7 @@ pub static REGISTRY: &[&dyn Feature] = &[
     &float_ssim::feature::FloatSsim,
     &float_ms_ssim::feature::FloatMsSsim,
     &float_moment::feature::FloatMoment,
+    &ciede::feature::Ciede,
 ];
 
 /// The `debug` option of the integer extractors: also report their

@@ -14,6 +14,9 @@
 //! values are summed in a double in raster order; the host turns the sum
 //! into the score.
 
+pub mod feature;
+pub mod gpu;
+
 use std::f64::consts::PI;
 
 use vqscope_video::ChromaFormat;
