@@ -186,7 +186,8 @@ fn run_kernel(
     let (mw, mh) = kernel.map_size();
     let len = u64::from(mw) * u64::from(mh) * 4;
     let map_bytes = download_buffer(ctx, submitter, kernel.delta_e_map(), len).unwrap();
-    let map = map_bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    let map =
+        map_bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
     GpuFrame { sum: CiedeKernel::decode(&words[2..]), map }
 }
 

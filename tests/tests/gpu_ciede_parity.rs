@@ -50,8 +50,10 @@ impl Backend for Gpu {
         });
         let (rb, rd) = upload_side(ctx, &mut self.submitter, reference);
         let (db, dd) = upload_side(ctx, &mut self.submitter, distorted);
-        let r: Vec<DevicePlane> = rd.iter().map(|&desc| DevicePlane { buffer: &rb, desc }).collect();
-        let d: Vec<DevicePlane> = dd.iter().map(|&desc| DevicePlane { buffer: &db, desc }).collect();
+        let r: Vec<DevicePlane> =
+            rd.iter().map(|&desc| DevicePlane { buffer: &rb, desc }).collect();
+        let d: Vec<DevicePlane> =
+            dd.iter().map(|&desc| DevicePlane { buffer: &db, desc }).collect();
         let results = &self.results;
         self.submitter
             .run(|rec| {
