@@ -2,13 +2,17 @@
 //! clip pair: per frame |ours − libvmaf| ≤ 1e-6, with the largest |Δ| and
 //! the printed (`%.6f`) mismatches reported per clip. The check is the CPU
 //! twin's (`vqscope_tests::ciede_parity`), with the scores from the kernel.
+//! On the way, the kernel's ΔE map (what the dashboard draws) is checked
+//! against the twin's per-pixel values on this real content: the floats
+//! may differ only where a libm value lies within a few double ulps of a
+//! float rounding boundary, so nearly none may.
 
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
 use vqscope_gpu::{Buffer, Submitter, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, packed_desc, plane_bytes};
 use vqscope_metrics::features::ciede::gpu::CiedeKernel;
-use vqscope_metrics::features::ciede::score;
+use vqscope_metrics::features::ciede::{ChromaReader, delta_e_map, score};
 use vqscope_tests::ciede_parity::{Backend, check_shared_clips};
 use vqscope_tests::gpu_pair::Kernels;
 use vqscope_video::ChromaFormat;
@@ -18,6 +22,9 @@ struct Gpu {
     submitter: Submitter,
     results: Buffer,
     kernels: Kernels<(usize, usize, u32, ChromaFormat), CiedeKernel>,
+    /// Pixels compared, and those whose ΔE float differs from the twin's.
+    pixels: usize,
+    differing: usize,
 }
 
 /// One side's three planes packed into one buffer, as the frame upload
@@ -64,6 +71,18 @@ impl Backend for Gpu {
             .expect("run the kernel");
         let bytes = download_buffer(ctx, &mut self.submitter, results, 8).unwrap();
         let word = i64::from_le_bytes(bytes[..8].try_into().unwrap());
+        let map =
+            download_buffer(ctx, &mut self.submitter, kernel.delta_e_map(), (w * h * 4) as u64);
+        let reader = ChromaReader::new(format, w as u32, h as u32).unwrap();
+        let want = delta_e_map(&reader, reference, distorted).unwrap();
+        for (g, t) in map.unwrap().chunks_exact(4).zip(want) {
+            let g = f32::from_le_bytes(g.try_into().unwrap());
+            if g.to_bits() != t.to_bits() {
+                self.differing += 1;
+                assert!(((g - t) / t).abs() < 1e-5, "ΔE {g:e} far from the twin's {t:e}");
+            }
+        }
+        self.pixels += w * h;
         score(CiedeKernel::decode(&[word]), w as u32, h as u32)
     }
 }
@@ -73,7 +92,10 @@ fn gpu_ciede_matches_libvmaf_on_every_clip() {
     let ctx = test_context();
     let submitter = Submitter::new(&ctx, 1).expect("submitter");
     let results = Buffer::storage(&ctx, "parity results", 8).unwrap();
-    let mut gpu = Gpu { ctx, submitter, results, kernels: Kernels::default() };
+    let mut gpu =
+        Gpu { ctx, submitter, results, kernels: Kernels::default(), pixels: 0, differing: 0 };
     check_shared_clips(&mut gpu);
+    println!("ΔE map: {} of {} pixels differ from the twin", gpu.differing, gpu.pixels);
+    assert!(gpu.differing * 1_000_000 <= gpu.pixels, "too many ΔE floats differ from the twin");
     assert_no_validation_messages();
 }

@@ -131,7 +131,8 @@ impl ChromaReader {
         self.kind
     }
 
-    /// 4:2:2's padded row length (0 unused otherwise, but always set).
+    /// The padded chroma row length of libvmaf's picture (⌊w/2⌋ rounded up
+    /// to 32 samples), which only 4:2:2's lookup uses.
     pub fn span(&self) -> u32 {
         self.span
     }
