@@ -10,6 +10,7 @@
 pub mod adm;
 pub mod float_ansnr;
 pub mod float_adm;
+pub mod ciede;
 pub mod float_moment;
 pub mod float_motion;
 pub mod float_ms_ssim;
@@ -47,6 +48,7 @@ pub static REGISTRY: &[&dyn Feature] = &[
     &float_ansnr::feature::FloatAnsnr,
     &float_adm::feature::FloatAdm,
     &psnr_hvs::feature::PsnrHvs,
+    &ciede::feature::Ciede,
 ];
 
 /// The `debug` option of the integer extractors: also report their

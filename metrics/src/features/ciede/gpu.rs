@@ -1,0 +1,228 @@
+//! ciede on the GPU: every pixel's ΔE₀₀ as [`super::delta_e_map`] gives
+//! it, from one fused dispatch of shaders/metrics/ciede.comp (chroma
+//! lookup, both CIELAB conversions, the formula, the map and a workgroup
+//! partial sum), then ciede_fold.comp for the frame's sum.
+//!
+//! The per-pixel floats equal the twin's except where a libm call's exact
+//! value lies within a few double ulps of a float rounding boundary (the
+//! shader evaluates libm's functions in double itself; see
+//! ciede_math.glsl); on lavapipe none of 4M random pixels and 2 of the
+//! 20M pixels of the shared clips differ. The frame sum is a fixed-order tree of doubles where
+//! libvmaf adds in raster order: the same to about 1e-16 relative, and the
+//! same on every run.
+//!
+//! The ΔE map stays on the device for display: [`CiedeKernel::delta_e_map`].
+
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+use vqscope_gpu::{Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder};
+use vqscope_video::ChromaFormat;
+
+use super::{ChromaReader, check_depth};
+use crate::device::{DevicePlane, PlaneDesc};
+use crate::error::MetricsError;
+
+/// Invocations per workgroup of ciede.comp and ciede_fold.comp.
+const THREADS: u32 = 256;
+/// Raster pixels one ciede.comp workgroup covers.
+const GROUP_PIXELS: u32 = THREADS * 4;
+/// Workgroups a dispatch may count on along x (Vulkan's minimum limit).
+const MAX_GROUPS: u32 = 65535;
+
+/// Twin of ciede.comp's push constants; the two must agree.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct CiedePush {
+    ref_luma: PlaneDesc,
+    dis_luma: PlaneDesc,
+    ref_cb: u32,
+    ref_cr: u32,
+    dis_cb: u32,
+    dis_cr: u32,
+    ref_cb_stride: u32,
+    ref_cr_stride: u32,
+    dis_cb_stride: u32,
+    dis_cr_stride: u32,
+    chroma_kind: u32,
+    chroma_span: u32,
+}
+
+/// Twin of ciede_fold.comp's push constants; the two must agree.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct FoldPush {
+    groups: u32,
+    out_word: u32,
+}
+
+#[cfg(test)]
+pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
+    use vqscope_shaders::{METRICS_CIEDE, METRICS_CIEDE_FOLD, twin};
+    vec![
+        twin!(CiedePush as "Push" in [METRICS_CIEDE] {
+            ref_luma, dis_luma, ref_cb, ref_cr, dis_cb, dis_cr, ref_cb_stride,
+            ref_cr_stride, dis_cb_stride, dis_cr_stride, chroma_kind, chroma_span,
+        }),
+        twin!(FoldPush as "Push" in [METRICS_CIEDE_FOLD] { groups, out_word }),
+    ]
+}
+
+/// The ciede kernels for one geometry, with the ΔE map they leave.
+pub struct CiedeKernel {
+    width: u32,
+    height: u32,
+    bpc: u32,
+    reader: ChromaReader,
+    groups: u32,
+    pipeline: ComputePipeline,
+    fold: ComputePipeline,
+    map: Buffer,
+    partials: Buffer,
+}
+
+impl CiedeKernel {
+    /// int64 result slots per frame pair: the ΔE sum, as a double's bits.
+    pub const RESULT_WORDS: u32 = 1;
+
+    /// Kernels for `width × height` frames in `format` at `bpc` bits;
+    /// refused where the twin refuses (monochrome, a depth libvmaf does not
+    /// read, 4:2:2 frames too short for libvmaf's upsampling), and for
+    /// frames beyond 64 Mi pixels, which one dispatch cannot cover.
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        width: u32,
+        height: u32,
+        bpc: u32,
+        format: ChromaFormat,
+    ) -> Result<Self, MetricsError> {
+        check_depth(bpc)?;
+        let reader = ChromaReader::new(format, width, height)?;
+        let pixels = u64::from(width) * u64::from(height);
+        let groups = pixels.div_ceil(u64::from(GROUP_PIXELS));
+        if groups > u64::from(MAX_GROUPS) {
+            return Err(MetricsError::Usage(format!(
+                "ciede: a {width}x{height} frame is larger than the {} pixels one dispatch covers",
+                u64::from(MAX_GROUPS) * u64::from(GROUP_PIXELS)
+            )));
+        }
+        let groups = groups as u32;
+        let map = Buffer::storage(ctx, "ciede delta-E map", pixels * 4)?;
+        let partials = Buffer::storage(ctx, "ciede partials", u64::from(groups) * 8)?;
+        let pipeline = ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "metrics/ciede",
+                ..PipelineDesc::new(vqscope_shaders::METRICS_CIEDE)
+            },
+        )?;
+        let fold = ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "metrics/ciede_fold",
+                ..PipelineDesc::new(vqscope_shaders::METRICS_CIEDE_FOLD)
+            },
+        )?;
+        Ok(Self { width, height, bpc, reader, groups, pipeline, fold, map, partials })
+    }
+
+    /// The ΔE₀₀ of every pixel of the last frame pair recorded, one f32 per
+    /// pixel, row-major, [`CiedeKernel::map_size`] (no row padding). It is
+    /// written by each frame's dispatch: a reader must order itself after
+    /// that dispatch (a barrier) and before the next frame's.
+    pub fn delta_e_map(&self) -> &Buffer {
+        &self.map
+    }
+
+    /// Width and height of [`CiedeKernel::delta_e_map`]: the luma size.
+    pub fn map_size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    /// Checks one side's planes: luma of the kernel's geometry, chroma of
+    /// the size the format implies, all at one depth in one buffer.
+    fn check_side(&self, name: &str, planes: &[DevicePlane<'_>]) -> Result<(), GpuError> {
+        let usage = |what: String| Err(GpuError::Usage(format!("ciede: {name} {what}")));
+        let [luma, cb, cr] = planes else {
+            return usage(format!("has {} planes, needs Y, Cb and Cr", planes.len()));
+        };
+        let l = &luma.desc;
+        if (l.width, l.height, l.bpc) != (self.width, self.height, self.bpc) {
+            return usage(format!(
+                "luma is {}x{} at {} bits, kernel built for {}x{} at {}",
+                l.width, l.height, l.bpc, self.width, self.height, self.bpc
+            ));
+        }
+        let (cw, ch) = self.reader.plane_size(self.width as usize, self.height as usize);
+        for c in [cb, cr] {
+            let d = &c.desc;
+            if (d.width as usize, d.height as usize) != (cw, ch)
+                || (d.bpc, d.bytes_per_sample) != (l.bpc, l.bytes_per_sample)
+            {
+                return usage(format!(
+                    "chroma plane is {}x{} at {} bits, needs {cw}x{ch} at {}",
+                    d.width, d.height, d.bpc, l.bpc
+                ));
+            }
+            if !std::ptr::eq(c.buffer, luma.buffer) {
+                return usage("chroma planes must lie in the luma plane's buffer".to_owned());
+            }
+        }
+        Ok(())
+    }
+
+    /// Records the ΔE map and the frame's ΔE sum into
+    /// `results[offset_words]`. Each side is `[Y, Cb, Cr]`, all three in
+    /// one buffer (as the frame upload leaves them).
+    pub fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &[DevicePlane<'_>],
+        distorted: &[DevicePlane<'_>],
+        results: &Buffer,
+        offset_words: u32,
+    ) -> vqscope_gpu::Result<()> {
+        self.check_side("reference", reference)?;
+        self.check_side("distorted", distorted)?;
+        let push = CiedePush {
+            ref_luma: reference[0].desc,
+            dis_luma: distorted[0].desc,
+            ref_cb: reference[1].desc.offset,
+            ref_cr: reference[2].desc.offset,
+            dis_cb: distorted[1].desc.offset,
+            dis_cr: distorted[2].desc.offset,
+            ref_cb_stride: reference[1].desc.stride,
+            ref_cr_stride: reference[2].desc.stride,
+            dis_cb_stride: distorted[1].desc.stride,
+            dis_cr_stride: distorted[2].desc.stride,
+            chroma_kind: self.reader.kind() as u32,
+            chroma_span: self.reader.span(),
+        };
+        // Earlier frames may still read the map and the partials.
+        rec.barrier();
+        rec.dispatch(
+            &self.pipeline,
+            &[
+                Binding::Buffer(reference[0].buffer),
+                Binding::Buffer(distorted[0].buffer),
+                Binding::Buffer(&self.map),
+                Binding::Buffer(&self.partials),
+            ],
+            bytemuck::bytes_of(&push),
+            [self.groups, 1, 1],
+        )?;
+        rec.barrier();
+        let fold = FoldPush { groups: self.groups, out_word: offset_words };
+        rec.dispatch(
+            &self.fold,
+            &[Binding::Buffer(&self.partials), Binding::Buffer(results)],
+            bytemuck::bytes_of(&fold),
+            [1, 1, 1],
+        )
+    }
+
+    /// The frame's ΔE sum from the kernel's result word.
+    pub fn decode(words: &[i64]) -> f64 {
+        f64::from_bits(words[0] as u64)
+    }
+}

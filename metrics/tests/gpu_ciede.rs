@@ -1,0 +1,282 @@
+//! The GPU ciede kernel against its CPU twin (`ciede::delta_e_map`,
+//! `raster_sum`, `score`): random frame pairs of random odd sizes at 8, 10,
+//! 12 and 16 bits in 4:2:0, 4:2:2 and 4:4:4, planes at odd strides and
+//! offsets, at every subgroup size lavapipe offers.
+//!
+//! Per pixel the kernel evaluates libm's functions in double itself, so a
+//! ΔE float may differ from the twin's where an exact value lies within a
+//! few double ulps of a float rounding boundary: the test counts those
+//! pixels, requires them to be rare and tiny, and requires every frame's
+//! score within 1e-6 of the twin's (its sum is a fixed tree of doubles
+//! where libvmaf adds in raster order).
+
+use std::sync::Arc;
+
+use vqscope_gpu::testing::{
+    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
+};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
+use vqscope_metrics::PlaneView;
+use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
+use vqscope_metrics::features::ciede::gpu::CiedeKernel;
+use vqscope_metrics::features::ciede::{ChromaReader, delta_e_map, raster_sum, score};
+use vqscope_video::ChromaFormat;
+
+/// Written over the results before every run.
+const POISON: u32 = 0xDEAD_BEEF;
+
+/// One plane with junk in its stride padding, so reads past a row show.
+struct HostPlane {
+    width: usize,
+    height: usize,
+    stride: usize,
+    bpc: u32,
+    samples: Vec<u16>,
+}
+
+impl HostPlane {
+    fn view(&self) -> PlaneView<'_> {
+        PlaneView {
+            width: self.width,
+            height: self.height,
+            stride: self.stride,
+            bpc: self.bpc,
+            samples: &self.samples,
+        }
+    }
+}
+
+/// A plane in one of several styles: full-range noise (out-of-gamut
+/// colours), a smooth ramp, flat with sparse outliers, or extremes only
+/// (black, white, saturated, neutral).
+fn random_plane(rng: &mut Rng, width: usize, height: usize, bpc: u32, neutral: u64) -> HostPlane {
+    let max = (1u64 << bpc) - 1;
+    let stride = width + rng.below(3) as usize;
+    let style = rng.below(4);
+    let base = rng.below(max + 1);
+    let (fx, fy) = (rng.below(7) + 1, rng.below(5) + 1);
+    let mut samples = vec![0u16; stride * height];
+    for y in 0..height {
+        for x in 0..stride {
+            let v = if x >= width {
+                rng.below(max + 1)
+            } else {
+                match style {
+                    0 => rng.below(max + 1),
+                    1 => (base + x as u64 * fx + y as u64 * fy) % (max + 1),
+                    2 if rng.below(40) == 0 => rng.below(max + 1),
+                    2 => base,
+                    _ => [0, max, neutral, neutral / 8][rng.below(4) as usize],
+                }
+            };
+            samples[y * stride + x] = v as u16;
+        }
+    }
+    HostPlane { width, height, stride, bpc, samples }
+}
+
+/// A copy of `plane` with samples nudged at random: mostly close, like
+/// real distortion, sometimes unchanged.
+fn nudged(rng: &mut Rng, plane: &HostPlane) -> HostPlane {
+    let max = (1i64 << plane.bpc) - 1;
+    let amount = [0, 1, 8, max][rng.below(4) as usize];
+    let samples = plane
+        .samples
+        .iter()
+        .map(|&s| {
+            let d = rng.below(2 * amount as u64 + 1) as i64 - amount;
+            (i64::from(s) + d).clamp(0, max) as u16
+        })
+        .collect();
+    HostPlane { samples, ..*plane }
+}
+
+/// A random YUV frame in `format` and a distorted copy.
+fn random_pair(
+    rng: &mut Rng,
+    format: ChromaFormat,
+    w: usize,
+    h: usize,
+    bpc: u32,
+) -> ([HostPlane; 3], [HostPlane; 3]) {
+    let reader = ChromaReader::new(format, w as u32, h as u32).unwrap();
+    let (cw, ch) = reader.plane_size(w, h);
+    let neutral = 128u64 << (bpc - 8);
+    let reference = [
+        random_plane(rng, w, h, bpc, 16 << (bpc - 8)),
+        random_plane(rng, cw, ch, bpc, neutral),
+        random_plane(rng, cw, ch, bpc, neutral),
+    ];
+    let distorted = std::array::from_fn(|i| nudged(rng, &reference[i]));
+    (reference, distorted)
+}
+
+/// Uploads the planes one after the other into one buffer, each at a
+/// 4-byte aligned offset after some junk; returns the buffer and each
+/// plane's descriptor.
+fn upload_planes(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    rng: &mut Rng,
+    planes: &[&HostPlane],
+) -> (Buffer, Vec<PlaneDesc>) {
+    let mut bytes = Vec::new();
+    let mut descs = Vec::new();
+    for p in planes {
+        let junk = 4 * rng.below(3) as usize;
+        bytes.extend((0..junk).map(|_| rng.below(256) as u8));
+        let offset = bytes.len() as u32;
+        bytes.extend(plane_bytes(&PlaneView::packed(p.stride, p.height, p.bpc, &p.samples)));
+        descs.push(PlaneDesc {
+            offset,
+            width: p.width as u32,
+            height: p.height as u32,
+            stride: p.stride as u32,
+            bytes_per_sample: if p.bpc <= 8 { 1 } else { 2 },
+            bpc: p.bpc,
+            pad: [0; 2],
+        });
+    }
+    bytes.extend([0u8; 4]);
+    (upload_buffer(ctx, submitter, "test planes", &bytes).unwrap(), descs)
+}
+
+fn views(planes: &[HostPlane; 3]) -> [PlaneView<'_>; 3] {
+    std::array::from_fn(|i| planes[i].view())
+}
+
+/// What the kernel leaves for one frame pair: the ΔE sum and the map.
+struct GpuFrame {
+    sum: f64,
+    map: Vec<f32>,
+}
+
+fn run_kernel(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    rng: &mut Rng,
+    kernel: &CiedeKernel,
+    reference: &[HostPlane; 3],
+    distorted: &[HostPlane; 3],
+) -> GpuFrame {
+    let planes: Vec<&HostPlane> = reference.iter().chain(distorted).collect();
+    let (ref_buf, ref_descs) = upload_planes(ctx, submitter, rng, &planes[..3]);
+    let (dis_buf, dis_descs) = upload_planes(ctx, submitter, rng, &planes[3..]);
+    let side = |buffer, descs: &[PlaneDesc]| -> Vec<DevicePlane> {
+        descs.iter().map(|&desc| DevicePlane { buffer, desc }).collect()
+    };
+    let (r, d) = (side(&ref_buf, &ref_descs), side(&dis_buf, &dis_descs));
+    let offset = 2u32;
+    let slots = u64::from(CiedeKernel::RESULT_WORDS + offset + 1);
+    let results = Buffer::storage(ctx, "test results", slots * 8).unwrap();
+    submitter
+        .run(|rec| {
+            rec.fill(&results, POISON);
+            rec.fill(kernel.delta_e_map(), POISON);
+            rec.barrier();
+            kernel.record(rec, &r, &d, &results, offset)
+        })
+        .unwrap();
+    let bytes = download_buffer(ctx, submitter, &results, slots * 8).unwrap();
+    let words: Vec<i64> =
+        bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+    let poison = i64::from_le_bytes([0xEF, 0xBE, 0xAD, 0xDE, 0xEF, 0xBE, 0xAD, 0xDE]);
+    assert_eq!(words[..2], [poison, poison], "kernel wrote before its offset");
+    assert_eq!(words[3], poison, "kernel wrote past its slot");
+    let (mw, mh) = kernel.map_size();
+    let len = u64::from(mw) * u64::from(mh) * 4;
+    let map_bytes = download_buffer(ctx, submitter, kernel.delta_e_map(), len).unwrap();
+    let map =
+        map_bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    GpuFrame { sum: CiedeKernel::decode(&words[2..]), map }
+}
+
+/// Every pixel's ΔE and every frame's score against the twin, in every
+/// chroma format at every depth libvmaf reads.
+#[test]
+fn ciede_matches_twin() {
+    if !at_every_lavapipe_subgroup_size("ciede_matches_twin") {
+        return;
+    }
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x5EED_C1ED);
+    let (mut pixels, mut differing, mut frames) = (0usize, 0usize, 0usize);
+    let mut worst_score = 0f64;
+    let formats = [ChromaFormat::Yuv420, ChromaFormat::Yuv422, ChromaFormat::Yuv444];
+    for bpc in [8, 10, 12, 16] {
+        for format in formats {
+            // 4:2:2 at 67 wide pads chroma rows of 33 to 64: libvmaf's read
+            // runs into the padding and the next row.
+            let mut sizes = vec![(3, 5), (67, 9)];
+            sizes.extend((0..2).map(|_| (rng.odd(3, 97), rng.odd(5, 61))));
+            for (w, h) in sizes {
+                let (reference, distorted) = random_pair(&mut rng, format, w, h, bpc);
+                let reader = ChromaReader::new(format, w as u32, h as u32).unwrap();
+                let want = delta_e_map(&reader, &views(&reference), &views(&distorted)).unwrap();
+                let kernel = CiedeKernel::new(&ctx, w as u32, h as u32, bpc, format).unwrap();
+                let got =
+                    run_kernel(&ctx, &mut submitter, &mut rng, &kernel, &reference, &distorted);
+                for (i, (&g, &t)) in got.map.iter().zip(&want).enumerate() {
+                    if g.to_bits() != t.to_bits() {
+                        differing += 1;
+                        let rel = ((g - t) / t).abs();
+                        assert!(
+                            rel < 1e-5,
+                            "{format:?} {w}x{h} at {bpc} bits, pixel {i}: GPU {g:e} twin {t:e}"
+                        );
+                    }
+                }
+                let (ours, theirs) = (score(got.sum, w as u32, h as u32), raster_sum(&want));
+                let theirs = score(theirs, w as u32, h as u32);
+                let diff = (ours - theirs).abs();
+                assert!(
+                    diff <= 1e-6 || ours == theirs,
+                    "{format:?} {w}x{h} at {bpc} bits: score {ours} vs twin {theirs}"
+                );
+                if diff.is_finite() {
+                    worst_score = worst_score.max(diff);
+                }
+                pixels += want.len();
+                frames += 1;
+            }
+        }
+    }
+    let info = ctx.info();
+    println!(
+        "ciede: {frames} random frame pairs, {pixels} pixels, {differing} ΔE floats differ from \
+         the twin, largest score |Δ| {worst_score:e} on {} (subgroup size {})",
+        info.name, info.subgroup_size
+    );
+    // About one pixel in 10^7 differs (lavapipe: none in 4M random pixels,
+    // 2 in the 20M of the shared clips); a handful in these few
+    // hundred thousand would already point at a real fault.
+    assert!(differing <= 2, "{differing} of {pixels} ΔE values differ from the twin");
+    assert_no_validation_messages();
+}
+
+/// What libvmaf refuses, the kernel refuses with an error, not a panic.
+#[test]
+fn ciede_refuses_what_libvmaf_refuses() {
+    let ctx = test_context();
+    assert!(CiedeKernel::new(&ctx, 64, 64, 8, ChromaFormat::Mono).is_err());
+    assert!(CiedeKernel::new(&ctx, 64, 64, 9, ChromaFormat::Yuv420).is_err());
+    assert!(CiedeKernel::new(&ctx, 64, 1, 8, ChromaFormat::Yuv422).is_err());
+    assert!(CiedeKernel::new(&ctx, 0, 8, 8, ChromaFormat::Yuv444).is_err());
+
+    // Planes that do not fit the kernel: an error from record, no dispatch.
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(3);
+    let kernel = CiedeKernel::new(&ctx, 9, 7, 8, ChromaFormat::Yuv420).unwrap();
+    let (reference, distorted) = random_pair(&mut rng, ChromaFormat::Yuv444, 9, 7, 8);
+    let planes: Vec<&HostPlane> = reference.iter().chain(&distorted).collect();
+    let (buffer, descs) = upload_planes(&ctx, &mut submitter, &mut rng, &planes);
+    let side: Vec<DevicePlane> =
+        descs[..3].iter().map(|&desc| DevicePlane { buffer: &buffer, desc }).collect();
+    let results = Buffer::storage(&ctx, "test results", 8).unwrap();
+    let err = submitter.run(|rec| kernel.record(rec, &side, &side, &results, 0));
+    assert!(err.is_err(), "4:4:4 chroma planes accepted by a 4:2:0 kernel");
+    let err = submitter.run(|rec| kernel.record(rec, &side[..1], &side[..1], &results, 0));
+    assert!(err.is_err(), "luma alone accepted");
+    assert_no_validation_messages();
+}

@@ -1,0 +1,326 @@
+#version 460
+// ciede: ΔE2000 of every pixel of a frame pair, fused: chroma lookup as
+// libvmaf's upsampler places it, YUV → CIELAB for both frames, the CIEDE2000
+// formula, the ΔE map (one float per pixel, row-major) and this workgroup's
+// double partial sum at partials[group]; ciede_fold.comp adds the partials.
+// CPU twin: metrics/src/features/ciede/mod.rs (`ChromaReader::locate`,
+// `lab`, `delta_e`); driver: metrics/src/features/ciede/gpu.rs.
+//
+// Precision follows libvmaf (and the twin) step by step: a value libvmaf
+// keeps in a float is rounded to float at the same point, double maths
+// stays double, libm calls go to ciede_math.glsl's double versions (rounded
+// to float where libvmaf rounds), and every float division is a double
+// division rounded to float (correctly rounded; the GPU's float '/' is
+// not). Divisions by 2 are multiplications by 0.5, which is exact.
+//
+// Workgroup g covers raster pixels [g·1024, g·1024 + 1024): thread t takes
+// pixels t, t + 256, t + 512, t + 768 and adds their ΔE in that order, then
+// a fixed shared-memory tree adds the threads. libvmaf adds the ΔE in raster
+// order; a fixed tree of double sums differs from it by rounding only
+// (relative 1e-16-ish, far below the 1e-6 contract) and gives the same
+// result on every run and subgroup size.
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+#define THREADS 256u
+#define PIXELS_PER_THREAD 4u
+
+layout(local_size_x = 256) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer RefWords { uint ref_words[]; };
+layout(set = 0, binding = 1, std430) readonly buffer DisWords { uint dis_words[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer Map { float map_values[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer Partials { double partials[]; };
+
+#define PLANE_WORDS_A ref_words
+#define PLANE_WORDS_B dis_words
+#include "plane_pair.glsl"
+#include "ciede_math.glsl"
+
+// Twin: `CiedePush` in metrics/src/features/ciede/gpu.rs; the two must
+// agree. Each side's chroma planes lie in its luma plane's buffer, with the
+// luma's depth; only their offsets and strides are their own.
+layout(push_constant, std430) uniform Push {
+    PlaneDesc ref_luma;
+    PlaneDesc dis_luma;
+    uint ref_cb;             // byte offsets of the chroma planes
+    uint ref_cr;
+    uint dis_cb;
+    uint dis_cr;
+    uint ref_cb_stride;      // samples per chroma row
+    uint ref_cr_stride;
+    uint dis_cb_stride;
+    uint dis_cr_stride;
+    uint chroma_kind;        // 0: 4:4:4, 1: 4:2:0, 2: 4:2:2 (twin: ChromaKind)
+    uint chroma_span;        // 4:2:2: libvmaf's padded chroma row length
+};
+
+shared double s_sum[THREADS];
+
+// libvmaf's constants, as doubles (their decimal forms are the shortest
+// that round-trip, so glslang reads the same doubles the C compiler folds).
+const double TEN_OVER_255 = 0.0392156862745098lf;
+const double INV_1055 = 0.9478672985781991lf;     // 1/1.055
+const double INV_1292 = 0.07739938080495357lf;    // 1/12.92
+const double LAB_EPSILON = 0.008856451679035631lf; // 216/24389
+const double LAB_KAPPA = 903.2962962962963lf;     // 24389/27
+const double INV_116 = 0.008620689655172414lf;
+const double INV_XN = 1.0521110608435826lf;       // 1/0.95047
+const double INV_ZN = 0.9184170164304805lf;       // 1/1.08883
+const double ONE_THIRD = 0.3333333333333333lf;
+const double INV_219 = 0.0045662100456621lf;
+const double INV_224 = 0.004464285714285714lf;
+const double PI_6 = 0.5235987755982988lf;
+const double PI_30 = 0.10471975511965977lf;
+const double PI7_20 = 1.0995574287564276lf;       // 7π/20 as (7·π)/20
+const double RAD_TO_DEG = 57.29577951308232lf;
+const double DEG_TO_RAD = 0.017453292519943295lf;
+const double ONE_25TH = 0.04lf;
+const double TWO_PI = 6.283185307179586lf;
+const double POW25_7 = 6103515625.0lf;            // pow(25, 7)
+const float POW25_7_F = 6103515648.0;             // powf(25, 7)
+
+// A float division as libvmaf's float '/' rounds it.
+float fdiv(float a, float b) {
+    return float(double(a) / double(b));
+}
+
+// A float's square in double, exact.
+double sq(float x) {
+    precise double s = double(x) * double(x);
+    return s;
+}
+
+// twin: linearise
+double linearise(double c) {
+    if (c > TEN_OVER_255) {
+        precise double t = (c + 0.055lf) * INV_1055;
+        return pow_pos(t, 2.4lf);
+    }
+    precise double l = c * INV_1292;
+    return l;
+}
+
+// twin: lab_f
+float lab_f(double t) {
+    if (t > LAB_EPSILON) {
+        return float(pow_pos(t, ONE_THIRD));
+    }
+    precise double l = (LAB_KAPPA * t + 16.0lf) * INV_116;
+    return float(l);
+}
+
+// twin: lab. 1/(219·2^k) is 1/219 scaled by 2^-k, exactly.
+vec3 lab(uint ys, uint us, uint vs, uint bpc) {
+    int shift = int(bpc) - 8;
+    double scale = ldexp(1.0lf, shift);
+    double inv_y = ldexp(INV_219, -shift);
+    double inv_c = ldexp(INV_224, -shift);
+    precise double y = (double(ys) - 16.0lf * scale) * inv_y;
+    precise double u = (double(us) - 128.0lf * scale) * inv_c;
+    precise double v = (double(vs) - 128.0lf * scale) * inv_c;
+    precise double r_in = y + 1.28033lf * v;
+    precise double g_in = y - 0.21482lf * u - 0.38059lf * v;
+    precise double b_in = y + 2.12798lf * u;
+    double r = linearise(r_in);
+    double g = linearise(g_in);
+    double b = linearise(b_in);
+    precise double cx = r * 0.4124564390896921lf + g * 0.357576077643909lf
+                      + b * 0.18043748326639894lf;
+    precise double cy = r * 0.21267285140562248lf + g * 0.715152155287818lf
+                      + b * 0.07217499330655958lf;
+    precise double cz = r * 0.019333895582329317lf + g * 0.119192025881303lf
+                      + b * 0.9503040785363677lf;
+    precise double xn = cx * INV_XN;
+    precise double zn = cz * INV_ZN;
+    double fx = double(lab_f(xn));
+    double fy = double(lab_f(cy));
+    double fz = double(lab_f(zn));
+    precise double l = 116.0lf * fy - 16.0lf;
+    precise double a = 500.0lf * (fx - fy);
+    precise double bb = 200.0lf * (fy - fz);
+    return vec3(float(l), float(a), float(bb));
+}
+
+// twin: hue_angle
+float hue_angle(float b, float a_prime) {
+    if (b == 0.0 && a_prime == 0.0) {
+        return 0.0;
+    }
+    float h = float(atan2_d(double(b), double(a_prime)));
+    if (h < 0.0) {
+        precise double wrapped = double(h) + TWO_PI;
+        h = float(wrapped);
+    }
+    return h;
+}
+
+// twin: delta_hue
+float delta_hue(float c1, float c2, float h1, float h2) {
+    if (c1 == 0.0 || c2 == 0.0) {
+        return 0.0;
+    }
+    precise float d = h2 - h1;
+    if (double(abs(h1 - h2)) <= PI_HI) {
+        return d;
+    }
+    precise double w = h2 <= h1 ? double(d) + TWO_PI : double(d) - TWO_PI;
+    return float(w);
+}
+
+// twin: mean_hue
+float mean_hue(float h1, float h2) {
+    precise float s = h1 + h2;
+    precise float d = h1 - h2;
+    precise double m = abs(double(d)) > PI_HI ? (double(s) + TWO_PI) * 0.5lf : double(s) * 0.5lf;
+    return float(m);
+}
+
+// twin: hue_weight
+float hue_weight(float h_bar) {
+    double h = double(h_bar);
+    precise double a1 = h - PI_6;
+    precise double a2 = 2.0lf * h;
+    precise double a3 = 3.0lf * h + PI_30;
+    precise double a4 = 4.0lf * h - PI7_20;
+    precise double t = 1.0lf - 0.17lf * cos_d(a1) + 0.24lf * cos_d(a2) + 0.32lf * cos_d(a3)
+                     - 0.20lf * cos_d(a4);
+    return float(t);
+}
+
+// twin: rotation
+float rotation(float c_bar_prime, float h_bar) {
+    precise double deg_d = double(h_bar) * RAD_TO_DEG;
+    float degrees = float(deg_d);
+    precise double off_d = (double(degrees) - 275.0lf) * ONE_25TH;
+    float offset = float(off_d);
+    float c7 = float(pow7(c_bar_prime));
+    precise float c7_sum = c7 + POW25_7_F;
+    float ratio = fdiv(c7, c7_sum);
+    precise float off_sq = offset * offset;
+    precise double angle_deg_d = 60.0lf * exp_d(-double(off_sq));
+    float angle_deg = float(angle_deg_d);
+    precise double angle_d = double(angle_deg) * DEG_TO_RAD;
+    float angle = float(angle_d);
+    precise double rt = -2.0lf * sqrt(double(ratio)) * sin_d(double(angle));
+    return float(rt);
+}
+
+// twin: delta_e
+float delta_e(vec3 c1, vec3 c2) {
+    precise float delta_l = c2.x - c1.x;
+    precise float l_bar = (c1.x + c2.x) * 0.5;
+    precise double chroma1_d = sqrt(sq(c1.y) + sq(c1.z));
+    precise double chroma2_d = sqrt(sq(c2.y) + sq(c2.z));
+    float chroma1 = float(chroma1_d);
+    float chroma2 = float(chroma2_d);
+    precise float c_bar = (chroma1 + chroma2) * 0.5;
+    double c_bar7 = pow7(c_bar);
+    precise double g = 1.0lf - sqrt(c_bar7 / (c_bar7 + POW25_7));
+    precise float half_a1 = c1.y * 0.5;
+    precise float half_a2 = c2.y * 0.5;
+    precise double ap1_d = double(c1.y) + double(half_a1) * g;
+    precise double ap2_d = double(c2.y) + double(half_a2) * g;
+    float a_prime1 = float(ap1_d);
+    float a_prime2 = float(ap2_d);
+    precise double cp1_d = sqrt(sq(a_prime1) + sq(c1.z));
+    precise double cp2_d = sqrt(sq(a_prime2) + sq(c2.z));
+    float c_prime1 = float(cp1_d);
+    float c_prime2 = float(cp2_d);
+    precise float c_bar_prime = (c_prime1 + c_prime2) * 0.5;
+    precise float delta_c = c_prime2 - c_prime1;
+    precise float l_off = l_bar - 50.0;
+    double l50 = sq(l_off);
+    precise double s_l_d = 1.0lf + (0.015lf * l50) / sqrt(20.0lf + l50);
+    float s_l = float(s_l_d);
+    precise double s_c_d = 1.0lf + 0.045lf * double(c_bar_prime);
+    float s_c = float(s_c_d);
+    float h1 = hue_angle(c1.z, a_prime1);
+    float h2 = hue_angle(c2.z, a_prime2);
+    float delta_h = delta_hue(chroma1, chroma2, h1, h2);
+    precise float cp_prod = c_prime1 * c_prime2;
+    precise double dbh_d = 2.0lf * sqrt(double(cp_prod)) * sin_d(double(delta_h) * 0.5lf);
+    float delta_big_h = float(dbh_d);
+    float h_bar = mean_hue(h1, h2);
+    float t = hue_weight(h_bar);
+    precise double s_h_d = 1.0lf + 0.015lf * double(c_bar_prime) * double(t);
+    float s_h = float(s_h_d);
+    float r_t = rotation(c_bar_prime, h_bar);
+    precise float den_l = 0.65 * s_l;
+    precise float den_h = 4.0 * s_h;
+    float lightness = fdiv(delta_l, den_l);
+    float chroma = fdiv(delta_c, s_c);
+    float hue = fdiv(delta_big_h, den_h);
+    precise float cross_term = r_t * chroma * hue;
+    precise double total = sq(lightness) + sq(chroma) + sq(hue) + double(cross_term);
+    return float(sqrt(total));
+}
+
+// twin: ChromaReader::locate. Returns false where libvmaf reads a zero of
+// its 4:2:2 row padding.
+bool chroma_position(uint x, uint y, out uint cx, out uint cy) {
+    if (chroma_kind == 0u) {
+        cx = x;
+        cy = y;
+        return true;
+    }
+    if (chroma_kind == 1u) {
+        cx = x >> 1;
+        cy = y >> 1;
+        return true;
+    }
+    cx = x % chroma_span;
+    cy = (y >> 1) + x / chroma_span;
+    return cx < (ref_luma.width >> 1);
+}
+
+PlaneDesc chroma_desc(PlaneDesc luma, uint offset, uint stride) {
+    return PlaneDesc(offset, luma.width, luma.height, stride, luma.bytes_per_sample, luma.bpc,
+                     0u, 0u);
+}
+
+float pixel_delta_e(uint x, uint y) {
+    uint cx;
+    uint cy;
+    bool has_chroma = chroma_position(x, y, cx, cy);
+    uint ry = plane_load(ref_luma, x, y);
+    uint dy = plane_load_b(dis_luma, x, y);
+    uint ru = 0u;
+    uint rv = 0u;
+    uint du = 0u;
+    uint dv = 0u;
+    if (has_chroma) {
+        ru = plane_load(chroma_desc(ref_luma, ref_cb, ref_cb_stride), cx, cy);
+        rv = plane_load(chroma_desc(ref_luma, ref_cr, ref_cr_stride), cx, cy);
+        du = plane_load_b(chroma_desc(dis_luma, dis_cb, dis_cb_stride), cx, cy);
+        dv = plane_load_b(chroma_desc(dis_luma, dis_cr, dis_cr_stride), cx, cy);
+    }
+    uint bpc = ref_luma.bpc;
+    return delta_e(lab(ry, ru, rv, bpc), lab(dy, du, dv, bpc));
+}
+
+void main() {
+    uint lid = gl_LocalInvocationIndex;
+    uint width = ref_luma.width;
+    uint pixels = width * ref_luma.height;
+    uint base = gl_WorkGroupID.x * (THREADS * PIXELS_PER_THREAD);
+    double acc = 0.0lf;
+    for (uint i = 0u; i < PIXELS_PER_THREAD; i++) {
+        uint p = base + lid + i * THREADS;
+        if (p < pixels) {
+            float de = pixel_delta_e(p % width, p / width);
+            map_values[p] = de;
+            acc += double(de);
+        }
+    }
+    s_sum[lid] = acc;
+    barrier();
+    for (uint half_size = THREADS / 2u; half_size > 0u; half_size >>= 1) {
+        if (lid < half_size) {
+            s_sum[lid] = s_sum[lid] + s_sum[lid + half_size];
+        }
+        barrier();
+    }
+    if (lid == 0u) {
+        partials[gl_WorkGroupID.x] = s_sum[0];
+    }
+}
