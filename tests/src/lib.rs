@@ -5,10 +5,10 @@
 pub mod adm_parity;
 pub mod ciede_parity;
 pub mod clips;
+pub mod float_adm_parity;
 pub mod float_motion_parity;
 pub mod float_psnr_parity;
 pub mod float_vif_parity;
-pub mod float_adm_parity;
 pub mod golden;
 pub mod gpu_pair;
 pub mod motion_psnr;

@@ -8,9 +8,9 @@
 //! feature.
 
 pub mod adm;
-pub mod float_ansnr;
-pub mod float_adm;
 pub mod ciede;
+pub mod float_adm;
+pub mod float_ansnr;
 pub mod float_moment;
 pub mod float_motion;
 pub mod float_ms_ssim;
