@@ -169,6 +169,8 @@ fn gpu_float_vif_equals_cpu_twin_on_random_frames() {
         (41, 23, 10, ks(0.5), 1),
         (75, 57, 8, ks(1.5), 1),
         (120, 80, 16, ks(3.0), 1),
+        // No noise variance: flat pixels divide 0 by 0.
+        (47, 35, 8, FloatVifOptions { sigma_nsq: 0.0, ..def }, 1),
     ];
     // Then random sizes, depths and options.
     for _ in 0..6 {

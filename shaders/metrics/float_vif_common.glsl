@@ -34,7 +34,9 @@ float log2_approx(float x) {
     if (x < 0.0) {
         return uintBitsToFloat(0x7FC00000u);
     }
-    uint bits = floatBitsToUint(x);
+    // A NaN (0/0 when vif_sigma_nsq is 0) is decoded like a number, as
+    // libvmaf does, with the bits of the x86 default NaN that libvmaf gets.
+    uint bits = isnan(x) ? 0xFFC00000u : floatBitsToUint(x);
     precise float base = float(int((bits & 0x7F800000u) >> 23) - 127);
     precise float t = uintBitsToFloat((bits & 0x007FFFFFu) | 0x3F800000u) - 1.0;
     precise float poly = 0.0;

@@ -13,7 +13,9 @@
 //! 2. per scale `k`: `float_vif_stat` (filters in shared-memory tiles and
 //!    the statistic, per-pixel `num`/`den` stored), beside it
 //!    `float_vif_decimate` ×2 towards scale `k + 1` and `float_vif_rows` of
-//!    scale `k − 1`, which touch disjoint memory;
+//!    scale `k − 1` (a workgroup per row: coalesced loads into shared
+//!    memory, then one invocation adds the row's num values in order and
+//!    another its den values), which touch disjoint memory;
 //! 3. `float_vif_rows` of scale 3, then `float_vif_fold`, which leaves the
 //!    eight sums (num, den per scale) as `f64` bits in the result buffer.
 
@@ -36,8 +38,6 @@ use crate::features::float_ssim::gpu::{Steps, check_plane};
 const TILE: (u32, u32) = (32, 8);
 /// Local size of `float_vif_input` (16 x 16).
 const INPUT_WG: u32 = 16;
-/// Local size of `float_vif_rows`.
-const ROWS_WG: u32 = 64;
 /// Where the taps start in the constants buffer (after the log2
 /// polynomial and eps), as float_vif_common.glsl lays it out.
 const CONST_TAPS: u32 = 10;
@@ -412,7 +412,7 @@ impl FloatVifKernel {
                 Binding::BufferRange(&self.row_totals, s.rows.0, s.rows.1),
             ],
             bytemuck::bytes_of(&push),
-            [s.height.div_ceil(ROWS_WG), 1, 2],
+            [s.height, 1, 1],
         )
     }
 

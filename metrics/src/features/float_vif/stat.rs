@@ -9,6 +9,9 @@
 //! here must be `precise`, and the `f32` quotient must come from a `f64`
 //! division rounded to `f32` (LIBVMAF-PORTING.md §7).
 
+/// The bits of the x86 default NaN (what `0.0/0.0` gives there) as a `f32`.
+pub const X86_DEFAULT_NAN: u32 = 0xFFC0_0000;
+
 /// libvmaf's `eps` of the statistic.
 pub const EPS: f32 = 1.0e-10;
 
@@ -32,6 +35,12 @@ pub fn log2_poly() -> [f32; 9] {
 /// libvmaf's approximate log2 of a `f32`: the unbiased exponent plus a
 /// Horner polynomial of the mantissa in `[1, 2)` minus one, all in `f32`.
 /// Zero gives −∞ and negatives NaN, as there.
+///
+/// A NaN argument (`0/0` when `vif_sigma_nsq` is 0) passes both tests and
+/// is decoded like a number, so its bits decide the result: libvmaf on x86
+/// gets the processor's default NaN, `0xFFC00000` as a float, and so 128 +
+/// p(0.5). That pattern is used for every NaN here and on the GPU, whose
+/// NaNs may carry other bits.
 pub fn log2_approx(x: f32) -> f32 {
     if x == 0.0 {
         return f32::NEG_INFINITY;
@@ -39,7 +48,7 @@ pub fn log2_approx(x: f32) -> f32 {
     if x < 0.0 {
         return f32::NAN;
     }
-    let bits = x.to_bits();
+    let bits = if x.is_nan() { X86_DEFAULT_NAN } else { x.to_bits() };
     let exponent = (bits & 0x7F80_0000) >> 23;
     let mantissa = f32::from_bits((bits & 0x007F_FFFF) | 0x3F80_0000);
     let base = (exponent as i32 - 127) as f32;
@@ -134,6 +143,9 @@ mod tests {
         assert_eq!(log2_approx(8.0), 3.0);
         assert_eq!(log2_approx(0.0), f32::NEG_INFINITY);
         assert!(log2_approx(-1.0).is_nan());
+        // NaN decodes as the x86 default NaN: exponent 128, mantissa 1.5.
+        assert_eq!(log2_approx(f32::NAN), log2_approx(f32::from_bits(0x7FC0_0000)));
+        assert!((log2_approx(f32::NAN) - 128.585).abs() < 1e-3);
     }
 
     #[test]
