@@ -104,6 +104,14 @@ fn dashboard_feature_as_second_series() {
     );
 }
 
+/// The CIEDE2000 ΔE map (high ΔE glows, the ramp turned round) with
+/// ciede2000 as the plot's second series: the colour damage the luma
+/// views cannot show.
+#[test]
+fn dashboard_delta_e_map() {
+    shot("dashboard_ciede", &["--mode", "ciede", "--feature", "ciede", "--series", "ciede2000"]);
+}
+
 /// A series nobody computes is refused on one line that lists the ones
 /// that are, not drawn as an empty plot.
 #[test]

@@ -167,6 +167,10 @@ fn the_wipe_line_drags_and_elsewhere_the_picture_pans() {
     assert_eq!(s.mode, ViewMode::Diff);
     s.apply(Input::Key(Key::Char('m')));
     assert_eq!(s.mode, ViewMode::Ssim);
+    s.apply(Input::Key(Key::Char('m')));
+    assert_eq!(s.mode, ViewMode::DeltaE);
+    assert_eq!(ViewMode::parse("ciede"), Some(ViewMode::DeltaE));
+    assert_eq!(s.panes(), vec![s.layout.single_pane]);
     s.apply(Input::Key(Key::Char('M')));
     assert_eq!(s.mode, ViewMode::Side);
 }

@@ -8,6 +8,8 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{Buffer, GpuContext, Submitter, upload_buffer};
 
+use vqscope_video::DeviceFrame;
+
 use crate::plane::PlaneView;
 
 /// Twin of `PlaneDesc` in plane.glsl (32 bytes).
@@ -71,6 +73,24 @@ pub fn plane_bytes(plane: &PlaneView) -> Vec<u8> {
     }
     bytes.resize(bytes.len().div_ceil(4) * 4, 0);
     bytes
+}
+
+/// The kernel view of plane `i` (Y, Cb, Cr) of a frame the shared upload
+/// left in `buffer`: what every feature and the dashboard's maps read.
+pub fn uploaded_plane<'a>(buffer: &'a Buffer, frame: &DeviceFrame, i: usize) -> DevicePlane<'a> {
+    let p = frame.planes[i];
+    DevicePlane {
+        buffer,
+        desc: PlaneDesc {
+            offset: p.offset,
+            width: p.width,
+            height: p.height,
+            stride: p.width,
+            bytes_per_sample: p.bytes_per_sample,
+            bpc: frame.geometry.format.bit_depth,
+            pad: [0; 2],
+        },
+    }
 }
 
 /// The descriptor of a tightly packed plane at byte `offset`.

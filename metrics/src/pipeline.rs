@@ -14,10 +14,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use vqscope_gpu::{Buffer, GpuContext, Recorder, Submitter, Ticket, Timestamps};
-use vqscope_video::{DeviceFrame, DeviceFramePair, FramePair, FrameUploader, Geometry};
+use vqscope_video::{DeviceFramePair, FramePair, FrameUploader, Geometry};
 
 use crate::MetricsError;
-use crate::device::{DevicePlane, PlaneDesc};
+use crate::device::{DevicePlane, uploaded_plane};
 use crate::features::{self, Extractor, Feature, FeatureOptions, FramePlanes, Setup};
 
 /// Pairs in flight at once (also the upload ring's size: motion compares
@@ -165,23 +165,6 @@ pub struct ScorePipeline {
     resident_stamps: Timestamps,
 }
 
-/// The kernel view of plane `i` of an uploaded frame.
-fn device_plane<'a>(buffer: &'a Buffer, frame: &DeviceFrame, i: usize) -> DevicePlane<'a> {
-    let p = frame.planes[i];
-    DevicePlane {
-        buffer,
-        desc: PlaneDesc {
-            offset: p.offset,
-            width: p.width,
-            height: p.height,
-            stride: p.width,
-            bytes_per_sample: p.bytes_per_sample,
-            bpc: frame.geometry.format.bit_depth,
-            pad: [0; 2],
-        },
-    }
-}
-
 /// The planes of the uploaded pair `up`, with the reference luma of ring
 /// slot `earlier` (which holds its frame at the same offsets) when given.
 fn frame_planes<'a>(
@@ -192,8 +175,8 @@ fn frame_planes<'a>(
     let buffer = uploader.slot_buffer(up.slot);
     let (r, d) = (&up.reference, &up.distorted);
     FramePlanes {
-        reference: (0..r.plane_count).map(|i| device_plane(buffer, r, i)).collect(),
-        distorted: (0..d.plane_count).map(|i| device_plane(buffer, d, i)).collect(),
+        reference: (0..r.plane_count).map(|i| uploaded_plane(buffer, r, i)).collect(),
+        distorted: (0..d.plane_count).map(|i| uploaded_plane(buffer, d, i)).collect(),
         earlier_reference: earlier_luma(uploader, up, earlier),
     }
 }
@@ -205,7 +188,7 @@ fn earlier_luma<'a>(
     up: &DeviceFramePair,
     earlier: Option<usize>,
 ) -> Option<DevicePlane<'a>> {
-    earlier.map(|s| device_plane(uploader.slot_buffer(s), &up.reference, 0))
+    earlier.map(|s| uploaded_plane(uploader.slot_buffer(s), &up.reference, 0))
 }
 
 impl ScorePipeline {

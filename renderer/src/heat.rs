@@ -54,7 +54,8 @@ pub fn inferno(t: f32) -> Color {
 }
 
 /// The colour the shader gives value `v` over `range`: inferno reversed
-/// (low values bright), NaN magenta.
+/// (values at `range.0` bright, at `range.1` black, whichever is larger),
+/// NaN magenta.
 pub fn heat_color(v: f32, range: (f32, f32)) -> Color {
     if v.is_nan() {
         return NAN_COLOR;
@@ -144,6 +145,11 @@ mod tests {
         assert_eq!(heat_color(1.0, (0.5, 1.0)), inferno(0.0));
         assert_eq!(heat_color(-3.0, (0.5, 1.0)), inferno(1.0));
         assert_eq!(heat_color(f32::NAN, (0.5, 1.0)), NAN_COLOR);
+        // A turned range (ΔE: high is damage) makes high values glow.
+        assert_eq!(heat_color(10.0, (10.0, 0.0)), inferno(1.0));
+        assert_eq!(heat_color(25.0, (10.0, 0.0)), inferno(1.0));
+        assert_eq!(heat_color(0.0, (10.0, 0.0)), inferno(0.0));
+        assert_eq!(heat_color(2.5, (10.0, 0.0)), inferno(0.25));
         // Brightness (sum of channels) grows monotonically along the ramp.
         let brightness = |c: Color| c.r + c.g + c.b;
         let steps: Vec<f32> = (0..=64).map(|i| brightness(inferno(i as f32 / 64.0))).collect();

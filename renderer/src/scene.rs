@@ -381,7 +381,9 @@ impl Scene {
     /// to find (low SSIM is damage), so they are the ones that glow. A value
     /// that is not a number shows as magenta: an unwritten or poisoned map
     /// must not pass for a good one. Bilinear sampling interpolates values,
-    /// then colours. `lo < hi`, both finite, or encoding fails.
+    /// then colours. `lo > hi` turns the ramp round, for maps whose high
+    /// values are the damage (CIEDE2000's ΔE): `v >= lo` glows, `v <= hi` is
+    /// black. `lo` and `hi` must be finite and distinct, or encoding fails.
     pub fn heat_map(
         &mut self,
         dst: Rect,

@@ -10,7 +10,9 @@
 //! `layout` (rectangles), `view` (the scene), `scores` (the scoring
 //! thread), `source` and `demo` (inputs), `pictures` (frames as pictures).
 
+pub mod delta_e;
 pub mod demo;
+pub mod heat_view;
 pub mod layout;
 pub mod pictures;
 pub mod playback;
@@ -34,10 +36,10 @@ use winit::event::MouseButton;
 use winit::keyboard::{Key as WinitKey, NamedKey};
 
 use crate::info::RawArgs;
+use heat_view::HeatMapper;
 use pictures::Pictures;
 use scores::{History, Scorer};
 use source::{ClipInfo, FrameFeed, Inputs};
-use ssim::SsimMapper;
 use state::{Input, InputSide, Key, State, ViewMode};
 use vqscope_metrics::model::Model;
 
@@ -199,19 +201,18 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
     let mut submitter = Submitter::new(&ctx, 1)?;
     let mut uploader = pictures::display_uploader(&ctx, pictures.frame(false), 0)?;
-    // The same recording as the window's: the upload, then in the SSIM
+    // The same recording as the window's: the upload, then in a heat-map
     // view the kernel on the uploaded planes, before the render.
-    let mut mapper = (state.mode == ViewMode::Ssim)
-        .then(|| SsimMapper::new(&ctx, g.width, g.height, g.format.bit_depth));
+    let mut mapper = HeatMapper::for_mode(state.mode, &ctx, g);
     submitter.run(|rec| {
         pictures.upload(&mut uploader, rec)?;
         if let Some(Ok(m)) = &mut mapper {
             m.record(rec, &pictures, &uploader)
-                .map_err(|e| vqscope_gpu::GpuError::Usage(format!("SSIM map: {}", one_line(&e))))?;
+                .map_err(|e| vqscope_gpu::GpuError::Usage(format!("heat map: {}", one_line(&e))))?;
         }
         Ok(())
     })?;
-    let ssim = mapper.as_ref().map(|m| m.as_ref().map(SsimMapper::info).map_err(one_line));
+    let map_info = mapper.as_ref().map(|m| m.as_ref().map(HeatMapper::info).map_err(one_line));
     let scene = view::build(&view::ViewInputs {
         state: &state,
         clip,
@@ -219,15 +220,15 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
         pictures: Some(&pictures),
         history,
         error: None,
-        ssim,
+        map: map_info,
     });
     let mut renderer = Renderer::new(&ctx, ScanMode::for_device(&ctx), None)?;
-    let map = mapper.as_ref().and_then(|m| m.as_ref().ok()).map(SsimMapper::map_buffer);
+    let map = mapper.as_ref().and_then(|m| m.as_ref().ok()).map(HeatMapper::map_buffer);
     let buffers = external_buffers(map, frames_buffer(Some(&pictures), Some(&uploader)));
     Ok(renderer.render_to_rgba_with_maps(&mut submitter, &scene, &buffers)?)
 }
 
-/// The renderer's external buffers: slot 0 the SSIM map (when shown),
+/// The renderer's external buffers: slot 0 the heat map (when shown),
 /// [`pictures::FRAMES_SLOT`] the uploaded frames. An unused slot is bound
 /// to the other buffer, since the shader's layout wants one in each.
 fn external_buffers<'a>(
@@ -526,9 +527,10 @@ fn window(inputs: Inputs, models: Vec<String>, features: Arc<[String]>) -> Resul
     // geometry never changes).
     let mut uploader: Option<FrameUploader> = None;
     let mut capturer: Option<Capturer> = None;
-    // Created the first time the SSIM view is shown (None: not yet; an
-    // error: the clip cannot be scored for SSIM, e.g. too small).
-    let mut mapper: Option<Result<SsimMapper, String>> = None;
+    // Created when a heat-map view is shown and remade when another one
+    // is (None: not yet; an error: the clip cannot be scored for that
+    // feature, e.g. too small for SSIM, 4:0:0 for ΔE).
+    let mut mapper: Option<(ViewMode, Result<HeatMapper, String>)> = None;
     let mut in_flight: Vec<InFlight> = Vec::new();
     let mut last = Instant::now();
     let mut inputs_now = Vec::new();
@@ -563,8 +565,8 @@ fn window(inputs: Inputs, models: Vec<String>, features: Arc<[String]>) -> Resul
                     state.set_frame_count(session.clip.frame_count.unwrap_or(1));
                     state.worst.clear();
                     pictures = None;
-                    if let Some(Ok(m)) = &mut mapper {
-                        m.shown = None;
+                    if let Some((_, Ok(m))) = &mut mapper {
+                        m.forget();
                     }
                 }
                 Err(e) => state.notice = Some(format!("dropped file not used: {e}")),
@@ -594,25 +596,26 @@ fn window(inputs: Inputs, models: Vec<String>, features: Arc<[String]>) -> Resul
         let slot = (frame.index() as usize) % frames_in_flight;
         in_flight.resize_with(frames_in_flight, InFlight::default);
         in_flight[slot] = InFlight::default();
-        let mut ssim = None;
-        if state.mode == ViewMode::Ssim {
-            let g = clip.reference.geometry;
-            let m = mapper.get_or_insert_with(|| {
-                SsimMapper::new(frame.gpu(), g.width, g.height, g.format.bit_depth)
-                    .map_err(|e| one_line(&e))
-            });
-            ssim = match m {
-                Ok(m) => match (&pictures, &uploader) {
-                    (Some(p), Some(up)) if m.shown != Some(p.shown) => {
-                        m.record(rec, p, up)?;
-                        Some(Ok(m.info()))
-                    }
-                    (Some(_), _) => Some(Ok(m.info())),
-                    _ => None,
-                },
-                Err(e) => Some(Err(e.clone())),
-            };
+        if mapper.as_ref().is_some_and(|(mode, _)| *mode != state.mode) {
+            mapper = None;
         }
+        if mapper.is_none()
+            && let Some(m) = HeatMapper::for_mode(state.mode, frame.gpu(), clip.reference.geometry)
+        {
+            mapper = Some((state.mode, m.map_err(|e| one_line(&e))));
+        }
+        let map_info = match &mut mapper {
+            Some((_, Ok(m))) => match (&pictures, &uploader) {
+                (Some(p), Some(up)) if m.shown() != Some(p.shown) => {
+                    m.record(rec, p, up)?;
+                    Some(Ok(m.info()))
+                }
+                (Some(_), _) => Some(Ok(m.info())),
+                _ => None,
+            },
+            Some((_, Err(e))) => Some(Err(e.clone())),
+            None => None,
+        };
         let error = feed.error.as_deref().or(history.error.as_deref());
         let scene = view::build(&view::ViewInputs {
             state: &state,
@@ -621,10 +624,10 @@ fn window(inputs: Inputs, models: Vec<String>, features: Arc<[String]>) -> Resul
             pictures: pictures.as_ref(),
             history,
             error,
-            ssim,
+            map: map_info,
         });
         let map = match &mapper {
-            Some(Ok(m)) if state.mode == ViewMode::Ssim => Some(m.map_buffer()),
+            Some((_, Ok(m))) => Some(m.map_buffer()),
             _ => None,
         };
         let maps = external_buffers(map, frames_buffer(pictures.as_ref(), uploader.as_ref()));

@@ -159,7 +159,7 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
             pictures: pictures.as_ref(),
             history: &session.history,
             error: None,
-            ssim: None,
+            map: None,
         });
         let encoded = renderer.encode(&scene)?;
         let buffers = renderer.upload(&encoded)?;

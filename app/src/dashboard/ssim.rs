@@ -14,37 +14,14 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use vqscope_gpu::{Buffer, GpuContext, Recorder};
-use vqscope_metrics::device::{DevicePlane, packed_desc};
+use vqscope_metrics::device::uploaded_plane;
 use vqscope_metrics::features::float_ssim::gpu::SsimKernel;
 use vqscope_metrics::features::float_ssim::{MAP_ORIGIN, SsimOptions};
 
 use vqscope_video::{DeviceFrame, FrameUploader};
 
+use super::heat_view::MapInfo;
 use super::pictures::Pictures;
-
-/// The SSIM map's geometry, which is all the scene needs to draw it.
-///
-/// The map lies on SSIM's own grid, not the picture's: the frame is first
-/// box-decimated by `scale` (libvmaf's automatic pre-scale), then the 11-tap
-/// Gaussian window keeps only positions where it lies inside the picture,
-/// so cell `(x, y)` covers picture samples `[(x + MAP_ORIGIN)·scale,
-/// (x + MAP_ORIGIN + 1)·scale)` across, likewise down, and a border of
-/// `MAP_ORIGIN·scale` samples has no value at all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SsimMapInfo {
-    pub width: u32,
-    pub height: u32,
-    pub scale: u32,
-}
-
-impl SsimMapInfo {
-    /// The picture-sample rectangle the map covers: `(x0, y0, x1, y1)`.
-    pub fn covered(&self) -> [f32; 4] {
-        let k = self.scale as f32;
-        let o = MAP_ORIGIN as f32 * k;
-        [o, o, o + self.width as f32 * k, o + self.height as f32 * k]
-    }
-}
 
 /// One [`SsimKernel`] for the clip's luma size, and which pair its map
 /// currently holds.
@@ -71,11 +48,16 @@ impl SsimMapper {
         Ok(SsimMapper { kernel, results, shown: None })
     }
 
-    pub fn info(&self) -> SsimMapInfo {
-        SsimMapInfo {
+    /// The map lies on SSIM's own grid, not the picture's: the frame is
+    /// first box-decimated by `scale` (libvmaf's automatic pre-scale), then
+    /// the 11-tap Gaussian window keeps only positions where it lies inside
+    /// the picture, [`MAP_ORIGIN`] cells in.
+    pub fn info(&self) -> MapInfo {
+        MapInfo {
             width: self.kernel.map_width(),
             height: self.kernel.map_height(),
             scale: self.kernel.scale(),
+            origin: MAP_ORIGIN as u32,
         }
     }
 
@@ -96,18 +78,7 @@ impl SsimMapper {
     ) -> Result<()> {
         let (buffer, device) =
             pictures.device(uploader).context("the SSIM map needs the frames on the GPU")?;
-        let plane = |frame: &DeviceFrame| {
-            let luma = frame.planes[0];
-            DevicePlane {
-                buffer,
-                desc: packed_desc(
-                    luma.width as usize,
-                    luma.height as usize,
-                    frame.geometry.format.bit_depth,
-                    luma.offset,
-                ),
-            }
-        };
+        let plane = |frame: &DeviceFrame| uploaded_plane(buffer, frame, 0);
         rec.fill(self.kernel.map_buffer(), f32::NAN.to_bits());
         // The kernel starts with a barrier: the upload and the fill above
         // come first, as does every earlier submission's read of the map.

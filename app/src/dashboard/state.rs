@@ -36,6 +36,9 @@ pub enum ViewMode {
     /// One pane: the per-pixel luma SSIM of the shown pair as a heat map,
     /// computed on the GPU only while this mode is on.
     Ssim,
+    /// One pane: the per-pixel CIEDE2000 colour difference of the shown
+    /// pair as a heat map, likewise.
+    DeltaE,
 }
 
 impl ViewMode {
@@ -45,6 +48,7 @@ impl ViewMode {
             "wipe" => Some(ViewMode::Wipe),
             "diff" => Some(ViewMode::Diff),
             "ssim" => Some(ViewMode::Ssim),
+            "ciede" => Some(ViewMode::DeltaE),
             _ => None,
         }
     }
@@ -54,7 +58,8 @@ impl ViewMode {
             ViewMode::Side => ViewMode::Wipe,
             ViewMode::Wipe => ViewMode::Diff,
             ViewMode::Diff => ViewMode::Ssim,
-            ViewMode::Ssim => ViewMode::Side,
+            ViewMode::Ssim => ViewMode::DeltaE,
+            ViewMode::DeltaE => ViewMode::Side,
         }
     }
 }
@@ -236,7 +241,9 @@ impl State {
     pub fn panes(&self) -> Vec<Rect> {
         match self.mode {
             ViewMode::Side => self.layout.side_panes.to_vec(),
-            ViewMode::Wipe | ViewMode::Diff | ViewMode::Ssim => vec![self.layout.single_pane],
+            ViewMode::Wipe | ViewMode::Diff | ViewMode::Ssim | ViewMode::DeltaE => {
+                vec![self.layout.single_pane]
+            }
         }
     }
 
@@ -383,7 +390,7 @@ impl State {
         let split = match self.mode {
             ViewMode::Side => 0.5 * (self.layout.side_panes[0].x1 + self.layout.side_panes[1].x0),
             ViewMode::Wipe => self.wipe_x(),
-            ViewMode::Diff | ViewMode::Ssim => 0.5 * self.layout.width,
+            ViewMode::Diff | ViewMode::Ssim | ViewMode::DeltaE => 0.5 * self.layout.width,
         };
         if x < split { InputSide::Reference } else { InputSide::Distorted }
     }

@@ -10,11 +10,11 @@ use vqscope_renderer::{
     Align, Color, Rect, RectStyle, Sampling, Scene, TextRun, VAlign, YuvId, heat,
 };
 
+use super::heat_view::MapInfo;
 use super::layout::{FRAME_VALUE_ROWS, Layout, PAD, ROW, WORST_ROWS};
 use super::pictures::Pictures;
 use super::scores::History;
 use super::source::ClipInfo;
-use super::ssim::SsimMapInfo;
 use super::state::{GRID_SCALE, State, ViewMode, picture_rect};
 
 /// The SSIM values the heat map's colour ramp spans: the same fixed range
@@ -22,8 +22,13 @@ use super::state::{GRID_SCALE, State, ViewMode, picture_rect};
 /// range fitted per frame would make every frame look equally bad).
 pub const SSIM_RANGE: (f32, f32) = (0.5, 1.0);
 
-/// The external map slot the SSIM view's map is bound to.
-pub const SSIM_SLOT: usize = 0;
+/// The ΔE values the ΔE view's colour ramp spans, turned round (high ΔE is
+/// the damage, so it glows): 10 and above brightest, 0 black. A ΔE of
+/// about 2.3 is the smallest colour difference people notice.
+pub const DELTA_E_RANGE: (f32, f32) = (10.0, 0.0);
+
+/// The external map slot a heat-map view's map is bound to.
+pub const MAP_SLOT: usize = 0;
 
 const BACKGROUND: Color = Color::rgb(0.09, 0.10, 0.12);
 const PANEL: Color = Color::rgb(0.15, 0.16, 0.19);
@@ -46,10 +51,10 @@ pub struct ViewInputs<'a> {
     pub history: &'a History,
     /// A problem to show in the header (decode or scoring error).
     pub error: Option<&'a str>,
-    /// The SSIM view's map, when that view is on: its geometry once the
-    /// kernel exists (the owner binds the map buffer as [`SSIM_SLOT`]), or
-    /// why it cannot exist. None: not computed yet.
-    pub ssim: Option<Result<SsimMapInfo, String>>,
+    /// The heat-map view's map (SSIM or ΔE), when such a view is on: its
+    /// geometry once the kernel exists (the owner binds the map buffer as
+    /// [`MAP_SLOT`]), or why it cannot exist. None: not computed yet.
+    pub map: Option<Result<MapInfo, String>>,
 }
 
 /// The scene for one frame of the dashboard.
@@ -181,10 +186,10 @@ fn grid(s: &mut Scene, state: &State, pane: Rect, dst: Rect) {
     }
 }
 
-/// Where the SSIM map goes in `pane`, with the same zoom and pan as the
+/// Where a heat map goes in `pane`, with the same zoom and pan as the
 /// pictures: the screen rectangle of the visible map and the map cells it
 /// shows. None when no part of the map is visible.
-pub fn ssim_placement(pane: Rect, state: &State, info: &SsimMapInfo) -> Option<(Rect, Rect)> {
+pub fn map_placement(pane: Rect, state: &State, info: &MapInfo) -> Option<(Rect, Rect)> {
     let full = picture_rect(pane, &state.view, state.picture);
     let sc = state.view.scale;
     let [x0, y0, x1, y1] = info.covered();
@@ -194,7 +199,7 @@ pub fn ssim_placement(pane: Rect, state: &State, info: &SsimMapInfo) -> Option<(
     if dst.is_empty() {
         return None;
     }
-    // Screen → picture samples → map cells (MAP_ORIGIN·scale samples of
+    // Screen → picture samples → map cells (origin·scale samples of
     // border, then `scale` samples per cell).
     let k = 1.0 / (sc * info.scale as f32);
     let src = Rect::new(
@@ -206,32 +211,33 @@ pub fn ssim_placement(pane: Rect, state: &State, info: &SsimMapInfo) -> Option<(
     Some((dst, src))
 }
 
-/// The SSIM heat map in `pane`: the picture's area in a flat grey (its
-/// border has no SSIM: the window does not fit there), the map over it.
-fn ssim_map(s: &mut Scene, state: &State, pane: Rect, info: &SsimMapInfo) {
+/// A heat map in `pane` over `range`: the picture's area in a flat grey
+/// (SSIM's border has no value: its window does not fit there), the map
+/// over it.
+fn heat_map(s: &mut Scene, state: &State, pane: Rect, info: &MapInfo, range: (f32, f32)) {
     let full = picture_rect(pane, &state.view, state.picture);
     s.push_clip(pane);
     s.rect(full.intersect(&pane), RectStyle::fill(Color::rgb(0.22, 0.23, 0.26)));
-    if let Some((dst, src)) = ssim_placement(pane, state, info) {
+    if let Some((dst, src)) = map_placement(pane, state, info) {
         // Magnified, each cell stays one flat block (no values invented
         // between cells, as in `screenshot --ssim-map`); shrunk, bilinear
         // avoids aliasing.
         let cell = state.view.scale * info.scale as f32;
         let sampling = if cell >= 1.0 { Sampling::Nearest } else { Sampling::Bilinear };
-        let map = s.external_map(info.width, info.height, SSIM_SLOT);
-        s.heat_map(dst, map, src, sampling, SSIM_RANGE);
+        let map = s.external_map(info.width, info.height, MAP_SLOT);
+        s.heat_map(dst, map, src, sampling, range);
     }
     grid(s, state, pane, full.intersect(&pane));
     s.pop_clip();
 }
 
-/// The heat map's legend on a chip at the top right of `pane`.
-fn ssim_legend(s: &mut Scene, pane: Rect) {
+/// A heat map's legend on a chip at the top right of `pane`.
+fn legend(s: &mut Scene, pane: Rect, range: (f32, f32), decimals: usize, caption: &str) {
     let w = 230.0f32.min(pane.width() - 12.0);
     let chip = Rect::xywh(pane.x1 - w - 6.0, pane.y0 + 6.0, w, 64.0);
     s.rect(chip, RectStyle::fill(Color::rgba(0.0, 0.0, 0.0, 0.6)).rounded(4.0));
     let bar = Rect::new(chip.x0 + 12.0, chip.y0 + 26.0, chip.x1 - 12.0, chip.y0 + 36.0);
-    heat::legend(s, bar, SSIM_RANGE, 3, 2, "SSIM (bright = damaged)", TEXT);
+    heat::legend(s, bar, range, 3, decimals, caption, TEXT);
 }
 
 /// A small label on a translucent chip at the top-left (or right) of `pane`.
@@ -292,17 +298,24 @@ fn video(s: &mut Scene, v: &ViewInputs<'_>) {
             }
             tag(s, pane, "difference |ref - dis| x4 (luma)", false);
         }
-        ViewMode::Ssim => {
+        ViewMode::Ssim | ViewMode::DeltaE => {
             let pane = panes[0];
-            match &v.ssim {
-                Some(Ok(info)) => ssim_map(s, state, pane, info),
+            let ssim = state.mode == ViewMode::Ssim;
+            let (what, range) = if ssim { ("SSIM", SSIM_RANGE) } else { ("ΔE", DELTA_E_RANGE) };
+            match &v.map {
+                Some(Ok(info)) => heat_map(s, state, pane, info, range),
                 Some(Err(e)) => {
-                    boxed(s, format!("no SSIM map: {e}"), pane, BAD, Align::Center);
+                    boxed(s, format!("no {what} map: {e}"), pane, BAD, Align::Center);
                 }
-                None => boxed(s, "computing SSIM…", pane, DIM, Align::Center),
+                None => boxed(s, format!("computing {what}…"), pane, DIM, Align::Center),
             }
-            tag(s, pane, "SSIM per pixel (luma)", false);
-            ssim_legend(s, pane);
+            if ssim {
+                tag(s, pane, "SSIM per pixel (luma)", false);
+                legend(s, pane, range, 2, "SSIM (bright = damaged)");
+            } else {
+                tag(s, pane, "CIEDE2000 ΔE per pixel", false);
+                legend(s, pane, range, 0, "ΔE2000 (bright = damaged)");
+            }
         }
     }
     let last = panes[panes.len() - 1];
@@ -673,7 +686,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("Space", "play / pause"),
     ("Left / Right", "step one frame (Shift: ten)"),
     ("Home / End", "first / last frame"),
-    ("M", "view: side by side, wipe, difference, SSIM map"),
+    ("M", "view: side by side, wipe, difference, SSIM map, ΔE map"),
     ("F / 1", "fit the picture / 1:1"),
     ("wheel on video", "zoom around the cursor (fit to 32x)"),
     ("drag on video", "pan (both sides together)"),
