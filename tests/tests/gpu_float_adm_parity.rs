@@ -38,10 +38,8 @@ impl Backend for Gpu {
 
 #[test]
 fn gpu_float_adm_matches_libvmaf_on_every_clip() {
-    let mut gpu = Gpu {
-        runner: PairRunner::new(FloatAdmKernel::RESULT_WORDS),
-        kernel: Kernels::default(),
-    };
+    let mut gpu =
+        Gpu { runner: PairRunner::new(FloatAdmKernel::RESULT_WORDS), kernel: Kernels::default() };
     check_shared_clips(&mut gpu);
     assert_no_validation_messages();
 }

@@ -148,14 +148,14 @@ mod tests {
 
     #[test]
     fn watson_factors_at_1080p_3h() {
-        // Integer ADM's level-0 factors are these in Q16 (36453 and 49417
-        // over 65536, which libvmaf hard-codes for 1080p at 3H).
-        let o = FloatAdmOptions::default();
-        let rf0 = rfactors(0, &o);
-        assert!((f64::from(rf0[0]) - 36453.0 / 65536.0).abs() < 1e-4, "{rf0:?}");
-        assert!((f64::from(rf0[2]) - 49417.0 / 65536.0).abs() < 1e-4, "{rf0:?}");
-        for s in 0..4 {
-            let rf = rfactors(s, &o);
+        // Level 0's factors as libvmaf 3.2.0's own adm_tools.c computes
+        // them (printed with %a from a build of it): 0x1.1cc774p-6 and
+        // 0x1.820d54p-8. Taking k·temp² in double instead of float misses
+        // them by 1 and 3 ulps.
+        let rf = rfactors(0, &FloatAdmOptions::default());
+        assert_eq!(rf.map(f32::to_bits), [0x3c8e_63ba, 0x3c8e_63ba, 0x3bc1_06aa]);
+        for s in 1..4 {
+            let rf = rfactors(s, &FloatAdmOptions::default());
             assert!(rf[0] > 0.0 && rf[2] > 0.0 && rf[2] < rf[0], "{s}: {rf:?}");
         }
     }

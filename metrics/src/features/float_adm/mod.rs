@@ -309,12 +309,12 @@ pub fn scores(
     let sizes = band_sizes(width, height);
     let (mut num, mut den, mut aim_num, mut aim_den) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     let mut out = FloatAdmScores::default();
-    for scale in 0..SCALES {
+    for (scale, &(band_w, band_h)) in sizes.iter().enumerate() {
         let (num_s, den_s, aim_s) = if scale == 0 && o.skip_scale0 {
             (0.0f32, 1e-10f32, 0.0f32)
         } else {
             let l = &sums.levels[scale];
-            let region = Region::core(sizes[scale].0, sizes[scale].1);
+            let region = Region::core(band_w, band_h);
             (
                 pnorm_total(&l.num, noise_floor(&region, o.noise_weight, inv_p), inv_p),
                 pnorm_total(&l.den, noise_floor(&region, o.noise_weight, inv_p), inv_p),
