@@ -147,16 +147,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn watson_factors_at_1080p_3h() {
-        // Level 0's factors as libvmaf 3.2.0's own adm_tools.c computes
-        // them (printed with %a from a build of it): 0x1.1cc774p-6 and
-        // 0x1.820d54p-8. Taking k·temp² in double instead of float misses
-        // them by 1 and 3 ulps.
-        let rf = rfactors(0, &FloatAdmOptions::default());
-        assert_eq!(rf.map(f32::to_bits), [0x3c8e_63ba, 0x3c8e_63ba, 0x3bc1_06aa]);
-        for s in 1..4 {
-            let rf = rfactors(s, &FloatAdmOptions::default());
-            assert!(rf[0] > 0.0 && rf[2] > 0.0 && rf[2] < rf[0], "{s}: {rf:?}");
+    fn factors_equal_libvmafs_bits() {
+        // (h/v factor, d factor) per level as libvmaf 3.2.0's own
+        // adm_tools.c computes them at 1080p, 3H (printed with %a from a
+        // build of it), for Watson (0), Barten (1) and the DLM CSF (2).
+        // Taking Watson's k·temp² in double instead of float misses level
+        // 0 by 1 and 3 ulps.
+        let want: [(i64, [[u32; 2]; 4]); 3] = [
+            (
+                0,
+                [
+                    [0x3c8e63ba, 0x3bc106aa],
+                    [0x3d030286, 0x3c6a46a3],
+                    [0x3d31a788, 0x3cc7dc06],
+                    [0x3d3b140b, 0x3d0041c9],
+                ],
+            ),
+            (
+                1,
+                [
+                    [0x3f9af18d, 0x3f9af18d],
+                    [0x40a159e3, 0x40a159e3],
+                    [0x416a0875, 0x416a0875],
+                    [0x41d7ce9b, 0x41d7ce9b],
+                ],
+            ),
+            (
+                2,
+                [
+                    [0x3bb2731d, 0x3971c0da],
+                    [0x3e2ad6cf, 0x3d26e4ec],
+                    [0x3f2af91a, 0x3ec747cb],
+                    [0x3f7c7bd6, 0x3f609aa9],
+                ],
+            ),
+        ];
+        for (mode, levels) in want {
+            let o = FloatAdmOptions { csf_mode: mode, ..FloatAdmOptions::default() };
+            for (s, pair) in levels.iter().enumerate() {
+                let rf = rfactors(s, &o);
+                assert_eq!(rf[0], rf[1]);
+                assert_eq!([rf[0].to_bits(), rf[2].to_bits()], *pair, "mode {mode} level {s}");
+            }
         }
     }
 
