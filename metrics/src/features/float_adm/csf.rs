@@ -147,16 +147,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn watson_factors_at_1080p_3h() {
-        // Integer ADM's level-0 factors are these in Q16 (36453 and 49417
-        // over 65536, which libvmaf hard-codes for 1080p at 3H).
-        let o = FloatAdmOptions::default();
-        let rf0 = rfactors(0, &o);
-        assert!((f64::from(rf0[0]) - 36453.0 / 65536.0).abs() < 1e-4, "{rf0:?}");
-        assert!((f64::from(rf0[2]) - 49417.0 / 65536.0).abs() < 1e-4, "{rf0:?}");
-        for s in 0..4 {
-            let rf = rfactors(s, &o);
-            assert!(rf[0] > 0.0 && rf[2] > 0.0 && rf[2] < rf[0], "{s}: {rf:?}");
+    fn factors_equal_libvmafs_bits() {
+        // (h/v factor, d factor) per level as libvmaf 3.2.0's own
+        // adm_tools.c computes them at 1080p, 3H (printed with %a from a
+        // build of it), for Watson (0), Barten (1) and the DLM CSF (2).
+        // Taking Watson's k·temp² in double instead of float misses level
+        // 0 by 1 and 3 ulps.
+        let want: [(i64, [[u32; 2]; 4]); 3] = [
+            (
+                0,
+                [
+                    [0x3c8e63ba, 0x3bc106aa],
+                    [0x3d030286, 0x3c6a46a3],
+                    [0x3d31a788, 0x3cc7dc06],
+                    [0x3d3b140b, 0x3d0041c9],
+                ],
+            ),
+            (
+                1,
+                [
+                    [0x3f9af18d, 0x3f9af18d],
+                    [0x40a159e3, 0x40a159e3],
+                    [0x416a0875, 0x416a0875],
+                    [0x41d7ce9b, 0x41d7ce9b],
+                ],
+            ),
+            (
+                2,
+                [
+                    [0x3bb2731d, 0x3971c0da],
+                    [0x3e2ad6cf, 0x3d26e4ec],
+                    [0x3f2af91a, 0x3ec747cb],
+                    [0x3f7c7bd6, 0x3f609aa9],
+                ],
+            ),
+        ];
+        for (mode, levels) in want {
+            let o = FloatAdmOptions { csf_mode: mode, ..FloatAdmOptions::default() };
+            for (s, pair) in levels.iter().enumerate() {
+                let rf = rfactors(s, &o);
+                assert_eq!(rf[0], rf[1]);
+                assert_eq!([rf[0].to_bits(), rf[2].to_bits()], *pair, "mode {mode} level {s}");
+            }
         }
     }
 

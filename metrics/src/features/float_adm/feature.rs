@@ -216,3 +216,23 @@ impl Extractor for FloatAdmExtractor {
         vec![(index, values)]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_names_carry_libvmafs_suffixes() {
+        let mut o = FloatAdm.default_options();
+        assert_eq!(o.output_name("adm2"), "adm2");
+        o.parse_list("float_adm", "adm_enhn_gain_limit=1.0:adm_ref_display_height=2160:debug=true")
+            .unwrap();
+        // Sorted by option name; the float extractor's alias is `rdf`.
+        assert_eq!(o.output_name("adm2"), "adm2_egl_1_rdf_2160");
+        let t = twin_options(&o);
+        assert_eq!((t.enhn_gain_limit, t.ref_display_height), (1.0, 2160));
+        assert!(o.parse_list("float_adm", "adm_skip_aim_scale=-1").is_err());
+        assert!(o.parse_list("float_adm", "adm_csf_mode=10").is_err());
+        assert!(FloatAdm.provides().contains(&"VMAF_feature_adm2_score"));
+    }
+}

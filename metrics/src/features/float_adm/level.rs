@@ -35,14 +35,8 @@ pub fn decouple(o: [f32; 3], t: [f32; 3], egl: f64, cos1: f32) -> ([f32; 3], [f3
     let mut rst = [0.0f32; 3];
     for k in 0..3 {
         let q = rcp::divide(t[k], o[k] + EPS);
-        let q = if q < 0.0 {
-            0.0
-        } else if q > 1.0 {
-            1.0
-        } else {
-            q
-        };
-        rst[k] = q * o[k];
+        // NaN stays NaN, as through libvmaf's two comparisons.
+        rst[k] = q.clamp(0.0, 1.0) * o[k];
     }
     let ot_dp = o[0] * t[0] + o[1] * t[1];
     let o_mag_sq = o[0] * o[0] + o[1] * o[1];

@@ -309,12 +309,12 @@ pub fn scores(
     let sizes = band_sizes(width, height);
     let (mut num, mut den, mut aim_num, mut aim_den) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     let mut out = FloatAdmScores::default();
-    for scale in 0..SCALES {
+    for (scale, &(band_w, band_h)) in sizes.iter().enumerate() {
         let (num_s, den_s, aim_s) = if scale == 0 && o.skip_scale0 {
             (0.0f32, 1e-10f32, 0.0f32)
         } else {
             let l = &sums.levels[scale];
-            let region = Region::core(sizes[scale].0, sizes[scale].1);
+            let region = Region::core(band_w, band_h);
             (
                 pnorm_total(&l.num, noise_floor(&region, o.noise_weight, inv_p), inv_p),
                 pnorm_total(&l.den, noise_floor(&region, o.noise_weight, inv_p), inv_p),
@@ -367,4 +367,69 @@ pub fn float_adm_frame(
 ) -> Result<FloatAdmScores, MetricsError> {
     let sums = frame_sums(reference, distorted, options)?;
     Ok(scores(&sums, reference.width, reference.height, options))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constant_frames_score_one() {
+        // The db2 high-pass taps do not sum to exactly 0 in float, so a flat
+        // frame leaves details of ~1e-6; against the noise floors every
+        // level still scores 1 and AIM 0 to far beyond printed precision.
+        for bpc in [8, 10, 12, 16] {
+            let s = vec![(1u16 << (bpc - 1)) / 3; 40 * 30];
+            let p = PlaneView::packed(40, 30, bpc, &s);
+            let sc = float_adm_frame(&p, &p, &FloatAdmOptions::default()).unwrap();
+            for v in [sc.adm2, sc.scale[0], sc.scale[3], sc.adm3] {
+                assert!((v - 1.0).abs() < 1e-9, "bpc {bpc}: {sc:?}");
+            }
+            assert!(sc.aim.abs() < 1e-9, "bpc {bpc}: {sc:?}");
+        }
+    }
+
+    #[test]
+    fn refuses_what_libvmaf_cannot_score() {
+        let s = vec![100u16; 17 * 17];
+        let ok = PlaneView::packed(17, 17, 8, &s);
+        assert!(frame_sums(&ok, &ok, &FloatAdmOptions::default()).is_ok());
+        let t = vec![100u16; 16 * 40];
+        let small = PlaneView::packed(16, 40, 8, &t);
+        assert!(matches!(
+            frame_sums(&small, &small, &FloatAdmOptions::default()),
+            Err(MetricsError::FrameTooSmall { width: 16, height: 40, .. })
+        ));
+        assert!(matches!(
+            frame_sums(&ok, &small, &FloatAdmOptions::default()),
+            Err(MetricsError::PlaneMismatch { .. })
+        ));
+        let nine = PlaneView::packed(17, 17, 9, &s);
+        assert!(frame_sums(&nine, &nine, &FloatAdmOptions::default()).is_err());
+        for bad in [
+            FloatAdmOptions { enhn_gain_limit: 0.5, ..Default::default() },
+            FloatAdmOptions { csf_mode: 10, ..Default::default() },
+            FloatAdmOptions { f2: [-1.0, 11.0, -1.0, -1.0], ..Default::default() },
+            FloatAdmOptions { skip_aim_scale: 4, ..Default::default() },
+        ] {
+            assert!(frame_sums(&ok, &ok, &bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn skip_options_follow_libvmaf() {
+        let r: Vec<u16> = (0..64 * 48).map(|i| ((i * 37) % 251) as u16).collect();
+        let d: Vec<u16> = r.iter().map(|&v| v / 2 + 60).collect();
+        let (rp, dp) = (PlaneView::packed(64, 48, 8, &r), PlaneView::packed(64, 48, 8, &d));
+        let o = FloatAdmOptions { skip_scale0: true, ..Default::default() };
+        let sc = float_adm_frame(&rp, &dp, &o).unwrap();
+        assert_eq!(sc.num_scale[0], 0.0);
+        assert_eq!(sc.den_scale[0], f64::from(1e-10f32));
+        let full = float_adm_frame(&rp, &dp, &FloatAdmOptions::default()).unwrap();
+        assert_eq!(sc.scale[1..], full.scale[1..]);
+        let hm = FloatAdmOptions { adm3_apply_hm: true, min_val: 0.9, ..Default::default() };
+        let sc = float_adm_frame(&rp, &dp, &hm).unwrap();
+        let want = 2.0 * sc.adm2 * sc.aim / (sc.adm2 + sc.aim);
+        assert_eq!(sc.adm3, want.max(0.9));
+    }
 }
