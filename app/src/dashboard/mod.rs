@@ -80,10 +80,13 @@ impl OpenArgs {
 pub const MODEL: &str = scores::MODEL;
 
 /// The models `V` cycles through: the one asked for (if not built in),
-/// then every built-in model, each as its `--model` string.
+/// then every built-in model, each as its `--model` string; the float
+/// models (the same models on libvmaf's float features) come last.
 fn model_choices(asked: Option<&str>) -> Vec<String> {
     let mut choices: Vec<String> = asked.map(str::to_owned).into_iter().collect();
-    for name in vqscope_metrics::model::builtin_names() {
+    let names = || vqscope_metrics::model::builtin_names();
+    let is_float = |n: &&str| n.starts_with("vmaf_float");
+    for name in names().filter(|n| !is_float(n)).chain(names().filter(is_float)) {
         let spec = format!("version={name}");
         if !choices.contains(&spec) {
             choices.push(spec);
