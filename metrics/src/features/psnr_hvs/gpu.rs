@@ -14,10 +14,16 @@
 //!    (lavapipe's loop limit, see there).
 //!
 //! libvmaf's accumulator is a single float per plane, so every addition
-//! rounds and no tree or partial sums reproduce its value; the sum step is
-//! serial by necessity: `64 · blocks` dependent float additions per plane
-//! (11 million for a 4K luma plane), which dominates the feature's time
-//! on a large frame. The block step is fully parallel.
+//! rounds and no tree or partial sums of floats or doubles reproduce its
+//! value; the sum step here is serial: `64 · blocks` dependent float
+//! additions per plane (11 million for a 4K luma plane), which dominates
+//! the feature's time on a large frame. The block step is fully parallel.
+//! An exact parallel form exists and is the way to a fast large-frame sum:
+//! the running sum only grows (every term is ≥ 0), and while it stays in
+//! one binade each addition is the sum plus the term rounded to that
+//! binade's grid, so a run of terms becomes an integer scan (with the
+//! grid parity carried for ties), and only the few additions that cross
+//! into the next binade need the float addition itself.
 
 use std::sync::Arc;
 
