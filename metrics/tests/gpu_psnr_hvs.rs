@@ -254,6 +254,17 @@ fn adversarial_sequences(rng: &mut Rng) -> Vec<(&'static str, Vec<f32>)> {
             .map(|i| (1e-30f64 * 1.0005f64.powi(i) * (1.0 + rng.below(1000) as f64 / 999.0)) as f32)
             .collect(),
     ));
+    // Powers of two far above the sum (9 to 30 binades: their units on the
+    // sum's grid overflow 32 bits), each followed by a few terms an eighth
+    // of it, which leave a missed power visible in the end.
+    let mut jumps = Vec::new();
+    let mut field = 4u64;
+    while field < 240 {
+        jumps.push(float_of(field, 0));
+        jumps.extend((0..rng.below(40)).map(|_| float_of(field - 3, rng.next_u64())));
+        field += 9 + rng.below(22);
+    }
+    seqs.push(("jumps", jumps));
     // Ones: crossings exactly at every power of two.
     seqs.push(("ones", vec![1.0; 70_000]));
     seqs.push(("overflow", vec![3.0e38, 1.0, 3.0e38, 5.0, 1.0e30, 0.0]));
