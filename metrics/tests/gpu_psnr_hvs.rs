@@ -4,16 +4,18 @@
 //! refuses 4:0:0 and deeper input). Every block's 64 terms and every
 //! plane's float sum must equal the twin's bit for bit, at every subgroup
 //! size lavapipe offers; and the kernel refuses what the twin refuses.
+//! The scanned float sum alone (`PlaneSum`) against plain sequential float
+//! additions on term sequences built to hit its corner cases.
 
 use std::sync::Arc;
 
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, upload_plane};
-use vqscope_metrics::features::psnr_hvs::gpu::PsnrHvsKernel;
+use vqscope_metrics::features::psnr_hvs::gpu::{PlaneSum, PsnrHvsKernel, SumJob};
 use vqscope_metrics::features::psnr_hvs::{
     COEFFS, STEP, Tables, block_terms, blocks_along, plane_sum,
 };
@@ -191,4 +193,177 @@ fn psnr_hvs_kernel_refuses_what_the_twin_refuses() {
     let registry = vqscope_metrics::features::find("psnr_hvs").unwrap();
     assert!(registry.options().is_empty(), "libvmaf's psnr_hvs has no options");
     assert_no_validation_messages();
+}
+
+/// What libvmaf does with a plane's terms: one float, added to in order.
+fn sequential_sum(terms: &[f32]) -> f32 {
+    let mut sum = 0f32;
+    for &t in terms {
+        sum += t;
+    }
+    sum
+}
+
+/// A float from raw exponent field and mantissa bits.
+fn float_of(field: u64, mantissa: u64) -> f32 {
+    f32::from_bits(((field as u32) << 23) | (mantissa as u32 & 0x7f_ffff))
+}
+
+/// Term sequences that stress the scanned sum: ties to even at every
+/// grid, terms far above and far below the running sum, long runs that
+/// round away, zeros, subnormals, sums crossing many binades or reaching
+/// infinity, and lengths around the window (16384) and lavapipe's loop
+/// limit (65535).
+fn adversarial_sequences(rng: &mut Rng) -> Vec<(&'static str, Vec<f32>)> {
+    let mut seqs: Vec<(&'static str, Vec<f32>)> = Vec::new();
+    let pick = |rng: &mut Rng, set: &[f32]| set[rng.below(set.len() as u64) as usize];
+    // From 2^24 (grid 2), then 4, 8: halves, one-and-a-halves of the grid.
+    let mut ties = vec![16_777_216.0f32];
+    ties.extend((0..70_001).map(|_| pick(rng, &[1.0, 3.0, 0.5, 1.5, 2.0, 0.0, 6.0, 0.25])));
+    seqs.push(("ties", ties));
+    // Ties from the very start, in the subnormal grid and just above it.
+    seqs.push(("subnormal ties", (0..40_000).map(|_| float_of(0, 1 + rng.below(3))).collect()));
+    seqs.push((
+        "subnormals",
+        (0..300_007).map(|_| float_of(rng.below(2), rng.next_u64())).collect(),
+    ));
+    seqs.push((
+        "magnitudes",
+        (0..100_003).map(|_| float_of(rng.below(201), rng.next_u64())).collect(),
+    ));
+    // A big sum, then terms below half its grid (0.0625 at 1e6), exactly
+    // half and just above, in long runs.
+    let mut tiny = vec![1.0e6f32];
+    for &t in &[0.03f32, 0.031_25, 0.031_250_004, 0.03, 0.093_75, 0.031_25] {
+        let run = 20_000 + rng.below(30_000) as usize;
+        tiny.extend(std::iter::repeat_n(t, run));
+    }
+    seqs.push(("tiny runs", tiny));
+    let zeros = (0..70_000)
+        .map(|_| match rng.below(1000) {
+            0 => rng.below(1000) as f32 * 0.37,
+            1 => -0.0,
+            _ => 0.0,
+        })
+        .collect();
+    seqs.push(("zeros", zeros));
+    // Growing terms: the sum crosses some 70 binades.
+    seqs.push((
+        "binades",
+        (0..100_000)
+            .map(|i| (1e-30f64 * 1.0005f64.powi(i) * (1.0 + rng.below(1000) as f64 / 999.0)) as f32)
+            .collect(),
+    ));
+    // Powers of two far above the sum (9 to 30 binades: their units on the
+    // sum's grid overflow 32 bits), each followed by a few terms an eighth
+    // of it, which leave a missed power visible in the end.
+    let mut jumps = Vec::new();
+    let mut field = 4u64;
+    while field < 240 {
+        jumps.push(float_of(field, 0));
+        jumps.extend((0..rng.below(40)).map(|_| float_of(field - 3, rng.next_u64())));
+        field += 9 + rng.below(22);
+    }
+    seqs.push(("jumps", jumps));
+    // Ones: crossings exactly at every power of two.
+    seqs.push(("ones", vec![1.0; 70_000]));
+    seqs.push(("overflow", vec![3.0e38, 1.0, 3.0e38, 5.0, 1.0e30, 0.0]));
+    // psnr_hvs-like: squares of CSF-weighted errors, mostly masked to 0.
+    seqs.push((
+        "psnr_hvs-like",
+        (0..200_003)
+            .map(|_| {
+                let e = if rng.below(3) == 0 { 0.0 } else { rng.below(1 << 20) as f32 / 4096.0 };
+                let w = e * pick(rng, &[1.0, 0.9, 0.3, 0.05, 1.3]);
+                w * w
+            })
+            .collect(),
+    ));
+    for len in [0usize, 1, 63, 16_384, 16_385, 65_537] {
+        seqs.push(("length", (0..len).map(|_| rng.below(1 << 16) as f32 * 0.125).collect()));
+    }
+    seqs
+}
+
+#[test]
+fn psnr_hvs_sum_equals_sequential_float_additions() {
+    if !at_every_lavapipe_subgroup_size("psnr_hvs_sum_equals_sequential_float_additions") {
+        return;
+    }
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x5CA1_AB1E);
+    let seqs = adversarial_sequences(&mut rng);
+    // One terms buffer, the sums side by side, each at an odd offset.
+    let mut all = vec![7.0f32];
+    let mut jobs = Vec::new();
+    for (i, (_, seq)) in seqs.iter().enumerate() {
+        jobs.push(SumJob {
+            term_base: all.len() as u32,
+            term_count: seq.len() as u32,
+            out_word: i as u32,
+        });
+        all.extend(seq);
+        all.push(1.0e20);
+    }
+    let bytes: Vec<u8> = all.iter().flat_map(|t| t.to_le_bytes()).collect();
+    let terms = upload_buffer(&ctx, &mut submitter, "test terms", &bytes).unwrap();
+    let len = jobs.len() as u64 * 8;
+    let results = Buffer::storage(&ctx, "test results", len).unwrap();
+    let summer = PlaneSum::new(&ctx, jobs.len()).unwrap();
+    submitter.run(|rec| summer.record(rec, &terms, &jobs, &results)).unwrap();
+    let words = download_buffer(&ctx, &mut submitter, &results, len).unwrap();
+    for (i, (what, seq)) in seqs.iter().enumerate() {
+        let got = f32::from_bits(u32::from_le_bytes(words[i * 8..i * 8 + 4].try_into().unwrap()));
+        let want = sequential_sum(seq);
+        assert_eq!(got.to_bits(), want.to_bits(), "{what} ({} terms): {got} vs {want}", seq.len());
+    }
+    // The sequences do reach what they are meant to.
+    let sums: Vec<f32> = seqs.iter().map(|(_, s)| sequential_sum(s)).collect();
+    assert!(sums[2] > f32::MIN_POSITIVE, "subnormals stay subnormal");
+    assert!(sums.iter().any(|s| s.is_infinite()), "no overflow");
+    println!("psnr_hvs sum: {} sequences equal to sequential float additions", seqs.len());
+    assert_no_validation_messages();
+}
+
+#[test]
+#[ignore = "timing; run on a real GPU (or lavapipe, slowly)"]
+fn psnr_hvs_sum_timing_4k() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x4_0000);
+    let g = geometry(3840, 2160, ChromaFormat::Yuv420, 10);
+    let mut all = Vec::new();
+    let jobs: Vec<SumJob> = (0..3)
+        .map(|p| {
+            let (w, h) = g.plane_size(p);
+            let count = blocks_along(w as usize) * blocks_along(h as usize) * COEFFS;
+            let base = all.len() as u32;
+            all.extend((0..count).map(|_| {
+                let e = if rng.below(3) == 0 { 0.0 } else { rng.below(1 << 16) as f32 / 4096.0 };
+                e * e
+            }));
+            SumJob { term_base: base, term_count: count as u32, out_word: p as u32 }
+        })
+        .collect();
+    let bytes: Vec<u8> = all.iter().flat_map(|t| t.to_le_bytes()).collect();
+    let terms = upload_buffer(&ctx, &mut submitter, "timing terms", &bytes).unwrap();
+    let results = Buffer::storage(&ctx, "timing results", 24).unwrap();
+    let summer = PlaneSum::new(&ctx, 3).unwrap();
+    let (median, min, max) = vqscope_gpu::testing::frame_ms(&ctx, &mut submitter, 20, |rec| {
+        rec.barrier();
+        summer.record(rec, &terms, &jobs, &results)
+    });
+    let words = download_buffer(&ctx, &mut submitter, &results, 24).unwrap();
+    for (p, job) in jobs.iter().enumerate() {
+        let got = u32::from_le_bytes(words[p * 8..p * 8 + 4].try_into().unwrap());
+        let seq = &all[job.term_base as usize..(job.term_base + job.term_count) as usize];
+        assert_eq!(got, sequential_sum(seq).to_bits(), "plane {p}");
+    }
+    println!(
+        "psnr_hvs sum of a 3840x2160 4:2:0 frame ({} terms) on {}: median {median:.3} ms \
+         (min {min:.3}, max {max:.3})",
+        all.len(),
+        ctx.info().name
+    );
 }

@@ -8,16 +8,13 @@
 //! 1. `psnr_hvs_block` once per plane: one invocation per 8x8 block computes
 //!    the 64 values the block adds (DCT, variances, masking, CSF weights),
 //!    bit for bit as [`super::block_terms`], into the terms buffer;
-//! 2. `psnr_hvs_sum` per plane (the three run side by side): one
-//!    invocation adds that plane's terms in libvmaf's order, in dispatches
-//!    of at most [`BLOCKS_PER_SUM`] blocks, each continuing the running sum
-//!    (lavapipe's loop limit, see there).
+//! 2. `psnr_hvs_sum` per plane (the three run side by side): the float sum
+//!    of that plane's terms in libvmaf's order, as [`PlaneSum`] explains.
 //!
 //! libvmaf's accumulator is a single float per plane, so every addition
-//! rounds and no tree or partial sums reproduce its value; the sum step is
-//! serial by necessity: `64 · blocks` dependent float additions per plane
-//! (11 million for a 4K luma plane), which dominates the feature's time
-//! on a large frame. The block step is fully parallel.
+//! rounds and no tree or partial sums of floats or doubles reproduce its
+//! value; [`PlaneSum`] reproduces the serial float additions exactly with
+//! integer prefix scans.
 
 use std::sync::Arc;
 
@@ -34,11 +31,17 @@ use crate::error::MetricsError;
 
 /// Invocations per `psnr_hvs_block` workgroup (its `local_size_x`).
 const BLOCK_GROUP: u32 = 64;
-/// Most blocks one `psnr_hvs_sum` dispatch adds (one loop iteration each):
-/// lavapipe ends a shader's loops after 65535 iterations in all, so a
-/// plane with more blocks continues in further dispatches, each resuming
-/// from the running sum the previous one stored.
-const BLOCKS_PER_SUM: u32 = 32768;
+/// Terms one `psnr_hvs_sum` window covers: its 256 invocations times 64
+/// (`GROUP * PER` there).
+const SUM_WINDOW: u32 = 256 * 64;
+/// Windows per `psnr_hvs_sum` dispatch (`WINDOWS` there): lavapipe ends a
+/// shader's loops after 65535 iterations in all, so a long sum continues
+/// in further dispatches from the state the previous one stored.
+const SUM_WINDOWS: u32 = 128;
+/// Most additions of finite terms that leave a grid (see [`PlaneSum`]):
+/// each raises the grid's exponent, from -149 to at most 105 (infinity,
+/// after which the sum stops).
+const MAX_CROSSINGS: u32 = 105 + 149;
 
 /// Twin of psnr_hvs_block.comp's push constants; the two must agree.
 #[repr(C)]
@@ -59,9 +62,10 @@ struct BlockPush {
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 struct SumPush {
     term_base: u32,
-    block_count: u32,
+    term_count: u32,
     first: u32,
     out_word: u32,
+    slot: u32,
 }
 
 /// The twins above as the layout test checks them against the SPIR-V
@@ -75,7 +79,7 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
             quadrant_var_scale,
         }),
         twin!(SumPush as "Push" in [METRICS_PSNR_HVS_SUM] {
-            term_base, block_count, first, out_word,
+            term_base, term_count, first, out_word, slot,
         }),
     ]
 }
@@ -101,13 +105,131 @@ impl PlaneSlot {
     }
 }
 
+/// One float sum for [`PlaneSum::record`]: `term_count` floats of the
+/// terms buffer from float `term_base`, added in order; the sum's float
+/// bits go to `results[out_word]`.
+#[derive(Debug, Clone, Copy)]
+pub struct SumJob {
+    pub term_base: u32,
+    pub term_count: u32,
+    pub out_word: u32,
+}
+
+/// The float that adding non-negative finite floats one by one to a float
+/// starting at 0 gives (round to nearest even at every step), computed by
+/// workgroup scans instead of one invocation's chain of dependent
+/// additions; `psnr_hvs_sum` on one workgroup per sum.
+///
+/// Why it is exact. Write the running sum as `s = S · 2^E`, with `E` the
+/// exponent of `s`'s last mantissa bit (`E = -149` while `s < 2^-125`: the
+/// subnormals and the lowest normal binade share that spacing), so `S` is
+/// an integer below `2^24`. The terms are `≥ 0`, so `s` never falls, and
+/// while `s + t < 2^(E+24)` every float between `s` and `s + t` lies on the
+/// grid of `2^E`: the rounded sum is `(S + d) · 2^E`, `d` being `t / 2^E`
+/// rounded to an integer, a tie going to the even `S + d`. So `d` depends on
+/// `t` and on the parity of `S` only: each term is a pair (step from an even
+/// `S`, step from an odd `S`), pairs compose associatively (`a` then `b`:
+/// from parity `p`, `a_p + b_{(p + a_p) mod 2}`), and a window's running
+/// `S` after every term is a prefix scan of integers. `d` is computed from
+/// `t`'s bits: below half a unit it is 0, a term reaching `2^(E+24)` is
+/// clamped to `2^24`, and composed steps are clamped to `2^25`: a step
+/// stays exact while below `2^24` and at least `2^24` once it is not
+/// (clamping an `a` may pick the wrong half of the next pair, but the
+/// result is past `2^24` either way), which is all a crossing test needs,
+/// in 32 bits. The scanned `S` never falls either, so the first term with
+/// `S + d ≥ 2^24` is where the sum may leave the grid (`s + t` reaches the next binade, or rounds up to it):
+/// only that addition is done as a float addition — in double, rounded to
+/// float once, which is the correctly rounded float sum because
+/// `53 ≥ 2·24 + 2` — and the next window starts after it on the new sum's
+/// grid. Such additions raise `E` each time, so there are at most
+/// [`MAX_CROSSINGS`]; all others are integer steps. Terms must be finite
+/// (psnr_hvs's are squares of bounded CSF-weighted DCT errors); a sum that
+/// overflows to infinity stays there, as the float additions would.
+///
+/// Each window of [`SUM_WINDOW`] terms: every invocation composes its 64
+/// consecutive terms' pairs, a workgroup scan gives each its starting `S`,
+/// and the one invocation whose range holds the first crossing walks it
+/// again to find and do that addition.
+pub struct PlaneSum {
+    pipeline: ComputePipeline,
+    /// Per sum: `S`, `E`, the next term's index (`uvec4`s).
+    state: Buffer,
+    slots: usize,
+}
+
+impl PlaneSum {
+    /// A summer for up to `slots` sums recorded together.
+    pub fn new(ctx: &Arc<GpuContext>, slots: usize) -> vqscope_gpu::Result<Self> {
+        let pipeline = ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "metrics/psnr_hvs_sum",
+                ..PipelineDesc::new(vqscope_shaders::METRICS_PSNR_HVS_SUM)
+            },
+        )?;
+        let state = Buffer::storage(ctx, "psnr_hvs sum state", slots.max(1) as u64 * 16)?;
+        Ok(Self { pipeline, state, slots })
+    }
+
+    /// Dispatches a sum of `term_count` terms takes: enough windows for
+    /// every term plus one per possible crossing, [`SUM_WINDOWS`] a
+    /// dispatch (a dispatch with nothing left to add returns at once).
+    fn dispatches(term_count: u32) -> u32 {
+        (term_count / SUM_WINDOW + 1 + MAX_CROSSINGS).div_ceil(SUM_WINDOWS)
+    }
+
+    /// Records `jobs`' sums of `terms`, side by side, after the caller's
+    /// barrier.
+    pub fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        terms: &Buffer,
+        jobs: &[SumJob],
+        results: &Buffer,
+    ) -> vqscope_gpu::Result<()> {
+        if jobs.len() > self.slots {
+            return Err(GpuError::Usage(format!(
+                "psnr_hvs: {} sums recorded on a summer for {}",
+                jobs.len(),
+                self.slots
+            )));
+        }
+        let rounds = jobs.iter().map(|j| Self::dispatches(j.term_count)).max().unwrap_or(0);
+        for round in 0..rounds {
+            if round > 0 {
+                rec.barrier();
+            }
+            for (slot, job) in jobs.iter().enumerate() {
+                let push = SumPush {
+                    term_base: job.term_base,
+                    term_count: job.term_count,
+                    first: u32::from(round == 0),
+                    out_word: job.out_word,
+                    slot: slot as u32,
+                };
+                rec.dispatch(
+                    &self.pipeline,
+                    &[
+                        Binding::Buffer(terms),
+                        Binding::Buffer(results),
+                        Binding::Buffer(&self.state),
+                    ],
+                    bytemuck::bytes_of(&push),
+                    [1, 1, 1],
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// `psnr_hvs` for one video geometry, with its tables and terms allocated
 /// once.
 pub struct PsnrHvsKernel {
     bpc: u32,
     planes: [PlaneSlot; 3],
     block: ComputePipeline,
-    sum: ComputePipeline,
+    sum: PlaneSum,
     /// Per plane: 64 CSF weights, then 64 masking weights (floats).
     tables: Buffer,
     /// Every block's 64 terms, plane after plane.
@@ -152,7 +274,7 @@ impl PsnrHvsKernel {
             bpc: geometry.format.bit_depth,
             planes,
             block: pipeline("metrics/psnr_hvs_block", vqscope_shaders::METRICS_PSNR_HVS_BLOCK)?,
-            sum: pipeline("metrics/psnr_hvs_sum", vqscope_shaders::METRICS_PSNR_HVS_SUM)?,
+            sum: PlaneSum::new(ctx, 3)?,
             tables,
             terms,
         })
@@ -194,30 +316,13 @@ impl PsnrHvsKernel {
                 [slot.blocks().div_ceil(BLOCK_GROUP), 1, 1],
             )?;
         }
-        // Round r adds blocks [r·BLOCKS_PER_SUM, …) of every plane that has
-        // them; the planes' walks run side by side.
-        let rounds = self.planes.iter().map(|s| s.blocks().div_ceil(BLOCKS_PER_SUM)).max();
-        for round in 0..rounds.unwrap_or(0) {
-            rec.barrier();
-            let first_block = round * BLOCKS_PER_SUM;
-            for (p, slot) in self.planes.iter().enumerate() {
-                if first_block >= slot.blocks() {
-                    continue;
-                }
-                let push = SumPush {
-                    term_base: slot.term_base + first_block * COEFFS as u32,
-                    block_count: (slot.blocks() - first_block).min(BLOCKS_PER_SUM),
-                    first: u32::from(round == 0),
-                    out_word: offset_words + p as u32,
-                };
-                rec.dispatch(
-                    &self.sum,
-                    &[Binding::Buffer(&self.terms), Binding::Buffer(results)],
-                    bytemuck::bytes_of(&push),
-                    [1, 1, 1],
-                )?;
-            }
-        }
+        rec.barrier();
+        let jobs: [SumJob; 3] = std::array::from_fn(|p| SumJob {
+            term_base: self.planes[p].term_base,
+            term_count: self.planes[p].term_count(),
+            out_word: offset_words + p as u32,
+        });
+        self.sum.record(rec, &self.terms, &jobs, results)?;
         Ok(())
     }
 
