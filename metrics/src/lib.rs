@@ -11,6 +11,7 @@ pub mod plane;
 pub mod pool;
 pub mod reduce;
 pub mod report;
+pub mod row_sums;
 pub mod vmaf;
 
 pub use error::MetricsError;

@@ -1,15 +1,12 @@
 #version 460
 // float_ansnr, per pixel: the reference filtered with its 3x3 kernel and the
 // distorted with its 5x5 one, then the two terms libvmaf adds up,
-// terms[x * height + y] = (rf², (rf − df)²), each a float product rounded as
-// libvmaf rounds it. ansnr_sum.comp then adds them in libvmaf's order.
+// rf² and (rf − df)², each a float product rounded as libvmaf rounds it, in
+// two row-major planes (rf² at [0, w*h), (rf − df)² at [w*h, 2*w*h)).
+// The shared float_row_sums.comp / float_row_totals.comp then add them in
+// libvmaf's order.
 // CPU twin: metrics/src/features/float_ansnr/mod.rs (`filter`,
 // `ansnr_sums`); driver: metrics/src/features/float_ansnr/gpu.rs.
-//
-// The terms are stored column-major (x outer) so that the row sums, one
-// invocation per row walking along x, read neighbouring addresses in
-// neighbouring invocations. For the same reason an invocation's fast local
-// index runs along y here, and the shared tiles are indexed [column][row].
 //
 // Every float operation is `precise`: libvmaf's filters are sums of
 // separately rounded products, in a fixed order, with no fused multiply-add.
@@ -28,7 +25,7 @@ layout(set = 0, binding = 1, std430) readonly buffer DisWords { uint dis_words[]
 // REF_SIDE² reference taps, then DIS_SIDE² distorted taps, row-major: the
 // twin's REF_TAPS and DIS_TAPS, uploaded by the driver.
 layout(set = 0, binding = 2, std430) readonly buffer Taps { float taps[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer Terms { vec2 terms[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer Terms { float terms[]; };
 
 #define PLANE_WORDS_A ref_words
 #define PLANE_WORDS_B dis_words
@@ -67,20 +64,20 @@ void main() {
     int width = int(ref_plane.width);
     int height = int(ref_plane.height);
     uint lid = gl_LocalInvocationIndex;
-    int y0 = int(gl_WorkGroupID.x) * TILE;
-    int x0 = int(gl_WorkGroupID.y) * TILE;
+    int x0 = int(gl_WorkGroupID.x) * TILE;
+    int y0 = int(gl_WorkGroupID.y) * TILE;
     for (uint i = lid; i < uint(SPAN * SPAN); i += uint(TILE * TILE)) {
         int tx = int(i % uint(SPAN));
         int ty = int(i / uint(SPAN));
         uint x = uint(ansnr_mirror(x0 - HALO + tx, width));
         uint y = uint(ansnr_mirror(y0 - HALO + ty, height));
-        s_ref[tx][ty] = shifted(plane_load(ref_plane, x, y));
-        s_dis[tx][ty] = shifted(plane_load_b(dis_plane, x, y));
+        s_ref[ty][tx] = shifted(plane_load(ref_plane, x, y));
+        s_dis[ty][tx] = shifted(plane_load_b(dis_plane, x, y));
     }
     barrier();
 
-    int ly = int(gl_LocalInvocationID.x);
-    int lx = int(gl_LocalInvocationID.y);
+    int lx = int(gl_LocalInvocationID.x);
+    int ly = int(gl_LocalInvocationID.y);
     int x = x0 + lx;
     int y = y0 + ly;
     if (x >= width || y >= height) {
@@ -92,7 +89,7 @@ void main() {
     for (int fi = 0; fi < REF_SIDE; fi++) {
         precise float inner = 0.0;
         for (int fj = 0; fj < REF_SIDE; fj++) {
-            precise float p = taps[fi * REF_SIDE + fj] * s_ref[lx + HALO - 1 + fj][ly + HALO - 1 + fi];
+            precise float p = taps[fi * REF_SIDE + fj] * s_ref[ly + HALO - 1 + fi][lx + HALO - 1 + fj];
             inner += p;
         }
         rf += inner;
@@ -102,7 +99,7 @@ void main() {
         precise float inner = 0.0;
         for (int fj = 0; fj < DIS_SIDE; fj++) {
             precise float p =
-                taps[REF_SIDE * REF_SIDE + fi * DIS_SIDE + fj] * s_dis[lx + fj][ly + fi];
+                taps[REF_SIDE * REF_SIDE + fi * DIS_SIDE + fj] * s_dis[ly + fi][lx + fj];
             inner += p;
         }
         df += inner;
@@ -110,5 +107,7 @@ void main() {
     precise float sig = rf * rf;
     precise float diff = rf - df;
     precise float noise = diff * diff;
-    terms[uint(x) * uint(height) + uint(y)] = vec2(sig, noise);
+    uint at = uint(y) * uint(width) + uint(x);
+    terms[at] = sig;
+    terms[uint(width) * uint(height) + at] = noise;
 }

@@ -2,7 +2,7 @@
 // Contrast masking of one float ADM level: per core sample, the DLM term
 // (the restored part r masked by the CSF of the additive part a) and the
 // AIM term (a masked by the CSF of r), max(|rf * x| - threshold, 0)^3 per
-// orientation, stored for float_adm_rows.comp to sum in libvmaf's order.
+// orientation, stored for float_row_sums.comp to sum in libvmaf's order.
 // The CSF of the 3x3 neighbourhood is recomputed from r and a here (it is
 // two roundings per value). One invocation per core sample.
 // CPU twin: metrics/src/features/float_adm/level.rs (`csf`, `threshold`,

@@ -1,7 +1,7 @@
 #version 460
 // float_vif, one scale: the five filtered planes (means of both planes,
 // filtered squares, filtered product; mirrored borders, every pixel kept)
-// and each pixel's (num, den), stored per pixel for float_vif_rows.comp,
+// and each pixel's (num, den), stored per pixel for float_row_sums.comp,
 // which adds them in libvmaf's order.
 // CPU twin: metrics/src/features/float_vif/mod.rs `scale_pixels`
 // (filter.rs `vertical` / `horizontal`, stat.rs `pixel`); driver:

@@ -8,10 +8,10 @@
 //!    stores the denominator's per-sample term;
 //! 2. `float_adm_cm` per level (beside the next level's transform): the
 //!    masking thresholds and the numerator's and AIM's per-sample terms;
-//! 3. `float_adm_rows`, twice: every row's float sum, one invocation per
-//!    (level, field, row), adding left to right; then one invocation per
-//!    (level, field) adding the row sums top to bottom — libvmaf's order of
-//!    float additions, which no parallel reduction reproduces.
+//! 3. the shared ordered row sums ([`crate::row_sums`]): every row's float
+//!    sum per (level, field, row), adding left to right; then per (level,
+//!    field) the row sums top to bottom — libvmaf's order of float
+//!    additions, which no parallel reduction reproduces.
 //!
 //! Nothing depends on the subgroup size or on scheduling: every value is
 //! computed by one invocation in a fixed order.
@@ -28,11 +28,10 @@ use super::{FloatAdmOptions, FrameSums, LevelSums, check_geometry, csf, level, r
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
 use crate::features::adm::{Region, SCALES, band_sizes};
+use crate::row_sums::{ResultWord, RowLayout, RowSegment, RowSums, RowValues};
 
 /// Workgroup tile of the per-sample kernels (`local_size` 16×16).
 const TILE: u32 = 16;
-/// `local_size_x` of float_adm_rows.comp.
-const ROWS_GROUP: u32 = 64;
 /// Per-sample fields and results per level: num, aim, den × h, v, d.
 const FIELDS: u32 = 9;
 /// Float planes of a level buffer (layout in float_adm_common.glsl).
@@ -88,29 +87,9 @@ struct CmPush {
     vals_base: u32,
 }
 
-/// Twin of `RowsLevel` in float_adm_rows.comp (the two must agree).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct RowsLevel {
-    rows: u32,
-    cols: u32,
-    vals_base: u32,
-    sums_base: u32,
-}
-
-/// Twin of float_adm_rows.comp's push constants (the two must agree).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct RowsPush {
-    levels: [RowsLevel; SCALES],
-    out_base: u32,
-}
-
 #[cfg(test)]
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
-    use vqscope_shaders::{
-        METRICS_FLOAT_ADM_CM, METRICS_FLOAT_ADM_DWT, METRICS_FLOAT_ADM_ROWS, twin,
-    };
+    use vqscope_shaders::{METRICS_FLOAT_ADM_CM, METRICS_FLOAT_ADM_DWT, twin};
     vec![
         twin!(DwtPush as "Push" in [METRICS_FLOAT_ADM_DWT] {
             ref_plane, dis_plane, in_width, in_height, width, height,
@@ -120,10 +99,6 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
         twin!(CmPush as "Push" in [METRICS_FLOAT_ADM_CM] {
             width, height, core_lt = core.lt, core_rb = core.rb, rf, bypass_cm, vals_base,
         }),
-        twin!(RowsLevel as "RowsLevel" in [METRICS_FLOAT_ADM_ROWS] {
-            rows, cols, vals_base, sums_base,
-        }),
-        twin!(RowsPush as "Push" in [METRICS_FLOAT_ADM_ROWS] { levels, out_base }),
     ]
 }
 
@@ -148,15 +123,15 @@ pub struct FloatAdmKernel {
     dwt0: ComputePipeline,
     dwt: ComputePipeline,
     cm: ComputePipeline,
-    rows: ComputePipeline,
-    total: ComputePipeline,
+    row_sums: RowSums,
     level_bufs: Vec<Buffer>,
     vals: Buffer,
-    row_sums: Buffer,
+    row_sums_buf: Buffer,
     rcp_table: Buffer,
     levels: Vec<Level>,
-    rows_push: RowsPush,
-    max_rows: u32,
+    /// Per level, its nine fields' core-region values (an inactive level
+    /// has 0 rows, so its sums are 0).
+    rows_layout: RowLayout,
 }
 
 impl FloatAdmKernel {
@@ -203,8 +178,8 @@ impl FloatAdmKernel {
         let egl = options.enhn_gain_limit.to_bits();
         let mut levels = Vec::with_capacity(SCALES);
         let mut level_bufs = Vec::with_capacity(SCALES);
-        let mut rows_levels = [RowsLevel::zeroed(); SCALES];
-        let (mut vals_words, mut sums_words, mut max_rows) = (0u32, 0u32, 1u32);
+        let mut rows_levels = [RowSegment::default(); SCALES];
+        let (mut vals_words, mut sums_words) = (0u32, 0u32);
         let (mut in_w, mut in_h) = (width, height);
         for (scale, &(w, h)) in sizes.iter().enumerate() {
             level_bufs.push(Buffer::storage(
@@ -247,13 +222,12 @@ impl FloatAdmKernel {
                 core: [cols, rows],
                 active,
             });
-            rows_levels[scale] = RowsLevel {
+            rows_levels[scale] = RowSegment {
                 rows: if active { rows } else { 0 },
                 cols,
                 vals_base: vals_words,
                 sums_base: sums_words,
             };
-            max_rows = max_rows.max(rows);
             vals_words += FIELDS * cols * rows;
             sums_words += FIELDS * rows;
             (in_w, in_h) = (w as u32, h as u32);
@@ -268,9 +242,7 @@ impl FloatAdmKernel {
                 &PipelineDesc { name, specialization: &spec, ..PipelineDesc::new(shader) },
             )
         };
-        use vqscope_shaders::{
-            METRICS_FLOAT_ADM_CM, METRICS_FLOAT_ADM_DWT, METRICS_FLOAT_ADM_ROWS,
-        };
+        use vqscope_shaders::{METRICS_FLOAT_ADM_CM, METRICS_FLOAT_ADM_DWT};
         Ok(Self {
             width,
             height,
@@ -284,15 +256,17 @@ impl FloatAdmKernel {
                     ..PipelineDesc::new(METRICS_FLOAT_ADM_CM)
                 },
             )?,
-            rows: pipeline("metrics/float_adm_rows rows", METRICS_FLOAT_ADM_ROWS, true)?,
-            total: pipeline("metrics/float_adm_rows totals", METRICS_FLOAT_ADM_ROWS, false)?,
+            row_sums: RowSums::new(ctx, RowValues::Stored, ResultWord::FloatBits)?,
             level_bufs,
             vals: Buffer::storage(ctx, "float adm values", u64::from(vals_words.max(1)) * 4)?,
-            row_sums: Buffer::storage(ctx, "float adm row sums", u64::from(sums_words.max(1)) * 4)?,
+            row_sums_buf: Buffer::storage(
+                ctx,
+                "float adm row sums",
+                u64::from(sums_words.max(1)) * 4,
+            )?,
             rcp_table,
             levels,
-            rows_push: RowsPush { levels: rows_levels, out_base: 0 },
-            max_rows,
+            rows_layout: RowLayout { segments: rows_levels, count: SCALES as u32, fields: FIELDS },
         })
     }
 
@@ -391,21 +365,21 @@ impl FloatAdmKernel {
             }
             rec.barrier();
         }
-        let push = RowsPush { out_base: offset_words, ..self.rows_push };
-        let bindings = [
+        self.row_sums.record_rows(
+            rec,
             Binding::Buffer(&self.vals),
-            Binding::Buffer(&self.row_sums),
-            Binding::Buffer(results),
-        ];
-        rec.dispatch(
-            &self.rows,
-            &bindings,
-            bytemuck::bytes_of(&push),
-            [self.max_rows.div_ceil(ROWS_GROUP), FIELDS, SCALES as u32],
+            Binding::Buffer(&self.row_sums_buf),
+            &self.rows_layout,
         )?;
         phase_end(rec);
         rec.barrier();
-        rec.dispatch(&self.total, &bindings, bytemuck::bytes_of(&push), [1, 1, SCALES as u32])?;
+        self.row_sums.record_totals(
+            rec,
+            Binding::Buffer(&self.row_sums_buf),
+            results,
+            &self.rows_layout,
+            offset_words,
+        )?;
         phase_end(rec);
         rec.barrier();
         Ok(())
@@ -442,7 +416,7 @@ impl FloatAdmKernel {
     /// The twin's sums from the [`Self::RESULT_WORDS`] words `record` left.
     pub fn decode(words: &[i64]) -> FrameSums {
         assert!(words.len() >= Self::RESULT_WORDS as usize, "float_adm: too few result words");
-        let f = |w: i64| f32::from_bits(w as u32);
+        let f = |w: i64| ResultWord::FloatBits.decode(w);
         let mut sums = FrameSums::default();
         for (scale, l) in sums.levels.iter_mut().enumerate() {
             let w = &words[scale * FIELDS as usize..][..FIELDS as usize];

@@ -5,10 +5,10 @@
 //!
 //! 1. `ansnr_filter`: 16×16 tiles; both filters and the two per-pixel terms
 //!    `rf²` and `(rf − df)²`, every float operation in the twin's order;
-//! 2. `ansnr_sum` with one invocation per row: each row's float sums, left
-//!    to right;
-//! 3. `ansnr_sum` with a single invocation: the row sums, top to bottom,
-//!    into the frame's result word.
+//! 2. the shared ordered row sums ([`crate::row_sums`]): each row's float
+//!    sums, left to right;
+//! 3. their totals: the row sums, top to bottom, into the frame's two
+//!    result words.
 //!
 //! libvmaf accumulates in float, and float additions in any other order
 //! would drift far beyond the reported digits; steps 2 and 3 are that order,
@@ -28,11 +28,10 @@ use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
 use crate::features::float_ssim::gpu::{Steps, check_plane};
 use crate::plane::PlaneView;
+use crate::row_sums::{ResultWord, RowLayout, RowSegment, RowSums, RowValues};
 
 /// Side of an `ansnr_filter` tile (its local size is TILE x TILE).
 const TILE: u32 = 16;
-/// Local size of `ansnr_sum`.
-const SUM_GROUP: u32 = 64;
 
 /// Twin of ansnr_filter.comp's push constants.
 #[repr(C)]
@@ -43,26 +42,10 @@ struct FilterPush {
     inv_scaler: f32,
 }
 
-/// Twin of ansnr_sum.comp's push constants.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct SumPush {
-    sums: u32,
-    count: u32,
-    item_step: u32,
-    elem_step: u32,
-    dst_base: u32,
-}
-
 #[cfg(test)]
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
-    use vqscope_shaders::{METRICS_ANSNR_FILTER, METRICS_ANSNR_SUM, twin};
-    vec![
-        twin!(FilterPush as "Push" in [METRICS_ANSNR_FILTER] { ref_plane, dis_plane, inv_scaler }),
-        twin!(SumPush as "Push" in [METRICS_ANSNR_SUM] {
-            sums, count, item_step, elem_step, dst_base,
-        }),
-    ]
+    use vqscope_shaders::{METRICS_ANSNR_FILTER, twin};
+    vec![twin!(FilterPush as "Push" in [METRICS_ANSNR_FILTER] { ref_plane, dis_plane, inv_scaler })]
 }
 
 fn pipeline(
@@ -80,18 +63,20 @@ pub struct AnsnrKernel {
     bpc: u32,
     inv_scaler: f32,
     filter: ComputePipeline,
-    sum: ComputePipeline,
+    row_sums: RowSums,
+    /// Field 0 `rf²`, field 1 `(rf − df)²`, one plane each.
+    layout: RowLayout,
     /// The twin's taps, reference then distorted.
     taps: Buffer,
-    /// `(rf², (rf − df)²)` per pixel, column-major.
+    /// The `rf²` plane, then the `(rf − df)²` plane, row-major.
     terms: Buffer,
-    /// Each row's `(sig, noise)`.
+    /// Each row's `sig`, then each row's `noise`.
     rows: Buffer,
 }
 
 impl AnsnrKernel {
-    /// Result slots per frame pair: one word holding the two float sums.
-    pub const RESULT_WORDS: u32 = 1;
+    /// Result slots per frame pair: the float sums `sig` and `noise`.
+    pub const RESULT_WORDS: u32 = 2;
 
     /// Barriers (so timestamps) per [`AnsnrKernel::record_timed`], the
     /// leading one included.
@@ -125,7 +110,11 @@ impl AnsnrKernel {
             bpc,
             inv_scaler: 1.0 / depth.scaler,
             filter: pipeline(ctx, "metrics/ansnr_filter", vqscope_shaders::METRICS_ANSNR_FILTER)?,
-            sum: pipeline(ctx, "metrics/ansnr_sum", vqscope_shaders::METRICS_ANSNR_SUM)?,
+            row_sums: RowSums::new(ctx, RowValues::Stored, ResultWord::FloatBits)?,
+            layout: RowLayout::single(
+                RowSegment { rows: height, cols: width, vals_base: 0, sums_base: 0 },
+                2,
+            ),
             taps,
             terms: Buffer::storage(ctx, "float_ansnr terms", pixels * 8)?,
             rows: Buffer::storage(ctx, "float_ansnr row sums", u64::from(height) * 8)?,
@@ -192,38 +181,32 @@ impl AnsnrKernel {
                 Binding::Buffer(&self.terms),
             ],
             bytemuck::bytes_of(&push),
-            [h.div_ceil(TILE), w.div_ceil(TILE), 1],
+            [w.div_ceil(TILE), h.div_ceil(TILE), 1],
         )?;
         steps.barrier(rec);
-        let rows = SumPush { sums: h, count: w, item_step: 1, elem_step: h, dst_base: 0 };
-        self.record_sum(rec, &self.terms, &self.rows, &rows)?;
+        self.row_sums.record_rows(
+            rec,
+            Binding::Buffer(&self.terms),
+            Binding::Buffer(&self.rows),
+            &self.layout,
+        )?;
         steps.barrier(rec);
-        let total =
-            SumPush { sums: 1, count: h, item_step: 0, elem_step: 1, dst_base: offset_words };
-        self.record_sum(rec, &self.rows, results, &total)?;
+        self.row_sums.record_totals(
+            rec,
+            Binding::Buffer(&self.rows),
+            results,
+            &self.layout,
+            offset_words,
+        )?;
         steps.barrier(rec);
         Ok(())
     }
 
-    fn record_sum(
-        &self,
-        rec: &mut Recorder<'_>,
-        src: &Buffer,
-        dst: &Buffer,
-        push: &SumPush,
-    ) -> vqscope_gpu::Result<()> {
-        rec.dispatch(
-            &self.sum,
-            &[Binding::Buffer(src), Binding::Buffer(dst)],
-            bytemuck::bytes_of(push),
-            [push.sums.div_ceil(SUM_GROUP), 1, 1],
-        )
-    }
-
-    /// The frame's sums from its result word: `sig`'s float bits in the low
-    /// half, `noise`'s in the high half.
+    /// The frame's sums from its two result words (`sig`, `noise`).
     pub fn decode(words: &[i64]) -> AnsnrSums {
-        let word = words[0] as u64;
-        AnsnrSums { sig: f32::from_bits(word as u32), noise: f32::from_bits((word >> 32) as u32) }
+        AnsnrSums {
+            sig: ResultWord::FloatBits.decode(words[0]),
+            noise: ResultWord::FloatBits.decode(words[1]),
+        }
     }
 }

@@ -10,10 +10,10 @@
 //! 2. `blur_h`: the horizontal pass;
 //! 3. `scale` (only with `motion_add_scale1`): both blurs downscaled to
 //!    half size;
-//! 4. `rows`: one invocation per row adds `|prev − cur|` along the row in
-//!    float, in column order;
-//! 5. `total`: one invocation per scale adds the row sums in row order and
-//!    leaves the float's bits in a result word.
+//! 4. the shared ordered row sums ([`crate::row_sums`]) of `|prev − cur|`
+//!    per scale: each row in float, in column order;
+//! 5. their totals: per scale the row sums in row order, the float's bits
+//!    in a result word.
 //!
 //! libvmaf adds floats sequentially, so steps 4 and 5 keep its exact order
 //! (a tree would round differently, far beyond 1e-6 on a 1080p frame); the
@@ -34,12 +34,11 @@ use super::{SadSums, check_plane, scale_ratio, scaled_len};
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
 use crate::plane::PlaneView;
+use crate::row_sums::{ResultWord, RowLayout, RowSegment, RowSums, RowValues};
 
 /// Local size of the per-sample passes (`local_size_x`, `_y`).
 const GROUP_W: u32 = 64;
 const GROUP_H: u32 = 4;
-/// Rows per `rows` workgroup (its `local_size_x`).
-const ROWS_GROUP: u32 = 64;
 /// Most filter taps a push constant holds.
 const MAX_TAPS: usize = 5;
 
@@ -75,30 +74,11 @@ struct ScalePush {
     ratio_y: f32,
 }
 
-/// Twin of float_motion_rows.comp's push constants.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct RowsPush {
-    width: u32,
-    height: u32,
-    out_offset: u32,
-}
-
-/// Twin of float_motion_total.comp's push constants.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct TotalPush {
-    count0: u32,
-    count1: u32,
-    out_word: u32,
-}
-
 /// The twins above as the layout test checks them against the SPIR-V.
 #[cfg(test)]
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
     use vqscope_shaders::{
-        METRICS_FLOAT_MOTION_BLUR_H, METRICS_FLOAT_MOTION_BLUR_V, METRICS_FLOAT_MOTION_ROWS,
-        METRICS_FLOAT_MOTION_SCALE, METRICS_FLOAT_MOTION_TOTAL, twin,
+        METRICS_FLOAT_MOTION_BLUR_H, METRICS_FLOAT_MOTION_BLUR_V, METRICS_FLOAT_MOTION_SCALE, twin,
     };
     vec![
         twin!(VerticalPush as "Push" in [METRICS_FLOAT_MOTION_BLUR_V] {
@@ -110,8 +90,6 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
         twin!(ScalePush as "Push" in [METRICS_FLOAT_MOTION_SCALE] {
             src_w, src_h, dst_w, dst_h, ratio_x, ratio_y
         }),
-        twin!(RowsPush as "Push" in [METRICS_FLOAT_MOTION_ROWS] { width, height, out_offset }),
-        twin!(TotalPush as "Push" in [METRICS_FLOAT_MOTION_TOTAL] { count0, count1, out_word }),
     ]
 }
 
@@ -133,8 +111,9 @@ pub struct FloatMotionKernel {
     vertical_pass: ComputePipeline,
     horizontal_pass: ComputePipeline,
     scale_pass: ComputePipeline,
-    rows_pass: ComputePipeline,
-    total_pass: ComputePipeline,
+    row_sums: RowSums,
+    /// Scale 0's rows, then scale 1's (if any), for the totals.
+    layout: RowLayout,
     /// Both planes after the vertical pass.
     vertical: Buffer,
     /// Both blurred planes.
@@ -171,6 +150,14 @@ impl FloatMotionKernel {
         let (hw, hh) = half.unwrap_or((0, 0));
         let pipeline = |shader| ComputePipeline::new(ctx, &PipelineDesc::new(shader));
         let pair = floats(width * height) * 2;
+        let mut layout = RowLayout::single(
+            RowSegment { rows: height, cols: width, vals_base: 0, sums_base: 0 },
+            1,
+        );
+        if half.is_some() {
+            layout.segments[1] = RowSegment { rows: hh, cols: hw, vals_base: 0, sums_base: height };
+            layout.count = 2;
+        }
         Ok(Self {
             width,
             height,
@@ -181,8 +168,8 @@ impl FloatMotionKernel {
             vertical_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_BLUR_V)?,
             horizontal_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_BLUR_H)?,
             scale_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_SCALE)?,
-            rows_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_ROWS)?,
-            total_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_TOTAL)?,
+            row_sums: RowSums::new(ctx, RowValues::AbsDiff, ResultWord::FloatBits)?,
+            layout,
             vertical: Buffer::storage(ctx, "float_motion vertical", pair)?,
             blurred: Buffer::storage(ctx, "float_motion blurred", pair)?,
             scaled: Buffer::storage(ctx, "float_motion scaled", (floats(hw * hh) * 2).max(4))?,
@@ -244,7 +231,7 @@ impl FloatMotionKernel {
             groups(w, h),
         )?;
         rec.barrier();
-        self.record_rows(rec, &self.blurred, w, h, 0)?;
+        self.record_rows(rec, &self.blurred, 0)?;
         let (hw, hh) = self.half.unwrap_or((0, 0));
         if self.half.is_some() {
             let push = ScalePush {
@@ -262,41 +249,41 @@ impl FloatMotionKernel {
                 groups(hw, hh),
             )?;
             rec.barrier();
-            self.record_rows(rec, &self.scaled, hw, hh, h)?;
+            self.record_rows(rec, &self.scaled, 1)?;
         }
         rec.barrier();
-        let push = TotalPush { count0: h, count1: hh, out_word: offset_words };
-        rec.dispatch(
-            &self.total_pass,
-            &[Binding::Buffer(&self.rows), Binding::Buffer(results)],
-            bytemuck::bytes_of(&push),
-            [1, 1, 1],
+        self.row_sums.record_totals(
+            rec,
+            Binding::Buffer(&self.rows),
+            results,
+            &self.layout,
+            offset_words,
         )
     }
 
-    /// The row sums of the plane pair in `planes` (`w × h` each, back to
-    /// back) into `rows[out_offset..]`.
+    /// The row sums of scale `scale`'s plane pair in `planes` (back to
+    /// back) into its place in `rows`.
     fn record_rows(
         &self,
         rec: &mut Recorder<'_>,
         planes: &Buffer,
-        w: u32,
-        h: u32,
-        out_offset: u32,
+        scale: usize,
     ) -> vqscope_gpu::Result<()> {
-        let push = RowsPush { width: w, height: h, out_offset };
-        rec.dispatch(
-            &self.rows_pass,
-            &[Binding::Buffer(planes), Binding::Buffer(&self.rows)],
-            bytemuck::bytes_of(&push),
-            [h.div_ceil(ROWS_GROUP), 1, 1],
+        let layout = RowLayout::single(self.layout.segments[scale], 1);
+        self.row_sums.record_rows(
+            rec,
+            Binding::Buffer(planes),
+            Binding::Buffer(&self.rows),
+            &layout,
         )
     }
 
     /// The sums from the kernel's result words (float bits in the low 32
     /// bits of each word).
     pub fn decode(&self, words: &[i64]) -> SadSums {
-        let float = |w: i64| f32::from_bits(w as u32);
-        SadSums { scale0: float(words[0]), scale1: self.half.map(|_| float(words[1])) }
+        SadSums {
+            scale0: ResultWord::FloatBits.decode(words[0]),
+            scale1: self.half.map(|_| ResultWord::FloatBits.decode(words[1])),
+        }
     }
 }

@@ -2,9 +2,9 @@
 //! ([`super::frame_sums`]), bit-identical. Every per-pixel value (input
 //! floats, decimated planes, the five filtered planes, each pixel's `num`
 //! and `den`) equals the twin's bit for bit, and the sums keep libvmaf's
-//! `f32` order exactly: one invocation per row adds that row's stored
-//! values in column order, then one invocation per scale and quantity adds
-//! the row totals in row order.
+//! `f32` order exactly (the shared [`crate::row_sums`]): one invocation per
+//! row adds that row's stored values in column order, then one invocation
+//! per scale and quantity adds the row totals in row order.
 //!
 //! Per frame, [`FloatVifKernel::record`] records, each group after a
 //! barrier:
@@ -12,12 +12,11 @@
 //! 1. `float_vif_input`: the luma pair to floats (`v / 2^(bpc−8) − 128`);
 //! 2. per scale `k`: `float_vif_stat` (filters in shared-memory tiles and
 //!    the statistic, per-pixel `num`/`den` stored), beside it
-//!    `float_vif_decimate` ×2 towards scale `k + 1` and `float_vif_rows` of
-//!    scale `k − 1` (a workgroup per row: coalesced loads into shared
-//!    memory, then one invocation adds the row's num values in order and
-//!    another its den values), which touch disjoint memory;
-//! 3. `float_vif_rows` of scale 3, then `float_vif_fold`, which leaves the
-//!    eight sums (num, den per scale) as `f64` bits in the result buffer.
+//!    `float_vif_decimate` ×2 towards scale `k + 1` and the row sums of
+//!    scale `k − 1` (num and den, each row left to right), which touch
+//!    disjoint memory;
+//! 3. the row sums of scale 3, then their totals, which leave the eight
+//!    sums (num, den per scale) as `f64` bits in the result buffer.
 
 use std::sync::Arc;
 
@@ -33,6 +32,7 @@ use super::{FloatVifOptions, FloatVifSums, check_options, scale_sizes, scaler};
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
 use crate::features::float_ssim::gpu::{Steps, check_plane};
+use crate::row_sums::{ResultWord, RowLayout, RowSegment, RowSums, RowValues};
 
 /// Output tile of `float_vif_stat` and `float_vif_decimate` (TW x TH).
 const TILE: (u32, u32) = (32, 8);
@@ -83,30 +83,10 @@ struct StatPush {
     sigma_max_inv: f32,
 }
 
-/// Twin of float_vif_rows.comp's push constants.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct RowsPush {
-    width: u32,
-    height: u32,
-    den_at: u32,
-}
-
-/// Twin of float_vif_fold.comp's push constants.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct FoldPush {
-    rows_at: [u32; 4],
-    heights: [u32; 4],
-    first_scale: u32,
-    out_at: u32,
-}
-
 #[cfg(test)]
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
     use vqscope_shaders::{
-        METRICS_FLOAT_VIF_DECIMATE, METRICS_FLOAT_VIF_FOLD, METRICS_FLOAT_VIF_INPUT,
-        METRICS_FLOAT_VIF_ROWS, METRICS_FLOAT_VIF_STAT, twin,
+        METRICS_FLOAT_VIF_DECIMATE, METRICS_FLOAT_VIF_INPUT, METRICS_FLOAT_VIF_STAT, twin,
     };
     vec![
         twin!(InputPush as "Push" in [METRICS_FLOAT_VIF_INPUT] {
@@ -118,12 +98,6 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
         twin!(StatPush as "Push" in [METRICS_FLOAT_VIF_STAT] {
             sigma_nsq, width, height, dis_at, den_at, taps_at, taps,
             gain_limit, sigma_max_inv,
-        }),
-        twin!(RowsPush as "Push" in [METRICS_FLOAT_VIF_ROWS] {
-            width, height, den_at,
-        }),
-        twin!(FoldPush as "Push" in [METRICS_FLOAT_VIF_FOLD] {
-            rows_at, heights, first_scale, out_at,
         }),
     ]
 }
@@ -184,8 +158,7 @@ pub struct FloatVifKernel {
     input: ComputePipeline,
     decimate: ComputePipeline,
     stat: ComputePipeline,
-    rows: ComputePipeline,
-    fold: ComputePipeline,
+    row_sums: RowSums,
     consts: Buffer,
     planes: Buffer,
     pixels: Buffer,
@@ -194,7 +167,7 @@ pub struct FloatVifKernel {
 
 impl FloatVifKernel {
     /// Result slots: num and den of scales 0..3 in turn, each the bits of
-    /// its `f32` sum widened to `f64`.
+    /// its `f32` sum widened to `f64` (0 for a scale not computed).
     pub const RESULT_WORDS: u32 = 8;
 
     /// What [`FloatVifKernel::record_profiled`] times, in order.
@@ -253,8 +226,7 @@ impl FloatVifKernel {
                 vqscope_shaders::METRICS_FLOAT_VIF_DECIMATE,
             )?,
             stat: pipeline(ctx, "metrics/float_vif_stat", vqscope_shaders::METRICS_FLOAT_VIF_STAT)?,
-            rows: pipeline(ctx, "metrics/float_vif_rows", vqscope_shaders::METRICS_FLOAT_VIF_ROWS)?,
-            fold: pipeline(ctx, "metrics/float_vif_fold", vqscope_shaders::METRICS_FLOAT_VIF_FOLD)?,
+            row_sums: RowSums::new(ctx, RowValues::Stored, ResultWord::DoubleBits)?,
             consts: upload_buffer(ctx, &mut submitter, "float_vif constants", &const_bytes)?,
             planes: Buffer::storage(ctx, "float_vif planes", planes_len)?,
             pixels: Buffer::storage(ctx, "float_vif pixel values", pixels_len)?,
@@ -404,15 +376,16 @@ impl FloatVifKernel {
 
     fn record_rows(&self, rec: &mut Recorder<'_>, k: usize) -> vqscope_gpu::Result<()> {
         let s = &self.scales[k];
-        let push = RowsPush { width: s.width, height: s.height, den_at: s.samples() };
-        rec.dispatch(
-            &self.rows,
-            &[
-                Binding::BufferRange(&self.pixels, s.pixels.0, s.pixels.1),
-                Binding::BufferRange(&self.row_totals, s.rows.0, s.rows.1),
-            ],
-            bytemuck::bytes_of(&push),
-            [s.height, 1, 1],
+        // Each range holds num's plane (row totals), then den's.
+        let layout = RowLayout::single(
+            RowSegment { rows: s.height, cols: s.width, vals_base: 0, sums_base: 0 },
+            2,
+        );
+        self.row_sums.record_rows(
+            rec,
+            Binding::BufferRange(&self.pixels, s.pixels.0, s.pixels.1),
+            Binding::BufferRange(&self.row_totals, s.rows.0, s.rows.1),
+            &layout,
         )
     }
 
@@ -422,23 +395,32 @@ impl FloatVifKernel {
         results: &Buffer,
         offset_words: u32,
     ) -> vqscope_gpu::Result<()> {
-        let push = FoldPush {
-            rows_at: self.scales.map(|s| (s.rows.0 / 4) as u32),
-            heights: self.scales.map(|s| s.height),
-            first_scale: self.first_scale as u32,
-            out_at: offset_words,
+        // A scale not computed has no row totals: 0 rows, a sum of 0.
+        let layout = RowLayout {
+            segments: std::array::from_fn(|k| {
+                let s = &self.scales[k];
+                RowSegment {
+                    rows: if k >= self.first_scale { s.height } else { 0 },
+                    cols: s.width,
+                    vals_base: 0,
+                    sums_base: (s.rows.0 / 4) as u32,
+                }
+            }),
+            count: 4,
+            fields: 2,
         };
-        rec.dispatch(
-            &self.fold,
-            &[Binding::Buffer(&self.row_totals), Binding::Buffer(results)],
-            bytemuck::bytes_of(&push),
-            [1, 1, 1],
+        self.row_sums.record_totals(
+            rec,
+            Binding::Buffer(&self.row_totals),
+            results,
+            &layout,
+            offset_words,
         )
     }
 
     /// The frame's sums from its [`FloatVifKernel::RESULT_WORDS`] words.
     pub fn decode(&self, words: &[i64]) -> FloatVifSums {
-        let sum = |i: usize| f64::from_bits(words[i] as u64) as f32;
+        let sum = |i: usize| ResultWord::DoubleBits.decode(words[i]);
         FloatVifSums {
             num: std::array::from_fn(|k| sum(2 * k)),
             den: std::array::from_fn(|k| sum(2 * k + 1)),
