@@ -38,10 +38,11 @@ impl MapInfo {
     }
 }
 
-/// The mapper of one heat-map view.
+/// The mapper of one heat-map view (boxed: the SSIM kernels are large,
+/// and only one mapper lives at a time).
 pub enum HeatMapper {
-    Ssim(SsimMapper),
-    DeltaE(DeltaEMapper),
+    Ssim(Box<SsimMapper>),
+    DeltaE(Box<DeltaEMapper>),
 }
 
 impl HeatMapper {
@@ -56,9 +57,12 @@ impl HeatMapper {
         let bpc = geometry.format.bit_depth;
         match mode {
             ViewMode::Ssim => Some(
-                SsimMapper::new(ctx, geometry.width, geometry.height, bpc).map(HeatMapper::Ssim),
+                SsimMapper::new(ctx, geometry.width, geometry.height, bpc)
+                    .map(|m| HeatMapper::Ssim(Box::new(m))),
             ),
-            ViewMode::DeltaE => Some(DeltaEMapper::new(ctx, geometry).map(HeatMapper::DeltaE)),
+            ViewMode::DeltaE => {
+                Some(DeltaEMapper::new(ctx, geometry).map(|m| HeatMapper::DeltaE(Box::new(m))))
+            }
             ViewMode::Side | ViewMode::Wipe | ViewMode::Diff => None,
         }
     }
