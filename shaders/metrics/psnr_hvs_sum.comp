@@ -119,9 +119,11 @@ float sum_float(uint s, int e) {
     return uintBitsToFloat((uint(e + 150) << 23) | (s & 0x7fffffu));
 }
 
-// x * 2^e in double, exact for the exponents here.
+// x * 2^e in double, exact for the exponents here (`precise` all the
+// same: a product that feeds an add is never left to contraction).
 double scaled(int64_t x, int e) {
-    return double(x) * int64BitsToDouble(int64_t(e + 1023) << 52);
+    precise double r = double(x) * int64BitsToDouble(int64_t(e + 1023) << 52);
+    return r;
 }
 
 // s * 2^e + t rounded once to float: the double sum of two floats rounded
