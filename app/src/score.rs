@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_metrics::model::Model;
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
-use vqscope_video::{Decoder, Pair, PairOptions, open_input};
+use vqscope_video::{Decoder, Pair, PairOptions, VideoError, open_input, open_scaled_to};
 
 use crate::info::RawArgs;
 
@@ -39,6 +39,11 @@ pub struct Args {
     /// Distorted input (same forms as -r).
     #[arg(short = 'd', long)]
     distorted: PathBuf,
+    /// Scale a distorted input of another size to the reference's size and pixel format
+    /// with ffmpeg's `scale` filter at its default (bicubic), as `ffmpeg -vf scale=W:H`
+    /// before libvmaf would, and score the scaled frames (files only, not stdin or raw).
+    #[arg(long)]
+    scale_distorted: bool,
     #[command(flatten)]
     raw: RawArgs,
     /// Model (repeatable), colon-separated: `version=NAME` (built in: vmaf_v0.6.1,
@@ -256,8 +261,20 @@ pub fn run(args: Args) -> Result<()> {
     vqscope_video::check_stream_inputs(&[&args.reference, &args.distorted])?;
     let geometry = args.raw.geometry()?;
     let reference = open_input(&args.reference, geometry)?;
-    let distorted = open_input(&args.distorted, geometry)?;
     let clip_geometry = reference.info().geometry;
+    let distorted = if args.scale_distorted {
+        open_scaled_to(&args.distorted, geometry, &clip_geometry)?
+    } else {
+        open_input(&args.distorted, geometry)?
+    };
+    if let Some((w, h)) = distorted.info().scaled_from
+        && !args.quiet
+    {
+        eprintln!(
+            "vqscope: distorted scaled from {w}x{h} to {}x{} (ffmpeg scale, bicubic)",
+            clip_geometry.width, clip_geometry.height
+        );
+    }
     let mut pair = Pair::new(
         reference,
         distorted,
@@ -266,7 +283,14 @@ pub fn run(args: Args) -> Result<()> {
             frame_skip_dist: args.frame_skip_dist,
             frame_cnt: args.frame_cnt,
         },
-    )?;
+    )
+    .map_err(|e| match e {
+        VideoError::Mismatch(m) => anyhow!(
+            "{m} (--scale-distorted scales the distorted input to the reference's size and \
+             format with ffmpeg's bicubic scale)"
+        ),
+        e => e.into(),
+    })?;
     // Before any GPU work: an empty input is a one-line error, not a
     // device allocation for nothing.
     let has_frames = pair.has_frames()?;

@@ -10,6 +10,11 @@
 //! to `ffmpeg -i X -f yuv4mpegpipe`. Layouts y4m cannot hold (RGB, 4:1:1,
 //! 4:4:0) are converted by ffmpeg and the description says so.
 //!
+//! The one exception is asked for: [`FfmpegSource::open_scaled`] conforms an
+//! input of another size or format to the reference's with ffmpeg's `scale`
+//! filter at its default (bicubic), as people run `ffmpeg -vf scale=W:H`
+//! before libvmaf; the description says that too.
+//!
 //! # Seeking
 //!
 //! Two ways to land on frame `i` of a compressed stream:
@@ -38,7 +43,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::error::{Result, Shown, VideoError};
-use crate::frame::{ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame};
+use crate::frame::{ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry};
 use crate::source::{SourceInfo, VideoSource};
 use crate::y4m::Y4mStream;
 
@@ -63,6 +68,8 @@ impl Default for FfmpegTools {
 pub struct Probe {
     pub codec: String,
     pub pix_fmt: String,
+    pub width: u32,
+    pub height: u32,
     pub color_space: String,
     pub color_range: String,
     pub nb_frames: Option<u64>,
@@ -80,6 +87,8 @@ pub fn parse_probe(text: &str) -> Probe {
         match k.trim() {
             "codec_name" => p.codec = v.into(),
             "pix_fmt" => p.pix_fmt = v.into(),
+            "width" => p.width = v.parse().unwrap_or(0),
+            "height" => p.height = v.parse().unwrap_or(0),
             "color_space" => p.color_space = v.into(),
             "color_range" => p.color_range = v.into(),
             "nb_frames" => p.nb_frames = v.parse().ok().filter(|&n| n > 0),
@@ -222,7 +231,7 @@ fn last_line(text: &str) -> String {
 pub fn probe(path: &Path, tools: &FfmpegTools) -> Result<Probe> {
     let out = Command::new(&tools.ffprobe)
         .args(["-v", "error", "-select_streams", "v:0", "-show_entries"])
-        .arg("stream=codec_name,pix_fmt,color_space,color_range,nb_frames:format=format_name")
+        .arg("stream=codec_name,width,height,pix_fmt,color_space,color_range,nb_frames:format=format_name")
         .args(["-of", "default=noprint_wrappers=1"])
         .arg(file_url(path))
         .stdin(Stdio::null())
@@ -278,6 +287,8 @@ impl Running {
 pub struct FfmpegSource {
     tools: FfmpegTools,
     out_pix_fmt: String,
+    /// Size to scale to (`-vf scale=W:H`), when conforming to a reference.
+    scale_to: Option<(u32, u32)>,
     info: SourceInfo,
     running: Option<Running>,
     /// Index the running decoder produces next.
@@ -301,16 +312,38 @@ impl FfmpegSource {
     }
 
     pub fn open_with(path: &Path, tools: FfmpegTools) -> Result<Self> {
+        Self::open_as(path, tools, None)
+    }
+
+    /// Probes `path` and decodes it scaled to `target`'s size and converted
+    /// to its pixel format by ffmpeg (`-vf scale=W:H`, bicubic: the
+    /// filter's default), for a distorted input made at another resolution.
+    /// The description names the size and format it was scaled from.
+    pub fn open_scaled(path: &Path, tools: FfmpegTools, target: &Geometry) -> Result<Self> {
+        Self::open_as(path, tools, Some(target))
+    }
+
+    fn open_as(path: &Path, tools: FfmpegTools, target: Option<&Geometry>) -> Result<Self> {
         let p = probe(path, &tools)?;
-        let (out_pix_fmt, converted) = output_pix_fmt(&p.pix_fmt);
+        let (out_pix_fmt, converted) = match target {
+            Some(t) => (t.format.ffmpeg_name(), false),
+            None => output_pix_fmt(&p.pix_fmt),
+        };
         let container = p.format_name.split(',').next().unwrap_or("").to_string();
         let mut description = format!("{} in {container} via ffmpeg", p.codec);
         if converted {
             description.push_str(&format!(" (converted from {})", p.pix_fmt));
         }
+        if let Some(t) = target {
+            description.push_str(&format!(
+                ", scaled from {}x{} {} to {}x{} {} by ffmpeg's bicubic scale",
+                p.width, p.height, p.pix_fmt, t.width, t.height, out_pix_fmt
+            ));
+        }
         let mut src = FfmpegSource {
             tools,
             out_pix_fmt,
+            scale_to: target.map(|t| (t.width, t.height)),
             info: SourceInfo {
                 path: path.to_path_buf(),
                 geometry: crate::frame::Geometry {
@@ -326,6 +359,7 @@ impl FfmpegSource {
                 frame_count: p.nb_frames,
                 seekable: true,
                 description,
+                scaled_from: target.map(|_| (p.width, p.height)),
             },
             running: None,
             next: 0,
@@ -362,6 +396,12 @@ impl FfmpegSource {
             .args(["-nostdin", "-hide_banner", "-loglevel", "error", "-i"])
             .arg(file_url(&path))
             .args(["-map", "0:v:0", "-an", "-sn", "-dn"])
+            .args(
+                self.scale_to
+                    .map(|(w, h)| ["-vf".to_string(), format!("scale={w}:{h}")])
+                    .iter()
+                    .flatten(),
+            )
             .args(["-vsync", "passthrough", "-f", "yuv4mpegpipe", "-pix_fmt"])
             .arg(&self.out_pix_fmt)
             .args(["-strict", "-1", "-"])

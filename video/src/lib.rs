@@ -22,5 +22,7 @@ pub use frame::{
 };
 pub use pair::{FramePair, Pair, PairOptions};
 pub use raw::RawGeometry;
-pub use source::{Assumed, SourceInfo, VideoSource, check_stream_inputs, open_input};
+pub use source::{
+    Assumed, SourceInfo, VideoSource, check_stream_inputs, open_input, open_scaled_to,
+};
 pub use upload::{DeviceFrame, DeviceFramePair, FrameUploader, PlaneLayout};

@@ -9,7 +9,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, Shown, VideoError};
-use crate::ffmpeg::FfmpegSource;
+use crate::ffmpeg::{FfmpegSource, FfmpegTools};
 use crate::frame::{ColorInfo, Frame, Geometry, Rational};
 use crate::raw::{RawFile, RawGeometry, RawStream};
 use crate::y4m::{Y4mFile, Y4mStream};
@@ -28,6 +28,9 @@ pub struct SourceInfo {
     pub seekable: bool,
     /// Container and reader, e.g. `y4m C420p10` or `h264 in mp4 via ffmpeg`.
     pub description: String,
+    /// The size the input was made at, when [`open_scaled_to`] had ffmpeg
+    /// scale it to the reference's.
+    pub scaled_from: Option<(u32, u32)>,
 }
 
 /// Which of a [`SourceInfo`]'s values are vqscope's defaults rather than
@@ -208,6 +211,7 @@ pub fn open_input(path: &Path, raw: Option<RawGeometry>) -> Result<Box<dyn Video
             frame_count: Some(inner.frame_count()),
             seekable: true,
             description: "raw yuv".into(),
+            scaled_from: None,
         };
         return Ok(Box::new(RawFileSource { inner, info }));
     }
@@ -228,6 +232,7 @@ pub fn open_input(path: &Path, raw: Option<RawGeometry>) -> Result<Box<dyn Video
             frame_count: Some(inner.frame_count()),
             seekable: true,
             description: h.describe(),
+            scaled_from: None,
         };
         return Ok(Box::new(Y4mFileSource { inner, info }));
     }
@@ -238,6 +243,41 @@ pub fn open_input(path: &Path, raw: Option<RawGeometry>) -> Result<Box<dyn Video
         });
     }
     Ok(Box::new(FfmpegSource::open(path)?))
+}
+
+/// Opens the distorted input `path` with frames of `target`'s size and
+/// pixel format: as it is when it already has them, else decoded by ffmpeg
+/// scaled to that size with the `scale` filter's default (bicubic) and
+/// converted to that format, as people run `ffmpeg -vf scale=W:H` on an
+/// encode made at another resolution before libvmaf. Only files can be
+/// scaled: stdin and raw input are refused when they do not fit already.
+pub fn open_scaled_to(
+    path: &Path,
+    raw: Option<RawGeometry>,
+    target: &Geometry,
+) -> Result<Box<dyn VideoSource>> {
+    let source = open_input(path, raw)?;
+    let g = source.info().geometry;
+    if g == *target {
+        return Ok(source);
+    }
+    drop(source);
+    if path.as_os_str() == "-" || raw.is_some() || !path.is_file() {
+        return Err(VideoError::Unsupported {
+            path: Shown::new(path),
+            reason: format!(
+                "it is {}x{} {} and the reference {}x{} {}; only a file can be scaled to the \
+                 reference's size, not stdin, a pipe or raw input",
+                g.width,
+                g.height,
+                g.format.ffmpeg_name(),
+                target.width,
+                target.height,
+                target.format.ffmpeg_name()
+            ),
+        });
+    }
+    Ok(Box::new(FfmpegSource::open_scaled(path, FfmpegTools::default(), target)?))
 }
 
 fn open_stream(
@@ -277,6 +317,7 @@ fn open_stream(
         frame_count: None,
         seekable: false,
         description,
+        scaled_from: None,
     };
     Ok(Box::new(StreamSource { inner, info }))
 }

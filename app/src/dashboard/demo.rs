@@ -46,6 +46,7 @@ impl DemoSource {
             frame_count: Some(FRAMES),
             seekable: true,
             description: format!("synthetic demo ({what})"),
+            scaled_from: None,
         };
         DemoSource { side, info, next: 0 }
     }

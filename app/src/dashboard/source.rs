@@ -13,6 +13,7 @@ use std::sync::Arc;
 use anyhow::{Result, bail};
 use vqscope_video::{
     Decoder, Frame, FramePair, Pair, PairOptions, RawGeometry, SourceInfo, VideoSource, open_input,
+    open_scaled_to,
 };
 
 use super::demo::{DemoSource, Side};
@@ -70,11 +71,16 @@ impl Inputs {
         })
     }
 
-    /// Opens both inputs, checked to be comparable (size, chroma format and
-    /// bit depth: [`Pair::new`] refuses anything else in one line).
+    /// Opens both inputs. A distorted file of another size or format is
+    /// scaled to the reference's by ffmpeg ([`open_scaled_to`]; the header
+    /// says so), as people do before libvmaf; what cannot be scaled (stdin,
+    /// raw) must match, or [`Pair::new`] refuses it in one line.
     pub fn open(&self) -> Result<Pair> {
         let reference = self.open_source(&self.reference)?;
-        let distorted = self.open_source(&self.distorted)?;
+        let distorted = match &self.distorted {
+            Source::File(path) => open_scaled_to(path, self.raw, &reference.info().geometry)?,
+            demo => self.open_source(demo)?,
+        };
         Ok(Pair::new(reference, distorted, PairOptions::default())?)
     }
 

@@ -97,8 +97,12 @@ fn header(s: &mut Scene, v: &ViewInputs<'_>) {
     let row = |i: f32| {
         Rect::new(h.x0 + 10.0, h.y0 + PAD + i * ROW, h.x1 - 10.0, h.y0 + PAD + (i + 1.0) * ROW)
     };
+    let scaled = match v.clip.distorted.scaled_from {
+        Some((w, h)) => format!(" (scaled from {w}x{h})"),
+        None => String::new(),
+    };
     let names = format!(
-        "reference  {}      distorted  {}",
+        "reference  {}      distorted  {}{scaled}",
         file_name(&v.clip.reference),
         file_name(&v.clip.distorted)
     );
