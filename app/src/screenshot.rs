@@ -72,6 +72,9 @@ pub struct Args {
     /// `integer_adm2`, a --feature's value...), as `P` picks it in the window.
     #[arg(long)]
     series: Option<String>,
+    /// Dashboard: how HDR and wide-gamut inputs are shown (as in the window).
+    #[command(flatten)]
+    display: crate::dashboard::DisplayArgs,
     /// Output size as WIDTHxHEIGHT (or 720p, 1080p, 4k).
     #[arg(long, value_parser = parse_size, default_value = "1280x720")]
     size: (u32, u32),
@@ -203,6 +206,8 @@ fn dashboard(args: &Args) -> Result<()> {
         (None, None) => Inputs::demo(),
         _ => anyhow::bail!("--dashboard needs both -r and -d (or neither, for the demo)"),
     };
+    let inputs =
+        Inputs { transfer: args.display.transfer(), peak_nits: args.display.peak_nits, ..inputs };
     let mode = ViewMode::parse(&args.mode).ok_or_else(|| anyhow!("unknown --mode"))?;
     let shot = Shot {
         frame: args.frame,

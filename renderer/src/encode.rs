@@ -9,7 +9,7 @@ use crate::RenderError;
 use crate::glyphs::{Font, GlyphAtlas};
 use crate::scene::{
     Color, Command, ExternalYuv, MAX_EXTERNAL_MAPS, MapSource, PictureSource, Rect, Sampling,
-    Scene, Subsampling, YuvFormat, YuvMatrix, YuvPicture,
+    Scene, Subsampling, Transfer, YuvFormat, YuvMatrix, YuvPicture,
 };
 use crate::text::layout;
 
@@ -65,7 +65,8 @@ pub struct GpuPicture {
     pub bit_depth: u32,
     pub matrix: u32,
     pub full_range: u32,
-    pub pad: u32,
+    /// Transfer (0 SDR, 1 PQ, 2 HLG) | display peak in nits << 8.
+    pub tone: u32,
 }
 
 /// Twin of `Map` in prims.glsl (12 bytes): a grid of `f32` values for a
@@ -217,7 +218,8 @@ pub fn encode(scene: &Scene, font: &Font, atlas: &mut GlyphAtlas) -> Result<Enco
                 encode_external_picture(p, &mut enc.external_room_bytes, &mut enc.external_copies)?
             }
         };
-        enc.pictures.push(gpu);
+        enc.pictures
+            .push(GpuPicture { tone: gpu.tone | u32::from(scene.display_peak_nits) << 8, ..gpu });
     }
     let mut external_maps = Vec::new();
     for (i, map) in scene.maps.iter().enumerate() {
@@ -516,9 +518,14 @@ impl YuvFormat {
             matrix: match self.matrix {
                 YuvMatrix::Bt601 => 0,
                 YuvMatrix::Bt709 => 1,
+                YuvMatrix::Bt2020 => 2,
             },
             full_range: u32::from(self.full_range),
-            pad: 0,
+            tone: match self.transfer {
+                Transfer::Sdr => 0,
+                Transfer::Pq => 1,
+                Transfer::Hlg => 2,
+            },
         }
     }
 }
@@ -660,7 +667,7 @@ mod tests {
         let glsl = struct_offsets(vqscope_shaders::UI_FUSED, "Picture").expect("Picture");
         assert_eq!(glsl.len(), 12);
         assert_eq!(glsl.last().unwrap(), &("pad".to_string(), 44));
-        assert_eq!(std::mem::offset_of!(GpuPicture, pad), 44);
+        assert_eq!(std::mem::offset_of!(GpuPicture, tone), 44);
         assert_eq!(std::mem::size_of::<GpuPicture>(), 48);
     }
 

@@ -6,6 +6,7 @@
 //! ([`present`]).
 
 pub mod capture;
+pub mod color;
 pub mod encode;
 pub mod fused;
 pub mod glyphs;
@@ -18,7 +19,7 @@ pub mod text;
 pub use fused::{PassTimes, Renderer, ScanMode, SceneBuffers};
 pub use scene::{
     Color, ExternalYuv, MAX_EXTERNAL_MAPS, MapId, Rect, RectStyle, Sampling, Scene, Subsampling,
-    TextureId, YuvFormat, YuvId, YuvMatrix, YuvPicture,
+    TextureId, Transfer, YuvFormat, YuvId, YuvMatrix, YuvPicture,
 };
 pub use text::{Align, TextRun, VAlign};
 

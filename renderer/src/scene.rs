@@ -149,11 +149,27 @@ pub enum Subsampling {
     Yuv444,
 }
 
-/// YUV → RGB matrix.
+/// YUV → RGB matrix. BT.2020 also means BT.2020 primaries: the picture is
+/// gamut-mapped to BT.709's for the window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum YuvMatrix {
     Bt601,
     Bt709,
+    Bt2020,
+}
+
+/// How coded values map to light. HDR pictures are tone-mapped so that the
+/// scene's display peak ([`Scene::set_display_peak_nits`]) is the window's
+/// white; see `color.rs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Transfer {
+    /// Shown as coded (BT.709 / BT.1886 content on an SDR window).
+    #[default]
+    Sdr,
+    /// SMPTE ST 2084 (HDR10).
+    Pq,
+    /// ARIB STD-B67 hybrid log-gamma.
+    Hlg,
 }
 
 /// What a YUV picture is, wherever its samples lie: size, depth, chroma
@@ -167,6 +183,7 @@ pub struct YuvFormat {
     pub subsampling: Subsampling,
     pub matrix: YuvMatrix,
     pub full_range: bool,
+    pub transfer: Transfer,
 }
 
 /// A YUV picture with its samples on the host.
@@ -249,6 +266,7 @@ pub struct Scene {
     pub(crate) textures: Vec<(u32, u32, Vec<u8>)>,
     pub(crate) pictures: Vec<PictureSource>,
     pub(crate) maps: Vec<ScalarMap>,
+    pub(crate) display_peak_nits: u16,
 }
 
 impl Scene {
@@ -262,7 +280,15 @@ impl Scene {
             textures: Vec::new(),
             pictures: Vec::new(),
             maps: Vec::new(),
+            display_peak_nits: crate::color::DEFAULT_PEAK_NITS,
         }
+    }
+
+    /// The window's peak luminance that HDR pictures are tone-mapped to
+    /// (their white), clamped to 80..=10000 nits; default
+    /// [`crate::color::DEFAULT_PEAK_NITS`].
+    pub fn set_display_peak_nits(&mut self, nits: u16) {
+        self.display_peak_nits = nits.clamp(80, 10000);
     }
 
     pub fn width(&self) -> u32 {

@@ -4,7 +4,8 @@
 
 use crate::heat;
 use crate::scene::{
-    Color, Rect, RectStyle, Sampling, Scene, Subsampling, YuvFormat, YuvMatrix, YuvPicture,
+    Color, Rect, RectStyle, Sampling, Scene, Subsampling, Transfer, YuvFormat, YuvMatrix,
+    YuvPicture,
 };
 use crate::text::{Align, TextRun, VAlign};
 
@@ -282,6 +283,7 @@ pub fn test_picture(width: u32, height: u32, bit_depth: u32) -> YuvPicture {
         subsampling: Subsampling::Yuv420,
         matrix: YuvMatrix::Bt709,
         full_range: false,
+        transfer: Transfer::Sdr,
     };
     YuvPicture { format, data }
 }

@@ -161,8 +161,78 @@ void sample_column(Plane pl, vec2 uv[PIXELS], bool wanted[PIXELS], bool bilinear
     }
 }
 
-// BT.601 / BT.709 YUV samples (unscaled integers of `pic`'s depth and
-// range) to opaque RGB.
+// HDR and wide gamut for an SDR window. Twin: color.rs (same constants and
+// steps, in the same order). PQ is SMPTE ST 2084, HLG ARIB STD-B67 with
+// BT.2100's OOTF at a 1000-nit nominal peak; both are tone-mapped from a
+// 1000-nit source to the display's peak with BT.2390's EETF on the largest
+// component (hue kept), gamut-mapped from BT.2020 to BT.709 primaries, and
+// encoded for the window with BT.1886's gamma 2.4 (the peak is its white).
+const float PQ_M1 = 0.1593017578125;
+const float PQ_M2 = 78.84375;
+const float PQ_C1 = 0.8359375;
+const float PQ_C2 = 18.8515625;
+const float PQ_C3 = 18.6875;
+const float SOURCE_PEAK_NITS = 1000.0;
+
+float pq_to_nits(float e) {
+    float p = pow(clamp(e, 0.0, 1.0), 1.0 / PQ_M2);
+    return 10000.0 * pow(max(p - PQ_C1, 0.0) / (PQ_C2 - PQ_C3 * p), 1.0 / PQ_M1);
+}
+
+float nits_to_pq(float nits) {
+    float y = pow(clamp(nits / 10000.0, 0.0, 1.0), PQ_M1);
+    return pow((PQ_C1 + PQ_C2 * y) / (1.0 + PQ_C3 * y), PQ_M2);
+}
+
+float hlg_to_scene(float e) {
+    e = clamp(e, 0.0, 1.0);
+    return e <= 0.5 ? e * e / 3.0 : (exp((e - 0.55991073) / 0.17883277) + 0.28466892) / 12.0;
+}
+
+// BT.2390's EETF: PQ value e of a source normalised to [0, 1] onto [0, max_lum].
+float eetf(float e, float max_lum) {
+    float ks = 1.5 * max_lum - 0.5;
+    if (e < ks) {
+        return e;
+    }
+    float t = (e - ks) / (1.0 - ks);
+    float t2 = t * t;
+    float t3 = t2 * t;
+    return (2.0 * t3 - 3.0 * t2 + 1.0) * ks + (t3 - 2.0 * t2 + t) * (1.0 - ks)
+        + (-2.0 * t3 + 3.0 * t2) * max_lum;
+}
+
+// Non-linear R'G'B' in [0, 1] of a wide-gamut or HDR picture to the
+// window's R'G'B'.
+vec3 to_display(vec3 rgb, uint matrix, uint transfer, float peak) {
+    vec3 lin;
+    if (transfer == 1u) {
+        lin = vec3(pq_to_nits(rgb.r), pq_to_nits(rgb.g), pq_to_nits(rgb.b));
+    } else if (transfer == 2u) {
+        vec3 scene = vec3(hlg_to_scene(rgb.r), hlg_to_scene(rgb.g), hlg_to_scene(rgb.b));
+        float ys = dot(scene, vec3(0.2627, 0.6780, 0.0593));
+        lin = SOURCE_PEAK_NITS * pow(ys, 0.2) * scene;
+    } else {
+        lin = pow(rgb, vec3(2.4)) * peak;
+    }
+    float m = max(lin.r, max(lin.g, lin.b));
+    if (transfer != 0u && peak < SOURCE_PEAK_NITS && m > 0.0) {
+        float source = nits_to_pq(SOURCE_PEAK_NITS);
+        float e = min(nits_to_pq(m) / source, 1.0);
+        float mapped = pq_to_nits(eetf(e, nits_to_pq(peak) / source) * source);
+        lin *= mapped / m;
+    }
+    if (matrix == 2u) {
+        lin = vec3(
+            dot(lin, vec3(1.6605, -0.5876, -0.0728)),
+            dot(lin, vec3(-0.1246, 1.1329, -0.0083)),
+            dot(lin, vec3(-0.0182, -0.1006, 1.1187)));
+    }
+    return pow(clamp(lin / peak, 0.0, 1.0), vec3(1.0 / 2.4));
+}
+
+// YUV samples (unscaled integers of `pic`'s depth and range) to opaque RGB
+// for the window. Twin: color::display_rgb.
 vec4 yuv_to_rgb(Picture pic, vec3 yuv) {
     float y = yuv.x;
     float cb = yuv.y;
@@ -173,14 +243,18 @@ vec4 yuv_to_rgb(Picture pic, vec3 yuv) {
     float yn = full ? y / maxv : (y - 16.0 * scale) / (219.0 * scale);
     float cbn = full ? (cb - 128.0 * scale) / maxv : (cb - 128.0 * scale) / (224.0 * scale);
     float crn = full ? (cr - 128.0 * scale) / maxv : (cr - 128.0 * scale) / (224.0 * scale);
-    float kr = pic.matrix == 0u ? 0.299 : 0.2126;
-    float kb = pic.matrix == 0u ? 0.114 : 0.0722;
+    float kr = pic.matrix == 0u ? 0.299 : (pic.matrix == 1u ? 0.2126 : 0.2627);
+    float kb = pic.matrix == 0u ? 0.114 : (pic.matrix == 1u ? 0.0722 : 0.0593);
     float kg = 1.0 - kr - kb;
-    vec3 rgb = vec3(
+    vec3 rgb = clamp(vec3(
         yn + 2.0 * (1.0 - kr) * crn,
         yn - (2.0 * kb * (1.0 - kb) / kg) * cbn - (2.0 * kr * (1.0 - kr) / kg) * crn,
-        yn + 2.0 * (1.0 - kb) * cbn);
-    return vec4(clamp(rgb, 0.0, 1.0), 1.0);
+        yn + 2.0 * (1.0 - kb) * cbn), 0.0, 1.0);
+    uint transfer = pic.tone & 0xffu;
+    if (pic.matrix == 2u || transfer != 0u) {
+        rgb = to_display(rgb, pic.matrix, transfer, float(pic.tone >> 8u));
+    }
+    return vec4(rgb, 1.0);
 }
 
 // Matplotlib's "inferno" (perceptually uniform, readable in greyscale and by

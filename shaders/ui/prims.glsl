@@ -54,9 +54,9 @@ struct Picture {
     uint chroma_shift_y;
     uint bytes_per_sample;
     uint bit_depth;
-    uint matrix;      // 0: BT.601, 1: BT.709
+    uint matrix;      // 0: BT.601, 1: BT.709, 2: BT.2020 (wide gamut)
     uint full_range;  // 0: limited, 1: full
-    uint pad;
+    uint tone;        // transfer (0: SDR, 1: PQ, 2: HLG) | display peak nits << 8
 };
 
 // Set in a bin list entry's index on images.

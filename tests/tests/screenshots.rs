@@ -4,8 +4,8 @@
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
 use vqscope_gpu::{Submitter, upload_buffer};
 use vqscope_renderer::{
-    Color, ExternalYuv, Rect, Renderer, Sampling, ScanMode, Scene, Subsampling, YuvFormat,
-    YuvMatrix, heat, scenes,
+    Color, ExternalYuv, Rect, Renderer, Sampling, ScanMode, Scene, Subsampling, Transfer,
+    YuvFormat, YuvMatrix, color, heat, scenes,
 };
 use vqscope_tests::golden::check_golden;
 
@@ -137,6 +137,65 @@ fn heat_map_colours_match_the_host_twin() {
     assert_no_validation_messages();
 }
 
+/// The shader's YUV → window colours are the host twin's
+/// (`color::display_rgb`), to within two 8-bit steps (the GPU's `pow` and
+/// `exp` are not the host's): random 10-bit 4:4:4 samples drawn nearest,
+/// one screen pixel per sample, for every matrix and transfer, SDR and HDR
+/// (PQ and HLG tone-mapped to two display peaks), limited and full range.
+#[test]
+fn picture_colours_match_the_host_twin() {
+    let n = 256u32;
+    let mut seed = 0x2545_f491_u32;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        (seed % 1024) as u16
+    };
+    let samples: Vec<[u16; 3]> = (0..n).map(|_| [next(), next(), next()]).collect();
+    let cases = [
+        (YuvMatrix::Bt709, Transfer::Sdr, false, 203),
+        (YuvMatrix::Bt601, Transfer::Sdr, true, 203),
+        (YuvMatrix::Bt2020, Transfer::Sdr, false, 203),
+        (YuvMatrix::Bt2020, Transfer::Pq, false, 203),
+        (YuvMatrix::Bt2020, Transfer::Pq, true, 600),
+        (YuvMatrix::Bt2020, Transfer::Hlg, false, 203),
+        (YuvMatrix::Bt709, Transfer::Hlg, false, 400),
+    ];
+    for (matrix, transfer, full_range, peak) in cases {
+        let format = YuvFormat {
+            width: n,
+            height: 1,
+            bit_depth: 10,
+            subsampling: Subsampling::Yuv444,
+            matrix,
+            full_range,
+            transfer,
+        };
+        let data: Vec<u8> =
+            (0..3).flat_map(|p| samples.iter().flat_map(move |s| s[p].to_le_bytes())).collect();
+        let mut scene = Scene::new(n, 2, Color::rgb(0.2, 0.9, 0.2));
+        scene.set_display_peak_nits(peak);
+        let id = scene.add_yuv(vqscope_renderer::YuvPicture { format, data });
+        let src = Rect::new(0.0, 0.0, n as f32, 1.0);
+        scene.yuv_image(Rect::new(0.0, 0.0, n as f32, 2.0), id, src, Sampling::Nearest);
+        let rgba = render(&scene, ScanMode::Subgroup);
+        for (x, s) in samples.iter().enumerate() {
+            let want = color::display_rgb(&format, peak, s.map(f32::from));
+            let want = want.map(|c| (c * 255.0).round() as i32);
+            let px = &rgba[x * 4..][..3];
+            let got = [px[0] as i32, px[1] as i32, px[2] as i32];
+            let off = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).max().unwrap();
+            assert!(
+                off <= 2,
+                "{matrix:?} {transfer:?} full {full_range} peak {peak}, sample {s:?}: shader \
+                 {got:?}, twin {want:?}"
+            );
+        }
+    }
+    assert_no_validation_messages();
+}
+
 /// An external map bound at record time renders exactly like the same
 /// values travelling with the scene, and a scene whose external map is not
 /// bound (or bound to a buffer too small) is refused, not drawn from
@@ -246,6 +305,7 @@ fn external_yuv_picture_matches_host_picture() {
             subsampling: Subsampling::Yuv420,
             matrix: YuvMatrix::Bt709,
             full_range: false,
+            transfer: Transfer::Sdr,
         },
         slot: 0,
         planes: [0, 18, 24],

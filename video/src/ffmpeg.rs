@@ -43,7 +43,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::error::{Result, Shown, VideoError};
-use crate::frame::{ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry};
+use crate::frame::{ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, Transfer};
 use crate::source::{SourceInfo, VideoSource};
 use crate::y4m::Y4mStream;
 
@@ -72,6 +72,7 @@ pub struct Probe {
     pub height: u32,
     pub color_space: String,
     pub color_range: String,
+    pub color_transfer: String,
     pub nb_frames: Option<u64>,
     pub format_name: String,
 }
@@ -91,6 +92,7 @@ pub fn parse_probe(text: &str) -> Probe {
             "height" => p.height = v.parse().unwrap_or(0),
             "color_space" => p.color_space = v.into(),
             "color_range" => p.color_range = v.into(),
+            "color_transfer" => p.color_transfer = v.into(),
             "nb_frames" => p.nb_frames = v.parse().ok().filter(|&n| n > 0),
             "format_name" => p.format_name = v.into(),
             _ => {}
@@ -195,7 +197,8 @@ pub fn probe_color(p: &Probe) -> ColorInfo {
         _ if p.pix_fmt.starts_with("yuvj") => ColorRange::Full,
         _ => ColorRange::Limited,
     };
-    ColorInfo { matrix, range }
+    let transfer = Transfer::from_name(&p.color_transfer).unwrap_or_default();
+    ColorInfo { matrix, range, transfer }
 }
 
 fn missing(path: &Path, program: &Path, e: std::io::Error) -> VideoError {
@@ -231,7 +234,7 @@ fn last_line(text: &str) -> String {
 pub fn probe(path: &Path, tools: &FfmpegTools) -> Result<Probe> {
     let out = Command::new(&tools.ffprobe)
         .args(["-v", "error", "-select_streams", "v:0", "-show_entries"])
-        .arg("stream=codec_name,width,height,pix_fmt,color_space,color_range,nb_frames:format=format_name")
+        .arg("stream=codec_name,width,height,pix_fmt,color_space,color_range,color_transfer,nb_frames:format=format_name")
         .args(["-of", "default=noprint_wrappers=1"])
         .arg(file_url(path))
         .stdin(Stdio::null())
@@ -645,11 +648,17 @@ mod tests {
         let c = probe_color(&p);
         assert_eq!(c.matrix, ColorMatrix::Bt601);
         assert_eq!(c.range, ColorRange::Full);
-        let p = parse_probe("pix_fmt=yuv420p\ncolor_space=bt2020nc\ncolor_range=tv\nnb_frames=12");
+        let p = parse_probe(
+            "pix_fmt=yuv420p\ncolor_space=bt2020nc\ncolor_range=tv\ncolor_transfer=smpte2084\nnb_frames=12",
+        );
         assert_eq!(p.nb_frames, Some(12));
         assert_eq!(
             probe_color(&p),
-            ColorInfo { matrix: ColorMatrix::Bt2020, range: ColorRange::Limited }
+            ColorInfo {
+                matrix: ColorMatrix::Bt2020,
+                range: ColorRange::Limited,
+                transfer: Transfer::Pq
+            }
         );
     }
 }

@@ -90,11 +90,42 @@ pub enum ColorRange {
     Full,
 }
 
-/// How the samples map to colours; defaults to BT.709 limited range.
+/// Transfer characteristic: how the coded values map to light. Only the
+/// display needs it (HDR pictures are tone-mapped for an SDR window); the
+/// metrics read the coded values, as libvmaf does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Transfer {
+    /// BT.709 / BT.1886 / sRGB-like gamma, or untagged.
+    #[default]
+    Sdr,
+    /// SMPTE ST 2084 (HDR10's perceptual quantiser).
+    Pq,
+    /// ARIB STD-B67 (hybrid log-gamma).
+    Hlg,
+}
+
+impl Transfer {
+    /// The names ffmpeg gives `color_trc` (and short forms): PQ and HLG;
+    /// every other known SDR name is [`Transfer::Sdr`]; `None` for anything
+    /// else.
+    pub fn from_name(name: &str) -> Option<Transfer> {
+        match name.to_ascii_lowercase().as_str() {
+            "smpte2084" | "pq" | "st2084" => Some(Transfer::Pq),
+            "arib-std-b67" | "hlg" => Some(Transfer::Hlg),
+            "bt709" | "bt1886" | "bt470bg" | "bt470m" | "smpte170m" | "gamma22" | "gamma28"
+            | "iec61966-2-1" | "srgb" | "bt2020-10" | "bt2020-12" | "bt2020_10bit"
+            | "bt2020_12bit" | "sdr" => Some(Transfer::Sdr),
+            _ => None,
+        }
+    }
+}
+
+/// How the samples map to colours; defaults to BT.709 limited range, SDR.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ColorInfo {
     pub matrix: ColorMatrix,
     pub range: ColorRange,
+    pub transfer: Transfer,
 }
 
 /// One decoded frame: planes stored back to back in `data` (Y, then Cb, Cr),
@@ -161,7 +192,12 @@ impl std::fmt::Display for ColorInfo {
             ColorRange::Limited => "limited",
             ColorRange::Full => "full",
         };
-        write!(f, "{matrix} {range} range")
+        let transfer = match self.transfer {
+            Transfer::Sdr => "",
+            Transfer::Pq => ", PQ",
+            Transfer::Hlg => ", HLG",
+        };
+        write!(f, "{matrix} {range} range{transfer}")
     }
 }
 

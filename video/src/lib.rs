@@ -11,6 +11,7 @@ mod lines;
 pub mod pair;
 mod parallel;
 pub mod raw;
+pub mod retag;
 pub mod source;
 pub mod upload;
 pub mod y4m;
@@ -19,9 +20,11 @@ pub use decode::Decoder;
 pub use error::{MAX_DIMENSION, Result, VideoError};
 pub use frame::{
     ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, PixelFormat, Rational,
+    Transfer,
 };
 pub use pair::{FramePair, Pair, PairOptions};
 pub use raw::RawGeometry;
+pub use retag::with_transfer;
 pub use source::{
     Assumed, SourceInfo, VideoSource, check_stream_inputs, open_input, open_scaled_to,
 };

@@ -45,6 +45,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Result, Shown, VideoError, check_dimensions};
 use crate::frame::{
     ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, PixelFormat, Rational,
+    Transfer,
 };
 use crate::lines::{Line, excerpt, read_line};
 use crate::source::Assumed;
@@ -260,6 +261,11 @@ pub fn parse_header(line: &[u8], path: &Path) -> Result<Y4mHeader> {
                             }
                             _ => {}
                         },
+                        "COLORTRC" | "COLORTRANSFER" | "TRANSFER" => {
+                            if let Some(t) = Transfer::from_name(v) {
+                                h.color.transfer = t;
+                            }
+                        }
                         "COLORMATRIX" | "COLORSPACE" | "MATRIX" => {
                             if let Some(m) = matrix(v) {
                                 h.color.matrix = m;
@@ -667,6 +673,18 @@ mod tests {
         assert_eq!(h.color.matrix, ColorMatrix::Bt2020);
         let h = parse("YUV4MPEG2 W2 H2 XCOLORSPACE=SMPTE170M").unwrap();
         assert_eq!(h.color.matrix, ColorMatrix::Bt601);
+    }
+
+    #[test]
+    fn transfer_tag() {
+        let h = parse("YUV4MPEG2 W2 H2 XCOLORTRC=smpte2084").unwrap();
+        assert_eq!(h.color.transfer, Transfer::Pq);
+        let h = parse("YUV4MPEG2 W2 H2 XCOLORTRC=arib-std-b67").unwrap();
+        assert_eq!(h.color.transfer, Transfer::Hlg);
+        let h = parse("YUV4MPEG2 W2 H2 XCOLORTRC=bt709").unwrap();
+        assert_eq!(h.color.transfer, Transfer::Sdr);
+        let h = parse("YUV4MPEG2 W2 H2").unwrap();
+        assert_eq!(h.color.transfer, Transfer::Sdr);
     }
 
     #[test]

@@ -62,17 +62,53 @@ pub struct OpenArgs {
     /// (`NAME` or `NAME=OPT=V:…`; repeatable); `P` plots any computed value.
     #[arg(long = "feature", value_name = "NAME[=OPT=V:…]")]
     pub features: Vec<String>,
+    #[command(flatten)]
+    pub display: DisplayArgs,
+}
+
+/// How HDR and wide-gamut inputs are shown in an SDR window.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DisplayArgs {
+    /// The inputs' transfer when their tags are missing or wrong: auto (the tags; untagged
+    /// is SDR), sdr, pq (HDR10, SMPTE ST 2084) or hlg. ffmpeg's y4m output carries no tag;
+    /// vqscope reads `XCOLORTRC=smpte2084|arib-std-b67` in a y4m header.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "sdr", "pq", "hlg"])]
+    pub transfer: String,
+    /// Peak luminance of your display in nits: HDR inputs are tone-mapped so that this is
+    /// the window's white (80-10000; 203 is BT.2408's HDR reference white).
+    #[arg(
+        long,
+        value_name = "NITS",
+        default_value_t = vqscope_renderer::color::DEFAULT_PEAK_NITS,
+        value_parser = clap::value_parser!(u16).range(80..=10000)
+    )]
+    pub peak_nits: u16,
+}
+
+impl DisplayArgs {
+    /// The transfer to show the inputs with instead of their tags', if any.
+    pub fn transfer(&self) -> Option<vqscope_video::Transfer> {
+        match self.transfer.as_str() {
+            "auto" => None,
+            name => vqscope_video::Transfer::from_name(name),
+        }
+    }
 }
 
 impl OpenArgs {
     /// The inputs named, or the demo when none are.
     pub fn inputs(&self) -> Result<Inputs> {
         let raw = self.raw.geometry()?;
-        match (&self.reference, &self.distorted) {
-            (Some(r), Some(d)) => Ok(Inputs::files(r.clone(), d.clone(), raw)),
-            (None, None) if raw.is_none() => Ok(Inputs::demo()),
+        let inputs = match (&self.reference, &self.distorted) {
+            (Some(r), Some(d)) => Inputs::files(r.clone(), d.clone(), raw),
+            (None, None) if raw.is_none() => Inputs::demo(),
             _ => bail!("give both -r REF and -d DIS (or neither, for the demo)"),
-        }
+        };
+        Ok(Inputs {
+            transfer: self.display.transfer(),
+            peak_nits: self.display.peak_nits,
+            ..inputs
+        })
     }
 }
 
@@ -177,6 +213,7 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
     let g = clip.reference.geometry;
     let mut state =
         State::new(shot.size, (g.width, g.height), count, clip.reference.frame_rate.as_f64());
+    state.peak_nits = inputs.peak_nits;
     state.set_mode(shot.mode);
     state.seek(shot.frame);
     if let Some(zoom) = shot.zoom {
@@ -523,6 +560,7 @@ fn window(inputs: Inputs, models: Vec<String>, features: Arc<[String]>) -> Resul
     let fps = session.clip.reference.frame_rate.as_f64();
     let mut state =
         State::new(WINDOW, (g.width, g.height), session.clip.frame_count.unwrap_or(1), fps);
+    state.peak_nits = session.inputs.peak_nits;
     let mut pictures: Option<Pictures> = None;
     let mut renderer: Option<Renderer> = None;
     // The shown frames' upload ring, made for the clip's geometry with the

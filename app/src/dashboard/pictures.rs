@@ -15,7 +15,9 @@
 use std::sync::Arc;
 
 use vqscope_gpu::{Buffer, GpuContext, Recorder};
-use vqscope_renderer::{ExternalYuv, Scene, Subsampling, YuvFormat, YuvId, YuvMatrix, YuvPicture};
+use vqscope_renderer::{
+    ExternalYuv, Scene, Subsampling, Transfer, YuvFormat, YuvId, YuvMatrix, YuvPicture,
+};
 use vqscope_video::{
     ChromaFormat, ColorMatrix, ColorRange, DeviceFrame, DeviceFramePair, Frame, FramePair,
     FrameUploader,
@@ -168,8 +170,17 @@ fn subsampling(frame: &Frame) -> Subsampling {
 fn matrix(frame: &Frame) -> YuvMatrix {
     match frame.color.matrix {
         ColorMatrix::Bt601 => YuvMatrix::Bt601,
-        // BT.2020 is shown with BT.709's matrix until the renderer has one.
-        ColorMatrix::Bt709 | ColorMatrix::Bt2020 => YuvMatrix::Bt709,
+        ColorMatrix::Bt709 => YuvMatrix::Bt709,
+        ColorMatrix::Bt2020 => YuvMatrix::Bt2020,
+    }
+}
+
+/// HDR frames are tone-mapped for the window by the renderer.
+fn transfer(frame: &Frame) -> Transfer {
+    match frame.color.transfer {
+        vqscope_video::Transfer::Sdr => Transfer::Sdr,
+        vqscope_video::Transfer::Pq => Transfer::Pq,
+        vqscope_video::Transfer::Hlg => Transfer::Hlg,
     }
 }
 
@@ -184,6 +195,7 @@ fn format(frame: &Frame) -> YuvFormat {
         subsampling: subsampling(frame),
         matrix: matrix(frame),
         full_range: frame.color.range == ColorRange::Full,
+        transfer: transfer(frame),
     }
 }
 
@@ -236,6 +248,7 @@ pub fn difference(
         subsampling: Subsampling::Yuv420,
         matrix: YuvMatrix::Bt709,
         full_range: true,
+        transfer: Transfer::Sdr,
     };
     YuvPicture { format, data }
 }

@@ -12,9 +12,11 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use vqscope_video::{
-    Decoder, Frame, FramePair, Pair, PairOptions, RawGeometry, SourceInfo, VideoSource, open_input,
-    open_scaled_to,
+    Decoder, Frame, FramePair, Pair, PairOptions, RawGeometry, SourceInfo, Transfer, VideoSource,
+    open_input, open_scaled_to, with_transfer,
 };
+
+use vqscope_renderer::color::DEFAULT_PEAK_NITS;
 
 use super::demo::{DemoSource, Side};
 use super::state::InputSide;
@@ -34,11 +36,22 @@ pub struct Inputs {
     pub distorted: Source,
     /// Geometry of raw `.yuv` files (`-w -h -p -b`), for either side.
     pub raw: Option<RawGeometry>,
+    /// The transfer both sides are shown with instead of their tags'
+    /// (`--transfer`), for HDR files tagged wrongly or not at all.
+    pub transfer: Option<Transfer>,
+    /// The display peak HDR is tone-mapped to (`--peak-nits`).
+    pub peak_nits: u16,
 }
 
 impl Inputs {
     pub fn files(reference: PathBuf, distorted: PathBuf, raw: Option<RawGeometry>) -> Self {
-        Inputs { reference: Source::File(reference), distorted: Source::File(distorted), raw }
+        Inputs {
+            reference: Source::File(reference),
+            distorted: Source::File(distorted),
+            raw,
+            transfer: None,
+            peak_nits: DEFAULT_PEAK_NITS,
+        }
     }
 
     /// The generated demo pair.
@@ -47,11 +60,13 @@ impl Inputs {
             reference: Source::Demo(Side::Reference),
             distorted: Source::Demo(Side::Distorted),
             raw: None,
+            transfer: None,
+            peak_nits: DEFAULT_PEAK_NITS,
         }
     }
 
     pub fn is_demo(&self) -> bool {
-        *self == Self::demo()
+        *self == Inputs { transfer: self.transfer, peak_nits: self.peak_nits, ..Self::demo() }
     }
 
     /// These inputs with `side` read from `path` instead (a dropped file).
@@ -80,6 +95,10 @@ impl Inputs {
         let distorted = match &self.distorted {
             Source::File(path) => open_scaled_to(path, self.raw, &reference.info().geometry)?,
             demo => self.open_source(demo)?,
+        };
+        let (reference, distorted) = match self.transfer {
+            Some(t) => (with_transfer(reference, t), with_transfer(distorted, t)),
+            None => (reference, distorted),
         };
         Ok(Pair::new(reference, distorted, PairOptions::default())?)
     }

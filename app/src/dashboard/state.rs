@@ -200,6 +200,8 @@ pub struct State {
     /// A one-line problem the owner wants in the header (a dropped file
     /// that does not match the other side); cleared by the next drop.
     pub notice: Option<String>,
+    /// The display peak in nits that HDR pictures are tone-mapped to.
+    pub peak_nits: u16,
     shift: bool,
     drag: Option<Drag>,
 }
@@ -229,6 +231,7 @@ impl State {
             ref_offset: 0,
             dis_offset: 0,
             notice: None,
+            peak_nits: vqscope_renderer::color::DEFAULT_PEAK_NITS,
             shift: false,
             drag: None,
         };

@@ -61,6 +61,7 @@ pub struct ViewInputs<'a> {
 pub fn build(v: &ViewInputs<'_>) -> Scene {
     let l = &v.state.layout;
     let mut s = Scene::new(l.width as u32, l.height as u32, BACKGROUND);
+    s.set_display_peak_nits(v.state.peak_nits);
     header(&mut s, v);
     video(&mut s, v);
     transport(&mut s, v);
