@@ -533,7 +533,7 @@ fn plot(s: &mut Scene, v: &ViewInputs<'_>) {
     let mut end = p.x1 - 8.0;
     if let Some(zoom) = state.plot_zoom_label() {
         let r = Rect::new(area.x0, p.y0 + 1.0, end, p.y0 + ROW);
-        s.text(TextRun::boxed(zoom.clone(), r, SMALL, WARM, Align::End, VAlign::Middle));
+        s.text(TextRun::boxed(zoom.clone(), r, SMALL, TEXT, Align::End, VAlign::Middle));
         end -= width_of(&zoom, SMALL) + 16.0;
     }
     for (label, color) in legend {
