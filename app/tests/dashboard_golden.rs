@@ -1,9 +1,12 @@
 //! The dashboard rendered headless on the rocket pair (576x324, 12 frames)
 //! through the real command line, compared with goldens in `screenshots/`:
 //! each view mode at frame 5 (the SSIM heat map too, fitted and zoomed),
-//! a display offset, and a 12x zoom with the cursor hovering over the
-//! picture (pixel grid, hover readout). Plus the no-display demo: it
-//! must write its PNG and JSON without overwriting files already there.
+//! a display offset, a 12x zoom with the cursor hovering over the
+//! picture (pixel grid, hover readout), and small windows (800x500 at
+//! frame 0, 640x400: compact side panel, ellipses, "+N more"). Plus the
+//! no-display demo: it must write its PNG and JSON without overwriting
+//! files already there. Re-bless with `VQSCOPE_BLESS=1` and look at every
+//! image it writes before committing it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,16 +23,21 @@ fn out_dir() -> PathBuf {
     dir
 }
 
-/// Runs `vqscope screenshot --dashboard` on rocket with `extra` flags and
-/// checks the PNG against golden `name`.
+/// Runs `vqscope screenshot --dashboard` on rocket at frame 5, 1280x720,
+/// with `extra` flags and checks the PNG against golden `name`.
 fn shot(name: &str, extra: &[&str]) {
+    shot_at(name, 5, (1280, 720), extra);
+}
+
+fn shot_at(name: &str, frame: u64, size: (u32, u32), extra: &[&str]) {
     let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
     let out = out_dir().join(format!("{name}.png"));
     let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
         .env("VQSCOPE_VALIDATION", "1")
         .args(["screenshot", "--dashboard", "-r", r.to_str().unwrap(), "-d"])
         .arg(&d)
-        .args(["--frame", "5", "--size", "1280x720", "--force", "-o"])
+        .args(["--frame", &frame.to_string(), "--size", &format!("{}x{}", size.0, size.1)])
+        .args(["--force", "-o"])
         .arg(&out)
         .args(extra)
         .output()
@@ -87,6 +95,21 @@ fn dashboard_with_an_offset() {
 #[test]
 fn dashboard_zoomed_with_hover() {
     shot("dashboard_zoom_hover", &["--zoom", "12", "--cursor", "200,200"]);
+}
+
+/// 800x500 at frame 0: every worst frame still listed (the side panel
+/// drops its spare row instead), and the plot's cursor on frame 0 clear
+/// of the y axis.
+#[test]
+fn dashboard_800x500_at_frame_0() {
+    shot_at("dashboard_800x500", 0, (800, 500), &["--mode", "side"]);
+}
+
+/// 640x400: the side panel goes compact (clip facts two to a row) and
+/// says how many worst frames it has no room for; cut text ends in "…".
+#[test]
+fn dashboard_640x400() {
+    shot_at("dashboard_640x400", 5, (640, 400), &["--mode", "ssim"]);
 }
 
 #[test]

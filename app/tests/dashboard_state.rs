@@ -1,7 +1,8 @@
 //! The dashboard's state machine driven by synthetic input, no window and
-//! no GPU: seeking, stepping, playback, zoom around the cursor, panning,
-//! the wipe line, clicks on the plot, the scrubber and the worst-frames
-//! list. The app is a binary crate, so its pure modules are compiled in
+//! no GPU: seeking, stepping, playback and looping, zoom around the cursor,
+//! panning, the wipe line, clicks on the plot, the scrubber and the
+//! worst-frames list, header messages, and the layout at small window
+//! sizes. The app is a binary crate, so its pure modules are compiled in
 //! here by path.
 
 #[allow(dead_code)]
@@ -11,8 +12,12 @@ mod layout;
 #[path = "../src/dashboard/state.rs"]
 mod state;
 
-use layout::Layout;
-use state::{Input, Key, MAX_SCALE, State, ViewMode, picture_rect};
+use glam::Vec2;
+use layout::{Layout, WORST_ROWS};
+use state::{
+    Input, Key, MAX_SCALE, MESSAGE_SECONDS, PLOT_INSET, State, ViewMode, ZOOM_PER_LINE,
+    picture_rect,
+};
 
 /// The rocket clip's geometry in a 1280x720 window.
 fn rocket() -> State {
@@ -68,7 +73,10 @@ fn steps_and_seeks_clamp_to_the_clip() {
     assert_eq!(s.frame, 0);
     s.seek(1000);
     assert_eq!(s.frame, 11);
-    assert_eq!(s.timecode(), "00:00:00.440");
+    assert_eq!(s.timecode(), "00:00.440", "no hours in a clip shorter than one");
+    let mut long = State::new((1280, 720), (576, 324), 100_000, 25.0);
+    long.seek(90_011);
+    assert_eq!(long.timecode(), "01:00:00.440");
 }
 
 #[test]
@@ -103,8 +111,8 @@ fn wheel_zooms_around_the_cursor_in_both_panes() {
     let cursor = [pane.x0 + pane.width() * 0.3, pane.y0 + pane.height() * 0.6];
     let before = picture_point(&s, pane, cursor);
     s.apply(Input::CursorMoved { x: cursor[0], y: cursor[1] });
-    s.apply(Input::Scroll(2.0));
-    assert!((s.view.scale - 2.0 * fit).abs() < 1e-4, "two lines double the scale");
+    s.apply(Input::Scroll(4.0));
+    assert!((s.view.scale - 2.0 * fit).abs() < 1e-4, "four lines double the scale");
     assert!(!s.view.fit);
     let after = picture_point(&s, pane, cursor);
     assert!(
@@ -126,7 +134,7 @@ fn wheel_zooms_around_the_cursor_in_both_panes() {
     assert_eq!(s.view.scale, 1.0);
     s.apply(Input::Key(Key::Char('f')));
     assert!(s.view.fit && (s.view.scale - fit).abs() < 1e-4);
-    assert_eq!(s.view.center, [288.0, 162.0]);
+    assert_eq!(s.view.center, Vec2::new(288.0, 162.0));
 }
 
 #[test]
@@ -358,4 +366,179 @@ fn resizing_refits_and_keeps_the_layout_apart_down_to_1024x600() {
     // Degenerate sizes do not panic.
     s.apply(Input::Resized { width: 0, height: 0 });
     s.apply(Input::Scroll(1.0));
+}
+
+#[test]
+fn looping_playback_wraps_to_the_first_frame_and_keeps_playing() {
+    let mut s = rocket();
+    assert!(!s.looping, "off unless asked for (L or --loop)");
+    s.apply(Input::Key(Key::Char('L')));
+    assert!(s.looping);
+    s.seek(10);
+    s.apply(Input::Key(Key::Space));
+    s.apply(Input::Tick(0.04)); // one frame at 25 fps: the last
+    assert_eq!(s.frame, 11);
+    s.apply(Input::Tick(0.04));
+    assert_eq!(s.frame, 0, "after the last frame comes the first");
+    assert!(s.playing, "and playback goes on");
+    assert_eq!(s.plot_span, (0.0, 11.0));
+    s.seek(11);
+    s.apply(Input::Tick(0.12)); // three frames: 11 -> 0 -> 1 -> 2
+    assert_eq!(s.frame, 2);
+    s.apply(Input::Key(Key::Char('l')));
+    assert!(!s.looping, "L toggles");
+    s.seek(11);
+    s.apply(Input::Tick(0.04));
+    assert_eq!((s.frame, s.playing), (11, false), "not looping: stops at the end");
+    // A one-frame clip loops in place rather than dividing by zero.
+    let mut one = State::new((1280, 720), (576, 324), 1, 25.0);
+    one.looping = true;
+    one.apply(Input::Key(Key::Space));
+    one.apply(Input::Tick(0.2));
+    assert_eq!((one.frame, one.playing), (0, true));
+}
+
+#[test]
+fn a_message_stays_until_a_key_a_click_or_its_time_is_up() {
+    let mut s = rocket();
+    s.inform("wrote /somewhere/vqscope-view.png");
+    s.apply(Input::Tick(MESSAGE_SECONDS * 0.5));
+    s.apply(Input::CursorMoved { x: 100.0, y: 100.0 });
+    s.apply(Input::Scroll(1.0));
+    assert_eq!(
+        s.message.as_ref().map(|(m, _)| m.as_str()),
+        Some("wrote /somewhere/vqscope-view.png"),
+        "moving the mouse or the wheel does not clear it"
+    );
+    s.apply(Input::Tick(MESSAGE_SECONDS * 0.6));
+    assert_eq!(s.message, None, "gone after {MESSAGE_SECONDS} s");
+    s.inform("again");
+    s.apply(Input::Key(Key::Right));
+    assert_eq!(s.message, None, "a key clears it");
+    s.inform("again");
+    click(&mut s, 100.0, 100.0);
+    assert_eq!(s.message, None, "a click clears it");
+    // S and E ask the owner to write; the key that asks clears an old
+    // message before the owner posts the new one.
+    s.inform("old");
+    s.apply(Input::Key(Key::Char('s')));
+    s.apply(Input::Key(Key::Char('E')));
+    assert!(s.requests.save_png && s.requests.export && s.message.is_none());
+}
+
+/// One notch is one line on X11 and most wheels: a fourth of a doubling,
+/// so three notches from a fitted 57% reach about 96%, not 459%.
+#[test]
+fn wheel_notches_zoom_in_fine_steps() {
+    let mut s = rocket();
+    let pane = s.layout.side_panes[0];
+    let middle = state::centre(pane);
+    s.apply(Input::CursorMoved { x: middle.x, y: middle.y });
+    let fit = s.view.scale;
+    for _ in 0..3 {
+        s.apply(Input::Scroll(1.0));
+    }
+    let ratio = s.view.scale / fit;
+    assert!((ratio - 2f32.powf(0.75)).abs() < 1e-4, "three notches: x{ratio}");
+    assert!((ZOOM_PER_LINE.powi(4) - 2.0).abs() < 1e-5);
+    s.apply(Input::Scroll(-1.0));
+    assert!((s.view.scale / fit - 2f32.powf(0.5)).abs() < 1e-4, "and back one");
+}
+
+#[test]
+fn a_zoomed_plot_says_so_and_0_shows_the_whole_clip() {
+    let mut s = State::new((1280, 720), (576, 324), 1000, 25.0);
+    assert_eq!(s.plot_zoom_label(), None, "the whole clip: nothing to say");
+    let area = s.layout.plot_area;
+    s.apply(Input::CursorMoved { x: s.plot_x(500.0), y: 0.5 * (area.y0 + area.y1) });
+    s.apply(Input::Scroll(3.0));
+    assert!(s.plot_zoomed());
+    let (a, b) = s.plot_span;
+    let label = s.plot_zoom_label().expect("zoomed");
+    assert_eq!(label, format!("frames {}–{} of 1000 (0: all)", a.ceil() as u64, b.floor() as u64));
+    assert!(a > 0.0 && b < 999.0, "{a}..{b}");
+    s.apply(Input::Key(Key::Char('0')));
+    assert_eq!(s.plot_span, (0.0, 999.0));
+    assert_eq!(s.plot_zoom_label(), None);
+}
+
+/// The first and last frames sit inside the plot, clear of the axes, and a
+/// click at the very edge of the data area still picks them.
+#[test]
+fn the_plot_cursor_stays_clear_of_the_axes() {
+    let mut s = rocket();
+    let area = s.layout.plot_area;
+    assert!((s.plot_x(0.0) - (area.x0 + PLOT_INSET)).abs() < 1e-3, "{}", s.plot_x(0.0));
+    assert!((s.plot_x(11.0) - (area.x1 - PLOT_INSET)).abs() < 1e-3, "{}", s.plot_x(11.0));
+    s.seek(6);
+    click(&mut s, area.x0, 0.5 * (area.y0 + area.y1));
+    assert_eq!(s.frame, 0);
+    click(&mut s, area.x1, 0.5 * (area.y0 + area.y1));
+    assert_eq!(s.frame, 11);
+    for f in 0..12 {
+        assert_eq!(s.plot_frame_at(s.plot_x(f as f64)), f, "round trip of frame {f}");
+    }
+}
+
+/// Numbers count from 0 everywhere (plot, worst frames, libvmaf's
+/// reports); the transport says so beside the count.
+#[test]
+fn the_frame_label_gives_the_number_and_the_range() {
+    let mut s = State::new((1280, 720), (576, 324), 10, 25.0);
+    assert_eq!(s.frame_label(), "frame 0 (0–9)");
+    s.apply(Input::Key(Key::End));
+    assert_eq!(s.frame_label(), "frame 9 (0–9)");
+}
+
+/// The picture-to-screen map and its inverse agree with `picture_rect`,
+/// zoomed and panned: the sample under the cursor is the one drawn there.
+#[test]
+fn the_hovered_sample_is_the_one_drawn_under_the_cursor() {
+    let mut s = rocket();
+    s.zoom_to(7.0);
+    let pane = s.layout.side_panes[1];
+    drag(&mut s, [pane.x0 + 50.0, pane.y0 + 50.0], [pane.x0 + 10.0, pane.y0 + 70.0]);
+    let r = picture_rect(pane, &s.view, s.picture);
+    for (sx, sy) in [(100u32, 40u32), (301, 170), (575, 323)] {
+        // The middle of sample (sx, sy) on screen.
+        let x = r.x0 + (sx as f32 + 0.5) * s.view.scale;
+        let y = r.y0 + (sy as f32 + 0.5) * s.view.scale;
+        s.apply(Input::CursorMoved { x, y });
+        let expected = pane.contains(x, y).then_some((sx, sy));
+        assert_eq!(s.hovered_pixel(), expected, "at {x},{y} ({:?})", s.view);
+    }
+}
+
+/// Small windows: the caption strips sit above their panes, the side
+/// panel's sections stay inside it and in order, and the worst-frames
+/// list keeps all its rows down to 800x500 (compact below, counting
+/// what it cannot show).
+#[test]
+fn small_windows_keep_every_section_and_count_what_does_not_fit() {
+    for (w, h, compact, shown) in
+        [(1280, 720, false, WORST_ROWS), (800, 500, false, WORST_ROWS), (640, 400, true, 3)]
+    {
+        let l = Layout::new(w, h);
+        let at = format!("{w}x{h}");
+        assert_eq!((l.compact, l.worst_shown), (compact, shown), "{at}");
+        for (caption, pane) in l.side_captions.iter().zip(&l.side_panes) {
+            assert_eq!((caption.x0, caption.x1, caption.y1), (pane.x0, pane.x1, pane.y0), "{at}");
+            assert!(caption.height() >= layout::ROW && caption.y0 >= l.video.y0, "{at}");
+        }
+        assert_eq!(l.single_caption.y1, l.single_pane.y0, "{at}");
+        assert!(l.side_sections.windows(2).all(|p| p[0] < p[1]), "{at}: {:?}", l.side_sections);
+        assert!(l.side_sections[0] >= l.side.y0, "{at}");
+        for r in l.shown_worst_rows() {
+            assert!(r.y0 >= l.side_sections[3] + layout::ROW && r.y1 <= l.side.y1, "{at}: {r:?}");
+        }
+        assert_eq!(l.shown_worst_rows().len(), shown);
+        // A click on a row that is not shown seeks nowhere.
+        let mut s = State::new((w, h), (576, 324), 12, 25.0);
+        s.worst = vec![1, 2, 3, 4, 5];
+        if shown < WORST_ROWS {
+            let hidden = l.worst_rows[shown];
+            click(&mut s, 0.5 * (hidden.x0 + hidden.x1), 0.5 * (hidden.y0 + hidden.y1));
+            assert_eq!(s.frame, 0, "{at}");
+        }
+    }
 }

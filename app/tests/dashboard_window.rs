@@ -3,7 +3,11 @@
 //! (xdotool), grab the screen (xwd) and check that it shows what the
 //! headless `screenshot --dashboard` renders for the same state: End must
 //! bring frame 11 (the last), then M three times the SSIM heat map computed
-//! on the window's own GPU path. Escape must close it with exit code 0.
+//! on the window's own GPU path. `S` must write `vqscope-view.png` into the
+//! folder the window was started from, without touching a file of that
+//! name already there, and say so in the header (the window then differs
+//! from the headless render in the header only, and is back to it once a
+//! key clears the message). Escape must close it with exit code 0.
 //!
 //! Keys are sent without `--window`: xdotool then uses XTEST, which X
 //! delivers like real typing to the focused window; `--window` sends
@@ -131,6 +135,10 @@ fn the_window_seeks_switches_to_ssim_and_quits_on_keys() {
     // window sits at (0, 0), so the screen grab is the window.
     let xvfb = Xvfb::start(SIZE.0, SIZE.1);
     let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
+    for stale in ["vqscope-view-1.png", "vqscope-view-2.png"] {
+        let _ = std::fs::remove_file(out_dir().join(stale));
+    }
+    std::fs::write(out_dir().join("vqscope-view.png"), b"mine").unwrap();
     let log = std::fs::File::create(out_dir().join("vqscope.log")).unwrap();
     let mut app = App(Command::new(env!("CARGO_BIN_EXE_vqscope"))
         .current_dir(out_dir())
@@ -156,6 +164,29 @@ fn the_window_seeks_switches_to_ssim_and_quits_on_keys() {
     xdotool(display, &["key", "m", "m", "m"]);
     wait_for(&mut app, display, "ssim", &ssim);
 
+    xdotool(display, &["key", "s"]);
+    let saved = out_dir().join("vqscope-view-1.png");
+    let path = out_dir().join("saved.screen.png");
+    let start = Instant::now();
+    loop {
+        let (_, _, screen) = grab(display, &path);
+        // Below the header's 48 rows the screen is the SSIM view as before.
+        let header = 4 * SIZE.0 as usize * 48;
+        let (above, below) = (differing(&screen[..header], &ssim[..header]), &screen[header..]);
+        if saved.exists() && above > 0 {
+            assert_eq!(differing(below, &ssim[header..]), 0, "only the header changes");
+            break;
+        }
+        assert!(start.elapsed() < SETTLE, "no saved PNG and message; see {}", path.display());
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    assert_eq!(std::fs::read(out_dir().join("vqscope-view.png")).unwrap(), b"mine");
+    let (w, h, _) = load_png(&saved).expect("the saved view");
+    assert_eq!((w, h), SIZE);
+    // Any key clears the message: Home then End comes back to the same view.
+    xdotool(display, &["key", "Home", "End"]);
+    wait_for(&mut app, display, "ssim-again", &ssim);
+
     xdotool(display, &["key", "Escape"]);
     let start = Instant::now();
     let status = loop {
@@ -168,4 +199,6 @@ fn the_window_seeks_switches_to_ssim_and_quits_on_keys() {
     let log = std::fs::read_to_string(out_dir().join("vqscope.log")).unwrap_or_default();
     assert_eq!(status.code(), Some(0), "vqscope exited with {status}:\n{log}");
     assert!(!log.contains("[vulkan"), "validation messages from the window:\n{log}");
+    let written = std::path::absolute(&saved).unwrap();
+    assert!(log.contains(&format!("wrote {}", written.display())), "{log}");
 }

@@ -62,6 +62,9 @@ pub struct OpenArgs {
     /// (`NAME` or `NAME=OPT=V:…`; repeatable); `P` plots any computed value.
     #[arg(long = "feature", value_name = "NAME[=OPT=V:…]")]
     pub features: Vec<String>,
+    /// Play in a loop: from the last frame on to the first (`L` in the window toggles it).
+    #[arg(long = "loop")]
+    pub looping: bool,
     #[command(flatten)]
     pub display: DisplayArgs,
 }
@@ -148,7 +151,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
         eprintln!("vqscope: no display (DISPLAY is unset): rendering {what} to a PNG instead");
         return headless(Path::new(""), &inputs, &models[0], &features);
     }
-    window(inputs, models, features)
+    window(inputs, models, features, args.looping)
 }
 
 /// A frame the headless path renders.
@@ -307,6 +310,12 @@ fn free_names(dir: &Path, stem: &str, exts: &[&str]) -> Vec<PathBuf> {
         })
         .find(|paths| paths.iter().all(|p| !p.exists()))
         .unwrap_or_default()
+}
+
+/// `path` from the root, so the header's message says where a file went
+/// whatever folder vqscope was started from.
+fn full_path(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
 }
 
 /// Writes the scores as a libvmaf-style JSON report.
@@ -554,13 +563,19 @@ impl Capturer {
 }
 
 /// The dashboard window on `inputs`.
-fn window(inputs: Inputs, models: Vec<String>, features: Arc<[String]>) -> Result<()> {
+fn window(
+    inputs: Inputs,
+    models: Vec<String>,
+    features: Arc<[String]>,
+    looping: bool,
+) -> Result<()> {
     let mut session = Session::open(inputs, models, 0, features)?;
     let g = session.clip.reference.geometry;
     let fps = session.clip.reference.frame_rate.as_f64();
     let mut state =
         State::new(WINDOW, (g.width, g.height), session.clip.frame_count.unwrap_or(1), fps);
     state.peak_nits = session.inputs.peak_nits;
+    state.looping = looping;
     let mut pictures: Option<Pictures> = None;
     let mut renderer: Option<Renderer> = None;
     // The shown frames' upload ring, made for the clip's geometry with the
@@ -682,7 +697,9 @@ fn window(inputs: Inputs, models: Vec<String>, features: Arc<[String]>) -> Resul
             let [png] =
                 free_names(Path::new(""), "vqscope-view", &["png"]).try_into().unwrap_or_default();
             capture::save_png(&png, w, h, &rgba)?;
-            eprintln!("vqscope: wrote {}", png.display());
+            let said = format!("wrote {}", full_path(&png).display());
+            eprintln!("vqscope: {said}");
+            state.inform(said);
         }
         if requests.export {
             let [json] = free_names(Path::new(""), "vqscope-report", &["json"])
@@ -691,7 +708,13 @@ fn window(inputs: Inputs, models: Vec<String>, features: Arc<[String]>) -> Resul
             let elapsed = started.elapsed().as_secs_f64().max(1e-9);
             let fps = history.frames.len() as f64 / elapsed;
             write_report(&json, history, clip, fps)?;
-            eprintln!("vqscope: wrote {} ({} frames scored)", json.display(), history.frames.len());
+            let said = format!(
+                "wrote {} ({} frames scored)",
+                full_path(&json).display(),
+                history.frames.len()
+            );
+            eprintln!("vqscope: {said}");
+            state.inform(said);
         }
         let renderer = match &mut renderer {
             Some(r) => r,

@@ -10,6 +10,7 @@
 
 use std::path::PathBuf;
 
+use glam::{Affine2, Vec2};
 use vqscope_renderer::Rect;
 
 use super::layout::Layout;
@@ -23,6 +24,16 @@ pub const GRID_SCALE: f32 = 8.0;
 const WIPE_GRAB: f32 = 8.0;
 /// Fewest frames the plot's time window can show when zoomed in.
 const MIN_PLOT_SPAN: f64 = 8.0;
+/// Magnification per wheel line (one notch of most wheels): four notches
+/// double it, fine enough to stop near the wanted size (a doubling per
+/// notch overshoots: fit 57% to 459% in three).
+pub const ZOOM_PER_LINE: f32 = 1.189_207_1; // 2^(1/4)
+/// Pixels kept free at each end of the plot's time axis, so the cursor on
+/// the first or last frame stays clear of the axes.
+pub const PLOT_INSET: f32 = 6.0;
+/// How long a message in the header ([`State::message`]) stays up unless
+/// a key or click clears it sooner.
+pub const MESSAGE_SECONDS: f64 = 6.0;
 
 /// How the two pictures are shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,24 +120,47 @@ pub struct View {
     /// Follow the pane size (fit the whole picture) until the user zooms.
     pub fit: bool,
     pub scale: f32,
-    pub center: [f32; 2],
+    pub center: Vec2,
+}
+
+impl View {
+    /// Picture samples to screen pixels in `pane`: scale about the
+    /// picture's `center`, which lands on the pane's centre. Its inverse
+    /// takes a screen point back to the picture (hover, zoom anchor).
+    pub fn screen_map(&self, pane: Rect) -> Affine2 {
+        Affine2::from_scale_angle_translation(
+            Vec2::splat(self.scale),
+            0.0,
+            centre(pane) - self.center * self.scale,
+        )
+    }
+}
+
+/// The centre of `r`.
+pub fn centre(r: Rect) -> Vec2 {
+    Vec2::new(0.5 * (r.x0 + r.x1), 0.5 * (r.y0 + r.y1))
 }
 
 /// Where a pane shows the picture: the picture's full rectangle mapped to
 /// the screen (may extend past the pane, which clips it).
 pub fn picture_rect(pane: Rect, view: &View, picture: (u32, u32)) -> Rect {
-    let (cx, cy) = (0.5 * (pane.x0 + pane.x1), 0.5 * (pane.y0 + pane.y1));
-    let x0 = cx - view.center[0] * view.scale;
-    let y0 = cy - view.center[1] * view.scale;
-    Rect::new(x0, y0, x0 + picture.0 as f32 * view.scale, y0 + picture.1 as f32 * view.scale)
+    let whole = Rect::new(0.0, 0.0, picture.0 as f32, picture.1 as f32);
+    map_rect(&view.screen_map(pane), whole)
+}
+
+/// `r` through `m` (a scale and a translation, so corners stay corners).
+pub fn map_rect(m: &Affine2, r: Rect) -> Rect {
+    let a = m.transform_point2(Vec2::new(r.x0, r.y0));
+    let b = m.transform_point2(Vec2::new(r.x1, r.y1));
+    Rect::new(a.x, a.y, b.x, b.y)
 }
 
 /// What is being dragged with the left button held.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Drag {
-    /// Panning: the picture point that was under the cursor at the press.
+    /// Panning: the screen point of the cursor at the last move.
     Pan {
-        last: [f32; 2],
+        last: Vec2,
     },
     Wipe,
     Plot,
@@ -167,6 +201,9 @@ pub struct State {
     pub frame_count: u64,
     pub fps: f64,
     pub playing: bool,
+    /// Playback wraps from the last frame to the first instead of stopping
+    /// (`L`, or `--loop`).
+    pub looping: bool,
     /// Playback time not yet turned into a whole frame.
     clock: f64,
     pub mode: ViewMode,
@@ -185,7 +222,7 @@ pub struct State {
     /// Plot time window, in frames: `[start, end]`.
     pub plot_span: (f64, f64),
     /// Last cursor position (None: outside the window).
-    pub cursor: Option<[f32; 2]>,
+    pub cursor: Option<Vec2>,
     /// The worst frames, worst first (filled by the owner as scores come),
     /// so a click on a row of the list can seek.
     pub worst: Vec<u64>,
@@ -202,6 +239,10 @@ pub struct State {
     pub notice: Option<String>,
     /// The display peak in nits that HDR pictures are tone-mapped to.
     pub peak_nits: u16,
+    /// A one-line report of something done (a file written, with its
+    /// path) for the header, and how long it has been up: cleared after
+    /// [`MESSAGE_SECONDS`] or by the next key or click.
+    pub message: Option<(String, f64)>,
     shift: bool,
     drag: Option<Drag>,
 }
@@ -215,6 +256,7 @@ impl State {
             frame_count,
             fps: if fps.is_finite() && fps > 0.0 { fps } else { 25.0 },
             playing: false,
+            looping: false,
             clock: 0.0,
             mode: ViewMode::Side,
             series: 0,
@@ -222,7 +264,7 @@ impl State {
             quit: false,
             picture: (picture.0.max(1), picture.1.max(1)),
             layout: Layout::new(window.0, window.1),
-            view: View { fit: true, scale: 1.0, center: [0.0, 0.0] },
+            view: View { fit: true, scale: 1.0, center: Vec2::ZERO },
             wipe: 0.5,
             plot_span: (0.0, 0.0),
             cursor: None,
@@ -232,6 +274,7 @@ impl State {
             dis_offset: 0,
             notice: None,
             peak_nits: vqscope_renderer::color::DEFAULT_PEAK_NITS,
+            message: None,
             shift: false,
             drag: None,
         };
@@ -281,18 +324,43 @@ impl State {
 
     pub fn apply(&mut self, input: Input) {
         match input {
-            Input::Key(key) => self.key(key),
+            Input::Key(key) => {
+                self.message = None;
+                self.key(key);
+            }
             Input::Shift(down) => self.shift = down,
-            Input::CursorMoved { x, y } => self.moved(x, y),
+            Input::CursorMoved { x, y } => self.moved(Vec2::new(x, y)),
             Input::CursorLeft => self.cursor = None,
-            Input::Press => self.press(),
+            Input::Press => {
+                self.message = None;
+                self.press();
+            }
             Input::Release => self.drag = None,
             Input::Scroll(lines) => self.scroll(lines),
             Input::Resized { width, height } => {
                 self.layout = Layout::new(width, height);
                 self.refit();
             }
-            Input::Tick(seconds) => self.tick(seconds),
+            Input::Tick(seconds) => {
+                self.age_message(seconds);
+                self.tick(seconds);
+            }
+        }
+    }
+
+    /// Puts `text` in the header for a few seconds (see [`State::message`]).
+    pub fn inform(&mut self, text: impl Into<String>) {
+        self.message = Some((text.into(), 0.0));
+    }
+
+    fn age_message(&mut self, seconds: f64) {
+        if let Some((_, age)) = &mut self.message {
+            if seconds.is_finite() && seconds > 0.0 {
+                *age += seconds;
+            }
+            if *age >= MESSAGE_SECONDS {
+                self.message = None;
+            }
         }
     }
 
@@ -340,6 +408,8 @@ impl State {
             Key::Escape if self.help => self.help = false,
             Key::Escape => self.quit = true,
             Key::Char(c) => match c.to_ascii_lowercase() {
+                'l' => self.looping = !self.looping,
+                '0' => self.plot_span = self.full_span(),
                 'f' => {
                     self.view.fit = true;
                     self.refit();
@@ -389,7 +459,7 @@ impl State {
     /// difference and SSIM views, the left or right half of the window.
     /// Unknown cursor (X11 may report none during a drag): the left half.
     pub fn drop_side(&self) -> InputSide {
-        let Some([x, _]) = self.cursor else { return InputSide::Reference };
+        let Some(Vec2 { x, .. }) = self.cursor else { return InputSide::Reference };
         let split = match self.mode {
             ViewMode::Side => 0.5 * (self.layout.side_panes[0].x1 + self.layout.side_panes[1].x0),
             ViewMode::Wipe => self.wipe_x(),
@@ -415,7 +485,11 @@ impl State {
         if frames >= 1.0 {
             self.clock -= frames / self.fps;
             let next = self.frame.saturating_add(frames as u64);
-            if next >= self.frame_count - 1 {
+            if self.looping {
+                // Wraps to frame 0 and keeps playing; a stall longer than
+                // the clip wraps as many times as it covers.
+                self.frame = next % self.frame_count;
+            } else if next >= self.frame_count - 1 {
                 self.frame = self.frame_count - 1;
                 self.playing = false;
             } else {
@@ -425,16 +499,15 @@ impl State {
         }
     }
 
-    fn moved(&mut self, x: f32, y: f32) {
-        self.cursor = Some([x, y]);
+    fn moved(&mut self, at: Vec2) {
+        self.cursor = Some(at);
+        let x = at.x;
         match self.drag {
             Some(Drag::Pan { last }) => {
-                let s = self.view.scale;
                 self.view.fit = false;
-                self.view.center[0] -= (x - last[0]) / s;
-                self.view.center[1] -= (y - last[1]) / s;
+                self.view.center -= (at - last) / self.view.scale;
                 self.clamp_center();
-                self.drag = Some(Drag::Pan { last: [x, y] });
+                self.drag = Some(Drag::Pan { last: at });
             }
             Some(Drag::Wipe) => {
                 let pane = self.layout.single_pane;
@@ -447,7 +520,8 @@ impl State {
     }
 
     fn press(&mut self) {
-        let Some([x, y]) = self.cursor else { return };
+        let Some(at) = self.cursor else { return };
+        let (x, y) = (at.x, at.y);
         if self.help {
             self.help = false; // any click dismisses the help
             return;
@@ -459,14 +533,14 @@ impl State {
         {
             self.drag = Some(Drag::Wipe);
         } else if self.panes().iter().any(|p| p.contains(x, y)) {
-            self.drag = Some(Drag::Pan { last: [x, y] });
+            self.drag = Some(Drag::Pan { last: at });
         } else if l.plot_area.inflate(4.0).contains(x, y) {
             self.drag = Some(Drag::Plot);
             self.seek(self.plot_frame_at(x));
         } else if l.scrubber.inflate(6.0).contains(x, y) {
             self.drag = Some(Drag::Scrubber);
             self.seek(self.scrubber_frame_at(x));
-        } else if let Some(i) = l.worst_rows.iter().position(|r| r.contains(x, y))
+        } else if let Some(i) = l.shown_worst_rows().iter().position(|r| r.contains(x, y))
             && let Some(&frame) = self.worst.get(i)
         {
             self.playing = false;
@@ -475,29 +549,28 @@ impl State {
     }
 
     fn scroll(&mut self, lines: f32) {
-        let Some([x, y]) = self.cursor else { return };
+        let Some(at) = self.cursor else { return };
         if !lines.is_finite() || lines == 0.0 {
             return;
         }
-        if let Some(pane) = self.panes().into_iter().find(|p| p.contains(x, y)) {
-            let factor = 2f32.powf(0.5 * lines);
-            self.set_scale(self.view.scale * factor, Some((pane, [x, y])));
-        } else if self.layout.plot.contains(x, y) {
-            self.zoom_plot(lines, x);
+        if let Some(pane) = self.panes().into_iter().find(|p| p.contains(at.x, at.y)) {
+            let factor = ZOOM_PER_LINE.powf(lines);
+            self.set_scale(self.view.scale * factor, Some((pane, at)));
+        } else if self.layout.plot.contains(at.x, at.y) {
+            self.zoom_plot(lines, at.x);
         }
     }
 
     /// Sets the video scale, keeping the picture point under `anchor` (a
     /// pane and a screen point) where it is; without one, the pane centre.
-    fn set_scale(&mut self, scale: f32, anchor: Option<(Rect, [f32; 2])>) {
+    fn set_scale(&mut self, scale: f32, anchor: Option<(Rect, Vec2)>) {
         let new = scale.clamp(self.min_scale(), MAX_SCALE.max(self.min_scale()));
-        if let Some((pane, [x, y])) = anchor {
-            let (cx, cy) = (0.5 * (pane.x0 + pane.x1), 0.5 * (pane.y0 + pane.y1));
-            let old = self.view.scale;
-            // Picture point under the cursor, before and after.
-            let px = self.view.center[0] + (x - cx) / old;
-            let py = self.view.center[1] + (y - cy) / old;
-            self.view.center = [px - (x - cx) / new, py - (y - cy) / new];
+        if let Some((pane, at)) = anchor {
+            // The picture point under the cursor stays under it: centre +
+            // offset/old = point = new centre + offset/new.
+            let point = self.view.screen_map(pane).inverse().transform_point2(at);
+            let offset = at - centre(pane);
+            self.view.center = point - offset / new;
         }
         self.view.scale = new;
         self.view.fit = false;
@@ -508,7 +581,7 @@ impl State {
     fn refit(&mut self) {
         if self.view.fit {
             self.view.scale = self.fit_scale();
-            self.view.center = [self.picture.0 as f32 * 0.5, self.picture.1 as f32 * 0.5];
+            self.view.center = 0.5 * self.picture_size();
         } else {
             self.view.scale =
                 self.view.scale.clamp(self.min_scale(), MAX_SCALE.max(self.min_scale()));
@@ -520,13 +593,18 @@ impl State {
     /// fits entirely is centred, a larger one may not be panned past its edge.
     fn clamp_center(&mut self) {
         let pane = self.panes()[0];
-        let s = self.view.scale;
-        let dims = [(self.picture.0 as f32, pane.width()), (self.picture.1 as f32, pane.height())];
-        for (i, (size, extent)) in dims.into_iter().enumerate() {
-            let half = 0.5 * extent / s;
-            let c = &mut self.view.center[i];
-            *c = if half * 2.0 >= size { size * 0.5 } else { c.clamp(half, size - half) };
-        }
+        let size = self.picture_size();
+        let half = 0.5 * Vec2::new(pane.width(), pane.height()) / self.view.scale;
+        // Per axis: the middle when the picture fits, else clamped so no
+        // edge comes inside the pane.
+        let fits = (2.0 * half).cmpge(size);
+        let clamped = self.view.center.clamp(half.min(size - half), (size - half).max(half));
+        self.view.center = Vec2::select(fits, 0.5 * size, clamped);
+    }
+
+    /// The picture's size in samples.
+    fn picture_size(&self) -> Vec2 {
+        Vec2::new(self.picture.0 as f32, self.picture.1 as f32)
     }
 
     /// The whole clip on the time axis.
@@ -549,11 +627,29 @@ impl State {
         self.plot_span = (a, b);
     }
 
+    /// Whether the plot shows less than the whole clip (`0` resets it).
+    pub fn plot_zoomed(&self) -> bool {
+        self.plot_span != self.full_span()
+    }
+
+    /// The plot's time axis: the screen x range frames are drawn over,
+    /// inset from the data area's edges by [`PLOT_INSET`].
+    fn plot_axis(&self) -> (f32, f32) {
+        let area = self.layout.plot_area;
+        let inset = PLOT_INSET.min(0.25 * area.width());
+        (area.x0 + inset, (area.x1 - inset).max(area.x0 + inset + 1.0))
+    }
+
+    /// Where screen x falls along the plot's time axis, 0 to 1.
+    fn plot_t(&self, x: f32) -> f64 {
+        let (x0, x1) = self.plot_axis();
+        f64::from(((x - x0) / (x1 - x0)).clamp(0.0, 1.0))
+    }
+
     /// Zooms the plot's time axis around screen x.
     fn zoom_plot(&mut self, lines: f32, x: f32) {
-        let area = self.layout.plot_area;
         let (a, b) = self.plot_span;
-        let t = f64::from(((x - area.x0) / area.width().max(1.0)).clamp(0.0, 1.0));
+        let t = self.plot_t(x);
         let at = a + t * (b - a);
         let span = (b - a) * 0.8f64.powf(f64::from(lines));
         self.plot_span = (at - t * span, at - t * span + span);
@@ -573,17 +669,29 @@ impl State {
 
     /// Screen x of frame `f` on the plot.
     pub fn plot_x(&self, f: f64) -> f32 {
-        let area = self.layout.plot_area;
+        let (x0, x1) = self.plot_axis();
         let (a, b) = self.plot_span;
-        area.x0 + (((f - a) / (b - a).max(1e-9)) as f32) * area.width()
+        x0 + (((f - a) / (b - a).max(1e-9)) as f32) * (x1 - x0)
     }
 
     /// The frame under screen x on the plot.
     pub fn plot_frame_at(&self, x: f32) -> u64 {
-        let area = self.layout.plot_area;
         let (a, b) = self.plot_span;
-        let t = f64::from(((x - area.x0) / area.width().max(1.0)).clamp(0.0, 1.0));
-        (a + t * (b - a)).round().max(0.0) as u64
+        (a + self.plot_t(x) * (b - a)).round().max(0.0) as u64
+    }
+
+    /// What the plot says when zoomed: the frames in view and how to see
+    /// them all again. None when it shows the whole clip.
+    pub fn plot_zoom_label(&self) -> Option<String> {
+        let (a, b) = self.plot_span;
+        self.plot_zoomed().then(|| {
+            format!(
+                "frames {}–{} of {} (0: all)",
+                a.ceil() as u64,
+                b.floor() as u64,
+                self.frame_count
+            )
+        })
     }
 
     /// The frame under screen x on the scrubber (the whole clip).
@@ -595,30 +703,37 @@ impl State {
 
     /// The frame the cursor hovers on the plot, if it does.
     pub fn hovered_frame(&self) -> Option<u64> {
-        let [x, y] = self.cursor?;
+        let at = self.cursor?;
         let area = self.layout.plot_area;
-        area.contains(x, y).then(|| self.plot_frame_at(x).min(self.frame_count - 1))
+        area.contains(at.x, at.y).then(|| self.plot_frame_at(at.x).min(self.frame_count - 1))
     }
 
     /// The picture sample under the cursor, if it is over a pane.
     pub fn hovered_pixel(&self) -> Option<(u32, u32)> {
-        let [x, y] = self.cursor?;
-        let pane = self.panes().into_iter().find(|p| p.contains(x, y))?;
-        let r = picture_rect(pane, &self.view, self.picture);
-        let (px, py) = ((x - r.x0) / self.view.scale, (y - r.y0) / self.view.scale);
-        (px >= 0.0 && py >= 0.0 && px < self.picture.0 as f32 && py < self.picture.1 as f32)
-            .then_some((px as u32, py as u32))
+        let at = self.cursor?;
+        let pane = self.panes().into_iter().find(|p| p.contains(at.x, at.y))?;
+        let p = self.view.screen_map(pane).inverse().transform_point2(at);
+        (p.cmpge(Vec2::ZERO).all() && p.cmplt(self.picture_size()).all())
+            .then_some((p.x as u32, p.y as u32))
     }
 
-    /// `hh:mm:ss.mmm` of the current frame at the clip's rate.
+    /// The current frame and the range of frame numbers, as the transport
+    /// shows it: numbers count from 0 as libvmaf's reports do, so a clip
+    /// of 12 frames runs 0–11.
+    pub fn frame_label(&self) -> String {
+        format!("frame {} (0–{})", self.frame, self.frame_count - 1)
+    }
+
+    /// `hh:mm:ss.mmm` of the current frame at the clip's rate; `mm:ss.mmm`
+    /// when the whole clip is shorter than an hour (the hours would always
+    /// be 00, and a narrow transport strip needs the room).
     pub fn timecode(&self) -> String {
         let ms = (self.frame as f64 / self.fps * 1000.0).round() as u64;
-        format!(
-            "{:02}:{:02}:{:02}.{:03}",
-            ms / 3_600_000,
-            ms / 60_000 % 60,
-            ms / 1000 % 60,
-            ms % 1000
-        )
+        let minutes = format!("{:02}:{:02}.{:03}", ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
+        if (self.frame_count - 1) as f64 / self.fps < 3600.0 {
+            minutes
+        } else {
+            format!("{:02}:{minutes}", ms / 3_600_000)
+        }
     }
 }

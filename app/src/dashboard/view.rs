@@ -4,18 +4,18 @@
 //! turns both into primitives, so the window and the headless screenshot
 //! draw the same thing from the same inputs.
 
+use glam::{Affine2, Vec2};
 use vqscope_renderer::glyphs::Font;
 use vqscope_renderer::text::measure;
-use vqscope_renderer::{
-    Align, Color, Rect, RectStyle, Sampling, Scene, TextRun, VAlign, YuvId, heat,
-};
+use vqscope_renderer::{Align, Color, Rect, RectStyle, Sampling, Scene, TextRun, VAlign, YuvId};
 
 use super::heat_view::MapInfo;
 use super::layout::{FRAME_VALUE_ROWS, Layout, PAD, ROW, WORST_ROWS};
 use super::pictures::Pictures;
 use super::scores::History;
 use super::source::ClipInfo;
-use super::state::{GRID_SCALE, State, ViewMode, picture_rect};
+use super::state::MESSAGE_SECONDS;
+use super::state::{GRID_SCALE, State, ViewMode, map_rect, picture_rect};
 
 /// The SSIM values the heat map's colour ramp spans: the same fixed range
 /// as `screenshot --ssim-map`, so colours mean the same on every frame (a
@@ -77,13 +77,43 @@ fn text(s: &mut Scene, t: impl Into<String>, x: f32, y: f32, size: f32, color: C
     s.text(TextRun::new(t, x.round(), y.round(), size, color));
 }
 
-/// Text in a box, clipped to it.
+/// Text in a box; text wider than the box ends in an ellipsis rather than
+/// being cut mid-word.
 fn boxed(s: &mut Scene, t: impl Into<String>, r: Rect, color: Color, align: Align) {
+    let t = ellipsize(t.into(), r.width(), SIZE);
     s.text(TextRun::boxed(t, r, SIZE, color, align, VAlign::Middle));
 }
 
 fn width_of(t: &str, size: f32) -> f32 {
     measure(Font::shared(), t, size).width
+}
+
+/// `t` as it fits `width` at `size`: whole, or as long a start as fits
+/// followed by "…" (nothing at all if not even that fits).
+pub fn ellipsize(t: String, width: f32, size: f32) -> String {
+    if width_of(&t, size) <= width {
+        return t;
+    }
+    // The longest start that fits with its ellipsis (widths grow with
+    // the length, so a binary search over the character boundaries).
+    let ends: Vec<usize> = t.char_indices().map(|(i, _)| i).skip(1).collect();
+    let shown = |end: usize| format!("{}…", t[..end].trim_end());
+    let fits = ends.partition_point(|&end| width_of(&shown(end), size) <= width);
+    match fits {
+        0 if width_of("…", size) <= width => "…".to_owned(),
+        0 => String::new(),
+        n => shown(ends[n - 1]),
+    }
+}
+
+/// Two texts on one line of `r`: `right` whole at the right end (as much
+/// of it as fits in two thirds of the line), `left` in what is left, both
+/// ellipsized rather than overlapping.
+fn split_row(s: &mut Scene, r: Rect, left: (&str, Color), right: (&str, Color)) {
+    let right_text = ellipsize(right.0.to_owned(), r.width() * 0.67, SIZE);
+    let right_w = if right_text.is_empty() { 0.0 } else { width_of(&right_text, SIZE) + 12.0 };
+    boxed(s, left.0, Rect::new(r.x0, r.y0, r.x1 - right_w, r.y1), left.1, Align::Start);
+    boxed(s, right_text, r, right.1, Align::End);
 }
 
 fn file_name(info: &vqscope_video::SourceInfo) -> String {
@@ -98,31 +128,43 @@ fn header(s: &mut Scene, v: &ViewInputs<'_>) {
     let row = |i: f32| {
         Rect::new(h.x0 + 10.0, h.y0 + PAD + i * ROW, h.x1 - 10.0, h.y0 + PAD + (i + 1.0) * ROW)
     };
-    let scaled = match v.clip.distorted.scaled_from {
-        Some((w, h)) => format!(" (scaled from {w}x{h})"),
-        None => String::new(),
-    };
-    let names = format!(
-        "reference  {}      distorted  {}{scaled}",
-        file_name(&v.clip.reference),
-        file_name(&v.clip.distorted)
-    );
-    boxed(s, names, row(0.0), TEXT, Align::Start);
+    let offsets = offsets_label(v.state).unwrap_or_default();
+    let names = names_label(v.clip, row(0.0).width() - width_of(&offsets, SIZE) - 12.0);
+    split_row(s, row(0.0), (&names, TEXT), (&offsets, WARM));
     let total = v.state.frame_count;
     let status = match (v.error, v.history.done) {
         (Some(e), _) => format!("error: {e}"),
         (None, true) => format!("scored {total} frames"),
         (None, false) => format!("scoring {} / {total}", v.history.frames.len()),
     };
-    let (status, color) = match &v.state.notice {
-        Some(n) => (n.clone(), BAD),
-        None => (status, if v.error.is_some() { BAD } else { DIM }),
+    // A fresh message (a file written) first, fading out over its last
+    // second; then a problem with a dropped file or model; then progress.
+    let (status, color) = match (&v.state.message, &v.state.notice) {
+        (Some((m, age)), _) => {
+            (m.clone(), ACCENT.fade((MESSAGE_SECONDS - age).clamp(0.0, 1.0) as f32))
+        }
+        (None, Some(n)) => (n.clone(), BAD),
+        (None, None) => (status, if v.error.is_some() { BAD } else { DIM }),
     };
-    boxed(s, status, row(1.0), color, Align::Start);
-    boxed(s, "? for help", row(1.0), DIM, Align::End);
-    if let Some(offsets) = offsets_label(v.state) {
-        boxed(s, offsets, row(0.0), WARM, Align::End);
+    split_row(s, row(1.0), (&status, color), ("? for help", DIM));
+}
+
+/// Both inputs' names, each shortened alike when together they are wider
+/// than `width`, so neither disappears behind the other.
+fn names_label(clip: &ClipInfo, width: f32) -> String {
+    let (r, d) = (file_name(&clip.reference), file_name(&clip.distorted));
+    // A distorted input ffmpeg scaled to the reference's size says so.
+    let scaled = match clip.distorted.scaled_from {
+        Some((w, h)) => format!(" (scaled from {w}x{h})"),
+        None => String::new(),
+    };
+    let join = |r: &str, d: &str| format!("reference  {r}      distorted  {d}{scaled}");
+    let whole = join(&r, &d);
+    if width_of(&whole, SIZE) <= width {
+        return whole;
     }
+    let each = 0.5 * (width - width_of(&join("", ""), SIZE));
+    join(&ellipsize(r, each, SIZE), &ellipsize(d, each, SIZE))
 }
 
 /// What the header says about display offsets, when a side has one: which
@@ -142,19 +184,10 @@ pub fn offsets_label(state: &State) -> Option<String> {
 
 /// The visible part of a picture in `pane`: screen rect and sample rect.
 fn visible(pane: Rect, state: &State) -> Option<(Rect, Rect)> {
+    let m = state.view.screen_map(pane);
     let full = picture_rect(pane, &state.view, state.picture);
     let dst = full.intersect(&pane);
-    if dst.is_empty() {
-        return None;
-    }
-    let k = 1.0 / state.view.scale;
-    let src = Rect::new(
-        (dst.x0 - full.x0) * k,
-        (dst.y0 - full.y0) * k,
-        (dst.x1 - full.x0) * k,
-        (dst.y1 - full.y0) * k,
-    );
-    Some((dst, src))
+    (!dst.is_empty()).then(|| (dst, map_rect(&m.inverse(), dst)))
 }
 
 /// Draws picture `id` in `pane`, clipped to `clip`, with the pixel grid
@@ -195,25 +228,18 @@ fn grid(s: &mut Scene, state: &State, pane: Rect, dst: Rect) {
 /// pictures: the screen rectangle of the visible map and the map cells it
 /// shows. None when no part of the map is visible.
 pub fn map_placement(pane: Rect, state: &State, info: &MapInfo) -> Option<(Rect, Rect)> {
-    let full = picture_rect(pane, &state.view, state.picture);
-    let sc = state.view.scale;
-    let [x0, y0, x1, y1] = info.covered();
-    let covered =
-        Rect::new(full.x0 + x0 * sc, full.y0 + y0 * sc, full.x0 + x1 * sc, full.y0 + y1 * sc);
-    let dst = covered.intersect(&pane);
-    if dst.is_empty() {
-        return None;
-    }
-    // Screen → picture samples → map cells (origin·scale samples of
-    // border, then `scale` samples per cell).
-    let k = 1.0 / (sc * info.scale as f32);
-    let src = Rect::new(
-        (dst.x0 - covered.x0) * k,
-        (dst.y0 - covered.y0) * k,
-        (dst.x1 - covered.x0) * k,
-        (dst.y1 - covered.y0) * k,
+    // Map cells → picture samples (origin·scale samples of border, then
+    // `scale` samples per cell) → screen.
+    let k = info.scale as f32;
+    let cells = Affine2::from_scale_angle_translation(
+        Vec2::splat(k),
+        0.0,
+        Vec2::splat(info.origin as f32 * k),
     );
-    Some((dst, src))
+    let m = state.view.screen_map(pane) * cells;
+    let covered = map_rect(&m, Rect::new(0.0, 0.0, info.width as f32, info.height as f32));
+    let dst = covered.intersect(&pane);
+    (!dst.is_empty()).then(|| (dst, map_rect(&m.inverse(), dst)))
 }
 
 /// A heat map in `pane` over `range`: the picture's area in a flat grey
@@ -236,34 +262,104 @@ fn heat_map(s: &mut Scene, state: &State, pane: Rect, info: &MapInfo, range: (f3
     s.pop_clip();
 }
 
-/// A heat map's legend on a chip at the top right of `pane`.
-fn legend(s: &mut Scene, pane: Rect, range: (f32, f32), decimals: usize, caption: &str) {
-    let w = 230.0f32.min(pane.width() - 12.0);
-    let chip = Rect::xywh(pane.x1 - w - 6.0, pane.y0 + 6.0, w, 64.0);
-    s.rect(chip, RectStyle::fill(Color::rgba(0.0, 0.0, 0.0, 0.6)).rounded(4.0));
-    let bar = Rect::new(chip.x0 + 12.0, chip.y0 + 26.0, chip.x1 - 12.0, chip.y0 + 36.0);
-    heat::legend(s, bar, range, 3, decimals, caption, TEXT);
+/// Cells of a caption legend's colour ramp.
+const RAMP_CELLS: u32 = 64;
+
+/// A heat map's colour ramp on one line, ending at `x1` of the caption
+/// strip `c`: low value, the ramp, high value. Returns where it starts.
+fn ramp_legend(s: &mut Scene, c: Rect, x1: f32, range: (f32, f32), decimals: usize) -> f32 {
+    let (lo, hi) = range;
+    let (lo_text, hi_text) = (format!("{lo:.decimals$}"), format!("{hi:.decimals$}"));
+    let bar_w = (c.width() * 0.15).clamp(40.0, 120.0);
+    let hi_w = width_of(&hi_text, SMALL) + 6.0;
+    let lo_w = width_of(&lo_text, SMALL) + 6.0;
+    let mid = 0.5 * (c.y0 + c.y1);
+    let bar = Rect::new(x1 - hi_w - bar_w, mid - 4.0, x1 - hi_w, mid + 4.0);
+    let n = RAMP_CELLS;
+    let ramp = (0..n).map(|i| lo + (hi - lo) * i as f32 / (n - 1) as f32).collect();
+    let map = s.add_map(n, 1, ramp);
+    s.heat_map(bar, map, Rect::new(0.5, 0.0, n as f32 - 0.5, 1.0), Sampling::Bilinear, range);
+    s.rect(bar.inflate(1.0), RectStyle::fill(Color::TRANSPARENT).with_border(1.0, DIM));
+    let small = |s: &mut Scene, t: String, r: Rect, align| {
+        s.text(TextRun::boxed(t, r, SMALL, TEXT, align, VAlign::Middle));
+    };
+    small(s, hi_text, Rect::new(bar.x1, c.y0, x1, c.y1), Align::End);
+    small(s, lo_text, Rect::new(bar.x0 - lo_w, c.y0, bar.x0, c.y1), Align::Start);
+    bar.x0 - lo_w
 }
 
-/// A small label on a translucent chip at the top-left (or right) of `pane`.
-fn tag(s: &mut Scene, pane: Rect, label: &str, right: bool) {
-    let w = width_of(label, SIZE) + 12.0;
-    let x = if right { pane.x1 - w - 6.0 } else { pane.x0 + 6.0 };
-    let chip = Rect::xywh(x, pane.y0 + 6.0, w, ROW + 2.0);
-    s.rect(chip, RectStyle::fill(Color::rgba(0.0, 0.0, 0.0, 0.55)).rounded(4.0));
-    boxed(s, label, chip, TEXT, Align::Center);
+/// Says what is shown in the caption strip `c` above a pane: `label` at
+/// the left, `right` (the zoom) at the right, and a heat map's ramp
+/// before it; nothing is drawn over the picture.
+fn caption(
+    s: &mut Scene,
+    c: Rect,
+    label: &str,
+    right: Option<&str>,
+    ramp: Option<((f32, f32), usize)>,
+) {
+    let c = Rect::new(c.x0 + 4.0, c.y0, c.x1 - 4.0, c.y1 - 2.0);
+    let mut end = c.x1;
+    if let Some(r) = right {
+        s.text(TextRun::boxed(r, c, SMALL, DIM, Align::End, VAlign::Middle));
+        end -= width_of(r, SMALL) + 16.0;
+    }
+    if let Some((range, decimals)) = ramp {
+        end = ramp_legend(s, c, end, range, decimals) - 16.0;
+    }
+    boxed(s, label, Rect::new(c.x0, c.y0, end.max(c.x0), c.y1), TEXT, Align::Start);
 }
 
+/// The video's magnification as the caption shows it, and how to undo a
+/// zoom.
 fn zoom_label(state: &State) -> String {
     let pct = (state.view.scale * 100.0).round();
-    if state.view.fit { format!("fit {pct}%") } else { format!("{pct}%") }
+    if state.view.fit { format!("fit {pct}%") } else { format!("{pct}%  (F: fit)") }
+}
+
+/// What a heat-map view's caption says: what the map is, which way its
+/// colours run and, when the map is smaller than the picture (SSIM's
+/// window does not fit the edge samples), what the grey edge is.
+fn heat_caption(what: &str, info: Option<&MapInfo>, picture: (u32, u32)) -> String {
+    let partial =
+        info.is_some_and(|i| i.covered() != [0.0, 0.0, picture.0 as f32, picture.1 as f32]);
+    let edge = if partial { ", grey edge = no value (window does not fit)" } else { "" };
+    format!("{what}: bright = damaged{edge}")
 }
 
 fn video(s: &mut Scene, v: &ViewInputs<'_>) {
     let state = v.state;
+    let l = &state.layout;
     let panes = state.panes();
     for pane in &panes {
         s.rect(*pane, RectStyle::fill(PANE));
+    }
+    let zoom = zoom_label(state);
+    let zoom = Some(zoom.as_str());
+    let info = match &v.map {
+        Some(Ok(info)) => Some(info),
+        _ => None,
+    };
+    match state.mode {
+        ViewMode::Side => {
+            caption(s, l.side_captions[0], "reference", None, None);
+            caption(s, l.side_captions[1], "distorted", zoom, None);
+        }
+        ViewMode::Wipe => {
+            let label = "reference left of the line, distorted right (drag the line)";
+            caption(s, l.single_caption, label, zoom, None);
+        }
+        ViewMode::Diff => {
+            caption(s, l.single_caption, "difference |ref - dis| x4 (luma)", zoom, None);
+        }
+        ViewMode::Ssim => {
+            let label = heat_caption("SSIM per pixel (luma)", info, state.picture);
+            caption(s, l.single_caption, &label, zoom, Some((SSIM_RANGE, 2)));
+        }
+        ViewMode::DeltaE => {
+            let label = heat_caption("CIEDE2000 ΔE per pixel", info, state.picture);
+            caption(s, l.single_caption, &label, zoom, Some((DELTA_E_RANGE, 0)));
+        }
     }
     let Some(p) = v.pictures else {
         for pane in &panes {
@@ -276,8 +372,6 @@ fn video(s: &mut Scene, v: &ViewInputs<'_>) {
             let (reference, distorted) = (p.add_to(s, false), p.add_to(s, true));
             picture(s, state, panes[0], panes[0], reference);
             picture(s, state, panes[1], panes[1], distorted);
-            tag(s, panes[0], "reference", false);
-            tag(s, panes[1], "distorted", false);
         }
         ViewMode::Wipe => {
             let (reference, distorted) = (p.add_to(s, false), p.add_to(s, true));
@@ -289,8 +383,6 @@ fn video(s: &mut Scene, v: &ViewInputs<'_>) {
             let mid = 0.5 * (pane.y0 + pane.y1);
             s.circle([x, mid], 9.0, TEXT);
             s.ring([x, mid], 9.0, 2.0, PANE);
-            tag(s, pane, "reference", false);
-            tag(s, pane, "distorted", true);
         }
         ViewMode::Diff => {
             let pane = panes[0];
@@ -301,7 +393,6 @@ fn video(s: &mut Scene, v: &ViewInputs<'_>) {
                 }
                 None => boxed(s, "computing difference…", pane, DIM, Align::Center),
             }
-            tag(s, pane, "difference |ref - dis| x4 (luma)", false);
         }
         ViewMode::Ssim | ViewMode::DeltaE => {
             let pane = panes[0];
@@ -314,25 +405,8 @@ fn video(s: &mut Scene, v: &ViewInputs<'_>) {
                 }
                 None => boxed(s, format!("computing {what}…"), pane, DIM, Align::Center),
             }
-            if ssim {
-                tag(s, pane, "SSIM per pixel (luma)", false);
-                legend(s, pane, range, 2, "SSIM (bright = damaged)");
-            } else {
-                tag(s, pane, "CIEDE2000 ΔE per pixel", false);
-                legend(s, pane, range, 0, "ΔE2000 (bright = damaged)");
-            }
         }
     }
-    let last = panes[panes.len() - 1];
-    let zoom = zoom_label(state);
-    let chip = Rect::new(
-        last.x1 - width_of(&zoom, SMALL) - 18.0,
-        last.y1 - ROW - 8.0,
-        last.x1 - 6.0,
-        last.y1 - 6.0,
-    );
-    s.rect(chip, RectStyle::fill(Color::rgba(0.0, 0.0, 0.0, 0.55)).rounded(4.0));
-    s.text(TextRun::boxed(zoom, chip, SMALL, TEXT, Align::Center, VAlign::Middle));
     if let Some((x, y)) = state.hovered_pixel() {
         let (r, d) = (p.luma(false, x, y), p.luma(true, x, y));
         let label = format!("x {x}  y {y}   Y ref {r}  dis {d}");
@@ -348,6 +422,9 @@ fn video(s: &mut Scene, v: &ViewInputs<'_>) {
     }
 }
 
+/// The transport's sign that playback loops.
+const LOOP_SIGN: &str = "↻ loop";
+
 fn transport(s: &mut Scene, v: &ViewInputs<'_>) {
     let state = v.state;
     let t = state.layout.transport;
@@ -361,14 +438,14 @@ fn transport(s: &mut Scene, v: &ViewInputs<'_>) {
     } else {
         boxed(s, "▶", Rect::new(t.x0 + 8.0, t.y0, t.x0 + 24.0, t.y1), TEXT, Align::Center);
     }
-    let label = format!("frame {} / {}   {}", state.frame, state.frame_count - 1, state.timecode());
-    boxed(
-        s,
-        label,
-        Rect::new(t.x0 + 32.0, t.y0, state.layout.scrubber.x0 - 8.0, t.y1),
-        TEXT,
-        Align::Start,
-    );
+    let label = Rect::new(t.x0 + 32.0, t.y0, state.layout.scrubber.x0 - 8.0, t.y1);
+    // Looping (`L`): a sign between the frame and the scrubber.
+    let loop_w = if state.looping { width_of(LOOP_SIGN, SIZE) + 8.0 } else { 0.0 };
+    if state.looping {
+        boxed(s, LOOP_SIGN, label, ACCENT, Align::End);
+    }
+    let text = format!("{}   {}", state.frame_label(), state.timecode());
+    boxed(s, text, Rect::new(label.x0, label.y0, label.x1 - loop_w, label.y1), TEXT, Align::Start);
     let track = state.layout.scrubber;
     let track = Rect::new(track.x0, mid - 2.0, track.x1, mid + 2.0);
     s.rect(track, RectStyle::fill(BACKGROUND).rounded(2.0));
@@ -458,8 +535,19 @@ fn plot(s: &mut Scene, v: &ViewInputs<'_>) {
     if !v.history.series(CI_LO).is_empty() {
         legend.insert(1, ("VMAF 95% interval".to_string(), ACCENT.fade(BAND_ALPHA)));
     }
+    // A zoomed time axis says so, and how to see the whole clip again.
+    let mut end = p.x1 - 8.0;
+    if let Some(zoom) = state.plot_zoom_label() {
+        let r = Rect::new(area.x0, p.y0 + 1.0, end, p.y0 + ROW);
+        s.text(TextRun::boxed(zoom.clone(), r, SMALL, TEXT, Align::End, VAlign::Middle));
+        end -= width_of(&zoom, SMALL) + 16.0;
+    }
     for (label, color) in legend {
+        if x + 40.0 > end {
+            break;
+        }
         s.rect(Rect::xywh(x, p.y0 + 9.0, 14.0, 3.0), RectStyle::fill(color));
+        let label = ellipsize(label, end - x - 20.0, SMALL);
         text(s, &label, x + 20.0, p.y0 + 3.0, SMALL, TEXT);
         x += width_of(&label, SMALL) + 44.0;
     }
@@ -592,12 +680,17 @@ fn hover(s: &mut Scene, v: &ViewInputs<'_>, frame: u64, series: Option<&str>) {
 /// One "name ... value" row of the side panel.
 fn row(s: &mut Scene, side: Rect, y: f32, name: &str, value: &str, color: Color) {
     let r = Rect::new(side.x0 + 10.0, y, side.x1 - 10.0, y + ROW);
-    boxed(s, name, r, DIM, Align::Start);
-    boxed(s, value, r, color, Align::End);
+    split_row(s, r, (name, DIM), (value, color));
 }
 
 fn title(s: &mut Scene, side: Rect, y: f32, t: &str) {
     boxed(s, t, Rect::new(side.x0 + 10.0, y, side.x1 - 10.0, y + ROW), ACCENT, Align::Start);
+}
+
+/// A section title with a dim note at its right end.
+fn title_with(s: &mut Scene, side: Rect, y: f32, t: &str, note: &str) {
+    let r = Rect::new(side.x0 + 10.0, y, side.x1 - 10.0, y + ROW);
+    split_row(s, r, (t, ACCENT), (note, DIM));
 }
 
 fn side_panel(s: &mut Scene, v: &ViewInputs<'_>) {
@@ -606,17 +699,29 @@ fn side_panel(s: &mut Scene, v: &ViewInputs<'_>) {
     let side = l.side;
     s.rect(side, RectStyle::fill(PANEL).rounded(4.0));
     s.push_clip(side);
-    let [clip_y, frame_y, pooled_y] = l.side_sections;
+    let [clip_y, frame_y, pooled_y, worst_y] = l.side_sections;
     let r = &v.clip.reference;
     let g = r.geometry;
     title(s, side, clip_y, "Clip");
-    let facts = [
-        ("resolution", format!("{}x{}", g.width, g.height)),
-        ("pixel format", g.format.ffmpeg_name()),
-        ("frame rate", format!("{:.3} fps", r.frame_rate.as_f64())),
-        ("frames", v.clip.frame_count.map_or("unknown".into(), |n| n.to_string())),
-        ("model", v.model.to_string()),
-    ];
+    let size = format!("{}x{}", g.width, g.height);
+    let rate = format!("{:.3} fps", r.frame_rate.as_f64());
+    let frames =
+        v.clip.frame_count.map_or("unknown".into(), |n| format!("{n} (0–{})", n.saturating_sub(1)));
+    let facts = if l.compact {
+        // Short window: the same facts, two to a row.
+        vec![
+            (format!("{size} {}", g.format.ffmpeg_name()), rate),
+            (format!("{frames} frames"), v.model.to_string()),
+        ]
+    } else {
+        vec![
+            ("resolution".into(), size),
+            ("pixel format".into(), g.format.ffmpeg_name()),
+            ("frame rate".into(), rate),
+            ("frames".into(), frames),
+            ("model".into(), v.model.to_string()),
+        ]
+    };
     for (i, (name, value)) in facts.iter().enumerate() {
         row(s, side, clip_y + (i + 1) as f32 * ROW, name, value, TEXT);
     }
@@ -642,29 +747,36 @@ fn side_panel(s: &mut Scene, v: &ViewInputs<'_>) {
         let text = value.map_or("…".into(), |x| format!("{x:.2}"));
         row(s, side, pooled_y + (i + 1) as f32 * ROW, name, &text, TEXT);
     }
-    let worst_title = l.worst_rows[0].y0 - ROW;
-    title(s, side, worst_title, "Worst frames (click to seek)");
     let worst = v.history.worst(WORST_ROWS);
-    for (i, (frame, value)) in worst.iter().enumerate() {
+    let shown = worst.len().min(l.worst_shown);
+    // Rows the panel has no room for are counted, not dropped unseen.
+    let hidden = worst.len() - shown;
+    let note = if hidden > 0 { format!("+{hidden} more") } else { "click to seek".into() };
+    title_with(s, side, worst_y, "Worst frames", &note);
+    for (i, (frame, value)) in worst.iter().take(shown).enumerate() {
         let r = l.worst_rows[i];
-        let hot = state.cursor.is_some_and(|[x, y]| r.contains(x, y));
+        let hot = state.cursor.is_some_and(|c| r.contains(c.x, c.y));
         if *frame == state.frame || hot {
             s.rect(r, RectStyle::fill(ACCENT.fade(if hot { 0.25 } else { 0.15 })).rounded(3.0));
         }
         row(s, side, r.y0, &format!("frame {frame}"), &format!("{value:.2}"), BAD);
     }
-    all_values(s, v, l.worst_rows[WORST_ROWS - 1].y1 + PAD);
+    all_values(s, v, worst_y + (shown + 1) as f32 * ROW + PAD);
     s.pop_clip();
 }
 
 /// Every value of the current frame (features, then model outputs, less a
 /// bootstrap model's twenty members), as many rows as fit below `top`, then
-/// how many did not.
+/// how many did not; with no room for even that, nothing.
 fn all_values(s: &mut Scene, v: &ViewInputs<'_>, top: f32) {
     let side = v.state.layout.side;
     let Some(current) = v.history.get(v.state.frame) else { return };
     let shown: Vec<(&str, f64)> = current.named().filter(|(n, _)| !is_member(n)).collect();
     let room = ((side.y1 - top) / ROW).floor() as usize;
+    if room == 1 {
+        let more = format!("{} values of frame {}: E writes them", shown.len(), v.state.frame);
+        row(s, side, top, &more, "", DIM);
+    }
     if room < 2 {
         return;
     }
@@ -689,6 +801,7 @@ fn is_member(name: &str) -> bool {
 /// Every key and mouse action.
 pub const HELP: &[(&str, &str)] = &[
     ("Space", "play / pause"),
+    ("L", "loop: play on from the first frame at the end (--loop)"),
     ("Left / Right", "step one frame (Shift: ten)"),
     ("Home / End", "first / last frame"),
     ("M", "view: side by side, wipe, difference, SSIM map, ΔE map"),
@@ -701,9 +814,11 @@ pub const HELP: &[(&str, &str)] = &[
     ("drop a file on a side", "replace that input (same size and format)"),
     ("P", "second plotted series: every computed value in turn"),
     ("V", "next VMAF model (bootstrap: 95% band in the plot)"),
-    ("click / drag plot", "seek; wheel zooms the time axis"),
+    ("click / drag plot", "seek; wheel zooms the time axis, 0 shows all"),
     ("click a worst frame", "seek to it"),
     ("S / E", "save a PNG of the view / write the JSON report"),
+    ("", "into the folder vqscope was started from, as vqscope-view.png /"),
+    ("", "vqscope-report.json (-1, -2… when taken; never overwritten)"),
     ("? / Esc", "this help / quit"),
 ];
 
@@ -716,16 +831,32 @@ fn help(s: &mut Scene, l: &Layout) {
     s.rect(b, RectStyle::fill(PANEL).rounded(8.0).with_border(1.0, DIM.fade(0.5)));
     s.push_clip(b);
     text(s, "vqscope keys", b.x0 + 20.0, b.y0 + 16.0, 16.0, TEXT);
-    let mut y = b.y0 + 48.0;
-    for (key, action) in HELP {
-        text(s, *key, b.x0 + 20.0, y, SIZE, ACCENT);
-        text(s, *action, b.x0 + 190.0, y, SIZE, TEXT);
-        y += ROW + 2.0;
-    }
     let note = "With no inputs, vqscope shows a generated demo: a moving scene and a\n\
                 simulated blocky encode of it. The difference view shows |ref - dis|\n\
                 of the luma, times four, as grey. Frame offsets change only what\n\
                 is shown: the scores always pair frame N with frame N, as libvmaf.";
-    text(s, note, b.x0 + 20.0, y + 8.0, SMALL, DIM);
+    let top = b.y0 + 48.0;
+    let line = ROW + 2.0;
+    let note_h = measure(Font::shared(), note, SMALL).height + 8.0;
+    // A window too short for every line lists what fits and says so.
+    let all_fit = top + HELP.len() as f32 * line + note_h <= b.y1;
+    let fits = if all_fit {
+        HELP.len()
+    } else {
+        (((b.y1 - top) / line).floor() as usize).saturating_sub(1).min(HELP.len())
+    };
+    let mut y = top;
+    let cell = |x0: f32, x1: f32, y: f32| Rect::new(x0, y, x1, y + ROW);
+    for (key, action) in &HELP[..fits] {
+        boxed(s, *key, cell(b.x0 + 20.0, b.x0 + 184.0, y), ACCENT, Align::Start);
+        boxed(s, *action, cell(b.x0 + 190.0, b.x1 - 12.0, y), TEXT, Align::Start);
+        y += line;
+    }
+    if all_fit {
+        text(s, note, b.x0 + 20.0, y + 8.0, SMALL, DIM);
+    } else {
+        let more = format!("+{} more lines: a taller window shows them", HELP.len() - fits);
+        boxed(s, more, cell(b.x0 + 20.0, b.x1 - 12.0, y), DIM, Align::Start);
+    }
     s.pop_clip();
 }
