@@ -9,7 +9,7 @@
 //! cambi_vis_lum_threshold=0.06` (`models`:
 //! `cambi_hrs_1080_cmxv_17_vlt_0.06`).
 
-use vqscope_metrics::features::cambi::{CambiOptions, CambiScore};
+use vqscope_metrics::features::cambi::{CambiOptions, CambiScore, Eotf};
 
 use crate::clips::{
     PAIRS, distorted_y4m, libvmaf_frames, libvmaf_ref_json, printed, reference_y4m,
@@ -122,6 +122,351 @@ pub fn check_shared_clips(backend: &mut impl Backend, stride: usize) {
             }
         }
     }
+    assert!(compared > 0, "nothing compared");
+    assert!(failures.is_empty(), "printed values differing from libvmaf 3.2.0:\n{failures:#?}");
+}
+
+/// A libvmaf value pinned for one frame: `(pair, frame, [(column, output,
+/// printed value)])`.
+pub type PinnedFrame = (&'static str, usize, &'static [(&'static str, Output, &'static str)]);
+
+/// An option set the shared reports lack, with libvmaf 3.2.0's printed
+/// values for the first and last frame of every clip pair.
+pub struct Pinned {
+    /// The option string as `--feature cambi=…` took it.
+    pub libvmaf: &'static str,
+    pub options: CambiOptions,
+    pub values: &'static [PinnedFrame],
+}
+
+/// Option sets beyond the reference reports, covering the options those
+/// leave at their defaults: PQ through both `eotf` options, every
+/// `max_log_contrast` extreme, `tvi_threshold`, `topk` and `cambi_topk`,
+/// `window_size` at both ends of its range, `cambi_vis_lum_threshold`, the
+/// working-size decimation of the encode and (upscaling the 576x324 clips)
+/// of the source, `enc_bitdepth` switching the anti-dithering off for 8-bit
+/// input and on for 10-bit input, and the cap on all three `full_ref`
+/// outputs. The values were printed by libvmaf 3.2.0's `vmaf` tool (tag
+/// `v3.2.0` built with meson, `-Denable_asm=false`, which reproduces
+/// `refs/*.extra.json`'s cambi values exactly), run as
+/// `vmaf -r NAME.ref.y4m -d NAME.dis.y4m -n --feature cambi=OPTIONS --json`.
+pub fn pinned() -> Vec<Pinned> {
+    let d = CambiOptions::default();
+    vec![
+        Pinned {
+            libvmaf: "cambi_eotf=pq:max_log_contrast=5:tvi_threshold=0.01",
+            options: CambiOptions {
+                cambi_eotf: Eotf::Pq,
+                max_log_contrast: 5,
+                tvi_threshold: 0.01,
+                ..d
+            },
+            values: &[
+                (
+                    "collage_1920x1080_420p8_scaled960x540_x264crf23",
+                    0,
+                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "2.277288")],
+                ),
+                (
+                    "collage_1920x1080_420p8_scaled960x540_x264crf23",
+                    7,
+                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "2.010232")],
+                ),
+                (
+                    "retina_576x324_420p10_x264crf35",
+                    0,
+                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "1.900558")],
+                ),
+                (
+                    "retina_576x324_420p10_x264crf35",
+                    7,
+                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "1.845096")],
+                ),
+                (
+                    "rocket_576x324_420p8_x264crf35",
+                    0,
+                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "18.384224")],
+                ),
+                (
+                    "rocket_576x324_420p8_x264crf35",
+                    11,
+                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "16.075238")],
+                ),
+            ],
+        },
+        Pinned {
+            libvmaf: "eotf=pq:max_log_contrast=0:topk=0.25:window_size=127",
+            options: CambiOptions {
+                eotf: Eotf::Pq,
+                max_log_contrast: 0,
+                topk: 0.25,
+                window_size: 127,
+                ..d
+            },
+            values: &[
+                (
+                    "collage_1920x1080_420p8_scaled960x540_x264crf23",
+                    0,
+                    &[("cambi_eotf_pq_mlc_0_topk_0.25_ws_127", Output::Cambi, "0.000526")],
+                ),
+                (
+                    "collage_1920x1080_420p8_scaled960x540_x264crf23",
+                    7,
+                    &[("cambi_eotf_pq_mlc_0_topk_0.25_ws_127", Output::Cambi, "0.000689")],
+                ),
+                (
+                    "retina_576x324_420p10_x264crf35",
+                    0,
+                    &[("cambi_eotf_pq_mlc_0_topk_0.25_ws_127", Output::Cambi, "0.002201")],
+                ),
+                (
+                    "retina_576x324_420p10_x264crf35",
+                    7,
+                    &[("cambi_eotf_pq_mlc_0_topk_0.25_ws_127", Output::Cambi, "0.000000")],
+                ),
+                (
+                    "rocket_576x324_420p8_x264crf35",
+                    0,
+                    &[("cambi_eotf_pq_mlc_0_topk_0.25_ws_127", Output::Cambi, "0.007378")],
+                ),
+                (
+                    "rocket_576x324_420p8_x264crf35",
+                    11,
+                    &[("cambi_eotf_pq_mlc_0_topk_0.25_ws_127", Output::Cambi, "0.018909")],
+                ),
+            ],
+        },
+        Pinned {
+            libvmaf: "full_ref=true:enc_width=480:enc_height=270:src_width=640:src_height=360:enc_bitdepth=10",
+            options: CambiOptions {
+                full_ref: true,
+                enc_width: 480,
+                enc_height: 270,
+                src_width: 640,
+                src_height: 360,
+                enc_bitdepth: 10,
+                ..d
+            },
+            values: &[
+                (
+                    "collage_1920x1080_420p8_scaled960x540_x264crf23",
+                    0,
+                    &[
+                        (
+                            "cambi_encbd_10_ench_270_encw_480_srch_360_srcw_640",
+                            Output::Cambi,
+                            "0.505387",
+                        ),
+                        ("cambi_source", Output::Source, "0.062115"),
+                        ("cambi_full_reference", Output::FullReference, "0.443272"),
+                    ],
+                ),
+                (
+                    "collage_1920x1080_420p8_scaled960x540_x264crf23",
+                    7,
+                    &[
+                        (
+                            "cambi_encbd_10_ench_270_encw_480_srch_360_srcw_640",
+                            Output::Cambi,
+                            "0.395445",
+                        ),
+                        ("cambi_source", Output::Source, "0.034846"),
+                        ("cambi_full_reference", Output::FullReference, "0.360598"),
+                    ],
+                ),
+                (
+                    "retina_576x324_420p10_x264crf35",
+                    0,
+                    &[
+                        (
+                            "cambi_encbd_10_ench_270_encw_480_srch_360_srcw_640",
+                            Output::Cambi,
+                            "0.615169",
+                        ),
+                        ("cambi_source", Output::Source, "0.013031"),
+                        ("cambi_full_reference", Output::FullReference, "0.602138"),
+                    ],
+                ),
+                (
+                    "retina_576x324_420p10_x264crf35",
+                    7,
+                    &[
+                        (
+                            "cambi_encbd_10_ench_270_encw_480_srch_360_srcw_640",
+                            Output::Cambi,
+                            "0.573505",
+                        ),
+                        ("cambi_source", Output::Source, "0.000146"),
+                        ("cambi_full_reference", Output::FullReference, "0.573358"),
+                    ],
+                ),
+                (
+                    "rocket_576x324_420p8_x264crf35",
+                    0,
+                    &[
+                        (
+                            "cambi_encbd_10_ench_270_encw_480_srch_360_srcw_640",
+                            Output::Cambi,
+                            "18.420056",
+                        ),
+                        ("cambi_source", Output::Source, "14.448193"),
+                        ("cambi_full_reference", Output::FullReference, "3.971863"),
+                    ],
+                ),
+                (
+                    "rocket_576x324_420p8_x264crf35",
+                    11,
+                    &[
+                        (
+                            "cambi_encbd_10_ench_270_encw_480_srch_360_srcw_640",
+                            Output::Cambi,
+                            "18.556195",
+                        ),
+                        ("cambi_source", Output::Source, "13.577986"),
+                        ("cambi_full_reference", Output::FullReference, "4.978208"),
+                    ],
+                ),
+            ],
+        },
+        Pinned {
+            libvmaf: "enc_bitdepth=8:cambi_topk=0.9:window_size=15:tvi_threshold=0.05:cambi_vis_lum_threshold=5",
+            options: CambiOptions {
+                enc_bitdepth: 8,
+                cambi_topk: 0.9,
+                window_size: 15,
+                tvi_threshold: 0.05,
+                cambi_vis_lum_threshold: 5.0,
+                ..d
+            },
+            values: &[
+                (
+                    "collage_1920x1080_420p8_scaled960x540_x264crf23",
+                    0,
+                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "0.228867")],
+                ),
+                (
+                    "collage_1920x1080_420p8_scaled960x540_x264crf23",
+                    7,
+                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "0.164591")],
+                ),
+                (
+                    "retina_576x324_420p10_x264crf35",
+                    0,
+                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "0.000000")],
+                ),
+                (
+                    "retina_576x324_420p10_x264crf35",
+                    7,
+                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "0.000000")],
+                ),
+                (
+                    "rocket_576x324_420p8_x264crf35",
+                    0,
+                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "1.940409")],
+                ),
+                (
+                    "rocket_576x324_420p8_x264crf35",
+                    11,
+                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "1.506328")],
+                ),
+            ],
+        },
+        Pinned {
+            libvmaf: "full_ref=true:cambi_high_res_speedup=1080:cambi_max_val=0.5",
+            options: CambiOptions {
+                full_ref: true,
+                cambi_high_res_speedup: 1080,
+                cambi_max_val: 0.5,
+                ..d
+            },
+            values: &[
+                (
+                    "collage_1920x1080_420p8_scaled960x540_x264crf23",
+                    0,
+                    &[
+                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.500000"),
+                        ("cambi_source", Output::Source, "0.014283"),
+                        ("cambi_full_reference", Output::FullReference, "0.500000"),
+                    ],
+                ),
+                (
+                    "collage_1920x1080_420p8_scaled960x540_x264crf23",
+                    7,
+                    &[
+                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.500000"),
+                        ("cambi_source", Output::Source, "0.003243"),
+                        ("cambi_full_reference", Output::FullReference, "0.500000"),
+                    ],
+                ),
+                (
+                    "retina_576x324_420p10_x264crf35",
+                    0,
+                    &[
+                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.500000"),
+                        ("cambi_source", Output::Source, "0.013122"),
+                        ("cambi_full_reference", Output::FullReference, "0.500000"),
+                    ],
+                ),
+                (
+                    "retina_576x324_420p10_x264crf35",
+                    7,
+                    &[
+                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.500000"),
+                        ("cambi_source", Output::Source, "0.000011"),
+                        ("cambi_full_reference", Output::FullReference, "0.500000"),
+                    ],
+                ),
+                (
+                    "rocket_576x324_420p8_x264crf35",
+                    0,
+                    &[
+                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.500000"),
+                        ("cambi_source", Output::Source, "0.500000"),
+                        ("cambi_full_reference", Output::FullReference, "0.500000"),
+                    ],
+                ),
+                (
+                    "rocket_576x324_420p8_x264crf35",
+                    11,
+                    &[
+                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.500000"),
+                        ("cambi_source", Output::Source, "0.500000"),
+                        ("cambi_full_reference", Output::FullReference, "0.500000"),
+                    ],
+                ),
+            ],
+        },
+    ]
+}
+
+/// Checks every [`pinned`] value with `backend`, panicking with every
+/// printed mismatch.
+pub fn check_pinned(backend: &mut impl Backend) {
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for pair in PAIRS {
+        let frames: Vec<(Plane, Plane)> = y4m_frames(&reference_y4m(pair))
+            .zip(y4m_frames(&distorted_y4m(pair)))
+            .map(|(r, d)| (Plane::of(&r, 0), Plane::of(&d, 0)))
+            .collect();
+        for set in pinned() {
+            for &(_, i, columns) in set.values.iter().filter(|v| v.0 == pair) {
+                let (r, d) = &frames[i];
+                let score = backend.score(&set.options, r, d);
+                for &(key, output, theirs) in columns {
+                    compared += 1;
+                    let ours = printed(output.of(&score));
+                    if ours != theirs {
+                        failures.push(format!(
+                            "{pair} frame {i} cambi={}: {key}: ours {ours} libvmaf {theirs}",
+                            set.libvmaf
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    println!("{compared} pinned values compared");
     assert!(compared > 0, "nothing compared");
     assert!(failures.is_empty(), "printed values differing from libvmaf 3.2.0:\n{failures:#?}");
 }

@@ -4,7 +4,7 @@
 //! `vqscope_tests::cambi_parity`).
 
 use vqscope_metrics::features::cambi::{Cambi, CambiOptions, CambiScore};
-use vqscope_tests::cambi_parity::{Backend, check_shared_clips};
+use vqscope_tests::cambi_parity::{Backend, check_pinned, check_shared_clips};
 use vqscope_tests::motion_psnr::Plane;
 
 struct Cpu;
@@ -27,4 +27,11 @@ impl Backend for Cpu {
 #[test]
 fn cambi_matches_libvmaf_on_every_clip() {
     check_shared_clips(&mut Cpu, 1);
+}
+
+/// The option sets the shared reports leave out, against libvmaf 3.2.0's
+/// values pinned in `vqscope_tests::cambi_parity::pinned`.
+#[test]
+fn cambi_matches_libvmaf_under_other_options() {
+    check_pinned(&mut Cpu);
 }

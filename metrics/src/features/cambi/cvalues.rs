@@ -68,12 +68,15 @@ impl Contrast {
     /// The codes whose pixels can affect any c-value: from
     /// `vlt_luma − 3·num_diffs + 1` (at least 0) up to the largest
     /// threshold, as `(first, count)` (libvmaf's `v_band_base`,
-    /// `v_band_size`). Others are left out of the histograms.
-    pub fn band(&self) -> (u16, u16) {
+    /// `v_band_size`). Others are left out of the histograms. `None` when
+    /// the first lies more than one code above the largest threshold: a
+    /// negative count, which libvmaf 3.2.0 wraps to 16 bits and then reads
+    /// far outside its histograms (it crashes).
+    pub fn band(&self) -> Option<(u16, u16)> {
         let lo = i32::from(self.vlt_luma) - 3 * i32::from(self.num_diffs) + 1;
-        let base = lo.max(0) as u16;
-        let top = self.tvi[usize::from(self.num_diffs) - 1];
-        (base, top.wrapping_add(1).wrapping_sub(base))
+        let base = lo.max(0);
+        let size = i32::from(self.tvi[usize::from(self.num_diffs) - 1]) + 1 - base;
+        (size >= 0).then_some((base as u16, size as u16))
     }
 }
 
@@ -148,7 +151,11 @@ fn c_value(hist: &Histograms, code: u16, col: usize, contrast: &Contrast) -> f32
 pub fn c_values(image: &Grid, mask: &Grid, window: usize, contrast: &Contrast) -> Vec<f32> {
     let (w, h) = (image.width, image.height);
     let pad = window >> 1;
-    let (base, size) = contrast.band();
+    let Some((base, size)) = contrast.band() else {
+        // The luminance floor lies above every threshold: no step can
+        // count (`Cambi::new` refuses this, as libvmaf crashes on it).
+        return vec![0.0; w * h];
+    };
     let mut hist = Histograms { counts: vec![0; w * usize::from(size)], width: w, pad, base, size };
     for row in 0..pad.min(h) {
         hist.update(image, mask, row, true);
@@ -229,6 +236,20 @@ mod tests {
         assert!(c.iter().all(|&v| v == 72.0 * reciprocal(12)), "{c:?}");
         let high = Grid { width: 4, height: 3, data: image.data.iter().map(|v| v + 41).collect() };
         assert!(c_values(&high, &mask, 7, &contrast()).iter().all(|&v| v == 0.0));
+    }
+
+    /// The band: `vlt_luma − 3·num_diffs + 1` up to the top threshold;
+    /// none when it would start more than one code above it.
+    #[test]
+    fn band_limits() {
+        let mut c = contrast();
+        assert_eq!(c.band(), Some((0, 103)));
+        c.vlt_luma = 100;
+        assert_eq!(c.band(), Some((95, 8)));
+        c.vlt_luma = 108;
+        assert_eq!(c.band(), Some((103, 0)));
+        c.vlt_luma = 109;
+        assert_eq!(c.band(), None);
     }
 
     /// A narrow window only sees its neighbourhood: with a 3-pixel window

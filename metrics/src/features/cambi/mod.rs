@@ -333,6 +333,18 @@ impl Cambi {
             })
             .collect();
         let vlt_luma = luminance::vlt_luma(options.cambi_vis_lum_threshold, eotf);
+        let contrast = Contrast { num_diffs, tvi, vlt_luma };
+        if contrast.band().is_none() {
+            return Err(MetricsError::FeatureOption {
+                feature: FEATURE.to_owned(),
+                option: "cambi_vis_lum_threshold".to_owned(),
+                reason: format!(
+                    "{} cd/m² lies too far above the visibility thresholds of max_log_contrast={} \
+                     (libvmaf 3.2.0 crashes on this combination)",
+                    options.cambi_vis_lum_threshold, options.max_log_contrast
+                ),
+            });
+        }
         let topk = if options.topk != DEFAULT_TOPK { options.topk } else { options.cambi_topk };
         Ok(Self {
             input: (width, height, bpc),
@@ -343,7 +355,7 @@ impl Cambi {
             topk,
             max_val: options.cambi_max_val,
             full_ref: options.full_ref,
-            contrast: Contrast { num_diffs, tvi, vlt_luma },
+            contrast,
         })
     }
 
@@ -509,6 +521,10 @@ mod tests {
         assert!(Cambi::new(&bad, 576, 324, 8).is_err());
         let crossed = CambiOptions { src_width: 640, src_height: 300, full_ref: true, ..d };
         assert!(Cambi::new(&crossed, 576, 324, 8).is_err());
+        // libvmaf 3.2.0 segfaults on this pair (its histogram band turns
+        // negative): refused.
+        let crash = CambiOptions { max_log_contrast: 0, cambi_vis_lum_threshold: 5.0, ..d };
+        assert!(Cambi::new(&crash, 576, 324, 8).is_err());
         // 8K exceeds the reciprocal table's window.
         assert!(Cambi::new(&d, 7680, 4320, 8).is_err());
         let c = Cambi::new(&d, 576, 324, 8).unwrap();
