@@ -7,7 +7,8 @@
 //! `cambi_full_reference`), the defaults (`aomctc`: `cambi`) and the v1
 //! models' `cambi_high_res_speedup=1080:cambi_max_val=17:
 //! cambi_vis_lum_threshold=0.06` (`models`:
-//! `cambi_hrs_1080_cmxv_17_vlt_0.06`).
+//! `cambi_hrs_1080_cmxv_17_vlt_0.06`). [`check_pinned`] adds five more
+//! option sets, with libvmaf's full doubles for two frames of each clip.
 
 use vqscope_metrics::features::cambi::{CambiOptions, CambiScore, Eotf};
 
@@ -126,12 +127,13 @@ pub fn check_shared_clips(backend: &mut impl Backend, stride: usize) {
     assert!(failures.is_empty(), "printed values differing from libvmaf 3.2.0:\n{failures:#?}");
 }
 
-/// A libvmaf value pinned for one frame: `(pair, frame, [(column, output,
-/// printed value)])`.
+/// libvmaf values pinned for one frame: `(pair, frame, [(column, output,
+/// value)])`, each value libvmaf's double written as the shortest decimal
+/// that reads back to it.
 pub type PinnedFrame = (&'static str, usize, &'static [(&'static str, Output, &'static str)]);
 
-/// An option set the shared reports lack, with libvmaf 3.2.0's printed
-/// values for the first and last frame of every clip pair.
+/// An option set the shared reports lack, with libvmaf 3.2.0's values for
+/// the first and last frame of every clip pair.
 pub struct Pinned {
     /// The option string as `--feature cambi=…` took it.
     pub libvmaf: &'static str,
@@ -146,10 +148,12 @@ pub struct Pinned {
 /// working-size decimation of the encode and (upscaling the 576x324 clips)
 /// of the source, `enc_bitdepth` switching the anti-dithering off for 8-bit
 /// input and on for 10-bit input, and the cap on all three `full_ref`
-/// outputs. The values were printed by libvmaf 3.2.0's `vmaf` tool (tag
-/// `v3.2.0` built with meson, `-Denable_asm=false`, which reproduces
+/// outputs. The values come from libvmaf 3.2.0's `vmaf` tool (tag `v3.2.0`
+/// built with meson, `-Denable_asm=false`, which reproduces
 /// `refs/*.extra.json`'s cambi values exactly), run as
-/// `vmaf -r NAME.ref.y4m -d NAME.dis.y4m -n --feature cambi=OPTIONS --json`.
+/// `vmaf -r NAME.ref.y4m -d NAME.dis.y4m -n --feature cambi=OPTIONS --json`
+/// with its JSON writer's per-frame `%.6f` changed to `%.17g`, so that the
+/// twin is held to libvmaf's doubles, not only to their printed digits.
 pub fn pinned() -> Vec<Pinned> {
     let d = CambiOptions::default();
     vec![
@@ -165,32 +169,32 @@ pub fn pinned() -> Vec<Pinned> {
                 (
                     "collage_1920x1080_420p8_scaled960x540_x264crf23",
                     0,
-                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "2.277288")],
+                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "2.2772878736426714")],
                 ),
                 (
                     "collage_1920x1080_420p8_scaled960x540_x264crf23",
                     7,
-                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "2.010232")],
+                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "2.0102317999265")],
                 ),
                 (
                     "retina_576x324_420p10_x264crf35",
                     0,
-                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "1.900558")],
+                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "1.9005581256016741")],
                 ),
                 (
                     "retina_576x324_420p10_x264crf35",
                     7,
-                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "1.845096")],
+                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "1.8450959756082115")],
                 ),
                 (
                     "rocket_576x324_420p8_x264crf35",
                     0,
-                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "18.384224")],
+                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "18.38422438981486")],
                 ),
                 (
                     "rocket_576x324_420p8_x264crf35",
                     11,
-                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "16.075238")],
+                    &[("cambi_ceot_pq_mlc_5_tvit_0.01", Output::Cambi, "16.07523818688105")],
                 ),
             ],
         },
@@ -207,32 +211,52 @@ pub fn pinned() -> Vec<Pinned> {
                 (
                     "collage_1920x1080_420p8_scaled960x540_x264crf23",
                     0,
-                    &[("cambi_eotf_pq_mlc_0_topk_0.25_ws_127", Output::Cambi, "0.000526")],
+                    &[(
+                        "cambi_eotf_pq_mlc_0_topk_0.25_ws_127",
+                        Output::Cambi,
+                        "0.0005255595983148192",
+                    )],
                 ),
                 (
                     "collage_1920x1080_420p8_scaled960x540_x264crf23",
                     7,
-                    &[("cambi_eotf_pq_mlc_0_topk_0.25_ws_127", Output::Cambi, "0.000689")],
+                    &[(
+                        "cambi_eotf_pq_mlc_0_topk_0.25_ws_127",
+                        Output::Cambi,
+                        "0.0006893200835476463",
+                    )],
                 ),
                 (
                     "retina_576x324_420p10_x264crf35",
                     0,
-                    &[("cambi_eotf_pq_mlc_0_topk_0.25_ws_127", Output::Cambi, "0.002201")],
+                    &[(
+                        "cambi_eotf_pq_mlc_0_topk_0.25_ws_127",
+                        Output::Cambi,
+                        "0.0022010306502561394",
+                    )],
                 ),
                 (
                     "retina_576x324_420p10_x264crf35",
                     7,
-                    &[("cambi_eotf_pq_mlc_0_topk_0.25_ws_127", Output::Cambi, "0.000000")],
+                    &[("cambi_eotf_pq_mlc_0_topk_0.25_ws_127", Output::Cambi, "0")],
                 ),
                 (
                     "rocket_576x324_420p8_x264crf35",
                     0,
-                    &[("cambi_eotf_pq_mlc_0_topk_0.25_ws_127", Output::Cambi, "0.007378")],
+                    &[(
+                        "cambi_eotf_pq_mlc_0_topk_0.25_ws_127",
+                        Output::Cambi,
+                        "0.007378377081293115",
+                    )],
                 ),
                 (
                     "rocket_576x324_420p8_x264crf35",
                     11,
-                    &[("cambi_eotf_pq_mlc_0_topk_0.25_ws_127", Output::Cambi, "0.018909")],
+                    &[(
+                        "cambi_eotf_pq_mlc_0_topk_0.25_ws_127",
+                        Output::Cambi,
+                        "0.018908556231705047",
+                    )],
                 ),
             ],
         },
@@ -255,10 +279,10 @@ pub fn pinned() -> Vec<Pinned> {
                         (
                             "cambi_encbd_10_ench_270_encw_480_srch_360_srcw_640",
                             Output::Cambi,
-                            "0.505387",
+                            "0.5053865152670051",
                         ),
-                        ("cambi_source", Output::Source, "0.062115"),
-                        ("cambi_full_reference", Output::FullReference, "0.443272"),
+                        ("cambi_source", Output::Source, "0.062114940120038854"),
+                        ("cambi_full_reference", Output::FullReference, "0.4432715751469662"),
                     ],
                 ),
                 (
@@ -268,10 +292,10 @@ pub fn pinned() -> Vec<Pinned> {
                         (
                             "cambi_encbd_10_ench_270_encw_480_srch_360_srcw_640",
                             Output::Cambi,
-                            "0.395445",
+                            "0.3954447450590535",
                         ),
-                        ("cambi_source", Output::Source, "0.034846"),
-                        ("cambi_full_reference", Output::FullReference, "0.360598"),
+                        ("cambi_source", Output::Source, "0.03484627485051774"),
+                        ("cambi_full_reference", Output::FullReference, "0.3605984702085358"),
                     ],
                 ),
                 (
@@ -281,10 +305,10 @@ pub fn pinned() -> Vec<Pinned> {
                         (
                             "cambi_encbd_10_ench_270_encw_480_srch_360_srcw_640",
                             Output::Cambi,
-                            "0.615169",
+                            "0.6151691485433011",
                         ),
-                        ("cambi_source", Output::Source, "0.013031"),
-                        ("cambi_full_reference", Output::FullReference, "0.602138"),
+                        ("cambi_source", Output::Source, "0.013031221982713118"),
+                        ("cambi_full_reference", Output::FullReference, "0.602137926560588"),
                     ],
                 ),
                 (
@@ -294,10 +318,10 @@ pub fn pinned() -> Vec<Pinned> {
                         (
                             "cambi_encbd_10_ench_270_encw_480_srch_360_srcw_640",
                             Output::Cambi,
-                            "0.573505",
+                            "0.5735048460616987",
                         ),
-                        ("cambi_source", Output::Source, "0.000146"),
-                        ("cambi_full_reference", Output::FullReference, "0.573358"),
+                        ("cambi_source", Output::Source, "0.0001463498649956219"),
+                        ("cambi_full_reference", Output::FullReference, "0.5733584961967031"),
                     ],
                 ),
                 (
@@ -307,10 +331,10 @@ pub fn pinned() -> Vec<Pinned> {
                         (
                             "cambi_encbd_10_ench_270_encw_480_srch_360_srcw_640",
                             Output::Cambi,
-                            "18.420056",
+                            "18.420055941524566",
                         ),
-                        ("cambi_source", Output::Source, "14.448193"),
-                        ("cambi_full_reference", Output::FullReference, "3.971863"),
+                        ("cambi_source", Output::Source, "14.448192976420978"),
+                        ("cambi_full_reference", Output::FullReference, "3.971862965103588"),
                     ],
                 ),
                 (
@@ -320,10 +344,10 @@ pub fn pinned() -> Vec<Pinned> {
                         (
                             "cambi_encbd_10_ench_270_encw_480_srch_360_srcw_640",
                             Output::Cambi,
-                            "18.556195",
+                            "18.55619486075952",
                         ),
-                        ("cambi_source", Output::Source, "13.577986"),
-                        ("cambi_full_reference", Output::FullReference, "4.978208"),
+                        ("cambi_source", Output::Source, "13.577986406784305"),
+                        ("cambi_full_reference", Output::FullReference, "4.978208453975213"),
                     ],
                 ),
             ],
@@ -342,32 +366,48 @@ pub fn pinned() -> Vec<Pinned> {
                 (
                     "collage_1920x1080_420p8_scaled960x540_x264crf23",
                     0,
-                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "0.228867")],
+                    &[(
+                        "cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15",
+                        Output::Cambi,
+                        "0.22886679395944584",
+                    )],
                 ),
                 (
                     "collage_1920x1080_420p8_scaled960x540_x264crf23",
                     7,
-                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "0.164591")],
+                    &[(
+                        "cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15",
+                        Output::Cambi,
+                        "0.16459075580233581",
+                    )],
                 ),
                 (
                     "retina_576x324_420p10_x264crf35",
                     0,
-                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "0.000000")],
+                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "0")],
                 ),
                 (
                     "retina_576x324_420p10_x264crf35",
                     7,
-                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "0.000000")],
+                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "0")],
                 ),
                 (
                     "rocket_576x324_420p8_x264crf35",
                     0,
-                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "1.940409")],
+                    &[(
+                        "cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15",
+                        Output::Cambi,
+                        "1.9404094718007765",
+                    )],
                 ),
                 (
                     "rocket_576x324_420p8_x264crf35",
                     11,
-                    &[("cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15", Output::Cambi, "1.506328")],
+                    &[(
+                        "cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15",
+                        Output::Cambi,
+                        "1.5063281917068005",
+                    )],
                 ),
             ],
         },
@@ -384,54 +424,54 @@ pub fn pinned() -> Vec<Pinned> {
                     "collage_1920x1080_420p8_scaled960x540_x264crf23",
                     0,
                     &[
-                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.500000"),
-                        ("cambi_source", Output::Source, "0.014283"),
-                        ("cambi_full_reference", Output::FullReference, "0.500000"),
+                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.5"),
+                        ("cambi_source", Output::Source, "0.014282555351690485"),
+                        ("cambi_full_reference", Output::FullReference, "0.5"),
                     ],
                 ),
                 (
                     "collage_1920x1080_420p8_scaled960x540_x264crf23",
                     7,
                     &[
-                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.500000"),
-                        ("cambi_source", Output::Source, "0.003243"),
-                        ("cambi_full_reference", Output::FullReference, "0.500000"),
+                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.5"),
+                        ("cambi_source", Output::Source, "0.003242828788363889"),
+                        ("cambi_full_reference", Output::FullReference, "0.5"),
                     ],
                 ),
                 (
                     "retina_576x324_420p10_x264crf35",
                     0,
                     &[
-                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.500000"),
-                        ("cambi_source", Output::Source, "0.013122"),
-                        ("cambi_full_reference", Output::FullReference, "0.500000"),
+                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.5"),
+                        ("cambi_source", Output::Source, "0.013122303650834069"),
+                        ("cambi_full_reference", Output::FullReference, "0.5"),
                     ],
                 ),
                 (
                     "retina_576x324_420p10_x264crf35",
                     7,
                     &[
-                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.500000"),
-                        ("cambi_source", Output::Source, "0.000011"),
-                        ("cambi_full_reference", Output::FullReference, "0.500000"),
+                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.5"),
+                        ("cambi_source", Output::Source, "1.058446769058161e-05"),
+                        ("cambi_full_reference", Output::FullReference, "0.5"),
                     ],
                 ),
                 (
                     "rocket_576x324_420p8_x264crf35",
                     0,
                     &[
-                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.500000"),
-                        ("cambi_source", Output::Source, "0.500000"),
-                        ("cambi_full_reference", Output::FullReference, "0.500000"),
+                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.5"),
+                        ("cambi_source", Output::Source, "0.5"),
+                        ("cambi_full_reference", Output::FullReference, "0.5"),
                     ],
                 ),
                 (
                     "rocket_576x324_420p8_x264crf35",
                     11,
                     &[
-                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.500000"),
-                        ("cambi_source", Output::Source, "0.500000"),
-                        ("cambi_full_reference", Output::FullReference, "0.500000"),
+                        ("cambi_hrs_1080_cmxv_0.5", Output::Cambi, "0.5"),
+                        ("cambi_source", Output::Source, "0.5"),
+                        ("cambi_full_reference", Output::FullReference, "0.5"),
                     ],
                 ),
             ],
@@ -439,8 +479,9 @@ pub fn pinned() -> Vec<Pinned> {
     ]
 }
 
-/// Checks every [`pinned`] value with `backend`, panicking with every
-/// printed mismatch.
+/// Checks every [`pinned`] value with `backend`: the double must be
+/// libvmaf's, bit for bit (so also its printed `%.6f`); panics listing
+/// every mismatch.
 pub fn check_pinned(backend: &mut impl Backend) {
     let mut failures = Vec::new();
     let mut compared = 0;
@@ -455,11 +496,15 @@ pub fn check_pinned(backend: &mut impl Backend) {
                 let score = backend.score(&set.options, r, d);
                 for &(key, output, theirs) in columns {
                     compared += 1;
-                    let ours = printed(output.of(&score));
-                    if ours != theirs {
+                    let ours = output.of(&score);
+                    let theirs: f64 = theirs.parse().expect("pinned value");
+                    if ours.to_bits() != theirs.to_bits() {
                         failures.push(format!(
-                            "{pair} frame {i} cambi={}: {key}: ours {ours} libvmaf {theirs}",
-                            set.libvmaf
+                            "{pair} frame {i} cambi={}: {key}: ours {ours:?} libvmaf {theirs:?} \
+                             (printed {} vs {})",
+                            set.libvmaf,
+                            printed(ours),
+                            printed(theirs)
                         ));
                     }
                 }
@@ -468,5 +513,5 @@ pub fn check_pinned(backend: &mut impl Backend) {
     }
     println!("{compared} pinned values compared");
     assert!(compared > 0, "nothing compared");
-    assert!(failures.is_empty(), "printed values differing from libvmaf 3.2.0:\n{failures:#?}");
+    assert!(failures.is_empty(), "values differing from libvmaf 3.2.0:\n{failures:#?}");
 }
