@@ -455,15 +455,7 @@ impl Cambi {
                 "cambi: sample value {v} exceeds the maximum {max} of {bpc}-bit input"
             )));
         }
-        let mut image = preprocess::decimate_to_10_bit(
-            plane.samples,
-            width,
-            height,
-            plane.stride,
-            bpc,
-            side.width,
-            side.height,
-        );
+        let mut image = preprocess::decimate_to_10_bit(plane, side.width, side.height);
         if self.enc_bitdepth < 10 {
             preprocess::anti_dither(&mut image);
         }

@@ -4,6 +4,7 @@
 //! undoes dithering.
 
 use super::Grid;
+use crate::plane::PlaneView;
 
 /// Nearest-sample positions along a side of `input` samples when taking it
 /// to `output` (libvmaf's `decimate_generic_*`): float step
@@ -38,22 +39,13 @@ fn to_10_bit(v: u16, bpc: u32) -> u16 {
     }
 }
 
-/// `plane` (samples of `bpc` bits, `width`x`height` with `stride`) taken to
-/// `out_width`x`out_height` at 10 bits.
-pub fn decimate_to_10_bit(
-    samples: &[u16],
-    width: usize,
-    height: usize,
-    stride: usize,
-    bpc: u32,
-    out_width: usize,
-    out_height: usize,
-) -> Grid {
-    let (xs, ys) = (sample_positions(width, out_width), sample_positions(height, out_height));
+/// `plane` taken to `out_width`x`out_height` at 10 bits.
+pub fn decimate_to_10_bit(plane: &PlaneView<'_>, out_width: usize, out_height: usize) -> Grid {
+    let xs = sample_positions(plane.width, out_width);
     let mut data = Vec::with_capacity(out_width * out_height);
-    for &y in &ys {
-        let row = &samples[y * stride..];
-        data.extend(xs.iter().map(|&x| to_10_bit(row[x], bpc)));
+    for y in sample_positions(plane.height, out_height) {
+        let row = plane.row(y);
+        data.extend(xs.iter().map(|&x| to_10_bit(row[x], plane.bpc)));
     }
     Grid { width: out_width, height: out_height, data }
 }
@@ -121,9 +113,9 @@ mod tests {
     #[test]
     fn decimation_converts_and_picks() {
         let s: Vec<u16> = (0..16).collect();
-        let g = decimate_to_10_bit(&s, 4, 4, 4, 8, 2, 2);
+        let g = decimate_to_10_bit(&PlaneView::packed(4, 4, 8, &s), 2, 2);
         assert_eq!(g.data, vec![5 << 2, 7 << 2, 13 << 2, 15 << 2]);
-        let same = decimate_to_10_bit(&s, 4, 4, 4, 10, 4, 4);
+        let same = decimate_to_10_bit(&PlaneView::packed(4, 4, 10, &s), 4, 4);
         assert_eq!(same.data, s);
     }
 }
