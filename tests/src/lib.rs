@@ -3,6 +3,7 @@
 //! share for finding and unpacking the reference material in `../shared`.
 
 pub mod adm_parity;
+pub mod cambi_parity;
 pub mod ciede_parity;
 pub mod clips;
 pub mod float_adm_parity;

@@ -8,6 +8,7 @@
 //! feature.
 
 pub mod adm;
+pub mod cambi;
 pub mod ciede;
 pub mod float_adm;
 pub mod float_ansnr;
