@@ -741,9 +741,11 @@ mod tests {
 
     const ROCKET: &str = "rocket_576x324_420p8_x264crf35";
 
-    /// Drag and drop without a window: a file that does not match the other
-    /// side is refused in one line and changes nothing; one that matches
-    /// replaces its side and scoring starts over on the new pair.
+    /// Drag and drop without a window: a distorted file of another format is
+    /// conformed to the reference by ffmpeg (and says so); a reference the
+    /// demo's distorted side cannot follow is refused in one line and
+    /// changes nothing; a matching file replaces its side and scoring starts
+    /// over on the new pair.
     #[test]
     fn dropped_files_are_checked_then_replace_their_side_and_rescore() {
         let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
@@ -751,10 +753,11 @@ mod tests {
         let inputs = Inputs::files(r.clone(), d.clone(), None);
         let mut session = Session::open(inputs, models, 0, Arc::from([])).unwrap();
         let retina = distorted_y4m("retina_576x324_420p10_x264crf35");
-        let err = session.replace(InputSide::Distorted, retina).unwrap_err();
-        assert!(err.contains("differ in bit depth"), "{err}");
-        assert!(!err.contains('\n'), "one line for the header: {err}");
-        assert_eq!(session.inputs, Inputs::files(r.clone(), d.clone(), None), "unchanged");
+        session.replace(InputSide::Distorted, retina).unwrap();
+        assert_eq!(session.clip.distorted.scaled_from, Some((576, 324)));
+        assert!(session.clip.distorted.description.contains("yuv420p10"));
+        session.replace(InputSide::Distorted, d.clone()).unwrap();
+        assert_eq!(session.inputs, Inputs::files(r.clone(), d.clone(), None));
 
         // The distorted file on the reference side: the pair is the encode
         // against itself, which must score (near) perfectly once rescored.
@@ -802,10 +805,11 @@ mod tests {
     }
 
     /// The demo's sides are not files, yet a file dropped on one is still
-    /// checked against the other (the demo is 480x272, rocket is not).
+    /// checked against the other (the demo is 480x272, rocket is not; the
+    /// generated distorted side cannot be scaled to it).
     #[test]
     fn a_file_dropped_on_the_demo_is_checked_against_the_other_side() {
-        let inputs = Inputs::demo().replaced(InputSide::Distorted, distorted_y4m(ROCKET));
+        let inputs = Inputs::demo().replaced(InputSide::Reference, reference_y4m(ROCKET));
         assert!(!inputs.is_demo());
         let err = one_line(&inputs.open().err().expect("sizes differ"));
         assert!(err.contains("differ in size"), "{err}");
