@@ -666,7 +666,7 @@ mod tests {
         assert_eq!(glsl, rust);
         let glsl = struct_offsets(vqscope_shaders::UI_FUSED, "Picture").expect("Picture");
         assert_eq!(glsl.len(), 12);
-        assert_eq!(glsl.last().unwrap(), &("pad".to_string(), 44));
+        assert_eq!(glsl.last().unwrap(), &("tone".to_string(), 44));
         assert_eq!(std::mem::offset_of!(GpuPicture, tone), 44);
         assert_eq!(std::mem::size_of::<GpuPicture>(), 48);
     }
