@@ -310,7 +310,7 @@ fn psnr_hvs_sum_equals_sequential_float_additions() {
     let terms = upload_buffer(&ctx, &mut submitter, "test terms", &bytes).unwrap();
     let len = jobs.len() as u64 * 8;
     let results = Buffer::storage(&ctx, "test results", len).unwrap();
-    let summer = PlaneSum::new(&ctx, jobs.len()).unwrap();
+    let summer = PlaneSum::new(&ctx, jobs.len(), all.len() as u64).unwrap();
     submitter.run(|rec| summer.record(rec, &terms, &jobs, &results)).unwrap();
     let words = download_buffer(&ctx, &mut submitter, &results, len).unwrap();
     for (i, (what, seq)) in seqs.iter().enumerate() {
@@ -349,7 +349,7 @@ fn psnr_hvs_sum_timing_4k() {
     let bytes: Vec<u8> = all.iter().flat_map(|t| t.to_le_bytes()).collect();
     let terms = upload_buffer(&ctx, &mut submitter, "timing terms", &bytes).unwrap();
     let results = Buffer::storage(&ctx, "timing results", 24).unwrap();
-    let summer = PlaneSum::new(&ctx, 3).unwrap();
+    let summer = PlaneSum::new(&ctx, 3, all.len() as u64).unwrap();
     let (median, min, max) = vqscope_gpu::testing::frame_ms(&ctx, &mut submitter, 20, |rec| {
         rec.barrier();
         summer.record(rec, &terms, &jobs, &results)
