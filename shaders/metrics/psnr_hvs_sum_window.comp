@@ -1,10 +1,10 @@
 #version 460
 // psnr_hvs's exact float sum, pass 2 of 3: one workgroup per window of
 // WINDOW terms. From the double totals of the windows before it (pass 1)
-// it estimates the running sum at the window's start and picks two
-// candidate grids: the estimate's, and the next one up (the window ends in
-// it, or the estimate lies in the upper part of its binade) or down (the
-// estimate lies just above a power of two). For each candidate it writes
+// it estimates the running sum at the window's start and picks its
+// candidate grids: the estimate's, and where the window should cross into
+// the next binade or the estimate lies within 1/64 of a binade's edge, the
+// neighbouring grid too (else the same one twice). For each it writes
 // every chunk's step pair (one invocation a chunk of PER terms) and the
 // whole window's, composed in order. Pass 3 uses them where the true grid
 // is a candidate; a wrong guess only costs pass 3 time.
@@ -57,10 +57,16 @@ void main() {
     double start = part[0];
     double end = start + packDouble2x32(windows[(window_base + w) * WIN_STRIDE].xy);
     int e0 = grid_near(start);
-    // Just above a power of two: the float sum may still lie below it.
-    bool low = (floatBitsToUint(float(start)) & 0x7fffffu) < 0x20000u;
-    int e1 = e0 + 1;
-    if (e0 == HIGHEST || (grid_near(end) == e0 && low && e0 > LOWEST)) {
+    // The next grid up where the window should cross into it or the
+    // estimate lies just below a power of two, down where it lies just
+    // above one; else the estimate's grid alone (after n terms the float
+    // sum is within a factor (1 +- 2^-24)^n of the exact one, in practice
+    // far closer).
+    uint fraction = floatBitsToUint(float(start)) & 0x7fffffu;
+    int e1 = e0;
+    if ((grid_near(end) > e0 || fraction >= 0x7e0000u) && e0 < HIGHEST) {
+        e1 = e0 + 1;
+    } else if (fraction < 0x20000u && e0 > LOWEST) {
         e1 = e0 - 1;
     }
     // This invocation's chunk on both grids.
@@ -72,9 +78,16 @@ void main() {
     }
     uvec2 p0 = uvec2(0u);
     uvec2 p1 = uvec2(0u);
-    [[unroll]] for (uint j = 0u; j < PER; j++) {
-        p0 = then(p0, step_of(ts[j], e0));
-        p1 = then(p1, step_of(ts[j], e1));
+    if (e1 != e0) {
+        [[unroll]] for (uint j = 0u; j < PER; j++) {
+            p0 = then(p0, step_of(ts[j], e0));
+            p1 = then(p1, step_of(ts[j], e1));
+        }
+    } else {
+        [[unroll]] for (uint j = 0u; j < PER; j++) {
+            p0 = then(p0, step_of(ts[j], e0));
+        }
+        p1 = p0;
     }
     chunks[(window_base + w) * CHUNKS + lane] = uvec4(p0, p1);
     // The window's pairs: the chunks composed in order (a tree keeps the

@@ -8,13 +8,20 @@
 //! 1. `psnr_hvs_block` once per plane: one invocation per 8x8 block computes
 //!    the 64 values the block adds (DCT, variances, masking, CSF weights),
 //!    bit for bit as [`super::block_terms`], into the terms buffer;
-//! 2. `psnr_hvs_sum` per plane (the three run side by side): the float sum
-//!    of that plane's terms in libvmaf's order, as [`PlaneSum`] explains.
+//! 2. [`PlaneSum`], the three planes side by side: each plane's float sum
+//!    of its terms in libvmaf's order, in three passes. `psnr_hvs_sum_total`
+//!    and `psnr_hvs_sum_window` run one workgroup per window of 16384 terms
+//!    (about a thousand at 4K): window totals in double, then, on one or
+//!    two grids guessed from the totals before the window, the composed
+//!    integer step pairs of each 64-term chunk and of the window.
+//!    `psnr_hvs_sum` then walks each plane with one workgroup, 256 chunks or
+//!    windows a round, from those pairs; only chunks where the sum leaves
+//!    its binade are added term by term.
 //!
 //! libvmaf's accumulator is a single float per plane, so every addition
 //! rounds and no tree or partial sums of floats or doubles reproduce its
 //! value; [`PlaneSum`] reproduces the serial float additions exactly with
-//! integer prefix scans.
+//! integer steps that compose, and explains why.
 
 use std::sync::Arc;
 
@@ -179,15 +186,15 @@ pub struct SumJob {
 /// 1. `psnr_hvs_sum_total`, one workgroup per window: the window's total in
 ///    double.
 /// 2. `psnr_hvs_sum_window`, one workgroup per window: the totals of the
-///    windows before it estimate the float sum at its start. A float sum of
-///    `n` non-negative terms lies within a factor `(1 ± 2^-24)^n` of the
-///    exact one, and in practice far closer, so the true grid is the
-///    estimate's except near a power of two. Two candidate grids are taken:
-///    the estimate's and its neighbour (up when the window is expected to
-///    cross into the next binade or the estimate lies in the upper part of
-///    its binade, down when it lies just above a power of two). For both,
-///    each invocation composes its chunk's pair and the workgroup the
-///    window's; all are stored.
+///    windows before it estimate the float sum at its start. After `n`
+///    non-negative terms a float sum lies within a factor `(1 ± 2^-24)^n`
+///    of the exact one, in practice far closer, so the true grid is the
+///    estimate's except near a power of two. The candidate grids are the
+///    estimate's and, where the window should cross into the next binade
+///    or the estimate lies within 1/64 of a binade's edge, the neighbour on
+///    that side (else the estimate's alone, stored twice). On them each
+///    invocation composes its chunk's pair and the workgroup the window's;
+///    all are stored.
 /// 3. `psnr_hvs_sum`, one workgroup per sum, walks in rounds from the exact
 ///    state `(S, E, next term)`: its 256 invocations take the next 256
 ///    items (the chunks left in the current window, then whole windows),
@@ -202,8 +209,9 @@ pub struct SumJob {
 ///
 /// So a 4K luma plane's ~660 windows take three rounds, plus a few per
 /// binade the sum crosses after the first window (about ten) and some
-/// twenty in the first window, where the sum grows fast; a wrong candidate
-/// costs one round more. Every round advances past a window start, walks a
+/// twenty in the first window, where the sum grows fast; a window off its
+/// candidates costs a round more, its chunks' pairs computed from their
+/// terms. Every round advances past a window start, walks a
 /// crossing, or splits a window, and each window is split at most once,
 /// which bounds the rounds (see [`PlaneSum::rounds`]).
 pub struct PlaneSum {
