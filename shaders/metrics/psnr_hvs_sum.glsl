@@ -125,3 +125,151 @@ uvec2 add_exactly(uint s, int e, float t) {
     uint out_bits = floatBitsToUint(float(sum));
     return uvec2((out_bits & 0x7fffffu) | 0x800000u, uint(int(out_bits >> 23) - 150));
 }
+
+#ifdef PSNR_HVS_WALK
+// The walk over the items after the sum's exact state (psnr_hvs_sum.comp,
+// and psnr_hvs_sum_window.comp for a sum's first window, which starts at
+// 0): the including shader has `terms`, `windows`, `chunks` and the push
+// constants `term_base`, `term_count`, `window_base`, and 256 invocations.
+const uint GROUP = 256u;
+
+// Inclusive scan of the invocations' step pairs.
+shared uint scan_even[GROUP];
+shared uint scan_odd[GROUP];
+// The running sum S * 2^E, the next term's index, whether the window
+// starting there is to be split into its chunks.
+shared uint run_s;
+shared int run_e;
+shared uint run_pos;
+shared uint run_split;
+
+// The pair of window v (of this sum) on grid e; LIMIT (a crossing, so the
+// window gets split) when e is neither of its candidates.
+uvec2 window_pair(uint v, int e) {
+    ivec2 grids = ivec2(windows[(window_base + v) * WIN_STRIDE + 1u].xy);
+    uvec4 pairs = windows[(window_base + v) * WIN_STRIDE + 2u];
+    if (e == grids.x) {
+        return pairs.xy;
+    }
+    return e == grids.y ? pairs.zw : uvec2(LIMIT);
+}
+
+// The pair of chunk c of window v, terms [lo, hi), on grid e: pass 2's
+// where e is a candidate of the window (both loads issued at once), else
+// from the terms.
+uvec2 chunk_pair(uint v, uint c, uint lo, uint hi, int e) {
+    ivec2 grids = ivec2(windows[(window_base + v) * WIN_STRIDE + 1u].xy);
+    uvec4 pairs = chunks[(window_base + v) * CHUNKS + c];
+    if (e == grids.x) {
+        return pairs.xy;
+    }
+    return e == grids.y ? pairs.zw : chunk_of_terms(term_base, lo, hi, e);
+}
+
+// Adds terms [lo, hi) one by one to S * 2^e (S < LIMIT), on the grid while
+// the sum stays in its binade, as float additions where it leaves it;
+// stores the state after them.
+void walk(uint lo, uint hi, uint s, int e) {
+    float ts[PER];
+    [[unroll]] for (uint j = 0u; j < PER; j++) {
+        ts[j] = lo + j < hi ? terms[term_base + lo + j] : 0.0;
+    }
+    uint end = hi;
+    for (uint j = 0u; j < hi - lo; j++) {
+        uint after = apply(step_of(ts[j], e), s);
+        if (after < LIMIT) {
+            s = after;
+            continue;
+        }
+        uvec2 grid = add_exactly(s, e, ts[j]);
+        s = grid.x;
+        e = int(grid.y);
+        if (e > HIGHEST) {
+            // Infinite: finite terms leave it so.
+            end = term_count;
+            break;
+        }
+    }
+    run_s = s;
+    run_e = e;
+    run_pos = end;
+    run_split = 0u;
+}
+
+// One round from the shared state, over windows below `window_end` (their
+// terms, at most): false, doing nothing, once the walk is done. Its loops
+// take at most 1 + 8 (scan) + PER (a chunk's terms) + PER (the walk)
+// iterations.
+bool walk_round(uint lane, uint window_end) {
+    uint pos = run_pos;
+    uint s = run_s;
+    int e = run_e;
+    bool split = run_split != 0u;
+    uint stop = min(window_end * WINDOW, term_count);
+    barrier();
+    if (pos >= stop || e > HIGHEST) {
+        return false;
+    }
+    // pos starts a chunk. Items: the chunks left in its window (all of them
+    // when it is to be split), then whole windows.
+    uint w0 = pos / WINDOW;
+    uint c0 = (pos % WINDOW) / PER;
+    uint in_chunks = c0 != 0u || split ? CHUNKS - c0 : 0u;
+    bool is_chunk = lane < in_chunks;
+    uint lo = stop;
+    uint hi = stop;
+    uvec2 mine = uvec2(0u);
+    if (is_chunk) {
+        lo = min(w0 * WINDOW + (c0 + lane) * PER, stop);
+        hi = min(lo + PER, stop);
+        if (lo < hi) {
+            mine = chunk_pair(w0, c0 + lane, lo, hi, e);
+        }
+    } else {
+        uint v = w0 + lane - in_chunks + (in_chunks != 0u ? 1u : 0u);
+        if (v < window_end) {
+            lo = min(v * WINDOW, stop);
+            hi = min(lo + WINDOW, stop);
+            if (lo < hi) {
+                mine = window_pair(v, e);
+            }
+        }
+    }
+    scan_even[lane] = mine.x;
+    scan_odd[lane] = mine.y;
+    barrier();
+    for (uint reach = 1u; reach < GROUP; reach <<= 1) {
+        uvec2 before = uvec2(0u);
+        if (lane >= reach) {
+            before = uvec2(scan_even[lane - reach], scan_odd[lane - reach]);
+        }
+        barrier();
+        if (lane >= reach) {
+            uvec2 upto = then(before, uvec2(scan_even[lane], scan_odd[lane]));
+            scan_even[lane] = upto.x;
+            scan_odd[lane] = upto.y;
+        }
+        barrier();
+    }
+    uint s_end = apply(uvec2(scan_even[lane], scan_odd[lane]), s);
+    uint s_start = lane == 0u ? s : apply(uvec2(scan_even[lane - 1u], scan_odd[lane - 1u]), s);
+    barrier();
+    if (s_start < LIMIT && s_end >= LIMIT) {
+        // The first item where the sum leaves its binade (or a window off
+        // its candidates).
+        if (is_chunk) {
+            walk(lo, hi, s_start, e);
+        } else {
+            run_s = s_start;
+            run_pos = lo;
+            run_split = 1u;
+        }
+    } else if (lane == GROUP - 1u && s_end < LIMIT) {
+        run_s = s_end;
+        run_pos = hi;
+        run_split = 0u;
+    }
+    barrier();
+    return true;
+}
+#endif

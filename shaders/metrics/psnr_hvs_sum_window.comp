@@ -7,7 +7,9 @@
 // neighbouring grid too (else the same one twice). For each it writes
 // every chunk's step pair (one invocation a chunk of PER terms) and the
 // whole window's, composed in order. Pass 3 uses them where the true grid
-// is a candidate; a wrong guess only costs pass 3 time.
+// is a candidate; a wrong guess only costs pass 3 time. A sum's first
+// window starts at exactly 0, so its workgroup also walks it, as pass 3
+// walks the rest, and leaves the exact state after it.
 // Driver and proof: metrics/src/features/psnr_hvs/gpu.rs (`PlaneSum`).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
@@ -15,7 +17,7 @@ layout(local_size_x = 256) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer Terms { float terms[]; };
 layout(set = 0, binding = 1, std430) buffer Windows { uvec4 windows[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer Chunks { uvec4 chunks[]; };
+layout(set = 0, binding = 2, std430) buffer Chunks { uvec4 chunks[]; };
 
 // Twin: `PassPush` in metrics/src/features/psnr_hvs/gpu.rs; the two must
 // agree.
@@ -25,9 +27,11 @@ layout(push_constant, std430) uniform Push {
     uint window_base;
 };
 
+#define PSNR_HVS_WALK
 #include "psnr_hvs_sum.glsl"
 
-const uint GROUP = 256u;
+// Rounds of the first window's walk: each walks a crossing, but the last.
+const uint FIRST_ROUNDS = 2u + 105u + 149u;
 
 shared double part[GROUP];
 shared uvec4 pairs[GROUP];
@@ -90,6 +94,26 @@ void main() {
         p1 = p0;
     }
     chunks[(window_base + w) * CHUNKS + lane] = uvec4(p0, p1);
+    if (w == 0u) {
+        // A sum's first window starts at exactly 0: walk it here, beside
+        // the other windows, from its own chunks' pairs, and leave the
+        // state after it for pass 3 (its dense early crossings would cost
+        // pass 3 a round each).
+        if (lane == 0u) {
+            windows[window_base * WIN_STRIDE + 1u] = uvec4(uint(e0), uint(e1), 0u, 0u);
+            run_s = 0u;
+            run_e = LOWEST;
+            run_pos = 0u;
+            run_split = 1u;
+        }
+        memoryBarrierBuffer();
+        barrier();
+        for (uint r = 0u; r < FIRST_ROUNDS; r++) {
+            if (!walk_round(lane, 1u)) {
+                break;
+            }
+        }
+    }
     // The window's pairs: the chunks composed in order (a tree keeps the
     // order; the clamped composition is exact below LIMIT in any grouping).
     pairs[lane] = uvec4(p0, p1);
@@ -103,7 +127,8 @@ void main() {
     }
     barrier();
     if (lane == 0u) {
-        windows[(window_base + w) * WIN_STRIDE + 1u] = uvec4(uint(e0), uint(e1), 0u, 0u);
+        uvec2 after = w == 0u ? uvec2(run_s, uint(run_e)) : uvec2(0u);
+        windows[(window_base + w) * WIN_STRIDE + 1u] = uvec4(uint(e0), uint(e1), after);
         windows[(window_base + w) * WIN_STRIDE + 2u] = pairs[0];
     }
 }

@@ -194,26 +194,29 @@ pub struct SumJob {
 ///    or the estimate lies within 1/64 of a binade's edge, the neighbour on
 ///    that side (else the estimate's alone, stored twice). On them each
 ///    invocation composes its chunk's pair and the workgroup the window's;
-///    all are stored.
+///    all are stored. A sum's first window starts at exactly 0, so its
+///    workgroup then walks it as pass 3 walks the rest and stores the
+///    exact state after it: the sum grows fast there and crosses a binade
+///    every few chunks, which would cost pass 3 a round each, and here it
+///    overlaps the other windows' work.
 /// 3. `psnr_hvs_sum`, one workgroup per sum, walks in rounds from the exact
-///    state `(S, E, next term)`: its 256 invocations take the next 256
-///    items (the chunks left in the current window, then whole windows),
-///    each item's pair on grid `E` (pass 2's where `E` is a candidate of the
-///    item's window; a chunk off the candidates computes its pair from its
-///    terms; a window off them counts as a crossing), scan the pairs and
-///    find the first item where `S` reaches `2^24`. A window there is split
-///    into its chunks next round; in a chunk, its invocation adds the terms
-///    one by one (integer steps, and the float additions where the sum
-///    leaves its binade). With no crossing the round ends after its 256
-///    items.
+///    state `(S, E, next term)` after the first window (`walk_round` in
+///    psnr_hvs_sum.glsl): its 256 invocations take the next 256 items (the
+///    chunks left in the current window, then whole windows), each item's
+///    pair on grid `E` (pass 2's where `E` is a candidate of the item's
+///    window; a chunk off the candidates computes its pair from its terms;
+///    a window off them counts as a crossing), scan the pairs and find the
+///    first item where `S` reaches `2^24`. A window there is split into its
+///    chunks next round; in a chunk, its invocation adds the terms one by
+///    one (integer steps, and the float additions where the sum leaves its
+///    binade). With no crossing the round ends after its 256 items.
 ///
-/// So a 4K luma plane's ~660 windows take three rounds, plus a few per
-/// binade the sum crosses after the first window (about ten) and some
-/// twenty in the first window, where the sum grows fast; a window off its
-/// candidates costs a round more, its chunks' pairs computed from their
-/// terms. Every round advances past a window start, walks a
-/// crossing, or splits a window, and each window is split at most once,
-/// which bounds the rounds (see [`PlaneSum::rounds`]).
+/// So a 4K luma plane's ~660 windows take three rounds, plus about two for
+/// each binade the sum crosses after the first window (about ten); a window
+/// off its candidates costs a round more, its chunks' pairs computed from
+/// their terms. Every round advances past a window start, walks a crossing,
+/// or splits a window, and each window is split at most once, which bounds
+/// the rounds (see [`PlaneSum::rounds`]).
 pub struct PlaneSum {
     total: ComputePipeline,
     window: ComputePipeline,
