@@ -41,6 +41,7 @@ layout(push_constant, std430) uniform Push {
     uint slot;
 };
 
+const uint GROUP = 256u;
 #define PSNR_HVS_WALK
 #include "psnr_hvs_sum.glsl"
 

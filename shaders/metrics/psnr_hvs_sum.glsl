@@ -129,10 +129,9 @@ uvec2 add_exactly(uint s, int e, float t) {
 #ifdef PSNR_HVS_WALK
 // The walk over the items after the sum's exact state (psnr_hvs_sum.comp,
 // and psnr_hvs_sum_window.comp for a sum's first window, which starts at
-// 0): the including shader has `terms`, `windows`, `chunks` and the push
-// constants `term_base`, `term_count`, `window_base`, and 256 invocations.
-const uint GROUP = 256u;
-
+// 0): the including shader has `terms`, `windows`, `chunks`, the push
+// constants `term_base`, `term_count`, `window_base`, and GROUP (256)
+// invocations.
 // Inclusive scan of the invocations' step pairs.
 shared uint scan_even[GROUP];
 shared uint scan_odd[GROUP];
@@ -154,11 +153,16 @@ uvec2 window_pair(uint v, int e) {
     return e == grids.y ? pairs.zw : uvec2(LIMIT);
 }
 
+// The candidate grids of chunk c of window v: its window's, unless the
+// including shader has its own.
+#ifndef CHUNK_GRIDS
+#define CHUNK_GRIDS(v, c) ivec2(windows[(window_base + (v)) * WIN_STRIDE + 1u].xy)
+#endif
+
 // The pair of chunk c of window v, terms [lo, hi), on grid e: pass 2's
-// where e is a candidate of the window (both loads issued at once), else
-// from the terms.
+// where e is a candidate (both loads issued at once), else from the terms.
 uvec2 chunk_pair(uint v, uint c, uint lo, uint hi, int e) {
-    ivec2 grids = ivec2(windows[(window_base + v) * WIN_STRIDE + 1u].xy);
+    ivec2 grids = CHUNK_GRIDS(v, c);
     uvec4 pairs = chunks[(window_base + v) * CHUNKS + c];
     if (e == grids.x) {
         return pairs.xy;

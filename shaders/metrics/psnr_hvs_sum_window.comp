@@ -27,6 +27,10 @@ layout(push_constant, std430) uniform Push {
     uint window_base;
 };
 
+const uint GROUP = 256u;
+// A sum's first window walks its chunks on grids of their own.
+shared ivec2 chunk_grids[GROUP];
+#define CHUNK_GRIDS(v, c) chunk_grids[c]
 #define PSNR_HVS_WALK
 #include "psnr_hvs_sum.glsl"
 
@@ -40,6 +44,24 @@ shared uvec4 pairs[GROUP];
 int grid_near(double x) {
     uint field = (floatBitsToUint(float(x)) >> 23) & 0xffu;
     return clamp(int(field) - 150, LOWEST, HIGHEST);
+}
+
+// Candidate grids of a run of terms whose sum is estimated to go from
+// `start` to `end`: the start's grid, and the next one up where the run
+// should cross into it or the start lies just below a power of two, down
+// where it lies just above one; else the start's grid twice (after n terms
+// a float sum is within a factor (1 +- 2^-24)^n of the exact one, in
+// practice far closer).
+ivec2 candidates(double start, double end) {
+    int e0 = grid_near(start);
+    uint fraction = floatBitsToUint(float(start)) & 0x7fffffu;
+    if ((grid_near(end) > e0 || fraction >= 0x7e0000u) && e0 < HIGHEST) {
+        return ivec2(e0, e0 + 1);
+    }
+    if (fraction < 0x20000u && e0 > LOWEST) {
+        return ivec2(e0, e0 - 1);
+    }
+    return ivec2(e0);
 }
 
 void main() {
@@ -59,53 +81,62 @@ void main() {
     }
     barrier();
     double start = part[0];
-    double end = start + packDouble2x32(windows[(window_base + w) * WIN_STRIDE].xy);
-    int e0 = grid_near(start);
-    // The next grid up where the window should cross into it or the
-    // estimate lies just below a power of two, down where it lies just
-    // above one; else the estimate's grid alone (after n terms the float
-    // sum is within a factor (1 +- 2^-24)^n of the exact one, in practice
-    // far closer).
-    uint fraction = floatBitsToUint(float(start)) & 0x7fffffu;
-    int e1 = e0;
-    if ((grid_near(end) > e0 || fraction >= 0x7e0000u) && e0 < HIGHEST) {
-        e1 = e0 + 1;
-    } else if (fraction < 0x20000u && e0 > LOWEST) {
-        e1 = e0 - 1;
-    }
-    // This invocation's chunk on both grids.
+    ivec2 grids = candidates(start, start + packDouble2x32(windows[(window_base + w) * WIN_STRIDE].xy));
+    // This invocation's chunk.
     uint lo = min(w * WINDOW + lane * PER, term_count);
     uint hi = min(lo + PER, term_count);
     float ts[PER];
     [[unroll]] for (uint j = 0u; j < PER; j++) {
         ts[j] = lo + j < hi ? terms[term_base + lo + j] : 0.0;
     }
+    ivec2 mine = grids;
+    if (w == 0u) {
+        // The first window's sum grows through many binades: each chunk's
+        // candidates from the totals of the chunks before it instead.
+        double total = 0.0lf;
+        [[unroll]] for (uint j = 0u; j < PER; j++) {
+            total += double(abs(ts[j]));
+        }
+        barrier();
+        part[lane] = total;
+        barrier();
+        for (uint reach = 1u; reach < GROUP; reach <<= 1) {
+            double upto = lane >= reach ? part[lane - reach] + part[lane] : part[lane];
+            barrier();
+            part[lane] = upto;
+            barrier();
+        }
+        double chunk_start = part[lane] - total;
+        mine = candidates(chunk_start, chunk_start + total);
+        chunk_grids[lane] = mine;
+    }
+    // The chunk's pairs on both grids.
     uvec2 p0 = uvec2(0u);
     uvec2 p1 = uvec2(0u);
-    if (e1 != e0) {
+    if (mine.y != mine.x) {
         [[unroll]] for (uint j = 0u; j < PER; j++) {
-            p0 = then(p0, step_of(ts[j], e0));
-            p1 = then(p1, step_of(ts[j], e1));
+            p0 = then(p0, step_of(ts[j], mine.x));
+            p1 = then(p1, step_of(ts[j], mine.y));
         }
     } else {
         [[unroll]] for (uint j = 0u; j < PER; j++) {
-            p0 = then(p0, step_of(ts[j], e0));
+            p0 = then(p0, step_of(ts[j], mine.x));
         }
         p1 = p0;
     }
     chunks[(window_base + w) * CHUNKS + lane] = uvec4(p0, p1);
     if (w == 0u) {
         // A sum's first window starts at exactly 0: walk it here, beside
-        // the other windows, from its own chunks' pairs, and leave the
-        // state after it for pass 3 (its dense early crossings would cost
-        // pass 3 a round each).
+        // the other windows, from its chunks' pairs, and leave the state
+        // after it for pass 3 (its dense early crossings would cost pass 3
+        // a round each).
         if (lane == 0u) {
-            windows[window_base * WIN_STRIDE + 1u] = uvec4(uint(e0), uint(e1), 0u, 0u);
             run_s = 0u;
             run_e = LOWEST;
             run_pos = 0u;
             run_split = 1u;
         }
+        memoryBarrierShared();
         memoryBarrierBuffer();
         barrier();
         for (uint r = 0u; r < FIRST_ROUNDS; r++) {
@@ -128,7 +159,7 @@ void main() {
     barrier();
     if (lane == 0u) {
         uvec2 after = w == 0u ? uvec2(run_s, uint(run_e)) : uvec2(0u);
-        windows[(window_base + w) * WIN_STRIDE + 1u] = uvec4(uint(e0), uint(e1), after);
+        windows[(window_base + w) * WIN_STRIDE + 1u] = uvec4(uvec2(grids), after);
         windows[(window_base + w) * WIN_STRIDE + 2u] = pairs[0];
     }
 }
