@@ -198,7 +198,8 @@ pub struct SumJob {
 ///    workgroup then walks it as pass 3 walks the rest and stores the
 ///    exact state after it: the sum grows fast there and crosses a binade
 ///    every few chunks, which would cost pass 3 a round each, and here it
-///    overlaps the other windows' work.
+///    overlaps the other windows' work. Its chunks take their candidate
+///    grids from a scan of the chunk totals rather than the window's.
 /// 3. `psnr_hvs_sum`, one workgroup per sum, walks in rounds from the exact
 ///    state `(S, E, next term)` after the first window (`walk_round` in
 ///    psnr_hvs_sum.glsl): its 256 invocations take the next 256 items (the
