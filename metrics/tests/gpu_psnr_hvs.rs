@@ -285,16 +285,11 @@ fn adversarial_sequences(rng: &mut Rng) -> Vec<(&'static str, Vec<f32>)> {
     seqs
 }
 
-#[test]
-fn psnr_hvs_sum_equals_sequential_float_additions() {
-    if !at_every_lavapipe_subgroup_size("psnr_hvs_sum_equals_sequential_float_additions") {
-        return;
-    }
+/// The GPU sums of `seqs`, recorded together in one terms buffer, each at
+/// an odd offset and followed by a large float the sum must not take in.
+fn gpu_sums(seqs: &[(&str, Vec<f32>)]) -> Vec<f32> {
     let ctx = test_context();
     let mut submitter = Submitter::new(&ctx, 1).unwrap();
-    let mut rng = Rng(0x5CA1_AB1E);
-    let seqs = adversarial_sequences(&mut rng);
-    // One terms buffer, the sums side by side, each at an odd offset.
     let mut all = vec![7.0f32];
     let mut jobs = Vec::new();
     for (i, (_, seq)) in seqs.iter().enumerate() {
@@ -310,11 +305,26 @@ fn psnr_hvs_sum_equals_sequential_float_additions() {
     let terms = upload_buffer(&ctx, &mut submitter, "test terms", &bytes).unwrap();
     let len = jobs.len() as u64 * 8;
     let results = Buffer::storage(&ctx, "test results", len).unwrap();
-    let summer = PlaneSum::new(&ctx, jobs.len()).unwrap();
+    let summer = PlaneSum::new(&ctx, jobs.len(), all.len() as u64).unwrap();
     submitter.run(|rec| summer.record(rec, &terms, &jobs, &results)).unwrap();
     let words = download_buffer(&ctx, &mut submitter, &results, len).unwrap();
-    for (i, (what, seq)) in seqs.iter().enumerate() {
-        let got = f32::from_bits(u32::from_le_bytes(words[i * 8..i * 8 + 4].try_into().unwrap()));
+    let sums = words
+        .chunks_exact(8)
+        .map(|w| f32::from_bits(u32::from_le_bytes(w[..4].try_into().unwrap())))
+        .collect();
+    assert_no_validation_messages();
+    sums
+}
+
+#[test]
+fn psnr_hvs_sum_equals_sequential_float_additions() {
+    if !at_every_lavapipe_subgroup_size("psnr_hvs_sum_equals_sequential_float_additions") {
+        return;
+    }
+    let mut rng = Rng(0x5CA1_AB1E);
+    let seqs = adversarial_sequences(&mut rng);
+    let got = gpu_sums(&seqs);
+    for ((what, seq), got) in seqs.iter().zip(got) {
         let want = sequential_sum(seq);
         assert_eq!(got.to_bits(), want.to_bits(), "{what} ({} terms): {got} vs {want}", seq.len());
     }
@@ -323,7 +333,113 @@ fn psnr_hvs_sum_equals_sequential_float_additions() {
     assert!(sums[2] > f32::MIN_POSITIVE, "subnormals stay subnormal");
     assert!(sums.iter().any(|s| s.is_infinite()), "no overflow");
     println!("psnr_hvs sum: {} sequences equal to sequential float additions", seqs.len());
-    assert_no_validation_messages();
+}
+
+/// Terms of one window of the spread sum (`PlaneSum`): 256 chunks of 64.
+const WINDOW: usize = 16_384;
+
+/// `n` terms that a float sum at `sum` (below 2^24) does not take in but a
+/// double sum does: just below half of its last place.
+fn lost_terms(sum: f32, n: usize) -> impl Iterator<Item = f32> {
+    let half_ulp = (f32::from_bits(sum.to_bits() + 1) - sum) / 2.0;
+    std::iter::repeat_n(half_ulp * 0.96, n)
+}
+
+/// Sequences aimed at the spread sum's passes: crossings on the first and
+/// last term of a window, and mid-window, in late windows; a float sum so
+/// far below the double estimate of pass 2 that its candidate grids miss
+/// for over three hundred windows (more rounds than one pass-3
+/// dispatch runs); zeros over many windows; huge terms and an infinity late.
+fn spread_sequences(rng: &mut Rng) -> Vec<(&'static str, Vec<f32>)> {
+    let mut seqs: Vec<(&'static str, Vec<f32>)> = Vec::new();
+    // Ones reach 2^14, 2^15, 2^16 on the last term of windows 0, 1, 3; one
+    // zero first moves that to the first term of windows 1, 2, 4.
+    seqs.push(("ones", vec![1.0; 4 * WINDOW + 5]));
+    let mut shifted = vec![0.0f32];
+    shifted.extend(std::iter::repeat_n(1.0f32, 4 * WINDOW + 5));
+    seqs.push(("shifted ones", shifted));
+    // From 1000 the ones cross 1024, 2048, ... mid-window.
+    let mut offset = vec![1000.0f32];
+    offset.extend(std::iter::repeat_n(1.0f32, 6 * WINDOW));
+    seqs.push(("offset ones", offset));
+    // Zero for windows, then a crossing from 0 on a window's first term.
+    let mut zeros = vec![0.0f32; 3 * WINDOW];
+    zeros.extend((0..WINDOW).map(|_| rng.below(1 << 12) as f32 * 0.25));
+    seqs.push(("zeros, then terms", zeros));
+    seqs.push(("all zeros", vec![0.0; 5 * WINDOW + 17]));
+    // Just below 2^20 the float sum ignores terms just below half its last
+    // place, which the double totals count: the estimate soon lies above
+    // 2^20 (its grid's lower neighbour still a candidate), then far above
+    // it (both candidates miss) for over 300 windows, more rounds than one
+    // pass-3 dispatch runs. Eleven terms there, the last one last, count on
+    // the true grid but not on the candidates (0.05: 0.8 of its 1/16, 0.4
+    // of the next grid's 1/8).
+    let start = 1_048_575.0f32;
+    let mut stuck = vec![start];
+    stuck.extend(lost_terms(start, 6_000_000));
+    for k in 0..10 {
+        stuck[40 * WINDOW + k * 500_000 + 1] = 0.05;
+    }
+    *stuck.last_mut().unwrap() = 0.05;
+    seqs.push(("stuck below 2^20", stuck));
+    // Just above 2^20 by the estimate only, for three windows.
+    let mut above = vec![start];
+    above.extend(lost_terms(start, 3 * WINDOW));
+    seqs.push(("estimate above 2^20", above));
+    // Typical terms over many windows with huge ones late: one that
+    // crosses into the top binades mid-window, then two that overflow.
+    let typical = |rng: &mut Rng| {
+        let e = if rng.below(3) == 0 { 0.0 } else { rng.below(1 << 20) as f32 / 4096.0 };
+        e * e
+    };
+    let mut huge: Vec<f32> = (0..12 * WINDOW).map(|_| typical(rng)).collect();
+    huge[5 * WINDOW + 777] = 1.0e38;
+    seqs.push(("huge", huge.clone()));
+    huge[9 * WINDOW + 4321] = 3.0e38;
+    huge[10 * WINDOW] = 3.0e38;
+    seqs.push(("huge, overflowing", huge.clone()));
+    let mut infinite: Vec<f32> = (0..7 * WINDOW).map(|_| typical(rng)).collect();
+    infinite[4 * WINDOW + 100] = f32::INFINITY;
+    seqs.push(("infinity", infinite));
+    // psnr_hvs-like over many windows.
+    seqs.push(("typical", (0..40 * WINDOW + 999).map(|_| typical(rng)).collect()));
+    seqs
+}
+
+#[test]
+fn psnr_hvs_sum_spread_over_windows_is_exact() {
+    if !at_every_lavapipe_subgroup_size("psnr_hvs_sum_spread_over_windows_is_exact") {
+        return;
+    }
+    let mut rng = Rng(0x0005_93AD);
+    let mut seqs = spread_sequences(&mut rng);
+    // A NaN term counts as 2^128 (as an infinity does): the sum becomes and
+    // stays +infinity, where float additions would give NaN.
+    let mut nan: Vec<f32> = (0..3 * WINDOW).map(|i| (i % 97) as f32).collect();
+    nan[2 * WINDOW + 5] = f32::NAN;
+    seqs.push(("NaN", nan));
+    let got = gpu_sums(&seqs);
+    for ((what, seq), got) in seqs.iter().zip(got) {
+        let want = if *what == "NaN" { f32::INFINITY } else { sequential_sum(seq) };
+        assert_eq!(got.to_bits(), want.to_bits(), "{what} ({} terms): {got} vs {want}", seq.len());
+    }
+    // The sequences do reach what they are meant to: the stuck sum stays
+    // below 2^20 while the double sum lies above 2^20 · 1.02 for over 300
+    // windows; the huge sums end in the top binade and at infinity.
+    let find = |name: &str| &seqs.iter().find(|(n, _)| *n == name).unwrap().1;
+    let stuck = find("stuck below 2^20");
+    let (mut float, mut double, mut far) = (0f32, 0f64, 0);
+    for (i, &t) in stuck.iter().enumerate() {
+        if i % WINDOW == 0 && float < 1_048_576.0 && double > 1_048_576.0 * 1.02 {
+            far += 1;
+        }
+        float += t;
+        double += f64::from(t);
+    }
+    assert!(far > 300 && float < 1_048_576.0, "{far} windows far off");
+    assert!(sequential_sum(find("huge")) >= 1.0e38);
+    assert!(sequential_sum(find("huge, overflowing")).is_infinite());
+    println!("psnr_hvs spread sum: {} sequences exact", seqs.len());
 }
 
 #[test]
@@ -349,7 +465,7 @@ fn psnr_hvs_sum_timing_4k() {
     let bytes: Vec<u8> = all.iter().flat_map(|t| t.to_le_bytes()).collect();
     let terms = upload_buffer(&ctx, &mut submitter, "timing terms", &bytes).unwrap();
     let results = Buffer::storage(&ctx, "timing results", 24).unwrap();
-    let summer = PlaneSum::new(&ctx, 3).unwrap();
+    let summer = PlaneSum::new(&ctx, 3, all.len() as u64).unwrap();
     let (median, min, max) = vqscope_gpu::testing::frame_ms(&ctx, &mut submitter, 20, |rec| {
         rec.barrier();
         summer.record(rec, &terms, &jobs, &results)
@@ -364,6 +480,54 @@ fn psnr_hvs_sum_timing_4k() {
         "psnr_hvs sum of a 3840x2160 4:2:0 frame ({} terms) on {}: median {median:.3} ms \
          (min {min:.3}, max {max:.3})",
         all.len(),
+        ctx.info().name
+    );
+}
+
+/// The whole kernel (blocks and sums) on a 4K frame pair: with
+/// `psnr_hvs_sum_timing_4k`, what the block pass costs.
+#[test]
+#[ignore = "timing; run on a real GPU (or lavapipe, slowly)"]
+fn psnr_hvs_kernel_timing_4k() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x4_0001);
+    let g = geometry(3840, 2160, ChromaFormat::Yuv420, 10);
+    let kernel = PsnrHvsKernel::new(&ctx, &g).unwrap();
+    let size = |p: usize| {
+        let (w, h) = g.plane_size(p);
+        (w as usize, h as usize)
+    };
+    let r: Vec<Vec<u16>> =
+        (0..3).map(|p| random_plane(&mut rng, size(p).0, size(p).1, 10)).collect();
+    let d: Vec<Vec<u16>> = r.iter().map(|s| nudged(&mut rng, s, 10)).collect();
+    let rv: [PlaneView; 3] =
+        std::array::from_fn(|p| PlaneView::packed(size(p).0, size(p).1, 10, &r[p]));
+    let dv: [PlaneView; 3] =
+        std::array::from_fn(|p| PlaneView::packed(size(p).0, size(p).1, 10, &d[p]));
+    let up = |submitter: &mut Submitter, v: &PlaneView| upload_plane(&ctx, submitter, v).unwrap();
+    let ru: Vec<_> = rv.iter().map(|v| up(&mut submitter, v)).collect();
+    let du: Vec<_> = dv.iter().map(|v| up(&mut submitter, v)).collect();
+    let rp: Vec<DevicePlane> =
+        ru.iter().map(|(b, desc)| DevicePlane { buffer: b, desc: *desc }).collect();
+    let dp: Vec<DevicePlane> =
+        du.iter().map(|(b, desc)| DevicePlane { buffer: b, desc: *desc }).collect();
+    let results = Buffer::storage(&ctx, "timing results", 24).unwrap();
+    let (median, min, max) = vqscope_gpu::testing::frame_ms(&ctx, &mut submitter, 20, |rec| {
+        rec.barrier();
+        kernel.record(rec, &rp, &dp, &results, 0)
+    });
+    let words = download_buffer(&ctx, &mut submitter, &results, 24).unwrap();
+    let words: Vec<i64> =
+        words.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+    let sums = PsnrHvsKernel::decode_sums(&words);
+    for p in 0..3 {
+        let want = plane_sum(&rv[p], &dv[p], p).unwrap();
+        assert_eq!(sums[p].to_bits(), want.to_bits(), "plane {p}: {} vs {want}", sums[p]);
+    }
+    println!(
+        "psnr_hvs kernel (blocks and sums) on a 3840x2160 4:2:0 10-bit frame pair on {}: \
+         median {median:.3} ms (min {min:.3}, max {max:.3})",
         ctx.info().name
     );
 }

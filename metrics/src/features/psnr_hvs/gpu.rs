@@ -8,13 +8,20 @@
 //! 1. `psnr_hvs_block` once per plane: one invocation per 8x8 block computes
 //!    the 64 values the block adds (DCT, variances, masking, CSF weights),
 //!    bit for bit as [`super::block_terms`], into the terms buffer;
-//! 2. `psnr_hvs_sum` per plane (the three run side by side): the float sum
-//!    of that plane's terms in libvmaf's order, as [`PlaneSum`] explains.
+//! 2. [`PlaneSum`], the three planes side by side: each plane's float sum
+//!    of its terms in libvmaf's order, in three passes. `psnr_hvs_sum_total`
+//!    and `psnr_hvs_sum_window` run one workgroup per window of 16384 terms
+//!    (about a thousand at 4K): window totals in double, then, on one or
+//!    two grids guessed from the totals before the window, the composed
+//!    integer step pairs of each 64-term chunk and of the window.
+//!    `psnr_hvs_sum` then walks each plane with one workgroup, 256 chunks or
+//!    windows a round, from those pairs; only chunks where the sum leaves
+//!    its binade are added term by term.
 //!
 //! libvmaf's accumulator is a single float per plane, so every addition
 //! rounds and no tree or partial sums of floats or doubles reproduce its
 //! value; [`PlaneSum`] reproduces the serial float additions exactly with
-//! integer prefix scans.
+//! integer steps that compose, and explains why.
 
 use std::sync::Arc;
 
@@ -31,17 +38,25 @@ use crate::error::MetricsError;
 
 /// Invocations per `psnr_hvs_block` workgroup (its `local_size_x`).
 const BLOCK_GROUP: u32 = 64;
-/// Terms one `psnr_hvs_sum` window covers: its 256 invocations times 64
-/// (`GROUP * PER` there).
-const SUM_WINDOW: u32 = 256 * 64;
-/// Windows per `psnr_hvs_sum` dispatch (`WINDOWS` there): lavapipe ends a
-/// shader's loops after 65535 iterations in all, so a long sum continues
+/// Terms of a chunk (`PER` in psnr_hvs_sum.glsl).
+const CHUNK: u32 = 64;
+/// Chunks of a window (`CHUNKS` there).
+const CHUNKS: u32 = 256;
+/// Terms of a window.
+const WINDOW: u32 = CHUNK * CHUNKS;
+/// `uvec4`s per window in the windows buffer (`WIN_STRIDE` there).
+const WIN_STRIDE: u64 = 3;
+/// Rounds per `psnr_hvs_sum` dispatch (`ROUNDS` there): lavapipe ends a
+/// shader's loops after 65535 iterations in all, so a long walk continues
 /// in further dispatches from the state the previous one stored.
-const SUM_WINDOWS: u32 = 128;
+const ROUNDS: u32 = 400;
 /// Most additions of finite terms that leave a grid (see [`PlaneSum`]):
 /// each raises the grid's exponent, from -149 to at most 105 (infinity,
 /// after which the sum stops).
 const MAX_CROSSINGS: u32 = 105 + 149;
+/// Most terms of one sum: keeps every term index and window start in 32
+/// bits and a plane's windows within one dispatch's workgroup count.
+const MAX_TERMS: u32 = 1 << 30;
 
 /// Twin of psnr_hvs_block.comp's push constants; the two must agree.
 #[repr(C)]
@@ -57,12 +72,23 @@ struct BlockPush {
     quadrant_var_scale: f32,
 }
 
+/// Twin of psnr_hvs_sum_total.comp's and psnr_hvs_sum_window.comp's push
+/// constants; the three must agree.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct PassPush {
+    term_base: u32,
+    term_count: u32,
+    window_base: u32,
+}
+
 /// Twin of psnr_hvs_sum.comp's push constants; the two must agree.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 struct SumPush {
     term_base: u32,
     term_count: u32,
+    window_base: u32,
     first: u32,
     out_word: u32,
     slot: u32,
@@ -72,14 +98,20 @@ struct SumPush {
 /// (`crate::device::shader_layouts`).
 #[cfg(test)]
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
-    use vqscope_shaders::{METRICS_PSNR_HVS_BLOCK, METRICS_PSNR_HVS_SUM, twin};
+    use vqscope_shaders::{
+        METRICS_PSNR_HVS_BLOCK, METRICS_PSNR_HVS_SUM, METRICS_PSNR_HVS_SUM_TOTAL,
+        METRICS_PSNR_HVS_SUM_WINDOW, twin,
+    };
     vec![
         twin!(BlockPush as "Push" in [METRICS_PSNR_HVS_BLOCK] {
             ref_plane, dis_plane, blocks_x, blocks_y, table, term_base, block_var_scale,
             quadrant_var_scale,
         }),
+        twin!(PassPush as "Push" in [METRICS_PSNR_HVS_SUM_TOTAL, METRICS_PSNR_HVS_SUM_WINDOW] {
+            term_base, term_count, window_base,
+        }),
         twin!(SumPush as "Push" in [METRICS_PSNR_HVS_SUM] {
-            term_base, term_count, first, out_word, slot,
+            term_base, term_count, window_base, first, out_word, slot,
         }),
     ]
 }
@@ -115,10 +147,9 @@ pub struct SumJob {
     pub out_word: u32,
 }
 
-/// The float that adding non-negative finite floats one by one to a float
-/// starting at 0 gives (round to nearest even at every step), computed by
-/// workgroup scans instead of one invocation's chain of dependent
-/// additions; `psnr_hvs_sum` on one workgroup per sum.
+/// The float that adding non-negative floats one by one to a float starting
+/// at 0 gives (round to nearest even at every step), computed by many
+/// workgroups instead of one invocation's chain of dependent additions.
 ///
 /// Why it is exact. Write the running sum as `s = S · 2^E`, with `E` the
 /// exponent of `s`'s last mantissa bit (`E = -149` while `s < 2^-125`: the
@@ -129,53 +160,125 @@ pub struct SumJob {
 /// rounded to an integer, a tie going to the even `S + d`. So `d` depends on
 /// `t` and on the parity of `S` only: each term is a pair (step from an even
 /// `S`, step from an odd `S`), pairs compose associatively (`a` then `b`:
-/// from parity `p`, `a_p + b_{(p + a_p) mod 2}`), and a window's running
-/// `S` after every term is a prefix scan of integers. `d` is computed from
-/// `t`'s bits: below half a unit it is 0, a term reaching `2^(E+24)` is
-/// clamped to `2^24`, and composed steps are clamped to `2^25`: a step
-/// stays exact while below `2^24` and at least `2^24` once it is not
-/// (clamping an `a` may pick the wrong half of the next pair, but the
+/// from parity `p`, `a_p + b_{(p + a_p) mod 2}`), and a run of terms has a
+/// pair too. `d` is computed from `t`'s bits: below half a unit it is 0, a
+/// term reaching `2^(E+24)` is clamped to `2^24`, and composed steps are
+/// clamped to `2^25`. By induction over any grouping, a composed step is
+/// exact while the true one is below `2^24` and at least `2^24` once it is
+/// not (clamping an `a` may pick the wrong half of the next pair, but the
 /// result is past `2^24` either way), which is all a crossing test needs,
-/// in 32 bits. The scanned `S` never falls either, so the first term with
-/// `S + d ≥ 2^24` is where the sum may leave the grid (`s + t` reaches the next binade, or rounds up to it):
-/// only that addition is done as a float addition — in double, rounded to
-/// float once, which is the correctly rounded float sum because
-/// `53 ≥ 2·24 + 2` — and the next window starts after it on the new sum's
-/// grid. Such additions raise `E` each time, so there are at most
-/// [`MAX_CROSSINGS`]; all others are integer steps. Terms must be finite
-/// (psnr_hvs's are squares of bounded CSF-weighted DCT errors); a sum that
-/// overflows to infinity stays there, as the float additions would.
+/// in 32 bits. `S` never falls either, so if a run's composed step keeps
+/// `S` below `2^24`, every addition in it stayed on the grid and `S` plus
+/// the step is the float sum after the run; otherwise the run holds the
+/// first addition that may leave the grid (`s + t` reaches the next binade,
+/// or rounds up to it). Only such additions are done as float additions —
+/// in double, rounded to float once, which is the correctly rounded float
+/// sum because `53 ≥ 2·24 + 2` — and the sum goes on after them on the new
+/// sum's grid. They raise `E` each time, so there are at most
+/// [`MAX_CROSSINGS`]; all others are integer steps. A term that is infinite
+/// or NaN counts as `2^128`, which overflows the sum to infinity; the sum
+/// stops there, as float additions of finite terms would leave it (the
+/// terms are squares of bounded CSF-weighted DCT errors, always finite).
 ///
-/// Each window of [`SUM_WINDOW`] terms: every invocation composes its 64
-/// consecutive terms' pairs, a workgroup scan gives each its starting `S`,
-/// and the one invocation whose range holds the first crossing walks it
-/// again to find and do that addition.
+/// How the work is spread. The terms are cut into windows of [`WINDOW`]
+/// terms, each [`CHUNKS`] chunks of [`CHUNK`]:
+///
+/// 1. `psnr_hvs_sum_total`, one workgroup per window: the window's total in
+///    double.
+/// 2. `psnr_hvs_sum_window`, one workgroup per window: the totals of the
+///    windows before it estimate the float sum at its start. After `n`
+///    non-negative terms a float sum lies within a factor `(1 ± 2^-24)^n`
+///    of the exact one, in practice far closer, so the true grid is the
+///    estimate's except near a power of two. The candidate grids are the
+///    estimate's and, where the window should cross into the next binade
+///    or the estimate lies within 1/64 of a binade's edge, the neighbour on
+///    that side (else the estimate's alone, stored twice). On them each
+///    invocation composes its chunk's pair and the workgroup the window's;
+///    all are stored. A sum's first window starts at exactly 0, so its
+///    workgroup then walks it as pass 3 walks the rest and stores the
+///    exact state after it: the sum grows fast there and crosses a binade
+///    every few chunks, which would cost pass 3 a round each, and here it
+///    overlaps the other windows' work. Its chunks take their candidate
+///    grids from a scan of the chunk totals rather than the window's.
+/// 3. `psnr_hvs_sum`, one workgroup per sum, walks in rounds from the exact
+///    state `(S, E, next term)` after the first window (`walk_round` in
+///    psnr_hvs_sum.glsl): its 256 invocations take the next 256 items (the
+///    chunks left in the current window, then whole windows), each item's
+///    pair on grid `E` (pass 2's where `E` is a candidate of the item's
+///    window; a chunk off the candidates computes its pair from its terms;
+///    a window off them counts as a crossing), scan the pairs and find the
+///    first item where `S` reaches `2^24`. A window there is split into its
+///    chunks next round; in a chunk, its invocation adds the terms one by
+///    one (integer steps, and the float additions where the sum leaves its
+///    binade). With no crossing the round ends after its 256 items.
+///
+/// So a 4K luma plane's ~660 windows take three rounds, plus about two for
+/// each binade the sum crosses after the first window (about ten); a window
+/// off its candidates costs a round more, its chunks' pairs computed from
+/// their terms. Every round advances past a window start, walks a crossing,
+/// or splits a window, and each window is split at most once, which bounds
+/// the rounds (see [`PlaneSum::rounds`]).
 pub struct PlaneSum {
-    pipeline: ComputePipeline,
-    /// Per sum: `S`, `E`, the next term's index (`uvec4`s).
+    total: ComputePipeline,
+    window: ComputePipeline,
+    walk: ComputePipeline,
+    /// Per sum: `S`, `E`, the next term's index, split (`uvec4`s).
     state: Buffer,
+    /// Per window: its total, its candidate grids, its pairs on them.
+    windows: Buffer,
+    /// Per chunk: its pairs on its window's candidate grids.
+    chunks: Buffer,
     slots: usize,
+    window_capacity: u64,
 }
 
 impl PlaneSum {
-    /// A summer for up to `slots` sums recorded together.
-    pub fn new(ctx: &Arc<GpuContext>, slots: usize) -> vqscope_gpu::Result<Self> {
-        let pipeline = ComputePipeline::new(
+    /// A summer for up to `slots` sums recorded together, of `max_terms`
+    /// terms in all.
+    pub fn new(ctx: &Arc<GpuContext>, slots: usize, max_terms: u64) -> vqscope_gpu::Result<Self> {
+        let pipeline = |name, shader| {
+            ComputePipeline::new(ctx, &PipelineDesc { name, ..PipelineDesc::new(shader) })
+        };
+        // Each sum may end in a partial window.
+        let window_capacity = max_terms / u64::from(WINDOW) + slots as u64;
+        let windows =
+            Buffer::storage(ctx, "psnr_hvs sum windows", window_capacity.max(1) * WIN_STRIDE * 16)?;
+        let chunks = Buffer::storage(
             ctx,
-            &PipelineDesc {
-                name: "metrics/psnr_hvs_sum",
-                ..PipelineDesc::new(vqscope_shaders::METRICS_PSNR_HVS_SUM)
-            },
+            "psnr_hvs sum chunks",
+            window_capacity.max(1) * u64::from(CHUNKS) * 16,
         )?;
-        let state = Buffer::storage(ctx, "psnr_hvs sum state", slots.max(1) as u64 * 16)?;
-        Ok(Self { pipeline, state, slots })
+        Ok(Self {
+            total: pipeline(
+                "metrics/psnr_hvs_sum_total",
+                vqscope_shaders::METRICS_PSNR_HVS_SUM_TOTAL,
+            )?,
+            window: pipeline(
+                "metrics/psnr_hvs_sum_window",
+                vqscope_shaders::METRICS_PSNR_HVS_SUM_WINDOW,
+            )?,
+            walk: pipeline("metrics/psnr_hvs_sum", vqscope_shaders::METRICS_PSNR_HVS_SUM)?,
+            state: Buffer::storage(ctx, "psnr_hvs sum state", slots.max(1) as u64 * 16)?,
+            windows,
+            chunks,
+            slots,
+            window_capacity,
+        })
     }
 
-    /// Dispatches a sum of `term_count` terms takes: enough windows for
-    /// every term plus one per possible crossing, [`SUM_WINDOWS`] a
-    /// dispatch (a dispatch with nothing left to add returns at once).
-    fn dispatches(term_count: u32) -> u32 {
-        (term_count / SUM_WINDOW + 1 + MAX_CROSSINGS).div_ceil(SUM_WINDOWS)
+    /// Windows of a sum of `term_count` terms.
+    fn windows_of(term_count: u32) -> u32 {
+        term_count.div_ceil(WINDOW)
+    }
+
+    /// Most rounds pass 3 takes for `term_count` terms. A round either ends
+    /// after its items, which passes at least one window start unless it is
+    /// the last (its items are the rest of a window and at least one window,
+    /// or a split window's 256 chunks); or walks a chunk holding a
+    /// crossing; or splits a window, which the next round covers in chunks,
+    /// so no window is split twice.
+    fn rounds(term_count: u32) -> u32 {
+        2 * Self::windows_of(term_count) + 1 + MAX_CROSSINGS
     }
 
     /// Records `jobs`' sums of `terms`, side by side, after the caller's
@@ -194,23 +297,62 @@ impl PlaneSum {
                 self.slots
             )));
         }
-        let rounds = jobs.iter().map(|j| Self::dispatches(j.term_count)).max().unwrap_or(0);
-        for round in 0..rounds {
+        if let Some(job) = jobs.iter().find(|j| j.term_count > MAX_TERMS) {
+            return Err(GpuError::Usage(format!(
+                "psnr_hvs: a sum of {} terms; at most {MAX_TERMS}",
+                job.term_count
+            )));
+        }
+        let mut window_base = Vec::with_capacity(jobs.len());
+        let mut next = 0u64;
+        for job in jobs {
+            window_base.push(next as u32);
+            next += u64::from(Self::windows_of(job.term_count));
+        }
+        if next > self.window_capacity {
+            return Err(GpuError::Usage(format!(
+                "psnr_hvs: {next} windows of terms recorded on a summer for {}",
+                self.window_capacity
+            )));
+        }
+        let sums = [Binding::Buffer(terms), Binding::Buffer(&self.windows)];
+        let windows = [sums[0], sums[1], Binding::Buffer(&self.chunks)];
+        for (pipeline, bindings) in [(&self.total, &sums[..]), (&self.window, &windows[..])] {
+            for (job, &base) in jobs.iter().zip(&window_base) {
+                let count = Self::windows_of(job.term_count);
+                if count == 0 {
+                    continue;
+                }
+                let push = PassPush {
+                    term_base: job.term_base,
+                    term_count: job.term_count,
+                    window_base: base,
+                };
+                rec.dispatch(pipeline, bindings, bytemuck::bytes_of(&push), [count, 1, 1])?;
+            }
+            rec.barrier();
+        }
+        let dispatches =
+            jobs.iter().map(|j| Self::rounds(j.term_count).div_ceil(ROUNDS)).max().unwrap_or(0);
+        for round in 0..dispatches {
             if round > 0 {
                 rec.barrier();
             }
-            for (slot, job) in jobs.iter().enumerate() {
+            for (slot, (job, &base)) in jobs.iter().zip(&window_base).enumerate() {
                 let push = SumPush {
                     term_base: job.term_base,
                     term_count: job.term_count,
+                    window_base: base,
                     first: u32::from(round == 0),
                     out_word: job.out_word,
                     slot: slot as u32,
                 };
                 rec.dispatch(
-                    &self.pipeline,
+                    &self.walk,
                     &[
                         Binding::Buffer(terms),
+                        Binding::Buffer(&self.windows),
+                        Binding::Buffer(&self.chunks),
                         Binding::Buffer(results),
                         Binding::Buffer(&self.state),
                     ],
@@ -274,7 +416,7 @@ impl PsnrHvsKernel {
             bpc: geometry.format.bit_depth,
             planes,
             block: pipeline("metrics/psnr_hvs_block", vqscope_shaders::METRICS_PSNR_HVS_BLOCK)?,
-            sum: PlaneSum::new(ctx, 3)?,
+            sum: PlaneSum::new(ctx, 3, u64::from(next))?,
             tables,
             terms,
         })

@@ -1,0 +1,279 @@
+// psnr_hvs's exact float sum: what the three passes share (the step of one
+// term on a grid, composing steps, the one float addition that leaves a
+// grid). Included by psnr_hvs_sum_window.comp and psnr_hvs_sum.comp; the
+// proof is in metrics/src/features/psnr_hvs/gpu.rs (`PlaneSum`).
+//
+// The running sum s never falls (terms are >= 0). While it lies on the grid
+// of 2^E below 2^(E+24) (E = -149 below 2^-125, else s's ulp), s = S * 2^E
+// with an integer S < 2^24, and adding a term t gives S + d, where d is
+// t / 2^E rounded to an integer, ties toward the even result: d depends on
+// t and S's parity only, a pair (d if S even, d if S odd). Pairs compose
+// associatively, so runs of terms have pairs too. Steps are exact below
+// 2^24 and only known to be at least 2^24 above (clamped to 2^25), which
+// keeps them in 32 bits and decides the same crossings, whatever the
+// grouping. The first addition whose S + d reaches 2^24 leaves the grid: it
+// is done as a correctly rounded float addition, and the sum goes on from
+// the next term on the new sum's grid.
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_control_flow_attributes : require
+
+// Terms of a chunk; CHUNKS chunks make a window.
+const uint PER = 64u;
+const uint CHUNKS = 256u;
+const uint WINDOW = PER * CHUNKS;
+// Per window in the windows buffer: [0] its terms' total (double bits),
+// [1] its two candidate grids, [2] its pairs on them.
+const uint WIN_STRIDE = 3u;
+// S's bound on a grid: 2^24 units are 2^(E+24), the next binade.
+const uint LIMIT = 1u << 24;
+// Composed steps are clamped here: a step that is not below LIMIT only
+// has to stay so.
+const uint CLAMP = 1u << 25;
+// The grid of the zero / subnormal range and of [2^-126, 2^-125).
+const int LOWEST = -149;
+// The highest grid of a finite sum; E = 105 means the sum is infinite.
+const int HIGHEST = 104;
+
+// Term t in units of 2^e, rounded to an integer: (when S is even, when S is
+// odd). LIMIT when t alone reaches 2^(e+24). The sign bit is ignored (terms
+// are >= 0); an infinity or NaN counts as 2^128, so the sum overflows.
+uvec2 step_of(float t, int e) {
+    uint bits = floatBitsToUint(t) & 0x7fffffffu;
+    if (bits == 0u) {
+        return uvec2(0u);
+    }
+    uint field = bits >> 23;
+    uint m = bits & 0x7fffffu;
+    int f = LOWEST;
+    if (field != 0u) {
+        m |= 0x800000u;
+        f = int(field) - 150;
+    }
+    // t = m * 2^f with m < 2^24.
+    if (f >= e) {
+        int up = f - e;
+        return uvec2(up >= 24 || m >= (LIMIT >> up) ? LIMIT : m << up);
+    }
+    int down = e - f;
+    // t < 2^(f+24) <= 2^(e-1): below half a unit.
+    if (down >= 25) {
+        return uvec2(0u);
+    }
+    uint q = m >> down;
+    uint r = m & ((1u << down) - 1u);
+    uint half_unit = 1u << (down - 1);
+    if (r != half_unit) {
+        return uvec2(q + (r > half_unit ? 1u : 0u));
+    }
+    // A tie: S + q + (0 or 1), whichever is even.
+    uint q_odd = q & 1u;
+    return uvec2(q + q_odd, q + 1u - q_odd);
+}
+
+// `a` then `b`, clamped: exact while below LIMIT, else at least LIMIT (a
+// clamped `a` may pick `b`'s wrong half, but the result is past LIMIT
+// either way).
+uvec2 then(uvec2 a, uvec2 b) {
+    uvec2 sum = a + uvec2((a.x & 1u) == 0u ? b.x : b.y, (a.y & 1u) == 0u ? b.y : b.x);
+    return min(sum, uvec2(CLAMP));
+}
+
+// S (below LIMIT) after `step`.
+uint apply(uvec2 step, uint s) {
+    return s + ((s & 1u) == 0u ? step.x : step.y);
+}
+
+// The pair of terms[term_base + lo .. term_base + hi) on grid e (at most
+// PER terms), composed in order. The loads are unrolled ahead of the
+// chain: one invocation's pair is one round trip to memory, not PER.
+uvec2 chunk_of_terms(uint first, uint lo, uint hi, int e) {
+    float ts[PER];
+    [[unroll]] for (uint j = 0u; j < PER; j++) {
+        ts[j] = lo + j < hi ? terms[first + lo + j] : 0.0;
+    }
+    uvec2 pair = uvec2(0u);
+    [[unroll]] for (uint j = 0u; j < PER; j++) {
+        pair = then(pair, step_of(ts[j], e));
+    }
+    return pair;
+}
+
+// S * 2^e as a float (exact: S < 2^24, normalised above the lowest grid).
+float sum_float(uint s, int e) {
+    if (e == LOWEST) {
+        return uintBitsToFloat(s);
+    }
+    return uintBitsToFloat((uint(e + 150) << 23) | (s & 0x7fffffu));
+}
+
+// x * 2^e in double, exact for the exponents here (`precise` all the
+// same: a product that feeds an add is never left to contraction).
+double scaled(int64_t x, int e) {
+    precise double r = double(x) * int64BitsToDouble(int64_t(e + 1023) << 52);
+    return r;
+}
+
+// s * 2^e + t rounded once to float: the double sum of two floats rounded
+// to float is the correctly rounded float sum (53 >= 2 * 24 + 2). The
+// result is at least 2^-125, a normal float: returned as (S, E) of its
+// grid.
+uvec2 add_exactly(uint s, int e, float t) {
+    uint bits = floatBitsToUint(t) & 0x7fffffffu;
+    uint field = bits >> 23;
+    int64_t m = int64_t(bits & 0x7fffffu) | (field != 0u ? int64_t(0x800000) : int64_t(0));
+    precise double sum = scaled(int64_t(s), e) + scaled(m, field != 0u ? int(field) - 150 : LOWEST);
+    uint out_bits = floatBitsToUint(float(sum));
+    return uvec2((out_bits & 0x7fffffu) | 0x800000u, uint(int(out_bits >> 23) - 150));
+}
+
+#ifdef PSNR_HVS_WALK
+// The walk over the items after the sum's exact state (psnr_hvs_sum.comp,
+// and psnr_hvs_sum_window.comp for a sum's first window, which starts at
+// 0): the including shader has `terms`, `windows`, `chunks`, the push
+// constants `term_base`, `term_count`, `window_base`, and GROUP (256)
+// invocations.
+// Inclusive scan of the invocations' step pairs.
+shared uint scan_even[GROUP];
+shared uint scan_odd[GROUP];
+// The running sum S * 2^E, the next term's index, whether the window
+// starting there is to be split into its chunks.
+shared uint run_s;
+shared int run_e;
+shared uint run_pos;
+shared uint run_split;
+
+// The pair of window v (of this sum) on grid e; LIMIT (a crossing, so the
+// window gets split) when e is neither of its candidates.
+uvec2 window_pair(uint v, int e) {
+    ivec2 grids = ivec2(windows[(window_base + v) * WIN_STRIDE + 1u].xy);
+    uvec4 pairs = windows[(window_base + v) * WIN_STRIDE + 2u];
+    if (e == grids.x) {
+        return pairs.xy;
+    }
+    return e == grids.y ? pairs.zw : uvec2(LIMIT);
+}
+
+// The candidate grids of chunk c of window v: its window's, unless the
+// including shader has its own.
+#ifndef CHUNK_GRIDS
+#define CHUNK_GRIDS(v, c) ivec2(windows[(window_base + (v)) * WIN_STRIDE + 1u].xy)
+#endif
+
+// The pair of chunk c of window v, terms [lo, hi), on grid e: pass 2's
+// where e is a candidate (both loads issued at once), else from the terms.
+uvec2 chunk_pair(uint v, uint c, uint lo, uint hi, int e) {
+    ivec2 grids = CHUNK_GRIDS(v, c);
+    uvec4 pairs = chunks[(window_base + v) * CHUNKS + c];
+    if (e == grids.x) {
+        return pairs.xy;
+    }
+    return e == grids.y ? pairs.zw : chunk_of_terms(term_base, lo, hi, e);
+}
+
+// Adds terms [lo, hi) one by one to S * 2^e (S < LIMIT), on the grid while
+// the sum stays in its binade, as float additions where it leaves it;
+// stores the state after them.
+void walk(uint lo, uint hi, uint s, int e) {
+    float ts[PER];
+    [[unroll]] for (uint j = 0u; j < PER; j++) {
+        ts[j] = lo + j < hi ? terms[term_base + lo + j] : 0.0;
+    }
+    uint end = hi;
+    for (uint j = 0u; j < hi - lo; j++) {
+        uint after = apply(step_of(ts[j], e), s);
+        if (after < LIMIT) {
+            s = after;
+            continue;
+        }
+        uvec2 grid = add_exactly(s, e, ts[j]);
+        s = grid.x;
+        e = int(grid.y);
+        if (e > HIGHEST) {
+            // Infinite: finite terms leave it so.
+            end = term_count;
+            break;
+        }
+    }
+    run_s = s;
+    run_e = e;
+    run_pos = end;
+    run_split = 0u;
+}
+
+// One round from the shared state, over windows below `window_end` (their
+// terms, at most): false, doing nothing, once the walk is done. Its loops
+// take at most 1 + 8 (scan) + PER (a chunk's terms) + PER (the walk)
+// iterations.
+bool walk_round(uint lane, uint window_end) {
+    uint pos = run_pos;
+    uint s = run_s;
+    int e = run_e;
+    bool split = run_split != 0u;
+    uint stop = min(window_end * WINDOW, term_count);
+    barrier();
+    if (pos >= stop || e > HIGHEST) {
+        return false;
+    }
+    // pos starts a chunk. Items: the chunks left in its window (all of them
+    // when it is to be split), then whole windows.
+    uint w0 = pos / WINDOW;
+    uint c0 = (pos % WINDOW) / PER;
+    uint in_chunks = c0 != 0u || split ? CHUNKS - c0 : 0u;
+    bool is_chunk = lane < in_chunks;
+    uint lo = stop;
+    uint hi = stop;
+    uvec2 mine = uvec2(0u);
+    if (is_chunk) {
+        lo = min(w0 * WINDOW + (c0 + lane) * PER, stop);
+        hi = min(lo + PER, stop);
+        if (lo < hi) {
+            mine = chunk_pair(w0, c0 + lane, lo, hi, e);
+        }
+    } else {
+        uint v = w0 + lane - in_chunks + (in_chunks != 0u ? 1u : 0u);
+        if (v < window_end) {
+            lo = min(v * WINDOW, stop);
+            hi = min(lo + WINDOW, stop);
+            if (lo < hi) {
+                mine = window_pair(v, e);
+            }
+        }
+    }
+    scan_even[lane] = mine.x;
+    scan_odd[lane] = mine.y;
+    barrier();
+    for (uint reach = 1u; reach < GROUP; reach <<= 1) {
+        uvec2 before = uvec2(0u);
+        if (lane >= reach) {
+            before = uvec2(scan_even[lane - reach], scan_odd[lane - reach]);
+        }
+        barrier();
+        if (lane >= reach) {
+            uvec2 upto = then(before, uvec2(scan_even[lane], scan_odd[lane]));
+            scan_even[lane] = upto.x;
+            scan_odd[lane] = upto.y;
+        }
+        barrier();
+    }
+    uint s_end = apply(uvec2(scan_even[lane], scan_odd[lane]), s);
+    uint s_start = lane == 0u ? s : apply(uvec2(scan_even[lane - 1u], scan_odd[lane - 1u]), s);
+    barrier();
+    if (s_start < LIMIT && s_end >= LIMIT) {
+        // The first item where the sum leaves its binade (or a window off
+        // its candidates).
+        if (is_chunk) {
+            walk(lo, hi, s_start, e);
+        } else {
+            run_s = s_start;
+            run_pos = lo;
+            run_split = 1u;
+        }
+    } else if (lane == GROUP - 1u && s_end < LIMIT) {
+        run_s = s_end;
+        run_pos = hi;
+        run_split = 0u;
+    }
+    barrier();
+    return true;
+}
+#endif
