@@ -14,7 +14,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use vqscope_gpu::{Image, Recorder, color_range, vk};
+use vqscope_gpu::{Image, Recorder, vk};
 use vqscope_renderer::present::{
     Frame, InputEvent, PresentError, PresentMode, WindowOptions, run_window,
 };
@@ -116,20 +116,12 @@ fn fail(message: String) -> PresentError {
     PresentError::Draw(message.into())
 }
 
-/// Clears the whole offscreen image (GENERAL layout) to `rgb`.
-fn clear(frame: &Frame<'_>, rec: &mut Recorder<'_>, image: &Image, rgb: [u8; 3]) {
-    let colour = vk::ClearColorValue {
-        float32: [rgb[0] as f32 / 255.0, rgb[1] as f32 / 255.0, rgb[2] as f32 / 255.0, 1.0],
-    };
-    unsafe {
-        frame.gpu().device().cmd_clear_color_image(
-            rec.raw(),
-            image.raw(),
-            vk::ImageLayout::GENERAL,
-            &colour,
-            &[color_range()],
-        )
-    };
+/// Clears the whole offscreen image (GENERAL layout) to `rgb`, and asks
+/// for the next frame (the scenarios count frames, input or not).
+fn clear(frame: &mut Frame<'_>, rec: &mut Recorder<'_>, image: &Image, rgb: [u8; 3]) {
+    let [r, g, b] = rgb.map(|c| f32::from(c) / 255.0);
+    rec.clear_image(image, vk::ImageLayout::GENERAL, [r, g, b, 1.0]);
+    frame.request_redraw();
 }
 
 /// The X screen as RGB rows: `xwd -root | convert xwd:- png:-`.

@@ -2,6 +2,8 @@
 //! screenshot goldens, the bad-input matrix, CLI runs) and the helpers they
 //! share for finding and unpacking the reference material in `../shared`.
 
+#![forbid(unsafe_code)]
+
 pub mod adm_parity;
 pub mod ciede_parity;
 pub mod clips;
