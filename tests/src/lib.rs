@@ -14,6 +14,7 @@ pub mod float_vif_parity;
 pub mod golden;
 pub mod gpu_pair;
 pub mod motion_psnr;
+pub mod proc_stat;
 pub mod psnr_hvs_parity;
 pub mod report_diff;
 pub mod ssim_parity;
