@@ -179,6 +179,9 @@ pub struct Presenter {
     /// The swapchain no longer matches the surface (resize, out of date,
     /// suboptimal): rebuild it before the next frame.
     stale: bool,
+    /// The surface takes the swapchain's size (Wayland), so nothing goes
+    /// out of date when the window's size changes: compare sizes instead.
+    sized_by_window: bool,
 }
 
 impl Presenter {
@@ -219,6 +222,7 @@ impl Presenter {
             offscreen_layout: vk::ImageLayout::UNDEFINED,
             frame: 0,
             stale: true,
+            sized_by_window: false,
         };
         this.recreate()?;
         Ok(this)
@@ -275,6 +279,12 @@ impl Presenter {
     where
         E: From<PresentError>,
     {
+        if self.sized_by_window {
+            // winit applies a Wayland resize the app asked for at once,
+            // without a Resized event.
+            let PhysicalSize { width, height } = self.window.inner_size();
+            self.stale |= (width, height) != (self.extent.width, self.extent.height);
+        }
         if self.stale {
             self.recreate().map_err(E::from)?;
         }
@@ -380,7 +390,8 @@ impl Presenter {
         // swapchain's images, semaphores or the offscreen image.
         self.ctx.wait_idle()?;
         let caps = self.surface.capabilities()?;
-        let extent = if caps.current_extent.width != u32::MAX {
+        self.sized_by_window = caps.current_extent.width == u32::MAX;
+        let extent = if !self.sized_by_window {
             caps.current_extent
         } else {
             // The surface takes the swapchain's size (Wayland): use the window's.
