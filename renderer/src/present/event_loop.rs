@@ -191,11 +191,14 @@ fn check_display() -> Result<()> {
     ))
 }
 
-/// `DISPLAY=… WAYLAND_DISPLAY=…` as set, for error messages.
+/// `DISPLAY=…` and `WAYLAND_DISPLAY=…`, those that are set, for error
+/// messages.
 fn display_variables() -> String {
-    ["DISPLAY", "WAYLAND_DISPLAY"]
-        .map(|name| format!("{name}={}", std::env::var(name).unwrap_or_default()))
-        .join(" ")
+    let set: Vec<String> = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .into_iter()
+        .filter_map(|name| Some(format!("{name}={}", std::env::var(name).ok()?)))
+        .collect();
+    set.join(" ")
 }
 
 struct Running {
