@@ -164,7 +164,7 @@ pub struct Image {
 
 impl Image {
     /// A device-local 2-D image in GENERAL-ready state (layout UNDEFINED
-    /// until the first barrier; see [`crate::Recorder::image_to_general`]).
+    /// until the first barrier; see [`crate::Recorder::image_layout`]).
     pub fn new(
         ctx: &Arc<GpuContext>,
         name: &str,
