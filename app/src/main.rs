@@ -1,6 +1,8 @@
 //! vqscope: see what an encode did to a video. One binary with subcommands
 //! in the style of the tools video engineers already run.
 
+#![forbid(unsafe_code)]
+
 mod bench;
 mod bench_input;
 mod bench_metrics;

@@ -8,6 +8,9 @@
 //! name already there, and say so in the header (the window then differs
 //! from the headless render in the header only, and is back to it once a
 //! key clears the message). Escape must close it with exit code 0.
+//! Paused with its clip scored, the window must sleep: under 20% of a core
+//! over three seconds (it used to redraw continuously, a whole core on
+//! lavapipe).
 //!
 //! Keys are sent without `--window`: xdotool then uses XTEST, which X
 //! delivers like real typing to the focused window; `--window` sends
@@ -24,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use vqscope_renderer::capture::load_png;
 use vqscope_tests::clips::{distorted_y4m, reference_y4m, workspace_root};
+use vqscope_tests::proc_stat::cpu_seconds;
 use vqscope_tests::xvfb::{Xvfb, tools_present};
 
 const ROCKET: &str = "rocket_576x324_420p8_x264crf35";
@@ -32,6 +36,8 @@ const SIZE: (u32, u32) = (1280, 720);
 /// on two cores renders a 720p frame in about a second, and scoring runs
 /// beside it).
 const SETTLE: Duration = Duration::from_secs(90);
+/// How long the paused window is watched for CPU use.
+const IDLE: Duration = Duration::from_secs(3);
 
 fn out_dir() -> PathBuf {
     let dir = workspace_root().join("target/dashboard-window");
@@ -119,6 +125,18 @@ fn wait_for(app: &mut App, display: &str, name: &str, expected: &[u8]) {
     );
 }
 
+/// The window, paused with nothing left to score or decode, must use less
+/// than 20% of a core (a margin a busy 2-core CI machine keeps).
+fn assert_idle(app: &App) {
+    let pid = app.0.id().to_string();
+    let cpu = || cpu_seconds(&pid).expect("the CPU time of vqscope from /proc");
+    let (start, before) = (Instant::now(), cpu());
+    std::thread::sleep(IDLE);
+    let (wall, used) = (start.elapsed().as_secs_f64(), cpu() - before);
+    println!("paused dashboard: {used:.2} s of CPU in {wall:.2} s");
+    assert!(used < 0.2 * wall, "the paused dashboard used {used:.2} s of CPU in {wall:.2} s");
+}
+
 #[test]
 fn the_window_seeks_switches_to_ssim_and_quits_on_keys() {
     if !tools_present(&["Xvfb", "xdotool", "xwd", "convert"], "xvfb xdotool x11-apps imagemagick") {
@@ -157,6 +175,8 @@ fn the_window_seeks_switches_to_ssim_and_quits_on_keys() {
     // corner of the side panel.
     xdotool(display, &["mousemove", "1270", "710"]);
     wait_for(&mut app, display, "start", &first);
+    // The picture matches only once the plot is complete: scoring is done.
+    assert_idle(&app);
 
     xdotool(display, &["key", "End"]);
     wait_for(&mut app, display, "end", &last);

@@ -86,6 +86,7 @@ impl GpuContext {
         // SAFETY: loading the system Vulkan loader; its symbols are used only
         // through ash's checked function tables.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| GpuError::Loader(e.to_string()))?;
+        // SAFETY: the entry was loaded just above; the call takes no pointers.
         let instance_api = unsafe { entry.try_enumerate_instance_version() }
             .map_err(vk_error("vkEnumerateInstanceVersion"))?
             .unwrap_or(vk::API_VERSION_1_0);
@@ -132,6 +133,7 @@ impl GpuContext {
             match Validation::new(&entry, &instance) {
                 Ok(v) => Some(v),
                 Err(e) => {
+                    // SAFETY: nothing was created from the instance yet; it is not used again.
                     unsafe { instance.destroy_instance(None) };
                     return Err(e);
                 }
@@ -141,6 +143,7 @@ impl GpuContext {
         };
         match Self::create_device(&instance, options) {
             Ok((physical, device, queue_family, info)) => {
+                // SAFETY: the device was created with one queue in this family.
                 let queue = unsafe { device.get_device_queue(queue_family, 0) };
                 let allocator = Allocator::new(&AllocatorCreateDesc {
                     instance: instance.clone(),
@@ -153,6 +156,8 @@ impl GpuContext {
                 let allocator = match allocator {
                     Ok(a) => a,
                     Err(e) => {
+                        // SAFETY: reverse order of creation; nothing was made on the device yet,
+                        // and none of these handles is used again.
                         unsafe {
                             device.destroy_device(None);
                             drop(validation);
@@ -177,6 +182,7 @@ impl GpuContext {
             }
             Err(e) => {
                 drop(validation);
+                // SAFETY: the device creation failed, so nothing else uses the instance.
                 unsafe { instance.destroy_instance(None) };
                 Err(e)
             }
@@ -188,6 +194,7 @@ impl GpuContext {
         instance: &ash::Instance,
         options: &ContextOptions,
     ) -> Result<(vk::PhysicalDevice, ash::Device, u32, DeviceInfo)> {
+        // SAFETY: the instance is alive; the call only fills a vector.
         let physicals = unsafe { instance.enumerate_physical_devices() }
             .map_err(vk_error("vkEnumeratePhysicalDevices"))?;
         if physicals.is_empty() {
@@ -264,6 +271,8 @@ impl GpuContext {
             .push_next(&mut v11)
             .push_next(&mut v12)
             .push_next(&mut v13);
+        // SAFETY: the physical device comes from this instance, and every pointer in create_info
+        // (features, extension names, queue infos) outlives the call.
         let device = unsafe { instance.create_device(physical, &create_info, None) }
             .map_err(vk_error("vkCreateDevice"))?;
         Ok((physical, device, queue_family, info))
@@ -291,6 +300,13 @@ impl GpuContext {
         self.physical
     }
 
+    /// What the device can do with `format` (blits, storage, sampling).
+    pub fn format_properties(&self, format: vk::Format) -> vk::FormatProperties {
+        // SAFETY: the physical device belongs to this live instance; any
+        // format value is valid to query.
+        unsafe { self.instance.get_physical_device_format_properties(self.physical, format) }
+    }
+
     /// Family index of the one queue vqscope uses.
     pub fn queue_family(&self) -> u32 {
         self.queue_family
@@ -310,6 +326,8 @@ impl GpuContext {
 
     /// Waits until the device is idle.
     pub fn wait_idle(&self) -> Result<()> {
+        // SAFETY: the queue lock is held, as vkDeviceWaitIdle needs every queue externally
+        // synchronised.
         self.with_queue(|_| unsafe { self.device.device_wait_idle() })
             .map_err(vk_error("vkDeviceWaitIdle"))
     }
@@ -344,6 +362,8 @@ fn check_device(
     let mut props2 = vk::PhysicalDeviceProperties2::default()
         .push_next(&mut subgroup)
         .push_next(&mut size_control);
+    // SAFETY: the physical device belongs to this instance and the chained structures outlive the
+    // call.
     unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
     let props = props2.properties;
     if props.api_version < vk::API_VERSION_1_3 {
@@ -356,6 +376,7 @@ fn check_device(
         .push_next(&mut v11)
         .push_next(&mut v12)
         .push_next(&mut v13);
+    // SAFETY: as above: a live physical device, chained structures outliving the call.
     unsafe { instance.get_physical_device_features2(physical, &mut features2) };
     let f = features2.features;
     let required: [(&str, bool); 13] = [
@@ -386,6 +407,7 @@ fn check_device(
     if !size_control.required_subgroup_size_stages.contains(vk::ShaderStageFlags::COMPUTE) {
         return Err("cannot require a subgroup size in compute shaders".into());
     }
+    // SAFETY: the physical device belongs to this live instance.
     let exts = unsafe { instance.enumerate_device_extension_properties(physical) }
         .map_err(|e| format!("cannot list extensions ({e})"))?;
     let has = |name: &CStr| exts.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
@@ -395,6 +417,7 @@ fn check_device(
     if swapchain && !has(ash::khr::swapchain::NAME) {
         return Err("lacks VK_KHR_swapchain".into());
     }
+    // SAFETY: the physical device belongs to this live instance.
     let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
     // Prefer a family with graphics too: presentation usually needs it.
     let pick = |need: vk::QueueFlags| {
@@ -426,11 +449,13 @@ fn check_device(
 }
 
 fn device_name(instance: &ash::Instance, physical: vk::PhysicalDevice) -> String {
+    // SAFETY: the physical device belongs to this live instance.
     let props = unsafe { instance.get_physical_device_properties(physical) };
     props.device_name_as_c_str().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 fn layer_present(entry: &ash::Entry, name: &CStr) -> Result<bool> {
+    // SAFETY: a loaded entry; the call only fills a vector.
     let layers = unsafe { entry.enumerate_instance_layer_properties() }
         .map_err(vk_error("vkEnumerateInstanceLayerProperties"))?;
     Ok(layers.iter().any(|l| l.layer_name_as_c_str() == Ok(name)))

@@ -41,6 +41,9 @@ pub enum GpuError {
     Allocation(#[from] gpu_allocator::AllocationError),
     #[error("invalid SPIR-V: {0}")]
     InvalidSpirv(String),
+    /// The window system would not hand over a window's handles.
+    #[error("window system: {0}")]
+    WindowHandle(String),
     #[error("{0}")]
     Usage(String),
 }

@@ -2,13 +2,19 @@
 //! instance and device choice, validation, buffers and images through
 //! gpu-allocator, compute pipelines from the shaders crate's records
 //! (SPIR-V and the layout read from it), command submission with timeline
-//! semaphores, and timestamp queries. It knows nothing of UI or VMAF.
+//! semaphores, timestamp queries, and a window's surface and swapchain.
+//! It knows nothing of UI or VMAF. All of vqscope's `unsafe` is here.
+
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod context;
 mod error;
 mod memory;
 mod pipeline;
+mod semaphore;
 mod submit;
+mod surface;
+mod swapchain;
 pub mod testing;
 mod timing;
 mod transfer;
@@ -24,7 +30,10 @@ pub use error::{GpuError, Result, vk_error};
 pub use gpu_allocator::MemoryLocation;
 pub use memory::{Buffer, Image, color_range};
 pub use pipeline::{BindingKind, ComputePipeline, PipelineDesc, Shader};
+pub use semaphore::Semaphore;
 pub use submit::{Binding, Recorder, Submitter, Ticket};
+pub use surface::{Surface, surface_extensions};
+pub use swapchain::{Acquired, Presented, Swapchain, SwapchainDesc};
 pub use timing::{Timestamps, keep_busy, median, phase_medians};
 pub use transfer::{download_buffer, download_image, upload_buffer};
 pub use validation::all_messages as validation_messages;

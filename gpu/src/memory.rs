@@ -34,8 +34,10 @@ impl Buffer {
             .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE);
         let device = &ctx.device;
+        // SAFETY: create info without pointers; the device outlives the buffer through `ctx`.
         let raw =
             unsafe { device.create_buffer(&info, None) }.map_err(vk_error("vkCreateBuffer"))?;
+        // SAFETY: `raw` was just created on this device.
         let requirements = unsafe { device.get_buffer_memory_requirements(raw) };
         let allocation = ctx.allocator.lock().unwrap_or_else(|e| e.into_inner()).allocate(
             &AllocationCreateDesc {
@@ -49,13 +51,17 @@ impl Buffer {
         let allocation = match allocation {
             Ok(a) => a,
             Err(e) => {
+                // SAFETY: `raw` is unbound and used by nothing; it is not used again.
                 unsafe { device.destroy_buffer(raw, None) };
                 return Err(e.into());
             }
         };
-        if let Err(e) =
-            unsafe { device.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) }
-        {
+        // SAFETY: the allocation is unbound memory of this device, large and aligned enough for
+        // `raw` (its requirements were allocated for).
+        let bound =
+            unsafe { device.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) };
+        if let Err(e) = bound {
+            // SAFETY: binding failed, so nothing uses `raw`; it is not used again.
             unsafe { device.destroy_buffer(raw, None) };
             let _ = ctx.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(allocation);
             return Err(vk_error("vkBindBufferMemory")(e));
@@ -136,6 +142,8 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
+        // SAFETY: owned by this value; users hold `&self` only while recording, and the owner waits
+        // for submissions before dropping (see `Submitter`).
         unsafe { self.ctx.device.destroy_buffer(self.raw, None) };
         if let Some(a) = self.allocation.take() {
             let _ = self.ctx.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(a);
@@ -156,7 +164,7 @@ pub struct Image {
 
 impl Image {
     /// A device-local 2-D image in GENERAL-ready state (layout UNDEFINED
-    /// until the first barrier; see [`crate::Recorder::image_to_general`]).
+    /// until the first barrier; see [`crate::Recorder::image_layout`]).
     pub fn new(
         ctx: &Arc<GpuContext>,
         name: &str,
@@ -180,7 +188,9 @@ impl Image {
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
         let device = &ctx.device;
+        // SAFETY: create info without pointers; the device outlives the image through `ctx`.
         let raw = unsafe { device.create_image(&info, None) }.map_err(vk_error("vkCreateImage"))?;
+        // SAFETY: `raw` was just created on this device.
         let requirements = unsafe { device.get_image_memory_requirements(raw) };
         let allocation = ctx.allocator.lock().unwrap_or_else(|e| e.into_inner()).allocate(
             &AllocationCreateDesc {
@@ -194,17 +204,21 @@ impl Image {
         let allocation = match allocation {
             Ok(a) => a,
             Err(e) => {
+                // SAFETY: `raw` is unbound and used by nothing; it is not used again.
                 unsafe { device.destroy_image(raw, None) };
                 return Err(e.into());
             }
         };
         let free = |allocation: Allocation| {
+            // SAFETY: called only on failure paths below, where nothing uses `raw` yet.
             unsafe { device.destroy_image(raw, None) };
             let _ = ctx.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(allocation);
         };
-        if let Err(e) =
-            unsafe { device.bind_image_memory(raw, allocation.memory(), allocation.offset()) }
-        {
+        // SAFETY: the allocation is unbound memory of this device, large and aligned enough for
+        // `raw` (its requirements were allocated for).
+        let bound =
+            unsafe { device.bind_image_memory(raw, allocation.memory(), allocation.offset()) };
+        if let Err(e) = bound {
             free(allocation);
             return Err(vk_error("vkBindImageMemory")(e));
         }
@@ -213,6 +227,8 @@ impl Image {
             .view_type(vk::ImageViewType::TYPE_2D)
             .format(format)
             .subresource_range(color_range());
+        // SAFETY: the image is bound to memory; the view info names it with a matching format and
+        // range.
         let view = match unsafe { device.create_image_view(&view_info, None) } {
             Ok(v) => v,
             Err(e) => {
@@ -254,6 +270,8 @@ impl Image {
 
 impl Drop for Image {
     fn drop(&mut self) {
+        // SAFETY: owned by this value, view before image (reverse creation order); owners wait for
+        // submissions that use them before dropping.
         unsafe {
             self.ctx.device.destroy_image_view(self.view, None);
             self.ctx.device.destroy_image(self.raw, None);

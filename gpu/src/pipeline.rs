@@ -111,6 +111,8 @@ impl ComputePipeline {
         let set_info = vk::DescriptorSetLayoutCreateInfo::default()
             .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
             .bindings(&layout_bindings);
+        // SAFETY: the binding array outlives the call; the device outlives the layout through
+        // `ctx`.
         let set_layout = unsafe { device.create_descriptor_set_layout(&set_info, None) }
             .map_err(vk_error("vkCreateDescriptorSetLayout"))?;
         let mut this = Self {
@@ -131,10 +133,13 @@ impl ComputePipeline {
             layout_info = layout_info.push_constant_ranges(&ranges);
         }
         // On failure `this` drops and destroys what was made so far.
+        // SAFETY: the set layout and push range arrays outlive the call.
         this.layout = unsafe { device.create_pipeline_layout(&layout_info, None) }
             .map_err(vk_error("vkCreatePipelineLayout"))?;
 
         let module_info = vk::ShaderModuleCreateInfo::default().code(desc.spirv);
+        // SAFETY: `desc.spirv` is SPIR-V words (aligned `u32`s) whose magic number was checked
+        // above; the info points to them for the call only.
         let module = unsafe { device.create_shader_module(&module_info, None) }
             .map_err(vk_error("vkCreateShaderModule"))?;
         let entries: Vec<_> = desc
@@ -164,8 +169,10 @@ impl ComputePipeline {
             stage = stage.push_next(&mut required);
         }
         let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(this.layout);
+        // SAFETY: the module, layout and entry-point name outlive the call.
         let result =
             unsafe { device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) };
+        // SAFETY: pipeline creation has returned, so nothing uses the module any more.
         unsafe { device.destroy_shader_module(module, None) };
         this.pipeline = result.map_err(|(_, e)| vk_error("vkCreateComputePipelines")(e))?[0];
         Ok(this)
@@ -179,6 +186,8 @@ impl ComputePipeline {
 impl Drop for ComputePipeline {
     fn drop(&mut self) {
         let device = &self.ctx.device;
+        // SAFETY: owned by this value, destroyed in reverse creation order; owners wait for
+        // submissions that use the pipeline before dropping it.
         unsafe {
             device.destroy_pipeline(self.pipeline, None);
             device.destroy_pipeline_layout(self.layout, None);

@@ -51,6 +51,7 @@ impl Submitter {
         let pool_info = vk::CommandPoolCreateInfo::default()
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
             .queue_family_index(ctx.queue_family);
+        // SAFETY: create info without pointers, for the context's queue family.
         let pool = unsafe { device.create_command_pool(&pool_info, None) }
             .map_err(vk_error("vkCreateCommandPool"))?;
         let mut this = Self {
@@ -65,12 +66,14 @@ impl Submitter {
             .command_pool(pool)
             .level(vk::CommandBufferLevel::PRIMARY)
             .command_buffer_count(slots as u32);
+        // SAFETY: the pool was just created on this device.
         this.buffers = unsafe { device.allocate_command_buffers(&alloc) }
             .map_err(vk_error("vkAllocateCommandBuffers"))?;
         let mut timeline_info = vk::SemaphoreTypeCreateInfo::default()
             .semaphore_type(vk::SemaphoreType::TIMELINE)
             .initial_value(0);
         let sem_info = vk::SemaphoreCreateInfo::default().push_next(&mut timeline_info);
+        // SAFETY: the chained timeline info outlives the call.
         this.timeline = unsafe { device.create_semaphore(&sem_info, None) }
             .map_err(vk_error("vkCreateSemaphore"))?;
         Ok(this)
@@ -97,6 +100,8 @@ impl Submitter {
         self.wait(Ticket(self.slot_values[slot]))?;
         let cmd = self.buffers[slot];
         let device = &self.ctx.device;
+        // SAFETY: the ring slot's previous submission finished (waited above), so its command
+        // buffer may be reset and re-recorded; the pool allows resetting single buffers.
         unsafe {
             device
                 .reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
@@ -107,6 +112,7 @@ impl Submitter {
         }
         let mut recorder = Recorder { ctx: &self.ctx, cmd };
         let recorded = record(&mut recorder);
+        // SAFETY: `cmd` is in the recording state, begun above.
         let ended =
             unsafe { device.end_command_buffer(cmd) }.map_err(vk_error("vkEndCommandBuffer"));
         recorded?;
@@ -134,6 +140,8 @@ impl Submitter {
             .signal_semaphore_infos(&signal_infos)
             .wait_semaphore_infos(&wait_infos);
         self.ctx
+            // SAFETY: the queue lock is held; every array the submit info points to outlives the
+            // call, and the command buffer was fully recorded.
             .with_queue(|q| unsafe { device.queue_submit2(q, &[submit], vk::Fence::null()) })
             .map_err(vk_error("vkQueueSubmit2"))?;
         self.slot_values[slot] = value;
@@ -149,6 +157,7 @@ impl Submitter {
         let semaphores = [self.timeline];
         let values = [ticket.0];
         let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
+        // SAFETY: the timeline semaphore belongs to this device; the arrays outlive the call.
         unsafe { self.ctx.device.wait_semaphores(&info, u64::MAX) }
             .map_err(vk_error("vkWaitSemaphores"))
     }
@@ -168,6 +177,8 @@ impl Submitter {
 impl Drop for Submitter {
     fn drop(&mut self) {
         let _ = self.wait_all();
+        // SAFETY: every submission finished (wait_all above), so neither the semaphore nor the
+        // pool's command buffers are in use.
         unsafe {
             self.ctx.device.destroy_semaphore(self.timeline, None);
             // Destroying the pool frees its command buffers.
@@ -268,6 +279,9 @@ impl Recorder<'_> {
             );
         }
         let device = &self.ctx.device;
+        // SAFETY: `cmd` is recording; the pipeline, its layout and every bound resource belong to
+        // this device, and their counts and kinds were checked above against the pipeline's
+        // reflected layout; the callers keep the resources alive until the submission finished.
         unsafe {
             device.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline);
             self.ctx.push_descriptor.cmd_push_descriptor_set(
@@ -308,6 +322,8 @@ impl Recorder<'_> {
                     | vk::AccessFlags2::HOST_READ,
             );
         let dep = vk::DependencyInfo::default().memory_barriers(std::slice::from_ref(&barrier));
+        // SAFETY: `cmd` is recording and the barrier has no pointers but the one to itself, which
+        // outlives the call.
         unsafe { self.ctx.device.cmd_pipeline_barrier2(self.cmd, &dep) };
     }
 
@@ -332,6 +348,7 @@ impl Recorder<'_> {
             .subresource_range(color_range());
         let dep =
             vk::DependencyInfo::default().image_memory_barriers(std::slice::from_ref(&barrier));
+        // SAFETY: `cmd` is recording; the barrier names an image of this device.
         unsafe { self.ctx.device.cmd_pipeline_barrier2(self.cmd, &dep) };
     }
 
@@ -345,6 +362,9 @@ impl Recorder<'_> {
         size: u64,
     ) {
         let region = vk::BufferCopy { src_offset, dst_offset, size };
+        // SAFETY: `cmd` is recording; both buffers belong to this device and stay alive until the
+        // submission finished (the callers' rule); Vulkan checks ranges only under validation, so
+        // callers pass in-range ones.
         unsafe { self.ctx.device.cmd_copy_buffer(self.cmd, src.raw(), dst.raw(), &[region]) };
     }
 
@@ -358,6 +378,9 @@ impl Recorder<'_> {
         layout: vk::ImageLayout,
     ) {
         let region = image_copy_region(offset, image);
+        // SAFETY: `cmd` is recording; buffer and image belong to this device and stay alive until
+        // the submission finished; the region is the whole image, the buffer sized for it by the
+        // caller.
         unsafe {
             self.ctx.device.cmd_copy_buffer_to_image(
                 self.cmd,
@@ -378,6 +401,7 @@ impl Recorder<'_> {
         offset: u64,
     ) {
         let region = image_copy_region(offset, image);
+        // SAFETY: as in `copy_buffer_to_image`, in the other direction.
         unsafe {
             self.ctx.device.cmd_copy_image_to_buffer(
                 self.cmd,
@@ -391,13 +415,34 @@ impl Recorder<'_> {
 
     /// Fills `buffer` with the 32-bit `value` (test poisoning, clears).
     pub fn fill(&mut self, buffer: &Buffer, value: u32) {
+        // SAFETY: `cmd` is recording; the buffer belongs to this device and stays alive until the
+        // submission finished.
         unsafe {
             self.ctx.device.cmd_fill_buffer(self.cmd, buffer.raw(), 0, vk::WHOLE_SIZE, value)
         };
     }
 
+    /// Clears `image` (in GENERAL or TRANSFER_DST layout, `layout`) to
+    /// `rgba`, each channel in 0..=1.
+    pub fn clear_image(&mut self, image: &Image, layout: vk::ImageLayout, rgba: [f32; 4]) {
+        let colour = vk::ClearColorValue { float32: rgba };
+        // SAFETY: the image belongs to this device and the caller keeps it
+        // alive until the submission finished (as for every recorded use).
+        unsafe {
+            self.ctx.device.cmd_clear_color_image(
+                self.cmd,
+                image.raw(),
+                layout,
+                &colour,
+                &[color_range()],
+            )
+        };
+    }
+
     /// Resets the queries of `timestamps`; call before writing them.
     pub fn reset_timestamps(&mut self, timestamps: &Timestamps) {
+        // SAFETY: `cmd` is recording; the query pool belongs to this device and the range is the
+        // whole pool.
         unsafe {
             self.ctx.device.cmd_reset_query_pool(self.cmd, timestamps.pool, 0, timestamps.count)
         };
@@ -405,6 +450,8 @@ impl Recorder<'_> {
 
     /// Writes timestamp `index` once all earlier work has finished.
     pub fn timestamp(&mut self, timestamps: &Timestamps, index: u32) {
+        // SAFETY: `cmd` is recording; the query pool belongs to this device; `index` is the
+        // caller's, checked by validation.
         unsafe {
             self.ctx.device.cmd_write_timestamp2(
                 self.cmd,

@@ -129,3 +129,22 @@ pub fn frame_ms(
     let mid = median(&mut ms);
     (mid, ms[0], ms[ms.len() - 1])
 }
+
+/// This CPU's `rcpss` estimate of `1/x` (x86-64 only; None elsewhere), for
+/// tests of CPU code that models it (the metrics crate's float ADM). It
+/// lives here because this crate is the only one allowed `unsafe`, and
+/// calling the intrinsic takes it.
+pub fn x86_rcp_estimate(x: f32) -> Option<f32> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_cvtss_f32, _mm_rcp_ss, _mm_set_ss};
+        // SAFETY: the intrinsics need SSE, which every x86-64 CPU has (it
+        // is part of the architecture's baseline); they touch no memory.
+        Some(unsafe { _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(x))) })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = x;
+        None
+    }
+}

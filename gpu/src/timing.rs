@@ -22,6 +22,7 @@ impl Timestamps {
         let info = vk::QueryPoolCreateInfo::default()
             .query_type(vk::QueryType::TIMESTAMP)
             .query_count(count.max(1));
+        // SAFETY: create info without pointers; the device outlives the pool through `ctx`.
         let pool = unsafe { ctx.device.create_query_pool(&info, None) }
             .map_err(vk_error("vkCreateQueryPool"))?;
         Ok(Self { ctx: ctx.clone(), pool, count: count.max(1) })
@@ -30,6 +31,8 @@ impl Timestamps {
     /// Raw tick values of every query (waits until they are available).
     pub fn read_ticks(&self) -> Result<Vec<u64>> {
         let mut ticks = vec![0u64; self.count as usize];
+        // SAFETY: the pool holds `count` 64-bit results and `ticks` has room for exactly those;
+        // WAIT makes the call return only when they are written.
         unsafe {
             self.ctx.device.get_query_pool_results(
                 self.pool,
@@ -53,6 +56,8 @@ impl Timestamps {
 
 impl Drop for Timestamps {
     fn drop(&mut self) {
+        // SAFETY: owned by this value; owners wait for the submissions that write the queries
+        // before dropping it.
         unsafe { self.ctx.device.destroy_query_pool(self.pool, None) };
     }
 }

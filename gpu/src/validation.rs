@@ -36,6 +36,8 @@ impl Validation {
 
     pub(crate) fn new(entry: &ash::Entry, instance: &ash::Instance) -> Result<Self> {
         let loader = ash::ext::debug_utils::Instance::new(entry, instance);
+        // SAFETY: the create info's callback is a valid `extern "system"` function that lives
+        // for the whole program.
         let messenger =
             unsafe { loader.create_debug_utils_messenger(&Self::messenger_create_info(), None) }
                 .map_err(vk_error("vkCreateDebugUtilsMessengerEXT"))?;
@@ -50,6 +52,8 @@ impl Validation {
 
 impl Drop for Validation {
     fn drop(&mut self) {
+        // SAFETY: the messenger belongs to this loader's instance, which is still alive (the
+        // context destroys it after this).
         unsafe { self.loader.destroy_debug_utils_messenger(self.messenger, None) };
     }
 }

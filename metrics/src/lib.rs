@@ -2,6 +2,8 @@
 //! driver and an exact CPU twin; the VMAF model, pooling and the report
 //! writers turn per-frame features into libvmaf-compatible output.
 
+#![forbid(unsafe_code)]
+
 pub mod device;
 pub mod error;
 pub mod features;

@@ -147,8 +147,14 @@ struct PendingRow {
 }
 
 /// The per-frame GPU scoring pipeline for one clip geometry.
+///
+/// Teardown depends on the field order (fields drop as declared): the
+/// submitter comes before every buffer, pipeline and query pool its
+/// submissions use, so its `Drop`, which waits for all of them, runs
+/// before any of those is destroyed. Keep new GPU resources below it.
 pub struct ScorePipeline {
     ctx: Arc<GpuContext>,
+    /// Declared before the resources its submissions use (see above).
     submitter: Submitter,
     uploader: FrameUploader,
     instances: Vec<Instance>,

@@ -5,6 +5,8 @@
 //! result is read back as PNG ([`capture`]) or shown in a window
 //! ([`present`]).
 
+#![forbid(unsafe_code)]
+
 pub mod capture;
 pub mod color;
 pub mod encode;

@@ -14,13 +14,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use vqscope_gpu::{Image, Recorder, color_range, vk};
-use vqscope_renderer::present::{
-    Frame, InputEvent, PresentError, PresentMode, WindowOptions, run_window,
-};
-
-/// Set in the child processes; the `#[ignore]`d tests do nothing without it.
-const CHILD_ENV: &str = "VQSCOPE_WINDOW_TEST_CHILD";
+use vqscope_renderer::present::{InputEvent, PresentError, PresentMode, WindowOptions, run_window};
 
 const FIRST_SIZE: (u32, u32) = (320, 240);
 const SECOND_SIZE: (u32, u32) = (200, 150);
@@ -31,40 +25,20 @@ const SECOND_COLOUR: [u8; 3] = [0, 128, 255];
 
 // ---------------------------------------------------------------- parent side
 
+mod common;
+use common::{clear, fail, is_child, run_child};
+
 // The Xvfb helpers are shared with the app's window test; std only, so
 // they come in by path rather than through a dependency cycle.
 #[path = "../../tests/src/xvfb.rs"]
 mod xvfb;
 use xvfb::Xvfb;
+#[path = "../../tests/src/proc_stat.rs"]
+mod proc_stat;
 
 /// Whether the X tools are here (skip, or fail under CI).
 fn tools_present() -> bool {
     xvfb::tools_present(&["Xvfb", "xwd", "convert"], "xvfb x11-apps imagemagick")
-}
-
-/// Runs the ignored test `name` of this binary in a child process with
-/// `env` set; returns its exit status success and its combined output.
-fn run_child(name: &str, env: &[(&str, &str)], remove: &[&str]) -> (bool, String) {
-    let exe = std::env::current_exe().expect("test binary path");
-    let mut command = Command::new(exe);
-    command
-        .args(["--exact", name, "--ignored", "--nocapture", "--test-threads=1"])
-        .env(CHILD_ENV, "1");
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    for k in remove {
-        command.env_remove(k);
-    }
-    let output = command.output().expect("cannot run the child test");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    // Passed on only so a failure shows what the child saw.
-    println!("--- child {name} ---\n{text}--- end of child {name} ---");
-    (output.status.success(), text)
 }
 
 #[test]
@@ -93,6 +67,17 @@ fn failing_draw_is_returned_and_leaves_vulkan_clean() {
 }
 
 #[test]
+fn an_idle_window_sleeps() {
+    if !tools_present() {
+        return;
+    }
+    let xvfb = Xvfb::start(640, 480);
+    let (ok, output) = run_child("child_idle", &[("DISPLAY", &xvfb.display)], &["WAYLAND_DISPLAY"]);
+    assert!(ok, "the windowed child failed:\n{output}");
+    assert!(output.contains("idle checked"), "child did not finish:\n{output}");
+}
+
+#[test]
 fn no_display_is_a_clear_error() {
     let (ok, output) = run_child("child_no_display", &[], &["DISPLAY", "WAYLAND_DISPLAY"]);
     assert!(ok, "the child failed:\n{output}");
@@ -101,35 +86,11 @@ fn no_display_is_a_clear_error() {
 
 // ----------------------------------------------------------------- child side
 
-fn is_child() -> bool {
-    std::env::var_os(CHILD_ENV).is_some()
-}
-
 fn options(mode: PresentMode) -> WindowOptions {
     let mut options = WindowOptions::new("vqscope window test", FIRST_SIZE);
     options.context.validation = true;
     options.present.mode = mode;
     options
-}
-
-fn fail(message: String) -> PresentError {
-    PresentError::Draw(message.into())
-}
-
-/// Clears the whole offscreen image (GENERAL layout) to `rgb`.
-fn clear(frame: &Frame<'_>, rec: &mut Recorder<'_>, image: &Image, rgb: [u8; 3]) {
-    let colour = vk::ClearColorValue {
-        float32: [rgb[0] as f32 / 255.0, rgb[1] as f32 / 255.0, rgb[2] as f32 / 255.0, 1.0],
-    };
-    unsafe {
-        frame.gpu().device().cmd_clear_color_image(
-            rec.raw(),
-            image.raw(),
-            vk::ImageLayout::GENERAL,
-            &colour,
-            &[color_range()],
-        )
-    };
 }
 
 /// The X screen as RGB rows: `xwd -root | convert xwd:- png:-`.
@@ -294,6 +255,64 @@ fn child_failing_draw() {
     }
     vqscope_gpu::testing::assert_no_validation_messages();
     println!("draw error checked");
+}
+
+/// How long the idle window must stay quiet.
+const IDLE: Duration = Duration::from_secs(3);
+
+/// A window whose frames ask for no successor must draw nothing and burn
+/// (almost) no CPU until its timed wake-up (`redraw_after`): less than 20%
+/// of a core over [`IDLE`], which a 2-core CI machine keeps even when busy.
+/// Frames the window system causes at first (map, expose, focus) restart
+/// the quiet period; a loop that keeps drawing never finishes one.
+#[test]
+#[ignore = "run by an_idle_window_sleeps in a child process"]
+fn child_idle() {
+    if !is_child() {
+        return;
+    }
+    // Nothing but the timed wake-up ends the quiet period: if it never
+    // comes, fail rather than hang the parent.
+    std::thread::spawn(|| {
+        std::thread::sleep(Duration::from_secs(60));
+        eprintln!("the timed redraw never came");
+        std::process::exit(3);
+    });
+    let cpu = || proc_stat::cpu_seconds("self").expect("/proc/self/stat");
+    let mut quiet_since: Option<(Instant, f64)> = None;
+    let mut restarts = 0;
+    let result = run_window(options(PresentMode::Vsync), |frame, rec, image| {
+        rec.clear_image(image, vqscope_gpu::vk::ImageLayout::GENERAL, [0.2, 0.4, 0.6, 1.0]);
+        match quiet_since {
+            Some((since, cpu_then)) if since.elapsed() >= IDLE => {
+                let (wall, used) = (since.elapsed().as_secs_f64(), cpu() - cpu_then);
+                println!("{used:.2} s of CPU in {wall:.2} s idle, after {restarts} restarts");
+                if used > 0.2 * wall {
+                    return Err(fail(format!(
+                        "the idle window used {used:.2} s of CPU in {wall:.2} s"
+                    )));
+                }
+                frame.exit();
+            }
+            _ => {
+                restarts += 1;
+                if restarts > 10 {
+                    return Err(fail(format!(
+                        "the window drew {restarts} frames without being asked (frame {})",
+                        frame.index()
+                    )));
+                }
+                quiet_since = Some((Instant::now(), cpu()));
+                frame.redraw_after(IDLE);
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("run_window failed: {e}");
+    }
+    vqscope_gpu::testing::assert_no_validation_messages();
+    println!("idle checked");
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! screenshot goldens, the bad-input matrix, CLI runs) and the helpers they
 //! share for finding and unpacking the reference material in `../shared`.
 
+#![forbid(unsafe_code)]
+
 pub mod adm_parity;
 pub mod cambi_parity;
 pub mod ciede_parity;
@@ -13,6 +15,7 @@ pub mod float_vif_parity;
 pub mod golden;
 pub mod gpu_pair;
 pub mod motion_psnr;
+pub mod proc_stat;
 pub mod psnr_hvs_parity;
 pub mod report_diff;
 pub mod ssim_parity;

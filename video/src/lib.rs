@@ -2,6 +2,8 @@
 //! other containers through ffmpeg) into [`Frame`]s, pairs them with
 //! libvmaf's rules and reads them ahead on a thread.
 
+#![forbid(unsafe_code)]
+
 mod buffers;
 pub mod decode;
 pub mod error;

@@ -145,10 +145,12 @@ pub fn run(args: OpenArgs) -> Result<()> {
     let features: Arc<[String]> = args.features.into();
     // A bad --model or --feature is a one-line error now, not a notice later.
     scores::selection(&Model::from_spec(&models[0])?, &features)?;
-    let display = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
-    if !display {
+    if !vqscope_renderer::present::display_available() {
         let what = if inputs.is_demo() { "the demo dashboard" } else { "the dashboard" };
-        eprintln!("vqscope: no display (DISPLAY is unset): rendering {what} to a PNG instead");
+        eprintln!(
+            "vqscope: no display (neither DISPLAY nor WAYLAND_DISPLAY is set): rendering {what} \
+             to a PNG instead"
+        );
         return headless(Path::new(""), &inputs, &models[0], &features);
     }
     window(inputs, models, features, args.looping)
@@ -597,6 +599,8 @@ fn window(
         if (state.layout.width, state.layout.height) != (w as f32, h as f32) {
             state.apply(Input::Resized { width: w, height: h });
         }
+        // Frames are drawn on demand: time spent idle is not playback time.
+        let was_playing = state.playing;
         for e in frame.events() {
             if let InputEvent::DroppedFile(path) = e {
                 state.file_dropped(path.clone());
@@ -609,7 +613,11 @@ fn window(
             }
         }
         let now = Instant::now();
-        state.apply(Input::Tick((now - last).as_secs_f64()));
+        if !was_playing {
+            // Paused, the clip stays put but a message still times out.
+            state.age_message((now - last).as_secs_f64());
+        }
+        state.apply(Input::Tick(if was_playing { (now - last).as_secs_f64() } else { 0.0 }));
         last = now;
         if state.quit {
             frame.exit();
@@ -729,9 +737,34 @@ fn window(
         buffers.record_upload(rec);
         renderer.record_with_maps(rec, &buffers, Binding::Image(image), &maps)?;
         in_flight[slot].scene = Some(buffers);
+        // The next frame: at once while playing, soon while the shown frames
+        // decode or scores arrive (other threads' work); otherwise on input.
+        let decoding = feed.error.is_none()
+            && pictures.as_ref().is_none_or(|p| p.shown != state.shown_frames());
+        if state.playing {
+            frame.request_redraw();
+        } else if decoding {
+            frame.redraw_after(FEED_POLL);
+        } else if !history.done && history.error.is_none() {
+            frame.redraw_after(SCORES_POLL);
+        } else if state.message.is_some() {
+            // Shown now, and taken down once it has timed out.
+            frame.redraw_after(MESSAGE_POLL);
+        }
         Ok(())
     })
 }
+
+/// How often the window looks again while a message is up.
+const MESSAGE_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// How soon the window looks again for frames being decoded.
+const FEED_POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// How often the window redraws while scores arrive and nothing else
+/// changes: the plot fills in smoothly, and rendering leaves the scoring
+/// thread most of the CPU.
+const SCORES_POLL: std::time::Duration = std::time::Duration::from_millis(100);
 
 #[cfg(test)]
 mod tests {

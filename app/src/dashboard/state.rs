@@ -353,7 +353,7 @@ impl State {
         self.message = Some((text.into(), 0.0));
     }
 
-    fn age_message(&mut self, seconds: f64) {
+    pub fn age_message(&mut self, seconds: f64) {
         if let Some((_, age)) = &mut self.message {
             if seconds.is_finite() && seconds > 0.0 {
                 *age += seconds;
