@@ -63,6 +63,10 @@ pub struct DeviceInfo {
     pub max_storage_buffer_range: u32,
     /// Nanoseconds per timestamp tick.
     pub timestamp_period: f32,
+    /// The float widths (16, 32, 64) whose denormals a shader may ask the
+    /// device to keep, within its float-controls independence rules; every
+    /// compute pipeline asks for them (see `spirv::preserving_denormals`).
+    pub denormal_preserving_widths: Vec<u32>,
 }
 
 /// The Vulkan core: instance, device, queue and allocator.
@@ -359,9 +363,11 @@ fn check_device(
 ) -> std::result::Result<(u32, DeviceInfo), String> {
     let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
     let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+    let mut float_controls = vk::PhysicalDeviceFloatControlsProperties::default();
     let mut props2 = vk::PhysicalDeviceProperties2::default()
         .push_next(&mut subgroup)
-        .push_next(&mut size_control);
+        .push_next(&mut size_control)
+        .push_next(&mut float_controls);
     // SAFETY: the physical device belongs to this instance and the chained structures outlive the
     // call.
     unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
@@ -444,8 +450,29 @@ fn check_device(
             max_shared_memory: limits.max_compute_shared_memory_size,
             max_storage_buffer_range: limits.max_storage_buffer_range,
             timestamp_period: limits.timestamp_period,
+            denormal_preserving_widths: denormal_preserving_widths(&float_controls),
         },
     ))
+}
+
+/// The widths a module may declare `DenormPreserve` for. Where the device
+/// ties widths together (independence `32_BIT_ONLY`: 16 and 64 alike;
+/// `NONE`: all three alike), a width is declared only with its partners,
+/// since a width left undeclared counts as another mode.
+fn denormal_preserving_widths(fc: &vk::PhysicalDeviceFloatControlsProperties) -> Vec<u32> {
+    let (f16, f32, f64) = (
+        fc.shader_denorm_preserve_float16 == vk::TRUE,
+        fc.shader_denorm_preserve_float32 == vk::TRUE,
+        fc.shader_denorm_preserve_float64 == vk::TRUE,
+    );
+    let wanted = match fc.denorm_behavior_independence {
+        vk::ShaderFloatControlsIndependence::ALL => [(32, f32), (64, f64)].to_vec(),
+        vk::ShaderFloatControlsIndependence::TYPE_32_ONLY => {
+            [(32, f32), (16, f16 && f64), (64, f16 && f64)].to_vec()
+        }
+        _ => [(16, f16 && f32 && f64), (32, f16 && f32 && f64), (64, f16 && f32 && f64)].to_vec(),
+    };
+    wanted.into_iter().filter(|&(_, ok)| ok).map(|(w, _)| w).collect()
 }
 
 fn device_name(instance: &ash::Instance, physical: vk::PhysicalDevice) -> String {

@@ -12,6 +12,7 @@ mod error;
 mod memory;
 mod pipeline;
 mod semaphore;
+mod spirv;
 mod submit;
 mod surface;
 mod swapchain;

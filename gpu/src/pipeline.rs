@@ -137,8 +137,11 @@ impl ComputePipeline {
         this.layout = unsafe { device.create_pipeline_layout(&layout_info, None) }
             .map_err(vk_error("vkCreatePipelineLayout"))?;
 
-        let module_info = vk::ShaderModuleCreateInfo::default().code(desc.spirv);
-        // SAFETY: `desc.spirv` is SPIR-V words (aligned `u32`s) whose magic number was checked
+        let widths = &ctx.info().denormal_preserving_widths;
+        let spirv = crate::spirv::preserving_denormals(desc.spirv, widths)
+            .map_err(|e| GpuError::InvalidSpirv(format!("{}: {e}", desc.name)))?;
+        let module_info = vk::ShaderModuleCreateInfo::default().code(&spirv);
+        // SAFETY: `spirv` is SPIR-V words (aligned `u32`s) whose magic number was checked
         // above; the info points to them for the call only.
         let module = unsafe { device.create_shader_module(&module_info, None) }
             .map_err(vk_error("vkCreateShaderModule"))?;

@@ -114,3 +114,61 @@ fn wrong_bindings_are_refused_not_crashed() {
     assert!(bad.is_err());
     assert_no_validation_messages();
 }
+
+/// Every pipeline asks the device to keep denormal floats where it can
+/// (libvmaf's float features run on x86 CPUs, which keep them): products
+/// that land in the denormal range come back exactly as the CPU computes
+/// them. A device that does not offer `DenormPreserve` for 32-bit floats may
+/// flush them to zero, nothing else: lavapipe (Mesa 22.3) offers it for no
+/// width and keeps them in practice; the H200 (driver 580) offers it for
+/// 16-bit floats only and flushes 32-bit ones.
+#[test]
+fn denormal_floats_are_kept_where_the_device_can() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let pipeline = ComputePipeline::new(
+        &ctx,
+        &PipelineDesc { name: "denormal", ..PipelineDesc::new(vqscope_shaders::TEST_DENORMAL) },
+    )
+    .unwrap();
+    // 2^-70 * 2^-70 = 2^-140, and neighbours: denormal products, exact or rounded.
+    let pairs: Vec<(f32, f32)> = (0..100u32)
+        .map(|i| {
+            (2f32.powi(-70) * (1.0 + i as f32 / 7.0), 2f32.powi(-70) * (1.5 - i as f32 / 300.0))
+        })
+        .collect();
+    let bytes: Vec<u8> =
+        pairs.iter().flat_map(|&(a, b)| [a, b]).flat_map(f32::to_le_bytes).collect();
+    let buffer = upload_buffer(&ctx, &mut submitter, "pairs", &bytes).unwrap();
+    let n = pairs.len() as u32;
+    submitter
+        .run(|rec| {
+            rec.dispatch(
+                &pipeline,
+                &[Binding::Buffer(&buffer)],
+                &n.to_le_bytes(),
+                [n.div_ceil(64), 1, 1],
+            )
+        })
+        .unwrap();
+    let out = download_buffer(&ctx, &mut submitter, &buffer, bytes.len() as u64).unwrap();
+    let got: Vec<f32> =
+        out.chunks_exact(8).map(|c| f32::from_le_bytes(c[4..8].try_into().unwrap())).collect();
+    let keeps = ctx.info().denormal_preserving_widths.contains(&32);
+    println!(
+        "{}: keeps denormals of widths {:?}",
+        ctx.info().name,
+        ctx.info().denormal_preserving_widths
+    );
+    for (i, (&(a, b), g)) in pairs.iter().zip(&got).enumerate() {
+        let want = a * b;
+        assert!(want.is_subnormal(), "pair {i}: {want:e} should be denormal");
+        if keeps {
+            assert_eq!(g.to_bits(), want.to_bits(), "pair {i}: {a:e} * {b:e}");
+        } else {
+            assert!(g.to_bits() == want.to_bits() || *g == 0.0, "pair {i}: {g:e}");
+        }
+    }
+    drop((pipeline, buffer, submitter));
+    assert_no_validation_messages();
+}

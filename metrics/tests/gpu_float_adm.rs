@@ -91,12 +91,16 @@ fn gpu_sums(
     FloatAdmKernel::decode(&all[offset as usize..])
 }
 
-/// Bit equality of every sum (so a NaN on either side fails too).
-fn assert_same(got: &FrameSums, want: &FrameSums, what: &str) {
+/// Bit equality of every sum (so a NaN on either side fails too). On a
+/// device that flushes 32-bit denormals (`flushes`: the H200, which offers
+/// no `DenormPreserve` for them; see docs/FIDELITY.md) a sum whose exact
+/// value is itself denormal may read zero, and nothing else may differ.
+fn assert_same(got: &FrameSums, want: &FrameSums, what: &str, flushes: bool) {
     for (s, (g, w)) in got.levels.iter().zip(&want.levels).enumerate() {
         for (name, a, b) in [("num", g.num, w.num), ("aim", g.aim, w.aim), ("den", g.den, w.den)] {
-            let (a, b) = (a.map(f32::to_bits), b.map(f32::to_bits));
-            assert_eq!(a, b, "{what}: level {s} {name}");
+            let flushed = |k: usize| flushes && a[k] == 0.0 && b[k].is_subnormal();
+            let a = std::array::from_fn::<_, 3, _>(|k| if flushed(k) { b[k] } else { a[k] });
+            assert_eq!(a.map(f32::to_bits), b.map(f32::to_bits), "{what}: level {s} {name}");
         }
     }
 }
@@ -130,6 +134,8 @@ fn gpu_float_adm_sums_equal_cpu_twin() {
         cases.push((w, h));
     }
     let sets = option_sets();
+    let flushes = !ctx.info().denormal_preserving_widths.contains(&32)
+        && !ctx.info().name.contains("llvmpipe");
     let mut compared = 0;
     for (i, &(w, h)) in cases.iter().enumerate() {
         let bpc = [8, 10, 12, 16][i % 4];
@@ -141,7 +147,7 @@ fn gpu_float_adm_sums_equal_cpu_twin() {
             let dp = PlaneView::packed(w, h, bpc, &d);
             let want = frame_sums(&rp, &dp, &options).unwrap();
             let got = gpu_sums(&ctx, &mut submitter, &kernel, &rp, &dp);
-            assert_same(&got, &want, &format!("{w}x{h} at {bpc} bits, {options:?}"));
+            assert_same(&got, &want, &format!("{w}x{h} at {bpc} bits, {options:?}"), flushes);
             compared += 1;
         }
     }
@@ -190,7 +196,7 @@ fn gpu_float_adm_timing() {
             frame_ms(&ctx, &mut submitter, 32, |rec| kernel.record(rec, &rv, &dv, &results, 0));
         eprintln!("float_adm {w}x{h} {bpc}-bit: median {mid:.4} ms (min {lo:.4}, max {hi:.4})");
         let want = frame_sums(&rp, &dp, &options).unwrap();
-        assert_same(&gpu_sums(&ctx, &mut submitter, &kernel, &rp, &dp), &want, "timed");
+        assert_same(&gpu_sums(&ctx, &mut submitter, &kernel, &rp, &dp), &want, "timed", false);
     }
     assert_no_validation_messages();
 }
