@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 
 use super::libsvm::parse_libsvm;
-use super::svm::{Normalization, Predictor, Transform};
+use super::svm::{ChromaCorrection, Normalization, Predictor, Transform};
 use super::{FeatureOption, Model, ModelConfig, ModelFeature, invalid};
 use crate::error::MetricsError;
 use crate::features::normalise_number;
@@ -297,6 +297,28 @@ impl<'de> Deserialize<'de> for OrderedOpts {
 /// config flags applied as its reader applies them: `disable_clip` leaves
 /// the clip out, `enable_transform` switches on a `score_transform` that
 /// the JSON does not enable (read_json_model.c L297-355).
+/// The correction of a model with a `chroma_correction_parameter`: the one
+/// input named like `adm3` guides the one named like `speed_chroma` (the
+/// substrings libvmaf's predict.c looks for). libvmaf reads past its inputs
+/// when either is missing and skips the prediction when the parameter is 0;
+/// both are refused here.
+fn chroma_correction(parameter: f64, names: &[String]) -> Result<ChromaCorrection, String> {
+    let only = |part: &str| -> Result<usize, String> {
+        let mut found = names.iter().enumerate().filter(|(_, n)| n.contains(part)).map(|(i, _)| i);
+        match (found.next(), found.next()) {
+            (Some(i), None) => Ok(i),
+            (None, _) => {
+                Err(format!("chroma_correction_parameter needs an input named like {part}"))
+            }
+            (Some(_), Some(_)) => Err(format!("more than one input is named like {part}")),
+        }
+    };
+    if parameter == 0.0 {
+        return Err("chroma_correction_parameter 0 (libvmaf then predicts nothing)".to_owned());
+    }
+    Ok(ChromaCorrection { parameter, guiding: only("adm3")?, guided: only("speed_chroma")? })
+}
+
 fn build(dict: RawDict, origin: &str, config: &ModelConfig) -> Result<Parsed, MetricsError> {
     // libvmaf predicts a single model of either bootstrap type as a plain
     // SVM; the type matters only inside a collection.
@@ -307,16 +329,17 @@ fn build(dict: RawDict, origin: &str, config: &ModelConfig) -> Result<Parsed, Me
         Some(t) => return Err(invalid(origin, &format!("unknown model_type \"{t}\""))),
         None => return Err(invalid(origin, "no model_type")),
     };
-    if dict.chroma_correction_parameter.is_some() {
-        return Err(invalid(
-            origin,
-            "chroma_correction_parameter (speed_chroma models) is not supported",
-        ));
-    }
     let names = dict.feature_names.ok_or_else(|| invalid(origin, "no feature_names"))?;
     if names.is_empty() || names.len() > MAX_FEATURES {
         return Err(invalid(origin, &format!("needs between 1 and {MAX_FEATURES} feature_names")));
     }
+    let chroma = match &dict.chroma_correction_parameter {
+        None => None,
+        Some(num) => Some(
+            chroma_correction(num.value(origin, "chroma_correction_parameter")?, &names)
+                .map_err(|reason| invalid(origin, &reason))?,
+        ),
+    };
     let n = names.len();
 
     let numbers = |list: Option<Vec<Num>>, what: &str| -> Result<Vec<f64>, MetricsError> {
@@ -430,7 +453,11 @@ fn build(dict: RawDict, origin: &str, config: &ModelConfig) -> Result<Parsed, Me
         return Err(invalid(origin, &format!("support vector index {} outside 1..={n}", bad.0)));
     }
 
-    Ok(Parsed { kind, features, predictor: Predictor { norm, scales, svm, transform, clip } })
+    Ok(Parsed {
+        kind,
+        features,
+        predictor: Predictor { norm, scales, svm, transform, clip, chroma },
+    })
 }
 
 #[cfg(test)]

@@ -31,11 +31,9 @@ use self::svm::Predictor;
 use crate::error::MetricsError;
 
 /// Models compiled into vqscope, by libvmaf's `version=` name, in libvmaf's
-/// own table order (libvmaf/src/model.c L85-109). The files are Netflix's,
-/// unchanged (see `assets/models/README.md`). Only models whose inputs
-/// vqscope computes are offered: the v1.0.16 models wait for cambi and
-/// speed_chroma.
-const BUILTIN: [(&str, &str); 9] = [
+/// own table order (libvmaf/src/model.c L85-149). The files are Netflix's,
+/// unchanged (see `assets/models/README.md`).
+const BUILTIN: [(&str, &str); 17] = [
     ("vmaf_float_v0.6.1", include_str!("../../../assets/models/vmaf_float_v0.6.1.json")),
     ("vmaf_float_b_v0.6.3", include_str!("../../../assets/models/vmaf_float_b_v0.6.3.json")),
     ("vmaf_float_v0.6.1neg", include_str!("../../../assets/models/vmaf_float_v0.6.1neg.json")),
@@ -45,6 +43,20 @@ const BUILTIN: [(&str, &str); 9] = [
     ("vmaf_v0.6.1neg", include_str!("../../../assets/models/vmaf_v0.6.1neg.json")),
     ("vmaf_4k_v0.6.1", include_str!("../../../assets/models/vmaf_4k_v0.6.1.json")),
     ("vmaf_4k_v0.6.1neg", include_str!("../../../assets/models/vmaf_4k_v0.6.1neg.json")),
+    ("vmaf_v1.0.16_3d0h", include_str!("../../../assets/models/vmaf_v1.0.16_3d0h.json")),
+    ("vmaf_v1.0.16_3d0h_2160", include_str!("../../../assets/models/vmaf_v1.0.16_3d0h_2160.json")),
+    ("vmaf_v1.0.16_5d0h", include_str!("../../../assets/models/vmaf_v1.0.16_5d0h.json")),
+    ("vmaf_v1.0.16_1d5h_2160", include_str!("../../../assets/models/vmaf_v1.0.16_1d5h_2160.json")),
+    ("vmaf_v1.0.16_hfr_3d0h", include_str!("../../../assets/models/vmaf_v1.0.16_hfr_3d0h.json")),
+    (
+        "vmaf_v1.0.16_hfr_3d0h_2160",
+        include_str!("../../../assets/models/vmaf_v1.0.16_hfr_3d0h_2160.json"),
+    ),
+    ("vmaf_v1.0.16_hfr_5d0h", include_str!("../../../assets/models/vmaf_v1.0.16_hfr_5d0h.json")),
+    (
+        "vmaf_v1.0.16_hfr_1d5h_2160",
+        include_str!("../../../assets/models/vmaf_v1.0.16_hfr_1d5h_2160.json"),
+    ),
 ];
 
 /// The model libvmaf's CLI uses when no `--model` is given.
@@ -138,6 +150,15 @@ impl ModelFeature {
 }
 
 fn extractor_of(name: &str) -> Option<&'static str> {
+    if name.starts_with("Cambi_feature_") {
+        return Some("cambi");
+    }
+    if name.starts_with("Speed_chroma_feature_") {
+        return Some("speed_chroma");
+    }
+    if name.starts_with("Speed_temporal_feature_") {
+        return Some("speed_temporal");
+    }
     let (integer, rest) = if let Some(rest) = name.strip_prefix("VMAF_integer_feature_") {
         (true, rest)
     } else if let Some(rest) = name.strip_prefix("VMAF_feature_") {
@@ -677,10 +698,18 @@ mod tests {
                 "vmaf_b_v0.6.3",
                 "vmaf_v0.6.1neg",
                 "vmaf_4k_v0.6.1",
-                "vmaf_4k_v0.6.1neg"
+                "vmaf_4k_v0.6.1neg",
+                "vmaf_v1.0.16_3d0h",
+                "vmaf_v1.0.16_3d0h_2160",
+                "vmaf_v1.0.16_5d0h",
+                "vmaf_v1.0.16_1d5h_2160",
+                "vmaf_v1.0.16_hfr_3d0h",
+                "vmaf_v1.0.16_hfr_3d0h_2160",
+                "vmaf_v1.0.16_hfr_5d0h",
+                "vmaf_v1.0.16_hfr_1d5h_2160",
             ]
         );
-        for name in builtin_names() {
+        for name in builtin_names().filter(|n| n.contains("v0.6")) {
             let m = Model::builtin(name).unwrap();
             assert_eq!(m.features().len(), 6, "{name}");
             assert_eq!(m.name(), "vmaf");
@@ -731,10 +760,28 @@ mod tests {
         assert_eq!(float.features()[0].option_f64("adm_enhn_gain_limit"), Some(1.0));
         assert_eq!(float.features()[1].extractor(), Some("float_motion"));
         assert_eq!(float.features()[2].extractor(), Some("float_vif"));
-        // The v1.0.16 models are not offered until cambi and speed_chroma are.
-        let e = Model::builtin("vmaf_v1.0.16_3d0h").unwrap_err().to_string();
+        // The v1.0.16 models: CAMBI, speed_chroma, the Barten-CSF ADM3 and
+        // motion3, with their chroma-from-luma correction and clip.
+        for version in builtin_names().filter(|n| n.starts_with("vmaf_v1.0.16")) {
+            let m = Model::builtin(version).unwrap();
+            let extractors: Vec<_> = m.features().iter().map(|f| f.extractor()).collect();
+            let want = [Some("cambi"), Some("speed_chroma"), Some("adm"), Some("motion")];
+            assert_eq!(extractors, want, "{version}");
+            let correction = m.main.chroma.expect(version);
+            assert_eq!(
+                (correction.parameter, correction.guiding, correction.guided),
+                (120.0, 2, 1)
+            );
+            let top = if version.ends_with("3d0h_2160") { 110.0 } else { 100.0 };
+            assert_eq!(m.main.clip, Some((0.0, top)), "{version}");
+            assert!(m.transform_enabled(), "{version}");
+        }
+        let e = Model::builtin("vmaf_v9").unwrap_err().to_string();
         let (_, known) = e.split_once("built-in models:").unwrap();
-        assert!(known.contains("vmaf_float_4k_v0.6.1") && !known.contains("v1.0"), "{e}");
+        assert!(
+            known.contains("vmaf_float_4k_v0.6.1") && known.contains("v1.0.16_hfr_5d0h"),
+            "{e}"
+        );
     }
 
     /// Every number in the bundled files, read through our path, equals a
@@ -832,8 +879,10 @@ mod tests {
         let m = Model::from_spec("version=vmaf_b_v0.6.3:vif.vif_enhn_gain_limit=1.0").unwrap();
         assert!(m.features()[2..].iter().all(|f| f.option_f64("vif_enhn_gain_limit") == Some(1.0)));
         assert!(m.features()[0].options.is_empty());
-        let e = Model::from_spec("version=vmaf_v1.0.16_3d0h").unwrap_err().to_string();
+        let e = Model::from_spec("version=vmaf_v1.0.17").unwrap_err().to_string();
         assert!(e.contains("vmaf_b_v0.6.3"), "{e}");
+        let m = Model::from_spec("version=vmaf_v1.0.16_3d0h:cambi.cambi_max_val=20").unwrap();
+        assert_eq!(m.features()[0].option_f64("cambi_max_val"), Some(20.0));
         // Options reach the float extractors under their own names.
         let m = Model::from_spec("version=vmaf_float_v0.6.1:float_adm.adm_enhn_gain_limit=1.0")
             .unwrap();

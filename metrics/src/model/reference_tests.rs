@@ -166,13 +166,13 @@ fn frame_check(model: &Model, reference: &Reference, frame: usize, inputs: &[&st
 /// Loads `version` as libvmaf's CLI did for the reference file, checks its
 /// inputs and output names, then every frame's outputs and their pooled
 /// values.
-fn check(version: &str, config: ModelConfig, inputs: [&str; 6]) {
+fn check(version: &str, config: ModelConfig, inputs: &[&str], model_inputs: &[&str]) {
     let model = Model::builtin_with(version, &config).unwrap();
     let names: Vec<&str> = model.features().iter().map(|f| f.name.as_str()).collect();
-    assert_eq!(names, MODEL_INPUTS, "{version}: input order");
+    assert_eq!(names, model_inputs, "{version}: input order");
     for (f, key) in model.features().iter().zip(inputs) {
         let egl = f.option_f64("adm_enhn_gain_limit").or(f.option_f64("vif_enhn_gain_limit"));
-        assert_eq!(egl.is_some(), key.ends_with("_egl_1"), "{version}: {key}");
+        assert_eq!(egl.is_some(), key.contains("_egl_1"), "{version}: {key}");
         assert!(egl.is_none_or(|v| v == 1.0));
     }
 
@@ -185,7 +185,14 @@ fn check(version: &str, config: ModelConfig, inputs: [&str; 6]) {
             .order
             .iter()
             .map(String::as_str)
-            .filter(|k| *k == config.name || k.starts_with(&prefix))
+            .filter(|k| {
+                *k == config.name
+                    || k.strip_prefix(&prefix).is_some_and(|rest| {
+                        model.is_collection()
+                            && (rest.bytes().all(|b| b.is_ascii_digit())
+                                || ["bagging", "stddev", "ci_p95_lo", "ci_p95_hi"].contains(&rest))
+                    })
+            })
             .collect();
         assert_eq!(model.output_names(), theirs, "{}: output names", reference.pair);
 
@@ -193,7 +200,7 @@ fn check(version: &str, config: ModelConfig, inputs: [&str; 6]) {
         let mut columns = vec![Vec::with_capacity(n); model.output_names().len()];
         let mut column_tol = vec![0.0f64; model.output_names().len()];
         for frame in 0..n {
-            let c = frame_check(&model, &reference, frame, &inputs);
+            let c = frame_check(&model, &reference, frame, inputs);
             frames += 1;
             for (k, name) in model.output_names().iter().enumerate() {
                 let diff = (c.ours[k] - c.theirs[k]).abs();
@@ -252,26 +259,81 @@ fn check(version: &str, config: ModelConfig, inputs: [&str; 6]) {
     assert!(frames >= 28, "{frames} frames");
 }
 
+/// A model loaded under its own name, as the reference run loaded them.
+fn named(name: &str) -> ModelConfig {
+    ModelConfig { name: name.to_owned(), ..ModelConfig::default() }
+}
+
+/// The v1.0.16 models' inputs, in model order.
+const V1_MODEL_INPUTS: [&str; 4] = [
+    "Cambi_feature_cambi_score",
+    "Speed_chroma_feature_speed_chroma_uv_score",
+    "VMAF_integer_feature_adm3_score",
+    "VMAF_integer_feature_motion3_score",
+];
+
+/// Each v1 model in the reference file with libvmaf's report names of its
+/// inputs (the option suffixes say which options each model sets).
+#[test]
+fn v1_models_match_libvmaf() {
+    const CAMBI: &str = "cambi_hrs_1080_cmxv_17_vlt_0.06";
+    const ADM3: &str = "integer_adm3_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02";
+    const MOTION3: &str = "integer_motion3_mmxv_18";
+    let speed = |prescale: &str| format!("speed_chroma_uv_mxv_45_nnf_0.1{prescale}_snn_0.19_wvm_5");
+    let cases = [
+        ("vmaf_v1.0.16_3d0h", speed(""), ADM3.to_owned(), MOTION3),
+        (
+            "vmaf_v1.0.16_3d0h_2160",
+            speed("_ps_0.5_psm_bilinear"),
+            format!("{ADM3}_rdh_2160"),
+            MOTION3,
+        ),
+        ("vmaf_v1.0.16_5d0h", speed("_ps_0.6_psm_bilinear"), format!("{ADM3}_nvd_5"), MOTION3),
+        ("vmaf_v1.0.16_1d5h_2160", speed(""), format!("{ADM3}_nvd_1.5_rdh_2160"), MOTION3),
+        ("vmaf_v1.0.16_hfr_3d0h", speed(""), ADM3.to_owned(), "integer_motion3_mffw_mmxv_18_mma"),
+    ];
+    for (version, speed, adm3, motion3) in &cases {
+        check(version, named(version), &[CAMBI, speed, adm3, motion3], &V1_MODEL_INPUTS);
+    }
+}
+
+/// The chroma-from-luma correction takes over only when the chroma input is
+/// exactly 0, with the value libvmaf's formula gives (checked against the
+/// model's own prediction with that value put in by hand). libvmaf compares
+/// after rescaling there and back, so a value too small to survive the
+/// rescale (1e-300) counts as 0 too; 1e-3 does not.
+#[test]
+fn v1_chroma_correction_replaces_only_a_zero_chroma_input() {
+    let model = Model::builtin("vmaf_v1.0.16_3d0h").unwrap();
+    let (cambi, adm3, motion3) = (2.5, 0.93, 4.0);
+    let grey = model.predict(&[cambi, 0.0, adm3, motion3]);
+    let by_hand = model.predict(&[cambi, -120.0 * adm3 + 120.0, adm3, motion3]);
+    assert_eq!(grey, by_hand);
+    assert_eq!(grey, model.predict(&[cambi, 1e-300, adm3, motion3]));
+    let small = model.predict(&[cambi, 1e-3, adm3, motion3]);
+    assert_ne!(grey, small, "a chroma input that is not 0 is kept");
+}
+
 #[test]
 fn bootstrap_collection_matches_libvmaf() {
     let name = "vmaf_b_v0.6.3";
-    check(name, ModelConfig { name: name.to_owned(), ..ModelConfig::default() }, PLAIN_INPUTS);
+    check(name, named(name), &PLAIN_INPUTS, &MODEL_INPUTS);
 }
 
 #[test]
 fn neg_4k_model_matches_libvmaf() {
     let name = "vmaf_4k_v0.6.1neg";
-    check(name, ModelConfig { name: name.to_owned(), ..ModelConfig::default() }, NEG_INPUTS);
+    check(name, named(name), &NEG_INPUTS, &MODEL_INPUTS);
 }
 
 #[test]
 fn transform_and_noclip_configs_match_libvmaf() {
     let phone =
         ModelConfig { name: "vmaf_phone".to_owned(), enable_transform: true, ..Default::default() };
-    check("vmaf_v0.6.1", phone, PLAIN_INPUTS);
+    check("vmaf_v0.6.1", phone, &PLAIN_INPUTS, &MODEL_INPUTS);
     let noclip =
         ModelConfig { name: "vmaf_noclip".to_owned(), disable_clip: true, ..Default::default() };
-    check("vmaf_v0.6.1", noclip, PLAIN_INPUTS);
+    check("vmaf_v0.6.1", noclip, &PLAIN_INPUTS, &MODEL_INPUTS);
 }
 
 /// libvmaf's report pools the collection's outputs like any feature, and

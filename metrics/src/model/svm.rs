@@ -101,6 +101,25 @@ pub(super) struct Predictor {
     /// `score_clip`, absent when the JSON has none or the model was loaded
     /// with `disable_clip` (libvmaf then never reads the bounds).
     pub(super) clip: Option<(f64, f64)>,
+    /// The v1 models' chroma-from-luma correction.
+    pub(super) chroma: Option<ChromaCorrection>,
+}
+
+/// libvmaf's chroma-from-luma correction (a model's
+/// `chroma_correction_parameter`; predict.c
+/// `post_process_feature_from_another`): when the chroma input (the one
+/// feature whose name holds `speed_chroma`) is exactly 0 — no chroma
+/// information, a grey clip — it is replaced by `c·(1 − luma)`, `luma`
+/// being the one input whose name holds `adm3`. Both are compared and
+/// replaced as libvmaf does: denormalised from, and normalised back into,
+/// the SVM's input.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct ChromaCorrection {
+    pub(super) parameter: f64,
+    /// Index of the guiding (luma) input.
+    pub(super) guiding: usize,
+    /// Index of the guided (chroma) input.
+    pub(super) guided: usize,
 }
 
 impl Predictor {
@@ -108,19 +127,35 @@ impl Predictor {
     /// This is what libvmaf computes with `VMAF_MODEL_FLAG_DISABLE_CLIP |
     /// VMAF_MODEL_FLAG_DISABLE_TRANSFORM`, the bootstrap statistics' input.
     pub(super) fn raw(&self, features: &[f64]) -> f64 {
-        let x: Vec<f64> = features
-            .iter()
-            .zip(&self.scales)
-            .map(|(&v, &(slope, intercept))| match self.norm {
-                Normalization::None => v,
-                Normalization::LinearRescale { .. } => slope * v + intercept,
-            })
-            .collect();
+        let mut x: Vec<f64> =
+            features.iter().enumerate().map(|(i, &v)| self.normalise(i, v)).collect();
+        if let Some(c) = self.chroma {
+            let guiding = self.denormalise(c.guiding, x[c.guiding]);
+            if self.denormalise(c.guided, x[c.guided]) == 0.0 {
+                x[c.guided] = self.normalise(c.guided, -c.parameter * guiding + c.parameter);
+            }
+        }
         let mut p = self.svm.decision(&x);
         if let Normalization::LinearRescale { slope, intercept } = self.norm {
             p = (p - intercept) / slope;
         }
         p
+    }
+
+    /// Input `i` as the SVM takes it (libvmaf's `normalize`).
+    fn normalise(&self, i: usize, v: f64) -> f64 {
+        match self.norm {
+            Normalization::None => v,
+            Normalization::LinearRescale { .. } => self.scales[i].0 * v + self.scales[i].1,
+        }
+    }
+
+    /// The inverse, libvmaf's `denormalize_feature`.
+    fn denormalise(&self, i: usize, v: f64) -> f64 {
+        match self.norm {
+            Normalization::None => v,
+            Normalization::LinearRescale { .. } => (v - self.scales[i].1) / self.scales[i].0,
+        }
     }
 
     /// libvmaf's `transform` then `clip` with no flags: each applies only
