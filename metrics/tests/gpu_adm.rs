@@ -14,8 +14,8 @@ use vqscope_gpu::testing::{
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, keep_busy, phase_medians};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, upload_plane};
-use vqscope_metrics::features::adm::gpu::AdmKernel;
 use vqscope_metrics::features::adm::csf::CsfMode;
+use vqscope_metrics::features::adm::gpu::AdmKernel;
 use vqscope_metrics::features::adm::{AdmFrameSums, AdmOptions, MIN_SIZE, adm_frame_sums};
 
 /// A reference with structure at several scales (smooth gradients, edges,

@@ -9,7 +9,7 @@ use vqscope_metrics::PlaneView;
 use vqscope_metrics::features::adm::gpu::AdmKernel;
 use vqscope_metrics::features::adm::{AdmOptions, AdmScores, adm_scores};
 use vqscope_tests::adm_parity::{
-    Backend, check_shared_clips, check_upstream_fixtures, check_v1_options,
+    Backend, check_csf_modes, check_shared_clips, check_upstream_fixtures, check_v1_options,
 };
 use vqscope_tests::gpu_pair::{Kernels, PairRunner};
 
@@ -60,5 +60,11 @@ fn gpu_adm_matches_libvmaf_on_upstream_fixtures() {
 #[test]
 fn gpu_adm_v1_options_match_libvmaf_on_shared_clips() {
     check_v1_options(&mut Gpu::new());
+    assert_no_validation_messages();
+}
+
+#[test]
+fn gpu_adm_csf_modes_match_libvmaf() {
+    check_csf_modes(&mut Gpu::new());
     assert_no_validation_messages();
 }

@@ -119,7 +119,11 @@ fn blend_tables(norm_view_dist: f64, ref_display_height: i32) -> Option<&'static
 
 /// Refuses a blend mode for a viewing geometry it has no table for (libvmaf
 /// would use −EINVAL, −22, as the weight and print meaningless numbers).
-pub fn check_mode(mode: CsfMode, norm_view_dist: f64, ref_display_height: i32) -> Result<(), MetricsError> {
+pub fn check_mode(
+    mode: CsfMode,
+    norm_view_dist: f64,
+    ref_display_height: i32,
+) -> Result<(), MetricsError> {
     let blend = matches!(mode, CsfMode::BartenWatsonBlend | CsfMode::BartenWatsonBlendMae);
     if blend && blend_tables(norm_view_dist, ref_display_height).is_none() {
         return Err(MetricsError::FeatureOption {
@@ -177,12 +181,14 @@ pub fn dwt_quant_step(
 pub fn rfactors(scale: usize, o: &AdmOptions) -> [f32; 3] {
     let (nvd, rdh) = (o.norm_view_dist, o.ref_display_height);
     let (f1, f2) = match o.csf_mode {
-        CsfMode::Watson => {
-            (1.0f32 / dwt_quant_step(scale, 1, nvd, rdh), 1.0f32 / dwt_quant_step(scale, 2, nvd, rdh))
-        }
-        CsfMode::Barten => {
-            (barten_csf(scale, o.csf_scale, nvd, rdh), barten_csf(scale, o.csf_diag_scale, nvd, rdh))
-        }
+        CsfMode::Watson => (
+            1.0f32 / dwt_quant_step(scale, 1, nvd, rdh),
+            1.0f32 / dwt_quant_step(scale, 2, nvd, rdh),
+        ),
+        CsfMode::Barten => (
+            barten_csf(scale, o.csf_scale, nvd, rdh),
+            barten_csf(scale, o.csf_diag_scale, nvd, rdh),
+        ),
         CsfMode::BartenWatsonBlend | CsfMode::BartenWatsonBlendMae => {
             let mae = usize::from(o.csf_mode == CsfMode::BartenWatsonBlendMae);
             blend_tables(nvd, rdh).map_or((-22.0, -22.0), |t| (t[mae][0][scale], t[mae][1][scale]))
@@ -199,7 +205,15 @@ fn c_u16(x: f64) -> u16 {
     t as u16
 }
 
-/// C's `(uint32_t)` of a double on x86-64: truncation to int64, low 32 bits.
+/// C's `(uint32_t)` of a double as x86-64 GCC compiles libvmaf's plain C:
+/// truncation to int64 (`cvttsd2si`, `i64::MIN` out of range), low 32 bits.
+///
+/// Only Barten weights ≥ 1 (mode 1, levels 1–3) leave the range, and there
+/// libvmaf's output depends on the CPU: its AVX-512 file converts with
+/// `vcvttsd2usi` (saturating to `u32::MAX`) and its vector bodies multiply
+/// the weight as a signed int32. This twin follows the plain C, which
+/// libvmaf runs with `--cpumask 65535`; with weights below 1 every path
+/// agrees.
 fn c_u32(x: f64) -> u32 {
     let range = -9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0;
     let t = if range.contains(&x) { x as i64 } else { i64::MIN };
@@ -228,7 +242,8 @@ pub fn i_rfactor_s0_formula(o: &AdmOptions) -> [u16; 3] {
     [c_u16(f64::from(rf[0]) * p21), c_u16(f64::from(rf[1]) * p21), c_u16(f64::from(rf[2]) * p23)]
 }
 
-/// Levels 1–3 fixed-point weights: `rfactor · 2^32` truncated to u32.
+/// Levels 1–3 fixed-point weights: `rfactor · 2^32` truncated to u32 (as
+/// [`c_u32`] says).
 pub fn i_rfactor_s123(scale: usize, o: &AdmOptions) -> [u32; 3] {
     let rf = rfactors(scale, o);
     let p32 = 2.0f64.powf(32.0);
@@ -343,7 +358,8 @@ mod tests {
         let wide = (f64::from(rf[0]) * 2_097_152.0) as i64;
         assert!(wide > 65535);
         assert_eq!(i_rfactor_s0(&o)[0], wide as u16);
-        // Levels 1–3: ×2^32 exceeds uint32; the int64 truncation's low bits.
+        // Levels 1–3: ×2^32 exceeds uint32; the int64 truncation's low bits
+        // (libvmaf's plain C).
         let rf1 = rfactors(1, &o)[0];
         let wide = (f64::from(rf1) * 4_294_967_296.0) as i64;
         assert!(wide > i64::from(u32::MAX));
@@ -353,10 +369,13 @@ mod tests {
         let s = rfactors(2, &scaled);
         let r = rfactors(2, &o);
         assert_eq!((s[0], s[2]), ((f64::from(r[0]) * 2.0) as f32, (f64::from(r[2]) * 0.5) as f32));
-        // Out of every range: cvttsd2si's "integer indefinite" value.
+        // Out of every range: the conversions' "integer indefinite" values.
         assert_eq!(c_u16(1e10), 0);
-        assert_eq!(c_u32(1e30), 0);
         assert_eq!(c_u16(-1.5), 65535);
+        assert_eq!(c_u32(1e30), 0);
+        assert_eq!(c_u32(-1.0), u32::MAX);
+        assert_eq!(c_u32(4_294_967_296.5), 0);
+        assert_eq!(c_u32(12.7), 12);
     }
 
     #[test]

@@ -138,9 +138,8 @@ pub fn barten_csf(
 pub fn rfactors(scale: usize, o: &FloatAdmOptions) -> [f32; 3] {
     let (mut f1, mut f2) = match o.csf_mode {
         1 => {
-            let barten = |csf_scale| {
-                barten_csf(scale, csf_scale, o.norm_view_dist, o.ref_display_height)
-            };
+            let barten =
+                |csf_scale| barten_csf(scale, csf_scale, o.norm_view_dist, o.ref_display_height);
             (barten(o.csf_scale), barten(o.csf_diag_scale))
         }
         2 => (dlm_csf(scale, false, o), dlm_csf(scale, true, o)),
