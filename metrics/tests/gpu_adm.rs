@@ -155,7 +155,7 @@ fn gpu_adm_csf_modes_equal_cpu_twin() {
         v1(5.0, 1080),
         v1(1.5, 2160),
         AdmOptions { csf_mode: CsfMode::BartenWatsonBlendMae, ..v1(5.0, 720) },
-        AdmOptions { csf_mode: CsfMode::BartenWatsonBlendMae, ..v1(3.0, 480) },
+        AdmOptions { csf_mode: CsfMode::BartenWatsonBlendMae, ..v1(5.0, 2160) },
         AdmOptions { csf_mode: CsfMode::Barten, ..AdmOptions::default() },
         AdmOptions {
             csf_mode: CsfMode::Barten,
