@@ -64,9 +64,9 @@ const OPTIONS: &[OptionSpec] = &[
         0,
         0,
         3,
-        "contrast sensitivity function (0: Watson, 1: Barten, 2: Barten/Watson blend, 3: its MAE refit)",
+        "contrast sensitivity function (0 Watson, 1 Barten, 2 Barten/Watson blend, 3 blend MAE)",
     )
-        .param("csf"),
+    .param("csf"),
     OptionSpec::double("adm_noise_weight", 0.03125, 0.0, 1500.0, "noise weight").param("nw"),
     OptionSpec::bool("adm_skip_aim", false, "skip the calculation of AIM"),
     OptionSpec::bool("adm_skip_scale0", false, "skip the calculation of scale 0").param("ssz"),
