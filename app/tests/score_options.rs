@@ -120,6 +120,50 @@ fn feature_options_match_libvmaf() {
     }
 }
 
+/// The integer ADM and motion options of libvmaf's v1.0.16 models
+/// (`adm_csf_mode=2` at the four viewing geometries; `motion_max_val`, and
+/// the HFR models' five-frame window and moving average) given as
+/// `--feature` options: every value must be in `models.json` under the
+/// same suffixed name (`integer_adm3_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02_rdh_2160`,
+/// `integer_motion3_mffw_mmxv_18_mma`) and print the same. The two
+/// 576x324 clips (8- and 10-bit) keep it short; the library tests cover
+/// the 1080p clip.
+#[test]
+fn v1_model_feature_options_match_libvmaf() {
+    const V1: [&str; 6] = [
+        "adm=adm_dlm_weight=0.7:adm_enhn_gain_limit=1.0:adm_noise_weight=0.02:\
+         adm_norm_view_dist=3.0:adm_ref_display_height=1080:adm_min_val=0.5:adm_csf_mode=2",
+        "adm=adm_dlm_weight=0.7:adm_enhn_gain_limit=1.0:adm_noise_weight=0.02:\
+         adm_norm_view_dist=3.0:adm_ref_display_height=2160:adm_min_val=0.5:adm_csf_mode=2",
+        "adm=adm_dlm_weight=0.7:adm_enhn_gain_limit=1.0:adm_noise_weight=0.02:\
+         adm_norm_view_dist=5.0:adm_ref_display_height=1080:adm_min_val=0.5:adm_csf_mode=2",
+        "adm=adm_dlm_weight=0.7:adm_enhn_gain_limit=1.0:adm_noise_weight=0.02:\
+         adm_norm_view_dist=1.5:adm_ref_display_height=2160:adm_min_val=0.5:adm_csf_mode=2",
+        "motion=motion_max_val=18.0",
+        "motion=motion_max_val=18.0:motion_five_frame_window=true:motion_moving_average=true",
+    ];
+    let mut args = vec!["-n"];
+    for feature in V1 {
+        args.extend(["--feature", feature]);
+    }
+    for pair in &PAIRS[1..] {
+        let (ours, _) = score(pair, "v1-options", &args);
+        let theirs = libvmaf_ref_json(pair, "models");
+        assert_eq!(foreign_names(&ours, &theirs), Vec::<String>::new(), "{pair}");
+        let keys = frame_keys(&ours);
+        assert_eq!(keys.len(), 4 * 7 + 2 * 3, "{pair}: {keys:?}");
+        for key in [
+            "integer_adm3_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02_nvd_1.5_rdh_2160",
+            "integer_motion3_mffw_mmxv_18_mma",
+            "VMAF_integer_feature_motion_sad_score_mmxv_18",
+        ] {
+            assert!(keys.iter().any(|k| k == key), "{pair}: no {key} in {keys:?}");
+        }
+        let wanted = |k: &str| keys.iter().any(|o| o == k);
+        compare(&ours, &theirs, wanted).assert_clean(pair, 300);
+    }
+}
+
 /// The features of `extra.json` given without options.
 const EXTRA_FEATURES: [&str; 8] = [
     "float_moment",

@@ -1,7 +1,9 @@
 //! Integer ADM on the GPU against its exact CPU twin: random frame pairs of
 //! random (odd, small to a few hundred samples) sizes at 8, 10 and 12 bits,
-//! with libvmaf's default and NEG gain limits; every one of the 36 integer
-//! sums must be equal. Run at every lavapipe subgroup size.
+//! with libvmaf's default and NEG gain limits and with every CSF mode (the
+//! v1.0.16 models' blend at their viewing geometries, its MAE refit, and
+//! Barten's CSF, whose fixed-point weights wrap); every one of the 36
+//! integer sums must be equal. Run at every lavapipe subgroup size.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,6 +14,7 @@ use vqscope_gpu::testing::{
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, keep_busy, phase_medians};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, upload_plane};
+use vqscope_metrics::features::adm::csf::CsfMode;
 use vqscope_metrics::features::adm::gpu::AdmKernel;
 use vqscope_metrics::features::adm::{AdmFrameSums, AdmOptions, MIN_SIZE, adm_frame_sums};
 
@@ -124,6 +127,60 @@ fn gpu_adm_sums_equal_cpu_twin() {
     assert_no_validation_messages();
 }
 
+/// The v1.0.16 models' ADM options at one viewing geometry.
+fn v1(norm_view_dist: f64, ref_display_height: i32) -> AdmOptions {
+    AdmOptions {
+        enhn_gain_limit: 1.0,
+        noise_weight: 0.02,
+        dlm_weight: 0.7,
+        min_val: 0.5,
+        norm_view_dist,
+        ref_display_height,
+        csf_mode: CsfMode::BartenWatsonBlend,
+        ..AdmOptions::default()
+    }
+}
+
+#[test]
+fn gpu_adm_csf_modes_equal_cpu_twin() {
+    if !at_every_lavapipe_subgroup_size("gpu_adm_csf_modes_equal_cpu_twin") {
+        return;
+    }
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x0C5F_2B1E_4D17_9A03);
+    let modes = [
+        v1(3.0, 1080),
+        v1(3.0, 2160),
+        v1(5.0, 1080),
+        v1(1.5, 2160),
+        AdmOptions { csf_mode: CsfMode::BartenWatsonBlendMae, ..v1(5.0, 720) },
+        AdmOptions { csf_mode: CsfMode::BartenWatsonBlendMae, ..v1(5.0, 2160) },
+        AdmOptions { csf_mode: CsfMode::Barten, ..AdmOptions::default() },
+        AdmOptions {
+            csf_mode: CsfMode::Barten,
+            csf_scale: 0.3,
+            csf_diag_scale: 2.5,
+            norm_view_dist: 4.0,
+            ..AdmOptions::neg()
+        },
+    ];
+    for (i, options) in modes.iter().enumerate() {
+        let w = MIN_SIZE + rng.below(260) as usize;
+        let h = MIN_SIZE + rng.below(160) as usize;
+        let bpc = [8, 10, 12][i % 3];
+        let kernel = AdmKernel::new(&ctx, w as u32, h as u32, bpc, options).unwrap();
+        let (r, d) = frame_pair(&mut rng, w, h, bpc);
+        let rp = PlaneView::packed(w, h, bpc, &r);
+        let dp = PlaneView::packed(w, h, bpc, &d);
+        let expected = adm_frame_sums(&rp, &dp, options).unwrap();
+        let got = gpu_sums(&ctx, &mut submitter, &kernel, &rp, &dp);
+        assert_eq!(got, expected, "{w}x{h} at {bpc} bits, {options:?}");
+    }
+    println!("{} CSF modes: GPU sums equal the twin's", modes.len());
+    assert_no_validation_messages();
+}
+
 #[test]
 fn gpu_adm_skip_options() {
     let ctx = test_context();
@@ -153,6 +210,9 @@ fn gpu_adm_refuses_what_the_twin_refuses() {
     assert!(AdmKernel::new(&ctx, 40, 40, 16, &o).is_err());
     let near = AdmOptions { norm_view_dist: 2.0, ..o };
     assert!(AdmKernel::new(&ctx, 40, 40, 8, &near).is_err());
+    // The blend CSFs exist only at tabulated viewing geometries.
+    let untabulated = AdmOptions { norm_view_dist: 4.0, ..v1(3.0, 1080) };
+    assert!(AdmKernel::new(&ctx, 40, 40, 8, &untabulated).is_err());
     assert_no_validation_messages();
 }
 

@@ -4,18 +4,23 @@
 //! host code ([`MotionScorer`], [`PsnrSetup`]) and compare every per-frame
 //! `integer_motion`, `integer_motion2`, `integer_motion3`,
 //! `VMAF_integer_feature_motion_sad_score` and `psnr_y/cb/cr` with
-//! libvmaf's `%.6f` digits.
+//! libvmaf's `%.6f` digits. [`check_v1_options`] does the motion values
+//! again with the options of libvmaf's v1.0.16 models (`motion_max_val`,
+//! and the HFR models' five-frame window and moving average) against
+//! `refs/NAME.models.json`, under the registry's option-suffixed names.
 
 use std::path::Path;
 
 use vqscope_metrics::PlaneView;
+use vqscope_metrics::features::Feature;
+use vqscope_metrics::features::motion::feature::{Motion, motion_params};
 use vqscope_metrics::features::motion::{MotionFrame, MotionParams, MotionScorer};
 use vqscope_metrics::features::psnr::{ChromaLayout, PsnrParams, PsnrSetup};
 use vqscope_video::frame::{ChromaFormat, Frame};
 use vqscope_video::raw::{RawFile, RawGeometry};
 use vqscope_video::y4m::Y4mFile;
 
-use crate::clips::{self, PAIRS, libvmaf_frames, libvmaf_json, printed};
+use crate::clips::{self, PAIRS, libvmaf_frames, libvmaf_json, libvmaf_ref_json, printed};
 
 /// What computes the integer sums: the CPU twin or a GPU kernel.
 pub trait Backend {
@@ -57,8 +62,13 @@ pub struct Ours {
 }
 
 /// Scores a sequence of (reference, distorted) frames the way a pipeline
-/// would: motion streams through [`MotionScorer`], one frame late.
-pub fn score(backend: &mut dyn Backend, pairs: impl Iterator<Item = (Frame, Frame)>) -> Ours {
+/// would: motion streams through [`MotionScorer`] (with `params`), one or
+/// more frames late.
+pub fn score(
+    backend: &mut dyn Backend,
+    pairs: impl Iterator<Item = (Frame, Frame)>,
+    params: MotionParams,
+) -> Ours {
     let mut ours = Ours::default();
     let mut scorer: Option<MotionScorer> = None;
     let mut setup: Option<PsnrSetup> = None;
@@ -67,8 +77,7 @@ pub fn score(backend: &mut dyn Backend, pairs: impl Iterator<Item = (Frame, Fram
         let g = reference.geometry;
         assert_eq!(g, distorted.geometry, "reference and distorted geometry");
         let layout = ChromaLayout::from(g.format.chroma);
-        let scorer = scorer
-            .get_or_insert_with(|| MotionScorer::new(g.width, g.height, MotionParams::default()));
+        let scorer = scorer.get_or_insert_with(|| MotionScorer::new(g.width, g.height, params));
         let setup = setup.get_or_insert_with(|| {
             let bpc = g.format.bit_depth;
             PsnrSetup::new(&PsnrParams::default(), bpc, g.width, g.height, layout)
@@ -162,7 +171,7 @@ pub fn check_shared_clips(backend: &mut dyn Backend) {
     for pair in PAIRS {
         let frames =
             y4m_frames(&clips::reference_y4m(pair)).zip(y4m_frames(&clips::distorted_y4m(pair)));
-        let ours = score(backend, frames);
+        let ours = score(backend, frames, MotionParams::default());
         let count = libvmaf_frames(&libvmaf_json(pair, "vmaf"), "psnr_y").len();
         assert_eq!(ours.motion.len(), count, "{pair}: frames read");
         total += compare(pair, &ours, &libvmaf_json(pair, "vmaf"), &libvmaf_json(pair, "features"));
@@ -222,7 +231,67 @@ pub fn check_fixture(backend: &mut dyn Backend, fixture: Fixture) {
     let raw = RawGeometry { width, height, chroma: ChromaFormat::Yuv420, bit_depth };
     let r = clips::unpacked("upstream_fixtures", &reference);
     let d = clips::unpacked("upstream_fixtures", &distorted);
-    let ours = score(backend, raw_frames(&r, raw).zip(raw_frames(&d, raw)));
+    let frames = raw_frames(&r, raw).zip(raw_frames(&d, raw));
+    let ours = score(backend, frames, MotionParams::default());
     let bad = compare(stem, &ours, &fixture_json(stem, "vmaf"), &fixture_json(stem, "features"));
     assert_eq!(bad, 0, "{stem}: printed values differing from libvmaf 3.2.0");
+}
+
+/// The integer motion options of libvmaf's v1.0.16 models, as their JSON
+/// sets them: the plain models, then the HFR ones.
+pub const V1_MOTION_OPTIONS: [&str; 2] = [
+    "motion_max_val=18.0",
+    "motion_max_val=18.0:motion_five_frame_window=true:motion_moving_average=true",
+];
+
+/// Every shared clip pair with each of [`V1_MOTION_OPTIONS`]: the SAD
+/// score, `integer_motion2` and `integer_motion3` must exist in
+/// `refs/NAME.models.json` under the registry's suffixed names
+/// (`integer_motion3_mffw_mmxv_18_mma`) and print the same.
+pub fn check_v1_options(backend: &mut dyn Backend) {
+    let mut total = 0;
+    let mut compared = 0;
+    for pair in PAIRS {
+        let json = libvmaf_ref_json(pair, "models");
+        for list in V1_MOTION_OPTIONS {
+            let mut options = Motion.default_options();
+            options.parse_list("motion", list).expect("v1 motion options");
+            let frames = y4m_frames(&clips::reference_y4m(pair))
+                .zip(y4m_frames(&clips::distorted_y4m(pair)));
+            let ours = score(backend, frames, motion_params(&options));
+            let pick = |f: fn(&MotionFrame) -> f64| ours.motion.iter().map(f).collect::<Vec<_>>();
+            let checks: [(&str, Vec<f64>); 3] = [
+                ("VMAF_integer_feature_motion_sad_score", pick(|f| f.motion)),
+                ("integer_motion2", pick(|f| f.motion2)),
+                ("integer_motion3", pick(|f| f.motion3)),
+            ];
+            for (key, values) in &checks {
+                let name = options.output_name(key);
+                let bad = mismatches(pair, &name, values, &libvmaf_frames(&json, &name));
+                println!("{pair}: {name}: {} frames, {bad} mismatches", values.len());
+                total += bad;
+                compared += values.len();
+            }
+        }
+    }
+    assert!(compared > 0, "nothing compared");
+    assert_eq!(total, 0, "v1 motion values differing from libvmaf 3.2.0");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v1_names_are_libvmafs() {
+        let names: Vec<String> = V1_MOTION_OPTIONS
+            .iter()
+            .map(|list| {
+                let mut options = Motion.default_options();
+                options.parse_list("motion", list).unwrap();
+                options.output_name("integer_motion3")
+            })
+            .collect();
+        assert_eq!(names, ["integer_motion3_mmxv_18", "integer_motion3_mffw_mmxv_18_mma"]);
+    }
 }

@@ -8,7 +8,9 @@
 
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::features::adm::{AdmOptions, AdmScores, adm_frame};
-use vqscope_tests::adm_parity::{Backend, check_shared_clips, check_upstream_fixtures};
+use vqscope_tests::adm_parity::{
+    Backend, check_csf_modes, check_shared_clips, check_upstream_fixtures, check_v1_options,
+};
 
 struct Cpu;
 
@@ -26,4 +28,14 @@ fn adm_matches_libvmaf_on_shared_clips() {
 #[test]
 fn adm_matches_libvmaf_on_upstream_fixtures() {
     check_upstream_fixtures(&mut Cpu);
+}
+
+#[test]
+fn adm_v1_options_match_libvmaf_on_shared_clips() {
+    check_v1_options(&mut Cpu);
+}
+
+#[test]
+fn adm_csf_modes_match_libvmaf() {
+    check_csf_modes(&mut Cpu);
 }

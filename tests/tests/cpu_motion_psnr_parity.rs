@@ -2,12 +2,15 @@
 //! output: every per-frame `integer_motion`, `integer_motion2`,
 //! `integer_motion3`, `VMAF_integer_feature_motion_sad_score` and
 //! `psnr_y/cb/cr` of every shared clip pair and upstream fixture must equal
-//! libvmaf's `%.6f` digits exactly. The comparison lives in
+//! libvmaf's `%.6f` digits exactly, and so must the motion values with the
+//! v1.0.16 models' options. The comparison lives in
 //! `vqscope_tests::motion_psnr`, shared with the GPU kernels' test.
 
 use vqscope_metrics::features::motion::motion_sad;
 use vqscope_metrics::features::psnr::{ChromaLayout, plane_sse};
-use vqscope_tests::motion_psnr::{Backend, Fixture, Plane, check_fixture, check_shared_clips};
+use vqscope_tests::motion_psnr::{
+    Backend, Fixture, Plane, check_fixture, check_shared_clips, check_v1_options,
+};
 
 /// The sums from the CPU twins.
 struct Cpu;
@@ -44,4 +47,9 @@ fn upstream_sparks_10bit_matches_libvmaf() {
 #[test]
 fn upstream_q160x90_8bit_matches_libvmaf() {
     check_fixture(&mut Cpu, Fixture::Q160x90EightBit);
+}
+
+#[test]
+fn v1_motion_options_match_libvmaf() {
+    check_v1_options(&mut Cpu);
 }

@@ -8,7 +8,9 @@ use vqscope_gpu::testing::assert_no_validation_messages;
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::features::adm::gpu::AdmKernel;
 use vqscope_metrics::features::adm::{AdmOptions, AdmScores, adm_scores};
-use vqscope_tests::adm_parity::{Backend, check_shared_clips, check_upstream_fixtures};
+use vqscope_tests::adm_parity::{
+    Backend, check_csf_modes, check_shared_clips, check_upstream_fixtures, check_v1_options,
+};
 use vqscope_tests::gpu_pair::{Kernels, PairRunner};
 
 /// The kernel for the current geometry and options, one submission per
@@ -52,5 +54,17 @@ fn gpu_adm_matches_libvmaf_on_shared_clips() {
 #[test]
 fn gpu_adm_matches_libvmaf_on_upstream_fixtures() {
     check_upstream_fixtures(&mut Gpu::new());
+    assert_no_validation_messages();
+}
+
+#[test]
+fn gpu_adm_v1_options_match_libvmaf_on_shared_clips() {
+    check_v1_options(&mut Gpu::new());
+    assert_no_validation_messages();
+}
+
+#[test]
+fn gpu_adm_csf_modes_match_libvmaf() {
+    check_csf_modes(&mut Gpu::new());
     assert_no_validation_messages();
 }

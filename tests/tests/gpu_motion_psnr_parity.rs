@@ -13,7 +13,9 @@ use vqscope_metrics::device::{DevicePlane, PlaneDesc, upload_plane};
 use vqscope_metrics::features::motion::gpu::MotionKernel;
 use vqscope_metrics::features::psnr::ChromaLayout;
 use vqscope_metrics::features::psnr::gpu::PsnrKernel;
-use vqscope_tests::motion_psnr::{Backend, Fixture, Plane, check_fixture, check_shared_clips};
+use vqscope_tests::motion_psnr::{
+    Backend, Fixture, Plane, check_fixture, check_shared_clips, check_v1_options,
+};
 
 /// The sums from the GPU kernels; kernels are built for the first frame's
 /// geometry and rebuilt when it changes (a new clip).
@@ -122,5 +124,11 @@ fn upstream_sparks_10bit_matches_libvmaf() {
 #[test]
 fn upstream_q160x90_8bit_matches_libvmaf() {
     check_fixture(&mut Gpu::new(), Fixture::Q160x90EightBit);
+    assert_no_validation_messages();
+}
+
+#[test]
+fn v1_motion_options_match_libvmaf() {
+    check_v1_options(&mut Gpu::new());
     assert_no_validation_messages();
 }

@@ -4,6 +4,7 @@
 
 use vqscope_gpu::{Buffer, Recorder, Timestamps};
 
+use super::csf::CsfMode;
 use super::gpu::AdmKernel;
 use super::{AdmOptions, adm_scores};
 use crate::MetricsError;
@@ -21,7 +22,7 @@ const OPTIONS: &[OptionSpec] = &[
         1.0,
         0.0,
         50.0,
-        "scale coefficient for the horizontal & vertical direction terms of CSF (Barten modes)",
+        "scale coefficient for the horizontal & vertical direction terms of CSF (Barten, mode 1)",
     )
     .param("scf"),
     OptionSpec::double(
@@ -29,7 +30,7 @@ const OPTIONS: &[OptionSpec] = &[
         1.0,
         0.0,
         50.0,
-        "scale coefficient for the diagonal direction term of CSF (Barten modes)",
+        "scale coefficient for the diagonal direction term of CSF (Barten, mode 1)",
     )
     .param("scfd"),
     OptionSpec::double(
@@ -58,8 +59,14 @@ const OPTIONS: &[OptionSpec] = &[
     .param("nvd"),
     OptionSpec::int("adm_ref_display_height", 1080, 1, 4320, "reference display height in pixels")
         .param("rdh"),
-    OptionSpec::int("adm_csf_mode", 0, 0, 3, "contrast sensitivity function (0: Watson)")
-        .param("csf"),
+    OptionSpec::int(
+        "adm_csf_mode",
+        0,
+        0,
+        3,
+        "contrast sensitivity function (0 Watson, 1 Barten, 2 Barten/Watson blend, 3 blend MAE)",
+    )
+    .param("csf"),
     OptionSpec::double("adm_noise_weight", 0.03125, 0.0, 1500.0, "noise weight").param("nw"),
     OptionSpec::bool("adm_skip_aim", false, "skip the calculation of AIM"),
     OptionSpec::bool("adm_skip_scale0", false, "skip the calculation of scale 0").param("ssz"),
@@ -120,27 +127,7 @@ impl Feature for Adm {
         setup: &Setup<'_>,
         options: &FeatureOptions,
     ) -> Result<Box<dyn Extractor>, MetricsError> {
-        let csf_mode = options.int("adm_csf_mode");
-        if csf_mode != 0 {
-            return Err(MetricsError::FeatureOption {
-                feature: "adm".to_owned(),
-                option: "adm_csf_mode".to_owned(),
-                reason: format!(
-                    "mode {csf_mode} (the Barten CSFs of the v1 models) is not computed yet; \
-                     only 0 (Watson) is"
-                ),
-            });
-        }
-        let adm = AdmOptions {
-            enhn_gain_limit: options.double("adm_enhn_gain_limit"),
-            norm_view_dist: options.double("adm_norm_view_dist"),
-            ref_display_height: options.int("adm_ref_display_height") as i32,
-            noise_weight: options.double("adm_noise_weight"),
-            dlm_weight: options.double("adm_dlm_weight"),
-            min_val: options.double("adm_min_val"),
-            skip_aim: options.bool("adm_skip_aim"),
-            skip_scale0: options.bool("adm_skip_scale0"),
-        };
+        let adm = adm_options(options)?;
         let g = setup.geometry;
         let kernel = AdmKernel::new(setup.ctx, g.width, g.height, g.format.bit_depth, &adm)?;
         Ok(Box::new(AdmExtractor {
@@ -151,6 +138,29 @@ impl Feature for Adm {
             names: options.clone(),
         }))
     }
+}
+
+/// The integer ADM options an instance's options set.
+pub fn adm_options(options: &FeatureOptions) -> Result<AdmOptions, MetricsError> {
+    let mode = options.int("adm_csf_mode");
+    let csf_mode = CsfMode::from_option(mode).ok_or_else(|| MetricsError::FeatureOption {
+        feature: "adm".to_owned(),
+        option: "adm_csf_mode".to_owned(),
+        reason: format!("{mode} is outside 0 ..= 3"),
+    })?;
+    Ok(AdmOptions {
+        enhn_gain_limit: options.double("adm_enhn_gain_limit"),
+        norm_view_dist: options.double("adm_norm_view_dist"),
+        ref_display_height: options.int("adm_ref_display_height") as i32,
+        noise_weight: options.double("adm_noise_weight"),
+        dlm_weight: options.double("adm_dlm_weight"),
+        min_val: options.double("adm_min_val"),
+        skip_aim: options.bool("adm_skip_aim"),
+        skip_scale0: options.bool("adm_skip_scale0"),
+        csf_mode,
+        csf_scale: options.double("adm_csf_scale"),
+        csf_diag_scale: options.double("adm_csf_diag_scale"),
+    })
 }
 
 struct AdmExtractor {

@@ -448,10 +448,10 @@ fn cm_push(
     o: &AdmOptions,
 ) -> CmPush {
     let (rf, cub) = if scale == 0 {
-        let rf = csf::i_rfactor_s0(o.norm_view_dist, o.ref_display_height).map(u32::from);
+        let rf = csf::i_rfactor_s0(o).map(u32::from);
         (rf, cm::CmShiftsS0::new(w).cub)
     } else {
-        let rf = csf::i_rfactor_s123(scale, o.norm_view_dist, o.ref_display_height);
+        let rf = csf::i_rfactor_s123(scale, o);
         (rf, [cm::ceil_log2(w); 3])
     };
     CmPush {

@@ -150,9 +150,6 @@ pub fn band_sizes(width: usize, height: usize) -> [(usize, usize); SCALES] {
 }
 
 /// libvmaf's ADM options that change integer ADM's output.
-///
-/// `adm_csf_mode` (only Watson, mode 0, is implemented) and the Barten-only
-/// `adm_csf_scale` / `adm_csf_diag_scale` are not offered.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AdmOptions {
     /// `adm_enhn_gain_limit` (`egl`), 1.0 ..= 100.0: how far the restored
@@ -178,6 +175,13 @@ pub struct AdmOptions {
     /// `adm_skip_scale0`: only low-pass level 0; its scores become
     /// `0 / 1e-10`.
     pub skip_scale0: bool,
+    /// `adm_csf_mode` (`csf`): which contrast sensitivity weights the
+    /// levels (Watson by default; the v1.0.16 models use the blend, 2).
+    pub csf_mode: csf::CsfMode,
+    /// `adm_csf_scale` (`scf`) and `adm_csf_diag_scale` (`scfd`), 0 ..= 50,
+    /// default 1: multiply Barten's h/v and d weights (mode 1 only).
+    pub csf_scale: f64,
+    pub csf_diag_scale: f64,
 }
 
 impl Default for AdmOptions {
@@ -191,6 +195,9 @@ impl Default for AdmOptions {
             min_val: 0.0,
             skip_aim: false,
             skip_scale0: false,
+            csf_mode: csf::CsfMode::Watson,
+            csf_scale: 1.0,
+            csf_diag_scale: 1.0,
         }
     }
 }
@@ -204,14 +211,17 @@ impl AdmOptions {
     /// Checks every option against libvmaf's ranges, then the viewing
     /// geometry: libvmaf's extract returns EINVAL when
     /// `nvd · rdh < 3 · 1080`, because its 16-bit pipeline cannot represent
-    /// the lower angular frequencies.
+    /// the lower angular frequencies; the blend CSFs also need a geometry
+    /// they have a table for ([`csf::check_mode`]).
     pub fn validate(&self) -> Result<(), MetricsError> {
-        let ranges: [(&'static str, f64, f64, f64, &'static str); 5] = [
+        let ranges: [(&'static str, f64, f64, f64, &'static str); 7] = [
             ("adm_enhn_gain_limit", self.enhn_gain_limit, 1.0, 100.0, "1.0 ..= 100.0"),
             ("adm_norm_view_dist", self.norm_view_dist, 0.75, 24.0, "0.75 ..= 24.0"),
             ("adm_noise_weight", self.noise_weight, 0.0, 1500.0, "0.0 ..= 1500.0"),
             ("adm_dlm_weight", self.dlm_weight, 0.0, 1.0, "0.0 ..= 1.0"),
             ("adm_min_val", self.min_val, 0.0, 1.0, "0.0 ..= 1.0"),
+            ("adm_csf_scale", self.csf_scale, 0.0, 50.0, "0.0 ..= 50.0"),
+            ("adm_csf_diag_scale", self.csf_diag_scale, 0.0, 50.0, "0.0 ..= 50.0"),
         ];
         for (option, value, lo, hi, allowed) in ranges {
             if !(lo..=hi).contains(&value) {
@@ -237,7 +247,7 @@ impl AdmOptions {
                 ref_display_height: self.ref_display_height,
             });
         }
-        Ok(())
+        csf::check_mode(self.csf_mode, self.norm_view_dist, self.ref_display_height)
     }
 }
 
@@ -272,7 +282,7 @@ pub fn adm_frame_sums(
     let ref0 = dwt::dwt_s0(reference);
     let dis0 = dwt::dwt_s0(distorted);
     if !options.skip_scale0 {
-        let rf = csf::i_rfactor_s0(options.norm_view_dist, options.ref_display_height);
+        let rf = csf::i_rfactor_s0(options);
         out.scales[0] = level_s0(&ref0, &dis0, &rf, options);
     }
 
@@ -282,7 +292,7 @@ pub fn adm_frame_sums(
     for scale in 1..SCALES {
         let r = dwt::dwt_s123(&ref_a, scale);
         let d = dwt::dwt_s123(&dis_a, scale);
-        let rf = csf::i_rfactor_s123(scale, options.norm_view_dist, options.ref_display_height);
+        let rf = csf::i_rfactor_s123(scale, options);
         out.scales[scale] = level_s123(&r, &d, &rf, scale, options);
         ref_a = r.a;
         dis_a = d.a;

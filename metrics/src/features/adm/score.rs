@@ -134,7 +134,7 @@ pub fn adm_scores(sums: &AdmFrameSums, width: usize, height: usize, o: &AdmOptio
     for (k, &(w, h)) in sizes.iter().enumerate() {
         let s = &sums.scales[k];
         let region = Region::core(w, h);
-        let rf = csf::rfactors(k, o.norm_view_dist, o.ref_display_height);
+        let rf = csf::rfactors(k, o);
         if k == 0 {
             if o.skip_scale0 {
                 // libvmaf: num 0, den 1e-10 (a float) "to avoid divide by zero".

@@ -14,14 +14,15 @@ use super::FloatAdmOptions;
 
 /// The display resolution in pixels per degree, rounded to float:
 /// `nvd · rdh · π / 180` in double.
-fn pixels_per_degree(o: &FloatAdmOptions) -> f32 {
-    (o.norm_view_dist * f64::from(o.ref_display_height) * PI / 180.0) as f32
+fn pixels_per_degree(norm_view_dist: f64, ref_display_height: i32) -> f32 {
+    (norm_view_dist * f64::from(ref_display_height) * PI / 180.0) as f32
 }
 
 /// Nominal spatial frequency of a level: half the display resolution at
 /// level 0, halving per level.
-fn level_frequency(scale: usize, o: &FloatAdmOptions) -> f32 {
-    (f64::from(pixels_per_degree(o)) / 2f64.powf((scale + 1) as f64)) as f32
+fn level_frequency(scale: usize, norm_view_dist: f64, ref_display_height: i32) -> f32 {
+    (f64::from(pixels_per_degree(norm_view_dist, ref_display_height))
+        / 2f64.powf((scale + 1) as f64)) as f32
 }
 
 /// Watson's luma noise model (a, k, f0, g per orientation), as floats.
@@ -46,7 +47,7 @@ fn f(x: f64) -> f64 {
 /// Watson's quantisation step of a level and orientation (1: h/v, 2: d),
 /// whose inverse is the factor.
 fn watson_step(scale: usize, theta: usize, o: &FloatAdmOptions) -> f32 {
-    let r = f64::from(pixels_per_degree(o));
+    let r = f64::from(pixels_per_degree(o.norm_view_dist, o.ref_display_height));
     let temp =
         (2f64.powf((scale + 1) as f64) * f(WATSON_F0) * f(WATSON_G[theta]) / r).log10() as f32;
     // k·temp² is a float product; the rest is double.
@@ -56,7 +57,7 @@ fn watson_step(scale: usize, theta: usize, o: &FloatAdmOptions) -> f32 {
 
 /// The DLM paper's CSF; `diagonal` applies the oblique effect.
 fn dlm_csf(scale: usize, diagonal: bool, o: &FloatAdmOptions) -> f32 {
-    let mut sf = level_frequency(scale, o);
+    let mut sf = level_frequency(scale, o.norm_view_dist, o.ref_display_height);
     if diagonal {
         sf = (f64::from(sf) / 0.7) as f32;
     }
@@ -102,9 +103,16 @@ fn barten_mtf(sf: f32) -> f32 {
     mtf
 }
 
-/// Barten's CSF at a level, times `csf_scale`.
-fn barten_csf(scale: usize, csf_scale: f64, o: &FloatAdmOptions) -> f32 {
-    let sf = level_frequency(scale, o);
+/// Barten's CSF at a level for a viewing geometry, times `csf_scale`:
+/// libvmaf's `barten_csf`, which its integer ADM uses too (`adm_csf_mode`
+/// 1 there).
+pub fn barten_csf(
+    scale: usize,
+    csf_scale: f64,
+    norm_view_dist: f64,
+    ref_display_height: i32,
+) -> f32 {
+    let sf = level_frequency(scale, norm_view_dist, ref_display_height);
     let lum = LUMINANCE_LEVEL.clamp(f(BARTEN_ANCHORS[0]), f(BARTEN_ANCHORS[5]));
     let (mut lo, mut hi) = (0, 0);
     for i in 0..5 {
@@ -129,7 +137,11 @@ fn barten_csf(scale: usize, csf_scale: f64, o: &FloatAdmOptions) -> f32 {
 /// The CSF factors of level `scale` for libvmaf's orientations h, v, d.
 pub fn rfactors(scale: usize, o: &FloatAdmOptions) -> [f32; 3] {
     let (mut f1, mut f2) = match o.csf_mode {
-        1 => (barten_csf(scale, o.csf_scale, o), barten_csf(scale, o.csf_diag_scale, o)),
+        1 => {
+            let barten =
+                |csf_scale| barten_csf(scale, csf_scale, o.norm_view_dist, o.ref_display_height);
+            (barten(o.csf_scale), barten(o.csf_diag_scale))
+        }
         2 => (dlm_csf(scale, false, o), dlm_csf(scale, true, o)),
         _ => (1.0 / watson_step(scale, 1, o), 1.0 / watson_step(scale, 2, o)),
     };

@@ -88,15 +88,7 @@ impl Feature for Motion {
         setup: &Setup<'_>,
         options: &FeatureOptions,
     ) -> Result<Box<dyn Extractor>, MetricsError> {
-        let params = MotionParams {
-            force_zero: options.bool("motion_force_zero"),
-            blend_factor: options.double("motion_blend_factor"),
-            blend_offset: options.double("motion_blend_offset"),
-            fps_weight: options.double("motion_fps_weight"),
-            max_val: options.double("motion_max_val"),
-            five_frame_window: options.bool("motion_five_frame_window"),
-            moving_average: options.bool("motion_moving_average"),
-        };
+        let params = motion_params(options);
         let g = setup.geometry;
         Ok(Box::new(MotionExtractor {
             kernel: MotionKernel::new(setup.ctx, g.width, g.height, g.format.bit_depth)?,
@@ -104,6 +96,19 @@ impl Feature for Motion {
             debug: options.bool("debug"),
             names: options.clone(),
         }))
+    }
+}
+
+/// The motion parameters an instance's options set.
+pub fn motion_params(options: &FeatureOptions) -> MotionParams {
+    MotionParams {
+        force_zero: options.bool("motion_force_zero"),
+        blend_factor: options.double("motion_blend_factor"),
+        blend_offset: options.double("motion_blend_offset"),
+        fps_weight: options.double("motion_fps_weight"),
+        max_val: options.double("motion_max_val"),
+        five_frame_window: options.bool("motion_five_frame_window"),
+        moving_average: options.bool("motion_moving_average"),
     }
 }
 
