@@ -14,6 +14,7 @@ pub mod pool;
 pub mod reduce;
 pub mod report;
 pub mod row_sums;
+pub mod testing;
 pub mod vmaf;
 
 pub use error::MetricsError;

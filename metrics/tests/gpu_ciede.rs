@@ -15,37 +15,15 @@ use std::sync::Arc;
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
+use vqscope_metrics::device::{DevicePlane, PlaneDesc};
 use vqscope_metrics::features::ciede::gpu::CiedeKernel;
 use vqscope_metrics::features::ciede::{ChromaReader, delta_e_map, raster_sum, score};
+use vqscope_metrics::testing::{HostPlane, POISON, nudged, upload_planes};
 use vqscope_video::ChromaFormat;
 
 /// Written over the results before every run.
-const POISON: u32 = 0xDEAD_BEEF;
-
-/// One plane with junk in its stride padding, so reads past a row show.
-struct HostPlane {
-    width: usize,
-    height: usize,
-    stride: usize,
-    bpc: u32,
-    samples: Vec<u16>,
-}
-
-impl HostPlane {
-    fn view(&self) -> PlaneView<'_> {
-        PlaneView {
-            width: self.width,
-            height: self.height,
-            stride: self.stride,
-            bpc: self.bpc,
-            samples: &self.samples,
-        }
-    }
-}
-
 /// A plane in one of several styles: full-range noise (out-of-gamut
 /// colours), a smooth ramp, flat with sparse outliers, or extremes only
 /// (black, white, saturated, neutral).
@@ -75,22 +53,6 @@ fn random_plane(rng: &mut Rng, width: usize, height: usize, bpc: u32, neutral: u
     HostPlane { width, height, stride, bpc, samples }
 }
 
-/// A copy of `plane` with samples nudged at random: mostly close, like
-/// real distortion, sometimes unchanged.
-fn nudged(rng: &mut Rng, plane: &HostPlane) -> HostPlane {
-    let max = (1i64 << plane.bpc) - 1;
-    let amount = [0, 1, 8, max][rng.below(4) as usize];
-    let samples = plane
-        .samples
-        .iter()
-        .map(|&s| {
-            let d = rng.below(2 * amount as u64 + 1) as i64 - amount;
-            (i64::from(s) + d).clamp(0, max) as u16
-        })
-        .collect();
-    HostPlane { samples, ..*plane }
-}
-
 /// A random YUV frame in `format` and a distorted copy.
 fn random_pair(
     rng: &mut Rng,
@@ -107,38 +69,8 @@ fn random_pair(
         random_plane(rng, cw, ch, bpc, neutral),
         random_plane(rng, cw, ch, bpc, neutral),
     ];
-    let distorted = std::array::from_fn(|i| nudged(rng, &reference[i]));
+    let distorted = std::array::from_fn(|i| nudged(rng, &reference[i], [0, 1, 8]));
     (reference, distorted)
-}
-
-/// Uploads the planes one after the other into one buffer, each at a
-/// 4-byte aligned offset after some junk; returns the buffer and each
-/// plane's descriptor.
-fn upload_planes(
-    ctx: &Arc<GpuContext>,
-    submitter: &mut Submitter,
-    rng: &mut Rng,
-    planes: &[&HostPlane],
-) -> (Buffer, Vec<PlaneDesc>) {
-    let mut bytes = Vec::new();
-    let mut descs = Vec::new();
-    for p in planes {
-        let junk = 4 * rng.below(3) as usize;
-        bytes.extend((0..junk).map(|_| rng.below(256) as u8));
-        let offset = bytes.len() as u32;
-        bytes.extend(plane_bytes(&PlaneView::packed(p.stride, p.height, p.bpc, &p.samples)));
-        descs.push(PlaneDesc {
-            offset,
-            width: p.width as u32,
-            height: p.height as u32,
-            stride: p.stride as u32,
-            bytes_per_sample: if p.bpc <= 8 { 1 } else { 2 },
-            bpc: p.bpc,
-            pad: [0; 2],
-        });
-    }
-    bytes.extend([0u8; 4]);
-    (upload_buffer(ctx, submitter, "test planes", &bytes).unwrap(), descs)
 }
 
 fn views(planes: &[HostPlane; 3]) -> [PlaneView<'_>; 3] {

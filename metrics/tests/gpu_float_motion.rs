@@ -13,120 +13,22 @@ use std::sync::Arc;
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
+use vqscope_metrics::device::DevicePlane;
 use vqscope_metrics::features::float_motion::gpu::FloatMotionKernel;
 use vqscope_metrics::features::float_motion::{
     FloatMotionParams, FloatMotionScorer, blur, filter_taps, float_plane, motion_score, sad_sums,
 };
 use vqscope_metrics::pipeline::{FeatureSet, ScorePipeline};
+use vqscope_metrics::testing::{HostPlane, POISON, nudged, random_plane, upload_planes};
 use vqscope_video::FramePair;
 use vqscope_video::frame::{ChromaFormat, ColorInfo, Frame, Geometry, PixelFormat};
 
 /// Written over the results before every run.
-const POISON: u32 = 0xDEAD_BEEF;
 /// Result words before the kernel's, so a kernel that ignores its offset
 /// fails.
 const OFFSET: u32 = 2;
-
-/// Samples with stride padding full of junk.
-struct HostPlane {
-    width: usize,
-    height: usize,
-    stride: usize,
-    bpc: u32,
-    samples: Vec<u16>,
-}
-
-impl HostPlane {
-    fn view(&self) -> PlaneView<'_> {
-        PlaneView {
-            width: self.width,
-            height: self.height,
-            stride: self.stride,
-            bpc: self.bpc,
-            samples: &self.samples,
-        }
-    }
-}
-
-/// Noise, ramps, flat areas with spikes or full-range stripes; the stride
-/// padding is noise.
-fn random_samples(rng: &mut Rng, width: usize, height: usize, stride: usize, bpc: u32) -> Vec<u16> {
-    let max = (1u64 << bpc) - 1;
-    let style = rng.below(4);
-    let (fx, fy) = (rng.below(7) + 1, rng.below(5) + 1);
-    let base = rng.below(max + 1);
-    let mut samples = vec![0u16; stride * height];
-    for y in 0..height {
-        for x in 0..stride {
-            let v = match style {
-                _ if x >= width => rng.below(max + 1),
-                0 => rng.below(max + 1),
-                1 => (base + x as u64 * fx + y as u64 * fy + rng.below(4)) % (max + 1),
-                2 if rng.below(50) == 0 => rng.below(max + 1),
-                2 => base,
-                _ if (x / 5 + y / 3) % 2 == 0 => max,
-                _ => rng.below(3),
-            };
-            samples[y * stride + x] = v as u16;
-        }
-    }
-    samples
-}
-
-fn random_plane(rng: &mut Rng, width: usize, height: usize, bpc: u32) -> HostPlane {
-    let stride = width + rng.below(3) as usize;
-    HostPlane {
-        width,
-        height,
-        stride,
-        bpc,
-        samples: random_samples(rng, width, height, stride, bpc),
-    }
-}
-
-/// `plane` with its samples moved a little (or a lot), like the next frame.
-fn nudged(rng: &mut Rng, plane: &HostPlane) -> HostPlane {
-    let max = (1i64 << plane.bpc) - 1;
-    let amount = [1, 4, 40, max][rng.below(4) as usize];
-    let samples = plane
-        .samples
-        .iter()
-        .map(|&s| (i64::from(s) + rng.below(2 * amount as u64 + 1) as i64 - amount).clamp(0, max))
-        .map(|v| v as u16)
-        .collect();
-    HostPlane { samples, ..*plane }
-}
-
-/// Both planes in one buffer, each after some junk at a 4-byte aligned
-/// offset, with its stride.
-fn upload_pair(
-    ctx: &Arc<GpuContext>,
-    submitter: &mut Submitter,
-    rng: &mut Rng,
-    planes: [&HostPlane; 2],
-) -> (Buffer, Vec<PlaneDesc>) {
-    let mut bytes = Vec::new();
-    let mut descs = Vec::new();
-    for p in planes {
-        bytes.extend((0..4 * rng.below(3)).map(|_| rng.below(256) as u8));
-        let offset = bytes.len() as u32;
-        bytes.extend(plane_bytes(&PlaneView::packed(p.stride, p.height, p.bpc, &p.samples)));
-        descs.push(PlaneDesc {
-            offset,
-            width: p.width as u32,
-            height: p.height as u32,
-            stride: p.stride as u32,
-            bytes_per_sample: if p.bpc <= 8 { 1 } else { 2 },
-            bpc: p.bpc,
-            pad: [0; 2],
-        });
-    }
-    bytes.extend([0u8; 4]);
-    (upload_buffer(ctx, submitter, "test planes", &bytes).unwrap(), descs)
-}
 
 /// The kernel's sums for `prev → cur`, with the result words around them
 /// checked for stray writes.
@@ -139,7 +41,7 @@ fn gpu_sums(
     cur: &HostPlane,
 ) -> vqscope_metrics::features::float_motion::SadSums {
     let n = kernel.result_words();
-    let (buffer, descs) = upload_pair(ctx, submitter, rng, [prev, cur]);
+    let (buffer, descs) = upload_planes(ctx, submitter, rng, &[prev, cur]);
     let total = u64::from(n + OFFSET + 1) * 8;
     let results = Buffer::storage(ctx, "test results", total).unwrap();
     submitter
@@ -180,7 +82,7 @@ fn float_motion_sums_match_twin() {
                 let kernel =
                     FloatMotionKernel::new(&ctx, w as u32, h as u32, bpc, taps, scale1).unwrap();
                 let prev = random_plane(&mut rng, w, h, bpc);
-                let cur = nudged(&mut rng, &prev);
+                let cur = nudged(&mut rng, &prev, [1, 4, 40]);
                 let (bp, bc) =
                     (blur(&float_plane(&prev.view()), taps), blur(&float_plane(&cur.view()), taps));
                 let want = sad_sums(&bp, &bc, scale1);
@@ -218,7 +120,7 @@ fn random_frame(rng: &mut Rng, geometry: Geometry, index: u64, like: Option<&Fra
             Some(f) => {
                 let before =
                     HostPlane { width: w, height: h, stride: w, bpc, samples: f.plane_samples(p) };
-                nudged(rng, &before)
+                nudged(rng, &before, [1, 4, 40])
             }
         };
         for y in 0..h {

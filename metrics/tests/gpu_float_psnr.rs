@@ -18,114 +18,16 @@ use std::sync::Arc;
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
 use vqscope_metrics::PlaneView;
-use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
+use vqscope_metrics::device::{DevicePlane, plane_bytes};
 use vqscope_metrics::features::float_ansnr::gpu::AnsnrKernel;
 use vqscope_metrics::features::float_ansnr::{ansnr_sums, float_ansnr};
 use vqscope_metrics::features::float_psnr::gpu::FloatPsnrKernel;
 use vqscope_metrics::features::float_psnr::{float_psnr, noise_sum};
 use vqscope_metrics::pipeline::{FeatureSet, ScorePipeline};
+use vqscope_metrics::testing::{HostPlane, POISON, nudged, random_plane, upload_planes};
 use vqscope_video::{ChromaFormat, ColorInfo, Frame, FramePair, Geometry, PixelFormat};
-
-/// Written over the results before every run: a slot the kernel leaves
-/// alone cannot pass for a result.
-const POISON: u32 = 0xDEAD_BEEF;
-
-/// A plane with stride padding full of junk, so reads past a row show.
-struct HostPlane {
-    width: usize,
-    height: usize,
-    stride: usize,
-    bpc: u32,
-    samples: Vec<u16>,
-}
-
-impl HostPlane {
-    fn view(&self) -> PlaneView<'_> {
-        PlaneView {
-            width: self.width,
-            height: self.height,
-            stride: self.stride,
-            bpc: self.bpc,
-            samples: &self.samples,
-        }
-    }
-}
-
-/// Content of one of four kinds: noise, ramps, flat with sparse outliers,
-/// full-range stripes (whose differences round when squared at 16 bits).
-fn random_plane(rng: &mut Rng, width: usize, height: usize, bpc: u32) -> HostPlane {
-    let max = (1u64 << bpc) - 1;
-    let stride = width + rng.below(3) as usize;
-    let style = rng.below(4);
-    let (fx, fy) = (rng.below(7) + 1, rng.below(5) + 1);
-    let base = rng.below(max + 1);
-    let mut samples = vec![0u16; stride * height];
-    for y in 0..height {
-        for x in 0..stride {
-            let v = if x >= width {
-                rng.below(max + 1)
-            } else {
-                match style {
-                    0 => rng.below(max + 1),
-                    1 => (base + x as u64 * fx + y as u64 * fy + rng.below(4)) % (max + 1),
-                    2 if rng.below(50) == 0 => rng.below(max + 1),
-                    2 => base,
-                    _ if (x / 5 + y / 3) % 2 == 0 => max,
-                    _ => rng.below(3),
-                }
-            };
-            samples[y * stride + x] = v as u16;
-        }
-    }
-    HostPlane { width, height, stride, bpc, samples }
-}
-
-/// A copy of `plane` nudged at random by up to 1, 4, 40 or full range:
-/// the distorted plane.
-fn nudged(rng: &mut Rng, plane: &HostPlane) -> HostPlane {
-    let max = (1i64 << plane.bpc) - 1;
-    let amount = [1, 4, 40, max][rng.below(4) as usize];
-    let samples = plane
-        .samples
-        .iter()
-        .map(|&s| {
-            let d = rng.below(2 * amount as u64 + 1) as i64 - amount;
-            (i64::from(s) + d).clamp(0, max) as u16
-        })
-        .collect();
-    HostPlane { samples, ..*plane }
-}
-
-/// Uploads both planes into one buffer, each at a 4-byte aligned offset
-/// after some junk, with its stride; returns the buffer and descriptors.
-fn upload_pair(
-    ctx: &Arc<GpuContext>,
-    submitter: &mut Submitter,
-    rng: &mut Rng,
-    planes: [&HostPlane; 2],
-) -> (Buffer, [PlaneDesc; 2]) {
-    let mut bytes = Vec::new();
-    let descs = planes.map(|p| {
-        let junk = 4 * rng.below(3) as usize;
-        bytes.extend((0..junk).map(|_| rng.below(256) as u8));
-        let offset = bytes.len() as u32;
-        let padded = PlaneView::packed(p.stride, p.height, p.bpc, &p.samples);
-        bytes.extend(plane_bytes(&padded));
-        PlaneDesc {
-            offset,
-            width: p.width as u32,
-            height: p.height as u32,
-            stride: p.stride as u32,
-            bytes_per_sample: if p.bpc <= 8 { 1 } else { 2 },
-            bpc: p.bpc,
-            pad: [0; 2],
-        }
-    });
-    bytes.extend([0u8; 4]);
-    (upload_buffer(ctx, submitter, "test planes", &bytes).unwrap(), descs)
-}
 
 /// Runs `record` against poisoned results at a non-zero offset and returns
 /// its `n` result words, checking that nothing else was written.
@@ -173,10 +75,11 @@ fn float_psnr_sums_match_twin() {
     for bpc in [8, 10, 12, 16] {
         for (w, h) in sizes(&mut rng, (1, 1)) {
             let r = random_plane(&mut rng, w, h, bpc);
-            let d = nudged(&mut rng, &r);
+            let d = nudged(&mut rng, &r, [1, 4, 40]);
             let want = noise_sum(&r.view(), &d.view()).unwrap();
             let kernel = FloatPsnrKernel::new(&ctx, w as u32, h as u32, bpc).unwrap();
-            let (buffer, [rd, dd]) = upload_pair(&ctx, &mut submitter, &mut rng, [&r, &d]);
+            let (buffer, descs) = upload_planes(&ctx, &mut submitter, &mut rng, &[&r, &d]);
+            let [rd, dd] = [descs[0], descs[1]];
             let words = run(&ctx, &mut submitter, FloatPsnrKernel::RESULT_WORDS, |rec, out, at| {
                 let rp = DevicePlane { buffer: &buffer, desc: rd };
                 let dp = DevicePlane { buffer: &buffer, desc: dd };
@@ -201,7 +104,8 @@ fn float_psnr_rounds_16_bit_squares_like_float() {
     let want = noise_sum(&r.view(), &d.view()).unwrap();
     assert_ne!(want, (w * h) as u64 * 65535 * 65535, "the squares must round for this test");
     let kernel = FloatPsnrKernel::new(&ctx, w as u32, h as u32, 16).unwrap();
-    let (buffer, [rd, dd]) = upload_pair(&ctx, &mut submitter, &mut rng, [&r, &d]);
+    let (buffer, descs) = upload_planes(&ctx, &mut submitter, &mut rng, &[&r, &d]);
+    let [rd, dd] = [descs[0], descs[1]];
     let words = run(&ctx, &mut submitter, 1, |rec, out, at| {
         let rp = DevicePlane { buffer: &buffer, desc: rd };
         let dp = DevicePlane { buffer: &buffer, desc: dd };
@@ -223,10 +127,11 @@ fn float_ansnr_sums_match_twin() {
     for bpc in [8, 10, 12, 16] {
         for (w, h) in sizes(&mut rng, (3, 3)) {
             let r = random_plane(&mut rng, w, h, bpc);
-            let d = nudged(&mut rng, &r);
+            let d = nudged(&mut rng, &r, [1, 4, 40]);
             let want = ansnr_sums(&r.view(), &d.view()).unwrap();
             let kernel = AnsnrKernel::new(&ctx, w as u32, h as u32, bpc).unwrap();
-            let (buffer, [rd, dd]) = upload_pair(&ctx, &mut submitter, &mut rng, [&r, &d]);
+            let (buffer, descs) = upload_planes(&ctx, &mut submitter, &mut rng, &[&r, &d]);
+            let [rd, dd] = [descs[0], descs[1]];
             let words = run(&ctx, &mut submitter, AnsnrKernel::RESULT_WORDS, |rec, out, at| {
                 let rp = DevicePlane { buffer: &buffer, desc: rd };
                 let dp = DevicePlane { buffer: &buffer, desc: dd };
@@ -258,7 +163,7 @@ fn random_frame(rng: &mut Rng, geometry: Geometry, index: u64) -> (Frame, Frame)
         let (w, h) = geometry.plane_size(i);
         let r = random_plane(rng, w as usize, h as usize, bpc);
         let r = HostPlane { samples: packed(&r), stride: r.width, ..r };
-        let d = nudged(rng, &r);
+        let d = nudged(rng, &r, [1, 4, 40]);
         reference.extend(plane_bytes(&r.view()).into_iter().take(geometry.plane_bytes(i)));
         distorted.extend(plane_bytes(&d.view()).into_iter().take(geometry.plane_bytes(i)));
     }

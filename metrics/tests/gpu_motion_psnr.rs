@@ -11,129 +11,15 @@ use std::sync::Arc;
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, upload_buffer};
-use vqscope_metrics::PlaneView;
-use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
+use vqscope_metrics::device::DevicePlane;
 use vqscope_metrics::features::float_moment::gpu::MomentKernel;
 use vqscope_metrics::features::float_moment::moment_sums;
 use vqscope_metrics::features::motion::gpu::MotionKernel;
 use vqscope_metrics::features::motion::motion_sad;
 use vqscope_metrics::features::psnr::gpu::PsnrKernel;
 use vqscope_metrics::features::psnr::{ChromaLayout, plane_sse};
-
-/// Written over the results before every run: a slot the kernel leaves
-/// alone cannot pass for a result.
-const POISON: u32 = 0xDEAD_BEEF;
-
-/// A plane with stride padding full of junk, so reads past a row show.
-struct HostPlane {
-    width: usize,
-    height: usize,
-    stride: usize,
-    bpc: u32,
-    samples: Vec<u16>,
-}
-
-impl HostPlane {
-    fn view(&self) -> PlaneView<'_> {
-        PlaneView {
-            width: self.width,
-            height: self.height,
-            stride: self.stride,
-            bpc: self.bpc,
-            samples: &self.samples,
-        }
-    }
-}
-
-/// Content that exercises the blur: noise, smooth ramps, flat areas and
-/// full-range jumps, mixed per frame.
-fn random_plane(rng: &mut Rng, width: usize, height: usize, bpc: u32) -> HostPlane {
-    let max = (1u64 << bpc) - 1;
-    let stride = width + rng.below(3) as usize;
-    let style = rng.below(4);
-    let (fx, fy) = (rng.below(7) + 1, rng.below(5) + 1);
-    let base = rng.below(max + 1);
-    let mut samples = vec![0u16; stride * height];
-    for y in 0..height {
-        for x in 0..stride {
-            let v = if x >= width {
-                rng.below(max + 1)
-            } else {
-                match style {
-                    0 => rng.below(max + 1),
-                    1 => (base + x as u64 * fx + y as u64 * fy + rng.below(4)) % (max + 1),
-                    2 => {
-                        if rng.below(50) == 0 {
-                            rng.below(max + 1)
-                        } else {
-                            base
-                        }
-                    }
-                    _ => {
-                        if (x / 5 + y / 3) % 2 == 0 {
-                            max
-                        } else {
-                            rng.below(3)
-                        }
-                    }
-                }
-            };
-            samples[y * stride + x] = v as u16;
-        }
-    }
-    HostPlane { width, height, stride, bpc, samples }
-}
-
-/// A copy of `plane` whose samples are nudged at random: the "distorted" or
-/// "current" plane, mostly close to the original like real video.
-fn nudged(rng: &mut Rng, plane: &HostPlane) -> HostPlane {
-    let max = (1i64 << plane.bpc) - 1;
-    let amount = [1, 4, 40, max][rng.below(4) as usize];
-    let samples = plane
-        .samples
-        .iter()
-        .map(|&s| {
-            let d = rng.below(2 * amount as u64 + 1) as i64 - amount;
-            (i64::from(s) + d).clamp(0, max) as u16
-        })
-        .collect();
-    HostPlane { samples, ..*plane }
-}
-
-/// Uploads planes one after the other into one buffer, each at a 4-byte
-/// aligned offset after some junk, with its stride; returns the buffer and
-/// each plane's descriptor.
-fn upload_planes(
-    ctx: &Arc<GpuContext>,
-    submitter: &mut Submitter,
-    rng: &mut Rng,
-    planes: &[&HostPlane],
-) -> (Buffer, Vec<PlaneDesc>) {
-    let mut bytes = Vec::new();
-    let mut descs = Vec::new();
-    for p in planes {
-        let junk = 4 * rng.below(3) as usize;
-        bytes.extend((0..junk).map(|_| rng.below(256) as u8));
-        let offset = bytes.len() as u32;
-        let padded = PlaneView::packed(p.stride, p.height, p.bpc, &p.samples);
-        bytes.extend(plane_bytes(&padded));
-        while bytes.len() % 4 != 0 {
-            bytes.push(0xA5);
-        }
-        descs.push(PlaneDesc {
-            offset,
-            width: p.width as u32,
-            height: p.height as u32,
-            stride: p.stride as u32,
-            bytes_per_sample: if p.bpc <= 8 { 1 } else { 2 },
-            bpc: p.bpc,
-            pad: [0; 2],
-        });
-    }
-    bytes.extend([0u8; 4]);
-    (upload_buffer(ctx, submitter, "test planes", &bytes).unwrap(), descs)
-}
+use vqscope_metrics::testing::{HostPlane, POISON, nudged, random_plane, upload_planes};
 
 /// Runs `record` against poisoned results and returns the `n` result words.
 fn run(
@@ -193,7 +79,7 @@ fn moment_sums_match_twin() {
         sizes.extend((0..4).map(|_| (rng.odd(1, 401), rng.odd(1, 301))));
         for (w, h) in sizes {
             let r = random_plane(&mut rng, w, h, bpc);
-            let d = nudged(&mut rng, &r);
+            let d = nudged(&mut rng, &r, [1, 4, 40]);
             let want = moment_sums(&r.view(), &d.view()).unwrap();
             let kernel = MomentKernel::new(&ctx, w as u32, h as u32, bpc).unwrap();
             let (buffer, descs) = upload_planes(&ctx, &mut submitter, &mut rng, &[&r, &d]);
@@ -223,7 +109,7 @@ fn motion_sad_matches_twin() {
         sizes.extend((0..5).map(|_| (rng.odd(3, 301), rng.odd(3, 201))));
         for (w, h) in sizes {
             let prev = random_plane(&mut rng, w, h, bpc);
-            let cur = nudged(&mut rng, &prev);
+            let cur = nudged(&mut rng, &prev, [1, 4, 40]);
             let want = motion_sad(&prev.view(), &cur.view()).unwrap();
             let got = gpu_sad(&ctx, &mut submitter, &mut rng, &prev, &cur);
             assert_eq!(got, want, "motion SAD {w}x{h} at {bpc} bits");
@@ -320,7 +206,7 @@ fn psnr_sse_matches_twin() {
                     .map(|(pw, ph)| random_plane(&mut rng, pw, ph, bpc))
                     .collect();
                 let distorted: Vec<HostPlane> =
-                    reference.iter().map(|p| nudged(&mut rng, p)).collect();
+                    reference.iter().map(|p| nudged(&mut rng, p, [1, 4, 40])).collect();
                 let want = cpu_sse(&reference, &distorted);
                 let got = gpu_sse(&ctx, &mut submitter, &mut rng, &kernel, &reference, &distorted);
                 assert_eq!(got, want, "PSNR SSE {w}x{h} {layout:?} at {bpc} bits");
