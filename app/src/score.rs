@@ -367,12 +367,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     let ctx = Arc::new(GpuContext::new(&options)?);
     clock.lap(format!("GPU context on {}", ctx.info().name));
     for &(step, took) in ctx.startup_spans() {
-        match step {
-            "pipeline cache file" => {
-                clock.part(took, format!("{step}: {}", ctx.pipeline_cache_note()))
-            }
-            _ => clock.part(took, step),
-        }
+        clock.part(took, step);
     }
     let mut scorer = Scorer::new(&ctx, clip_geometry, &selection)?;
     let stats = ctx.pipeline_stats();
@@ -381,10 +376,10 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
          vkCreateComputePipelines {:.1} ms, summed over threads",
         stats.pipelines,
         stats.modules.as_secs_f64() * 1e3,
-        stats.pipelines_time.as_secs_f64() * 1e3
+        stats.creation.as_secs_f64() * 1e3
     ));
     let cache = ctx.save_pipeline_cache().unwrap_or_else(|e| format!("not saved: {e}"));
-    clock.lap(format!("pipeline cache save: {cache}"));
+    clock.lap(format!("pipeline cache save: {cache}; at start: {}", ctx.pipeline_cache_note()));
     clock.total("start-up");
     let progress = !args.quiet && std::io::stderr().is_terminal();
     // The frames go to the report as they come (its frame lines to a

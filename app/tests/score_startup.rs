@@ -44,10 +44,10 @@ fn a_second_run_reads_the_pipeline_cache_the_first_wrote() {
     let dir = fresh_dir("round-trip");
     let cache = dir.join("cache");
     let first = String::from_utf8_lossy(&score(&cache, &dir.join("1.json")).stderr).into_owned();
-    assert!(first.contains("pipeline cache file: none yet"), "{first}");
+    assert!(first.contains("at start: none yet"), "{first}");
     assert!(first.contains("pipeline cache save: wrote"), "{first}");
     let second = String::from_utf8_lossy(&score(&cache, &dir.join("2.json")).stderr).into_owned();
-    assert!(second.contains("pipeline cache file: read"), "{second}");
+    assert!(second.contains("at start: read"), "{second}");
     for step in ["instance", "device", "allocator", "opening the inputs", "probing the inputs"] {
         assert!(second.lines().any(|l| l.ends_with(step)), "no {step} in:\n{second}");
     }

@@ -107,7 +107,7 @@ pub struct PipelineStats {
     pub modules: Duration,
     /// Time in `vkCreateComputePipelines` (compilation, or a cache hit),
     /// summed over threads.
-    pub pipelines_time: Duration,
+    pub creation: Duration,
 }
 
 /// [`PipelineStats`] as pipelines on any thread add to them.
@@ -380,7 +380,7 @@ impl GpuContext {
         PipelineStats {
             pipelines: c.count.load(Ordering::Relaxed),
             modules: Duration::from_nanos(c.module_ns.load(Ordering::Relaxed)),
-            pipelines_time: Duration::from_nanos(c.pipeline_ns.load(Ordering::Relaxed)),
+            creation: Duration::from_nanos(c.pipeline_ns.load(Ordering::Relaxed)),
         }
     }
 
