@@ -81,11 +81,13 @@ struct ManArgs {
 }
 
 fn main() -> ExitCode {
+    // The start the whole command's fps counts from.
+    let started = std::time::Instant::now();
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Screenshot(args)) => screenshot::run(args),
         Some(Command::Showcase(args)) => showcase::run(args),
-        Some(Command::Score(args)) => score::run(args),
+        Some(Command::Score(args)) => score::run(args, started),
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Bench(args)) => bench::run(args),
         Some(Command::Completions(args)) => completions(args),

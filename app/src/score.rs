@@ -3,10 +3,11 @@
 //! GPU pipeline, predicting and building the report are
 //! `vqscope_metrics::vmaf`'s.
 
+use std::fmt::Display;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 use vqscope_gpu::{ContextOptions, GpuContext};
@@ -109,6 +110,12 @@ pub struct Args {
     /// No progress line.
     #[arg(short = 'q', long)]
     quiet: bool,
+    /// Print where the time went to stderr: each start-up step (inputs, Vulkan instance and
+    /// device, pipelines, the pipeline cache file), reading, GPU and report. (`-v` is
+    /// libvmaf's `--version`.) The pipeline cache lives in $XDG_CACHE_HOME/vqscope or
+    /// ~/.cache/vqscope; VQSCOPE_PIPELINE_CACHE=DIR moves it, `off` disables it.
+    #[arg(long)]
+    verbose: bool,
 }
 
 impl Args {
@@ -250,7 +257,50 @@ fn selection(args: &Args) -> Result<(Selection, Vec<ModelLabel>)> {
     Ok((sel, labels))
 }
 
-pub fn run(args: Args) -> Result<()> {
+/// Wall-clock spans of one run, from process start, for `--verbose`: each
+/// [`Clock::lap`] ends a span where the previous one ended.
+struct Clock {
+    started: Instant,
+    last: Instant,
+    lines: Vec<String>,
+}
+
+impl Clock {
+    fn new(started: Instant) -> Self {
+        Self { started, last: started, lines: Vec::new() }
+    }
+
+    /// Ends the span since the last lap: `what` took it.
+    fn lap(&mut self, what: impl Display) {
+        let now = Instant::now();
+        self.line(0, now - self.last, what);
+        self.last = now;
+    }
+
+    /// A part of the span just ended (or a sum over a loop's turns).
+    fn part(&mut self, took: Duration, what: impl Display) {
+        self.line(1, took, what);
+    }
+
+    /// The time since process start.
+    fn total(&mut self, what: impl Display) {
+        self.line(0, self.started.elapsed(), what);
+    }
+
+    fn line(&mut self, depth: usize, took: Duration, what: impl Display) {
+        let ms = took.as_secs_f64() * 1e3;
+        self.lines.push(format!(
+            "vqscope: {:indent$}{ms:>9.1} ms  {what}",
+            "",
+            indent = depth * 13
+        ));
+    }
+}
+
+/// Scores the inputs; `started` is when the process started, which the
+/// fps and `--verbose` count from.
+pub fn run(args: Args, started: Instant) -> Result<()> {
+    let mut clock = Clock::new(started);
     if let Some(spec) = args.features.iter().find(|f| f.ends_with("=help")) {
         return print_feature_help(spec.trim_end_matches("=help"));
     }
@@ -258,6 +308,7 @@ pub fn run(args: Args) -> Result<()> {
         crate::output::check_report_path(output, &[&args.reference, &args.distorted])?;
     }
     let (selection, labels) = selection(&args)?;
+    clock.lap("command line and models");
     vqscope_video::check_stream_inputs(&[&args.reference, &args.distorted])?;
     let geometry = args.raw.geometry()?;
     let reference = open_input(&args.reference, geometry)?;
@@ -275,6 +326,7 @@ pub fn run(args: Args) -> Result<()> {
             clip_geometry.width, clip_geometry.height
         );
     }
+    clock.lap("opening the inputs");
     let mut pair = Pair::new(
         reference,
         distorted,
@@ -301,12 +353,34 @@ pub fn run(args: Args) -> Result<()> {
         bail!("no frames to score");
     }
     let total = pair.frame_count();
-    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
-    let mut scorer = Scorer::new(&ctx, clip_geometry, &selection)?;
+    clock.lap("probing the inputs");
+    // Reading starts now, while the GPU side starts up.
     let mut decoder = match args.threads {
         Some(n) => Decoder::spawn_workers(pair, READ_AHEAD, n as usize)?,
         None => Decoder::spawn(pair, READ_AHEAD)?,
     };
+    clock.lap("starting the readers");
+    let options = ContextOptions {
+        pipeline_cache: vqscope_gpu::pipeline_cache_dir(),
+        ..ContextOptions::from_env()
+    };
+    let ctx = Arc::new(GpuContext::new(&options)?);
+    clock.lap(format!("GPU context on {}", ctx.info().name));
+    for &(step, took) in ctx.startup_spans() {
+        clock.part(took, step);
+    }
+    let mut scorer = Scorer::new(&ctx, clip_geometry, &selection)?;
+    let stats = ctx.pipeline_stats();
+    clock.lap(format!(
+        "{} pipelines (a thread per feature) and buffers: shader modules {:.1} ms, \
+         vkCreateComputePipelines {:.1} ms, summed over threads",
+        stats.pipelines,
+        stats.modules.as_secs_f64() * 1e3,
+        stats.creation.as_secs_f64() * 1e3
+    ));
+    let cache = ctx.save_pipeline_cache().unwrap_or_else(|e| format!("not saved: {e}"));
+    clock.lap(format!("pipeline cache save: {cache}; at start: {}", ctx.pipeline_cache_note()));
+    clock.total("start-up");
     let progress = !args.quiet && std::io::stderr().is_terminal();
     // The frames go to the report as they come (its frame lines to a
     // scratch file, each metric pooled on the fly): memory stays flat
@@ -318,10 +392,19 @@ pub fn run(args: Args) -> Result<()> {
         None => ReportStream::pool_only(args.subsample),
     };
     let body_error = |e: std::io::Error| anyhow::anyhow!("writing the report's frames: {e}");
-    let start = Instant::now();
     let mut read = 0u64;
-    while let Some(pair) = decoder.recv()? {
-        for f in scorer.push(&pair)? {
+    // Where the frame loop's time goes: waiting for the readers, the
+    // scorer (copy to staging, submit, wait for the GPU, predict), the
+    // report's lines and progress.
+    let (mut waiting, mut scoring, mut reporting) =
+        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    loop {
+        let asked = Instant::now();
+        let Some(pair) = decoder.recv()? else { break };
+        let got = Instant::now();
+        let scored = scorer.push(&pair)?;
+        let pushed = Instant::now();
+        for f in scored {
             frames.push(&f.names, &f.values).map_err(body_error)?;
         }
         pair.recycle();
@@ -330,14 +413,23 @@ pub fn run(args: Args) -> Result<()> {
             let of = total.map_or(String::new(), |t| format!("/{t}"));
             eprint!("\rvqscope: frame {read}{of}");
         }
+        waiting += got - asked;
+        scoring += pushed - got;
+        reporting += pushed.elapsed();
     }
-    for f in scorer.finish()? {
+    let finishing = Instant::now();
+    let scored = scorer.finish()?;
+    scoring += finishing.elapsed();
+    for f in scored {
         frames.push(&f.names, &f.values).map_err(body_error)?;
     }
-    let elapsed = start.elapsed().as_secs_f64();
     if progress {
         eprintln!();
     }
+    clock.lap(format!("{read} frame pairs"));
+    clock.part(waiting, "waiting for read and decode");
+    clock.part(scoring, "scoring: upload, GPU, prediction");
+    clock.part(reporting, "report lines and progress");
     for warning in decoder.end_warnings() {
         eprintln!("vqscope: warning: {warning}");
     }
@@ -346,7 +438,10 @@ pub fn run(args: Args) -> Result<()> {
     if count == 0 {
         bail!("no frames to score");
     }
-    let fps = count as f64 / elapsed.max(1e-9);
+    // As libvmaf's report, frames over seconds; but the seconds of the
+    // whole command so far (start-up, reading, everything), not only
+    // those of the frame loop.
+    let fps = |elapsed: Duration| count as f64 / elapsed.as_secs_f64().max(1e-9);
     // As libvmaf: each model's pooled mean under its --model version or
     // path, over the frames the report keeps; then each bootstrap
     // collection's pooled bagging score, CI and stddev.
@@ -365,7 +460,7 @@ pub fn run(args: Args) -> Result<()> {
         let size = (clip_geometry.width, clip_geometry.height);
         let aggregates = scorer.aggregates();
         crate::output::write_atomically(output, |w| {
-            frames.finish(REPORT_VERSION, fps, size, &aggregates, w)
+            frames.finish(REPORT_VERSION, fps(started.elapsed()), size, &aggregates, w)
         })?;
     }
     // With the report on stdout, the pooled scores go to stderr (as
@@ -382,7 +477,19 @@ pub fn run(args: Args) -> Result<()> {
     for line in lines {
         say(line)?;
     }
-    eprintln!("vqscope: {count} frames in {elapsed:.2} s ({fps:.1} fps)");
+    clock.lap("stopping the readers, report and scores");
+    let elapsed = started.elapsed();
+    if args.verbose {
+        clock.total(format!("in all, from process start ({:.1} fps)", fps(elapsed)));
+        for line in &clock.lines {
+            eprintln!("{line}");
+        }
+    }
+    eprintln!(
+        "vqscope: {count} frames in {:.2} s ({:.1} fps, start-up included)",
+        elapsed.as_secs_f64(),
+        fps(elapsed)
+    );
     Ok(())
 }
 

@@ -5,12 +5,16 @@
 
 use std::ffi::{CStr, CString, c_char};
 use std::mem::ManuallyDrop;
+use std::path::PathBuf;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
 use crate::error::{GpuError, Result, vk_error};
+use crate::pipeline_cache::PipelineCache;
 use crate::validation::Validation;
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
@@ -34,6 +38,11 @@ pub struct ContextOptions {
     /// Device choice: an index into the enumeration or a substring of the
     /// name. Defaults to `VQSCOPE_DEVICE`.
     pub device: Option<String>,
+    /// The folder of the pipeline cache kept between runs
+    /// ([`pipeline_cache_dir`](crate::pipeline_cache_dir) gives the user's);
+    /// `None`: pipelines are cached in memory only. Commands that build
+    /// pipelines every run set it and call [`GpuContext::save_pipeline_cache`].
+    pub pipeline_cache: Option<PathBuf>,
 }
 
 impl ContextOptions {
@@ -53,6 +62,14 @@ pub struct DeviceInfo {
     pub name: String,
     pub device_type: vk::PhysicalDeviceType,
     pub api_version: u32,
+    /// PCI vendor and device ids (or the driver's own, for CPU devices).
+    pub vendor_id: u32,
+    pub device_id: u32,
+    /// The driver's version, in its vendor's encoding.
+    pub driver_version: u32,
+    /// Names the driver's pipeline cache format: caches of another UUID do
+    /// not load.
+    pub pipeline_cache_uuid: [u8; vk::UUID_SIZE],
     /// The subgroup size the device uses when a pipeline does not ask.
     pub subgroup_size: u32,
     pub min_subgroup_size: u32,
@@ -80,13 +97,52 @@ pub struct GpuContext {
     pub(crate) queue_family: u32,
     pub(crate) allocator: ManuallyDrop<Mutex<Allocator>>,
     pub(crate) push_descriptor: ash::khr::push_descriptor::Device,
+    pub(crate) pipeline_cache: PipelineCache,
     info: DeviceInfo,
+    startup: Vec<(&'static str, Duration)>,
+    pub(crate) pipeline_stats: PipelineCounters,
+}
+
+/// What building pipelines has cost so far (see [`GpuContext::pipeline_stats`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PipelineStats {
+    pub pipelines: u64,
+    /// Time in `vkCreateShaderModule`, summed over threads.
+    pub modules: Duration,
+    /// Time in `vkCreateComputePipelines` (compilation, or a cache hit),
+    /// summed over threads.
+    pub creation: Duration,
+}
+
+/// [`PipelineStats`] as pipelines on any thread add to them.
+#[derive(Default)]
+pub(crate) struct PipelineCounters {
+    count: AtomicU64,
+    module_ns: AtomicU64,
+    pipeline_ns: AtomicU64,
+}
+
+impl PipelineCounters {
+    pub(crate) fn add(&self, module: Duration, pipeline: Duration) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.module_ns.fetch_add(module.as_nanos() as u64, Ordering::Relaxed);
+        self.pipeline_ns.fetch_add(pipeline.as_nanos() as u64, Ordering::Relaxed);
+    }
 }
 
 impl GpuContext {
     /// Creates the context with the given options.
     pub fn new(options: &ContextOptions) -> Result<Self> {
         let _lifecycle = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
+        let mut startup = Vec::new();
+        let mut lap = {
+            let mut last = Instant::now();
+            move |name: &'static str, startup: &mut Vec<(&'static str, Duration)>| {
+                let now = Instant::now();
+                startup.push((name, now - last));
+                last = now;
+            }
+        };
         // SAFETY: loading the system Vulkan loader; its symbols are used only
         // through ash's checked function tables.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| GpuError::Loader(e.to_string()))?;
@@ -94,6 +150,7 @@ impl GpuContext {
         let instance_api = unsafe { entry.try_enumerate_instance_version() }
             .map_err(vk_error("vkEnumerateInstanceVersion"))?
             .unwrap_or(vk::API_VERSION_1_0);
+        lap("Vulkan loader", &mut startup);
         if instance_api < vk::API_VERSION_1_3 {
             return Err(GpuError::NoSuitableDevice(format!(
                 "the Vulkan loader supports {}, vqscope needs 1.3",
@@ -145,8 +202,10 @@ impl GpuContext {
         } else {
             None
         };
+        lap("instance", &mut startup);
         match Self::create_device(&instance, options) {
             Ok((physical, device, queue_family, info)) => {
+                lap("device", &mut startup);
                 // SAFETY: the device was created with one queue in this family.
                 let queue = unsafe { device.get_device_queue(queue_family, 0) };
                 let allocator = Allocator::new(&AllocatorCreateDesc {
@@ -157,19 +216,27 @@ impl GpuContext {
                     buffer_device_address: false,
                     allocation_sizes: Default::default(),
                 });
-                let allocator = match allocator {
-                    Ok(a) => a,
+                lap("allocator", &mut startup);
+                let cache = allocator.map_err(GpuError::from).and_then(|allocator| {
+                    let cache =
+                        PipelineCache::new(&device, &info, options.pipeline_cache.as_deref())?;
+                    Ok((allocator, cache))
+                });
+                let (allocator, pipeline_cache) = match cache {
+                    Ok(made) => made,
                     Err(e) => {
-                        // SAFETY: reverse order of creation; nothing was made on the device yet,
-                        // and none of these handles is used again.
+                        // SAFETY: reverse order of creation; nothing was made on the device yet
+                        // (the allocator, if made, drops first), and none of these handles is
+                        // used again.
                         unsafe {
                             device.destroy_device(None);
                             drop(validation);
                             instance.destroy_instance(None);
                         }
-                        return Err(e.into());
+                        return Err(e);
                     }
                 };
+                lap("pipeline cache file", &mut startup);
                 let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
                 Ok(Self {
                     entry,
@@ -181,7 +248,10 @@ impl GpuContext {
                     queue_family,
                     allocator: ManuallyDrop::new(Mutex::new(allocator)),
                     push_descriptor,
+                    pipeline_cache,
                     info,
+                    startup,
+                    pipeline_stats: PipelineCounters::default(),
                 })
             }
             Err(e) => {
@@ -287,6 +357,37 @@ impl GpuContext {
         &self.info
     }
 
+    /// How long each step of [`GpuContext::new`] took, in order: the
+    /// Vulkan loader, the instance (with validation), device choice and
+    /// creation, the allocator, reading the pipeline cache file.
+    pub fn startup_spans(&self) -> &[(&'static str, Duration)] {
+        &self.startup
+    }
+
+    /// What happened to the pipeline cache file at start: `off`, none yet,
+    /// read, or ignored and why.
+    pub fn pipeline_cache_note(&self) -> &str {
+        &self.pipeline_cache.note
+    }
+
+    /// Writes the pipeline cache to its file (see
+    /// [`ContextOptions::pipeline_cache`]) unless it holds just what was
+    /// read; returns what happened. A file that cannot be written is a note,
+    /// not an error. Call it once the pipelines are built.
+    pub fn save_pipeline_cache(&self) -> Result<String> {
+        self.pipeline_cache.save(&self.device)
+    }
+
+    /// The pipelines built on this context so far and their cost.
+    pub fn pipeline_stats(&self) -> PipelineStats {
+        let c = &self.pipeline_stats;
+        PipelineStats {
+            pipelines: c.count.load(Ordering::Relaxed),
+            modules: Duration::from_nanos(c.module_ns.load(Ordering::Relaxed)),
+            creation: Duration::from_nanos(c.pipeline_ns.load(Ordering::Relaxed)),
+        }
+    }
+
     /// The raw device, for code that records its own commands.
     pub fn device(&self) -> &ash::Device {
         &self.device
@@ -345,6 +446,7 @@ impl Drop for GpuContext {
         unsafe {
             let _ = self.device.device_wait_idle();
             ManuallyDrop::drop(&mut self.allocator);
+            self.device.destroy_pipeline_cache(self.pipeline_cache.handle, None);
             self.device.destroy_device(None);
             if let Some(v) = self.validation.take() {
                 drop(v);
@@ -442,6 +544,10 @@ fn check_device(
                 .unwrap_or_default(),
             device_type: props.device_type,
             api_version: props.api_version,
+            vendor_id: props.vendor_id,
+            device_id: props.device_id,
+            driver_version: props.driver_version,
+            pipeline_cache_uuid: props.pipeline_cache_uuid,
             subgroup_size: subgroup.subgroup_size,
             min_subgroup_size: size_control.min_subgroup_size,
             max_subgroup_size: size_control.max_subgroup_size,

@@ -5,6 +5,7 @@
 //! bindings and its push-constant size, read from the SPIR-V.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use ash::vk;
 pub use vqscope_shaders::{BindingKind, Shader};
@@ -137,6 +138,7 @@ impl ComputePipeline {
         this.layout = unsafe { device.create_pipeline_layout(&layout_info, None) }
             .map_err(vk_error("vkCreatePipelineLayout"))?;
 
+        let started = Instant::now();
         let widths = &ctx.info().denormal_preserving_widths;
         let spirv = crate::spirv::preserving_denormals(desc.spirv, widths)
             .map_err(|e| GpuError::InvalidSpirv(format!("{}: {e}", desc.name)))?;
@@ -145,6 +147,7 @@ impl ComputePipeline {
         // above; the info points to them for the call only.
         let module = unsafe { device.create_shader_module(&module_info, None) }
             .map_err(vk_error("vkCreateShaderModule"))?;
+        let module_made = Instant::now();
         let entries: Vec<_> = desc
             .specialization
             .iter()
@@ -172,9 +175,11 @@ impl ComputePipeline {
             stage = stage.push_next(&mut required);
         }
         let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(this.layout);
-        // SAFETY: the module, layout and entry-point name outlive the call.
+        // SAFETY: the module, layout and entry-point name outlive the call; the cache is the
+        // context's, internally synchronised, so other threads may create pipelines through it.
         let result =
-            unsafe { device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) };
+            unsafe { device.create_compute_pipelines(ctx.pipeline_cache.handle, &[info], None) };
+        ctx.pipeline_stats.add(module_made - started, module_made.elapsed());
         // SAFETY: pipeline creation has returned, so nothing uses the module any more.
         unsafe { device.destroy_shader_module(module, None) };
         this.pipeline = result.map_err(|(_, e)| vk_error("vkCreateComputePipelines")(e))?[0];

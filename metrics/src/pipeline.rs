@@ -206,10 +206,22 @@ impl ScorePipeline {
         set: &FeatureSet,
     ) -> Result<Self, MetricsError> {
         let setup = Setup { ctx, geometry };
+        let requests = set.ordered();
+        // Each instance on a thread of its own: building is mostly the
+        // driver compiling pipelines (or finding them in the cache), which
+        // runs in parallel. The first error in report order wins.
+        let extractors: Vec<Result<Box<dyn Extractor>, MetricsError>> = std::thread::scope(|s| {
+            let threads: Vec<_> =
+                requests.iter().map(|r| s.spawn(|| r.feature.build(&setup, &r.options))).collect();
+            threads
+                .into_iter()
+                .map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
+        });
         let mut built = Vec::new();
         let mut offset = 0u32;
-        for request in set.ordered() {
-            let extractor = request.feature.build(&setup, &request.options)?;
+        for (request, extractor) in requests.iter().zip(extractors) {
+            let extractor = extractor?;
             let words = extractor.result_words();
             built.push((request.feature.name(), extractor, offset, words));
             offset += words;

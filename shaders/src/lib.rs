@@ -4,8 +4,9 @@
 //! [`UI_FUSED`]): its SPIR-V words and the layout a pipeline needs — the
 //! kind of each binding and the push-constant size — which the build reads
 //! from the compiled SPIR-V, so no call site restates them. [`ALL`] lists
-//! every shader.
+//! every shader, and [`set_hash`] names the whole set.
 
+pub mod hash;
 pub mod reflect;
 pub mod twin;
 
@@ -70,3 +71,12 @@ macro_rules! words {
 }
 
 include!(concat!(env!("OUT_DIR"), "/spirv.rs"));
+
+/// A hash of every shader's path and SPIR-V: it changes whenever one does
+/// (a key of the pipeline cache). Hashes about 2.5 MB, one word at a time.
+pub fn set_hash() -> u64 {
+    ALL.iter().fold(hash::FNV_OFFSET, |h, shader| {
+        let h = hash::fnv1a(h, shader.path.as_bytes());
+        shader.spirv.iter().fold(h, |h, &w| hash::fnv1a_word(h, w))
+    })
+}
