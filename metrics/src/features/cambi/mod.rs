@@ -85,6 +85,8 @@
 //!   reference. The five scale means and the weighting stay on the host.
 
 pub mod cvalues;
+pub mod feature;
+pub mod gpu;
 pub mod luminance;
 pub mod mask;
 pub mod pooling;
@@ -246,10 +248,10 @@ pub fn adjust_window(window: u16, width: u32, height: u32, speedup: bool) -> u16
 
 /// One side's working size and window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Working {
-    width: usize,
-    height: usize,
-    window: u16,
+pub struct Working {
+    pub width: usize,
+    pub height: usize,
+    pub window: u16,
 }
 
 /// A CAMBI extractor set up for inputs of one size and depth: libvmaf's
@@ -414,6 +416,64 @@ impl Cambi {
         &self.contrast
     }
 
+    /// The input size and depth it was set up for.
+    pub fn input(&self) -> (usize, usize, u32) {
+        self.input
+    }
+
+    /// The working size and window of the distorted picture (`source`
+    /// false) or of the reference.
+    pub fn working(&self, source: bool) -> Working {
+        if source { self.source } else { self.encode }
+    }
+
+    /// Whether the reference is scored too.
+    pub fn full_ref(&self) -> bool {
+        self.full_ref
+    }
+
+    /// Whether the encode is smoothed against dithering (below 10 bits).
+    pub fn anti_dither(&self) -> bool {
+        self.enc_bitdepth < 10
+    }
+
+    /// Whether the first scale is already decimated (the speed-up).
+    pub fn speedup(&self) -> bool {
+        self.speedup
+    }
+
+    /// The sizes of a side's five scales.
+    pub fn scale_sizes(&self, source: bool) -> [(usize, usize); NUM_SCALES] {
+        scale_sizes(self.working(source), self.speedup)
+    }
+
+    /// How many c-values each scale of a side pools.
+    pub fn topk_counts(&self, source: bool) -> [usize; NUM_SCALES] {
+        self.scale_sizes(source).map(|(w, h)| pooling::topk_count(self.topk, w * h))
+    }
+
+    /// A side's uncapped score from its five per-scale pooled means.
+    pub fn weigh(&self, scales: &[f64; NUM_SCALES], source: bool) -> f64 {
+        pooling::weight_scales(scales, self.working(source).window)
+    }
+
+    /// The outputs from the uncapped scores of the distorted picture and,
+    /// with `full_ref`, of the reference: capped at `cambi_max_val`, the
+    /// reference's excess floored at 0.
+    pub fn combine(&self, dist: f64, src: Option<f64>) -> CambiScore {
+        let cambi = cap(dist, self.max_val);
+        let Some(src) = src.filter(|_| self.full_ref) else {
+            return CambiScore { cambi, source: None, full_reference: None };
+        };
+        let added = dist - src;
+        let added = if 0.0 > added { 0.0 } else { added };
+        CambiScore {
+            cambi,
+            source: Some(cap(src, self.max_val)),
+            full_reference: Some(cap(added, self.max_val)),
+        }
+    }
+
     /// A frame's outputs from the distorted luma and, with `full_ref`, the
     /// reference luma (ignored otherwise).
     pub fn score(
@@ -422,21 +482,9 @@ impl Cambi {
         reference: &PlaneView<'_>,
     ) -> Result<CambiScore, MetricsError> {
         let dist = self.picture_score(distorted, self.encode)?;
-        if !self.full_ref {
-            return Ok(CambiScore {
-                cambi: cap(dist, self.max_val),
-                source: None,
-                full_reference: None,
-            });
-        }
-        let src = self.picture_score(reference, self.source)?;
-        let added = dist - src;
-        let added = if 0.0 > added { 0.0 } else { added };
-        Ok(CambiScore {
-            cambi: cap(dist, self.max_val),
-            source: Some(cap(src, self.max_val)),
-            full_reference: Some(cap(added, self.max_val)),
-        })
+        let src =
+            if self.full_ref { Some(self.picture_score(reference, self.source)?) } else { None };
+        Ok(self.combine(dist, src))
     }
 
     /// One picture's uncapped score at working size `side` (libvmaf's
