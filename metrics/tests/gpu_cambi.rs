@@ -88,18 +88,19 @@ fn cases(rng: &mut Rng) -> Vec<(&'static str, CambiOptions, Option<(usize, usize
         ("full_ref", full, None),
         (
             "full_ref, decimated encode and source",
-            CambiOptions { enc_width: 240, enc_height: 180, src_width: 320, src_height: 200, ..full },
+            CambiOptions {
+                enc_width: 240,
+                enc_height: 180,
+                src_width: 320,
+                src_height: 200,
+                ..full
+            },
             Some((rng.odd(330, 420), rng.odd(210, 260))),
         ),
         ("anti-dithering", CambiOptions { enc_bitdepth: 8, ..d }, None),
         (
             "pq, widest contrast, low tvi",
-            CambiOptions {
-                cambi_eotf: Eotf::Pq,
-                max_log_contrast: 5,
-                tvi_threshold: 0.01,
-                ..d
-            },
+            CambiOptions { cambi_eotf: Eotf::Pq, max_log_contrast: 5, tvi_threshold: 0.01, ..d },
             None,
         ),
         (

@@ -38,8 +38,7 @@ impl Backend for Gpu {
         let (ctx, submitter) = (&self.ctx, &mut self.submitter);
         let (r, rd) = upload_plane(ctx, submitter, &reference.view()).unwrap();
         let (d, dd) = upload_plane(ctx, submitter, &distorted.view()).unwrap();
-        let (rp, dp) =
-            (DevicePlane { buffer: &r, desc: rd }, DevicePlane { buffer: &d, desc: dd });
+        let (rp, dp) = (DevicePlane { buffer: &r, desc: rd }, DevicePlane { buffer: &d, desc: dd });
         let len = u64::from(kernel.result_words()) * 8;
         let results = Buffer::storage(ctx, "parity results", len).unwrap();
         submitter.run(|rec| kernel.record(rec, &rp, &dp, &results, 0)).expect("run cambi");

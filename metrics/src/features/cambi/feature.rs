@@ -213,3 +213,69 @@ impl Extractor for CambiExtractor {
         vec![(index, values)]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(list: &str) -> String {
+        let mut o = CambiFeature.default_options();
+        o.parse_list(FEATURE, list).unwrap();
+        o.output_name(FEATURE)
+    }
+
+    /// libvmaf's names for the option sets of the reference reports and
+    /// of the pinned libvmaf runs (`vqscope_tests::cambi_parity`):
+    /// parameters sorted by option name, printed by alias with `%g`;
+    /// `full_ref` renames nothing.
+    #[test]
+    fn output_names_follow_libvmaf() {
+        assert_eq!(named(""), "cambi");
+        assert_eq!(named("full_ref=true"), "cambi");
+        assert_eq!(
+            named("cambi_high_res_speedup=1080:cambi_max_val=17:cambi_vis_lum_threshold=0.06"),
+            "cambi_hrs_1080_cmxv_17_vlt_0.06"
+        );
+        assert_eq!(
+            named("cambi_eotf=pq:max_log_contrast=5:tvi_threshold=0.01"),
+            "cambi_ceot_pq_mlc_5_tvit_0.01"
+        );
+        assert_eq!(
+            named("eotf=pq:max_log_contrast=0:topk=0.25:window_size=127"),
+            "cambi_eotf_pq_mlc_0_topk_0.25_ws_127"
+        );
+        assert_eq!(
+            named(
+                "full_ref=true:enc_width=480:enc_height=270:src_width=640:src_height=360:\
+                 enc_bitdepth=10"
+            ),
+            "cambi_encbd_10_ench_270_encw_480_srch_360_srcw_640"
+        );
+        assert_eq!(
+            named(
+                "enc_bitdepth=8:cambi_topk=0.9:window_size=15:tvi_threshold=0.05:\
+                 cambi_vis_lum_threshold=5"
+            ),
+            "cambi_ctpk_0.9_vlt_5_encbd_8_tvit_0.05_ws_15"
+        );
+        assert_eq!(
+            named("full_ref=true:cambi_high_res_speedup=1080:cambi_max_val=0.5"),
+            "cambi_hrs_1080_cmxv_0.5"
+        );
+    }
+
+    /// The registry's options reach the twin's, and libvmaf's ranges hold.
+    #[test]
+    fn options_map_to_the_twin() {
+        let mut o = CambiFeature.default_options();
+        assert_eq!(cambi_options(&o), CambiOptions::default());
+        o.parse_list(FEATURE, "full_ref=true:eotf=pq:enc_bitdepth=8:topk=0.25:window_size=33")
+            .unwrap();
+        let c = cambi_options(&o);
+        assert!(c.full_ref && c.eotf == Eotf::Pq && c.enc_bitdepth == 8);
+        assert_eq!((c.topk, c.window_size), (0.25, 33));
+        for bad in ["enc_width=100", "eotf=hlg", "window_size=14", "heatmaps_path=x"] {
+            assert!(o.parse_list(FEATURE, bad).is_err(), "{bad}");
+        }
+    }
+}

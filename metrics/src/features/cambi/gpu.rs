@@ -280,7 +280,11 @@ impl CambiKernel {
         let p = &self.pipelines;
         rec.dispatch(
             &p.preprocess,
-            &[Binding::Buffer(plane.buffer), Binding::Buffer(&self.tables), Binding::Buffer(&self.image)],
+            &[
+                Binding::Buffer(plane.buffer),
+                Binding::Buffer(&self.tables),
+                Binding::Buffer(&self.image),
+            ],
             bytemuck::bytes_of(&pre),
             groups(sw, sh),
         )?;
