@@ -78,9 +78,12 @@ fn bits(s: &CambiScore) -> [Option<u64>; 3] {
     [Some(s.cambi.to_bits()), s.source.map(f64::to_bits), s.full_reference.map(f64::to_bits)]
 }
 
-/// Option sets that change the kernels' work, with a frame size suited
-/// to each (`None`: a random small size).
-fn cases(rng: &mut Rng) -> Vec<(&'static str, CambiOptions, Option<(usize, usize)>)> {
+/// An option set, named, with a frame size suited to it (`None`: a random
+/// small size).
+type Case = (&'static str, CambiOptions, Option<(usize, usize)>);
+
+/// Option sets that change the kernels' work.
+fn cases(rng: &mut Rng) -> Vec<Case> {
     let d = CambiOptions::default();
     let full = CambiOptions { full_ref: true, ..d };
     vec![
