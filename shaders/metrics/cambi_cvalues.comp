@@ -9,8 +9,12 @@
 // correctly rounded multiply), the largest kept; 0 for pixels not counted.
 // Every non-zero c-value is at least 0.5 (p0, p ≥ 1), which cambi_pass2.comp
 // relies on. The bits of non-zero values are histogrammed by their high 16
-// bits for the top-k selection (cambi_select_high.comp).
+// bits for the top-k selection (cambi_select_high.comp). With up to four
+// contrast steps (max_log_contrast ≤ 2, the default) the counters live in
+// registers rather than in an indexed array (local memory on most GPUs).
 // CPU twin: metrics/src/features/cambi/cvalues.rs; driver: cambi/gpu.rs.
+
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -38,16 +42,51 @@ void main() {
     if (v != CAMBI_NONE) {
         int nd = int(num_diffs);
         uint counts[MAX_SPAN];
-        for (int d = 0; d <= 2 * nd; d++) {
-            counts[d] = 0u;
-        }
         int p = int(pad);
-        for (int r = max(y - p, 0); r <= min(y + p, h - 1); r++) {
-            for (int c = max(x - p, 0); c <= min(x + p, w - 1); c++) {
-                uint u = codes[r * w + c];
-                int off = int(u) - int(v);
-                if (u != CAMBI_NONE && off >= -nd && off <= nd) {
-                    counts[off + nd]++;
+        int r0 = max(y - p, 0);
+        int r1 = min(y + p, h - 1);
+        int c0 = max(x - p, 0);
+        int c1 = min(x + p, w - 1);
+        if (nd <= 4) {
+            // Up to nine counters kept in registers, 13 bits each (a window
+            // holds at most 65² = 4225 pixels): four in `low`, four in
+            // `high`, the ninth in `top`; unpacked into counts[] at the end.
+            uint64_t low = 0ul;
+            uint64_t high = 0ul;
+            uint top = 0u;
+            for (int r = r0; r <= r1; r++) {
+                for (int c = c0; c <= c1; c++) {
+                    uint u = codes[r * w + c];
+                    int off = int(u) - int(v);
+                    if (u != CAMBI_NONE && off >= -nd && off <= nd) {
+                        uint at = uint(off + nd);
+                        uint64_t one = 1ul << (13u * (at & 3u));
+                        if (at < 4u) {
+                            low += one;
+                        } else if (at < 8u) {
+                            high += one;
+                        } else {
+                            top++;
+                        }
+                    }
+                }
+            }
+            for (uint at = 0u; at < 8u; at++) {
+                uint64_t field = at < 4u ? low : high;
+                counts[at] = uint(field >> (13u * (at & 3u))) & 0x1FFFu;
+            }
+            counts[8] = top;
+        } else {
+            for (int d = 0; d <= 2 * nd; d++) {
+                counts[d] = 0u;
+            }
+            for (int r = r0; r <= r1; r++) {
+                for (int c = c0; c <= c1; c++) {
+                    uint u = codes[r * w + c];
+                    int off = int(u) - int(v);
+                    if (u != CAMBI_NONE && off >= -nd && off <= nd) {
+                        counts[off + nd]++;
+                    }
                 }
             }
         }
