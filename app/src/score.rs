@@ -100,11 +100,11 @@ pub struct Args {
     #[arg(long)]
     gpumask: Option<String>,
     /// libvmaf's AOM CTC preset (v1.0 … v7.0): vmaf and vmaf_neg models, psnr, float_ssim,
-    /// float_ms_ssim, and ciede, psnr_hvs and cambi (not computed yet: refused).
+    /// float_ms_ssim, ciede, psnr_hvs and (v3.0 on) cambi.
     #[arg(long = "aom_ctc")]
     aom_ctc: Option<String>,
     /// libvmaf's Netflix CTC preset (v1.0): 4K vmaf and vmaf_neg models, psnr, float_ssim and
-    /// cambi (not computed yet: refused).
+    /// cambi.
     #[arg(long = "nflx_ctc")]
     nflx_ctc: Option<String>,
     /// No progress line.

@@ -90,9 +90,9 @@ fn models_match_libvmaf() {
 }
 
 /// `extra.json`'s run: `-n` with psnr's `enable_mse` / `enable_apsnr`,
-/// float_ssim's `enable_lcs` and every other feature it holds — the float
-/// features, psnr_hvs and ciede — except cambi, which vqscope does not
-/// compute yet: every value libvmaf printed but cambi's, as it printed it.
+/// float_ssim's `enable_lcs`, cambi's `full_ref` and every other feature
+/// it holds — the float features, psnr_hvs and ciede: every value libvmaf
+/// printed, as it printed it.
 #[test]
 fn feature_options_match_libvmaf() {
     let mut args = vec![
@@ -101,6 +101,8 @@ fn feature_options_match_libvmaf() {
         "float_ssim=enable_lcs=true",
         "--feature",
         "psnr=enable_mse=true:enable_apsnr=true",
+        "--feature",
+        "cambi=full_ref=true",
     ];
     for feature in EXTRA_FEATURES {
         args.extend(["--feature", feature]);
@@ -110,10 +112,9 @@ fn feature_options_match_libvmaf() {
         let theirs = libvmaf_ref_json(pair, "extra");
         assert_eq!(foreign_names(&ours, &theirs), Vec::<String>::new(), "{pair}");
         let keys = frame_keys(&ours);
-        let mut missing: Vec<String> =
+        let missing: Vec<String> =
             frame_keys(&theirs).into_iter().filter(|k| !keys.contains(k)).collect();
-        missing.sort();
-        assert_eq!(missing, ["cambi", "cambi_full_reference", "cambi_source"], "{pair}");
+        assert_eq!(missing, Vec::<String>::new(), "{pair}");
         let wanted = |k: &str| keys.iter().any(|o| o == k) || k.starts_with("apsnr");
         compare(&ours, &theirs, wanted).assert_clean(pair, 100);
         assert!(ours["aggregate_metrics"]["apsnr_cr"].is_number(), "{pair}: no apsnr_cr");
@@ -176,21 +177,19 @@ const EXTRA_FEATURES: [&str; 8] = [
     "ciede",
 ];
 
-/// `--aom_ctc v2.0` against libvmaf's `--aom_ctc v6.0` report: the same
-/// preset but for cambi (v3.0 on) and v6.0's common bit depth, which both
-/// inputs share here. Every value but cambi's: vmaf and vmaf_neg, psnr with
-/// `reduced_hbd_peak`, `enable_apsnr` and `min_sse`, float_ssim /
-/// float_ms_ssim in dB, psnr_hvs and ciede2000.
+/// `--aom_ctc v6.0` against libvmaf's: every value, vmaf and vmaf_neg,
+/// psnr with `reduced_hbd_peak`, `enable_apsnr` and `min_sse`, float_ssim /
+/// float_ms_ssim in dB, psnr_hvs, ciede2000 and cambi.
 #[test]
-fn aom_ctc_matches_libvmaf_but_for_cambi() {
+fn aom_ctc_matches_libvmaf() {
     for pair in PAIRS {
-        let (ours, _) = score(pair, "aomctc", &["--aom_ctc", "v2.0"]);
+        let (ours, _) = score(pair, "aomctc", &["--aom_ctc", "v6.0"]);
         let theirs = libvmaf_ref_json(pair, "aomctc");
         assert_eq!(foreign_names(&ours, &theirs), Vec::<String>::new(), "{pair}");
         let keys = frame_keys(&ours);
         let missing: Vec<String> =
             frame_keys(&theirs).into_iter().filter(|k| !keys.contains(k)).collect();
-        assert_eq!(missing, ["cambi"], "{pair}");
+        assert_eq!(missing, Vec::<String>::new(), "{pair}");
         let wanted = |k: &str| keys.iter().any(|o| o == k) || k.starts_with("apsnr");
         compare(&ours, &theirs, wanted).assert_clean(pair, 300);
     }
@@ -291,7 +290,6 @@ fn unknown_models_and_options_are_refused() {
     run(&["--feature", "psnr=enable_mse=yes"], "enable_mse");
     run(&["--feature", "nope"], "unknown feature `nope`");
     run(&["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1neg"], "name=");
-    run(&["--aom_ctc", "v6.0"], "cambi");
     run(&["--aom_ctc", "v9.0"], "v1.0 to v7.0");
 }
 

@@ -50,6 +50,7 @@ pub static REGISTRY: &[&dyn Feature] = &[
     &float_adm::feature::FloatAdm,
     &psnr_hvs::feature::PsnrHvs,
     &ciede::feature::Ciede,
+    &cambi::feature::CambiFeature,
 ];
 
 /// The `debug` option of the integer extractors: also report their

@@ -35,7 +35,8 @@
 //! leaves them, and the scale weighting is in double. Nothing is carried
 //! from frame to frame: each frame's score depends on that frame alone.
 //!
-//! Not ported: `heatmaps_path` (a debugging dump of c-values to files).
+//! Not ported: `heatmaps_path` (a debugging dump of c-values to files;
+//! the GPU keeps each scale's c-value map in a buffer).
 //! Where a scaled side is shorter than half the window libvmaf's loops
 //! read outside the picture (undefined); the twin refuses such sizes, and
 //! the `cambi_vis_lum_threshold`/`max_log_contrast` pairs on which libvmaf
@@ -45,46 +46,46 @@
 //! every printed value of the shared reports, and for five more option
 //! sets libvmaf's doubles bit for bit.
 //!
-//! # GPU design (not built yet)
+//! # On the GPU ([`gpu`])
 //!
-//! Each step maps to integer kernels over the shared luma plane, per
-//! picture (distorted, and reference with `full_ref`):
+//! Each step is an integer kernel over the shared luma plane, per picture
+//! (distorted, and reference with `full_ref`):
 //!
 //! - preprocessing: one kernel gathering the working-size samples through
 //!   two index tables (x and y) computed on the host by
 //!   [`preprocess::sample_positions`], since libvmaf's positions come from
 //!   a sequential float walk; the 10-bit conversion and the 2x2
 //!   anti-dithering fused in (the filter reads only unfiltered samples);
-//! - mask: zero-derivative map, then separable 7-wide integer box sums
-//!   and the [`mask::mask_index`] comparison;
-//! - per scale: 2x decimation of image and mask, the 3x3 mode filter
-//!   (horizontal modes into shared memory, then vertical), exact integers;
+//! - mask: zero-derivative map, then the 7x7 counts and the
+//!   [`mask::mask_index`] comparison;
+//! - per scale: 2x decimation of the image (the mask is read at the
+//!   scale's stride), the 3x3 mode filter, and the grid of counted codes
+//!   (masked and inside the histogram band);
 //! - c-values: libvmaf's sliding column histograms are sequential; on the
-//!   GPU each masked pixel instead counts, over its clipped window, the
-//!   pixels of its own code and of the `2·num_diffs` codes around it (a
-//!   tile plus apron in shared memory; at most 33² reads a pixel at the
-//!   default window up to 1080p, 65² at 4K), skipping unmasked and
-//!   out-of-band samples exactly as the histograms do. The counts are the
-//!   same integers; the c-value is then `float(int product) ·
-//!   reciprocal[n]` from the same table in a storage buffer, one correctly
-//!   rounded float multiply (mark it `precise`), the maximum exact;
+//!   GPU each counted pixel instead counts, over its clipped window, the
+//!   counted pixels of its own code and of the `2·num_diffs` codes around
+//!   it (at most 33² reads a pixel at the default window up to 1080p, 65²
+//!   at 4K). The counts are the same integers; the c-value is then
+//!   `float(int product) · reciprocal[n]` from the same table, one
+//!   correctly rounded float multiply (`precise`), the maximum exact;
 //! - pooling: the top-k multiset is unique, so the quickselect becomes a
 //!   radix select on the float bits (c-values are non-negative, so their
-//!   bits order like their values): histogram passes find the k-th
-//!   largest value and how many lie above it; a second pass sums the
-//!   values above it plus the ties needed. Every c-value is a multiple of
-//!   2^-40 (checked with an assertion over all shared-clip runs), so the
-//!   sum can be an exact 128-bit fixed-point integer (two 64-bit words
-//!   per workgroup, reduced on the GPU as the other features do) that the
-//!   host turns into a double. libvmaf adds the same floats in double in
-//!   quickselect order; measured over every scale of every shared-clip run
-//!   (768 sums) its sum equals the exact sum rounded once, and summing in
-//!   sorted order gives the same 392 outputs, but that is not guaranteed
-//!   when partial sums pass 2^17: the GPU test against this twin on random
-//!   inputs must look for it, with this twin's quickselect order as the
-//!   reference. The five scale means and the weighting stay on the host.
+//!   bits order like their values): a histogram of the high 16 bits finds
+//!   the bin of the k-th largest value, a second pass sums the values
+//!   above it and histograms the low 16 bits inside it, and a last step
+//!   takes that bin's values from the top, ties included. Every non-zero
+//!   c-value is a float of at least 0.5 (`p0, p ≥ 1`), so a multiple of
+//!   2^-24 below 2^14, and the sum is an exact 64-bit integer in units of
+//!   2^-24. The host turns it into a double (one rounding) and divides by
+//!   k; libvmaf adds the same floats in double in quickselect order, which
+//!   is exact too while the sum stays below 2^29, so the two agree bit for
+//!   bit below that (checked on random frames against this twin and on
+//!   the shared clips against libvmaf). The five scale means and the
+//!   weighting stay on the host.
 
 pub mod cvalues;
+pub mod feature;
+pub mod gpu;
 pub mod luminance;
 pub mod mask;
 pub mod pooling;
@@ -246,10 +247,10 @@ pub fn adjust_window(window: u16, width: u32, height: u32, speedup: bool) -> u16
 
 /// One side's working size and window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Working {
-    width: usize,
-    height: usize,
-    window: u16,
+pub struct Working {
+    pub width: usize,
+    pub height: usize,
+    pub window: u16,
 }
 
 /// A CAMBI extractor set up for inputs of one size and depth: libvmaf's
@@ -414,6 +415,64 @@ impl Cambi {
         &self.contrast
     }
 
+    /// The input size and depth it was set up for.
+    pub fn input(&self) -> (usize, usize, u32) {
+        self.input
+    }
+
+    /// The working size and window of the distorted picture (`source`
+    /// false) or of the reference.
+    pub fn working(&self, source: bool) -> Working {
+        if source { self.source } else { self.encode }
+    }
+
+    /// Whether the reference is scored too.
+    pub fn full_ref(&self) -> bool {
+        self.full_ref
+    }
+
+    /// Whether the encode is smoothed against dithering (below 10 bits).
+    pub fn anti_dither(&self) -> bool {
+        self.enc_bitdepth < 10
+    }
+
+    /// Whether the first scale is already decimated (the speed-up).
+    pub fn speedup(&self) -> bool {
+        self.speedup
+    }
+
+    /// The sizes of a side's five scales.
+    pub fn scale_sizes(&self, source: bool) -> [(usize, usize); NUM_SCALES] {
+        scale_sizes(self.working(source), self.speedup)
+    }
+
+    /// How many c-values each scale of a side pools.
+    pub fn topk_counts(&self, source: bool) -> [usize; NUM_SCALES] {
+        self.scale_sizes(source).map(|(w, h)| pooling::topk_count(self.topk, w * h))
+    }
+
+    /// A side's uncapped score from its five per-scale pooled means.
+    pub fn weigh(&self, scales: &[f64; NUM_SCALES], source: bool) -> f64 {
+        pooling::weight_scales(scales, self.working(source).window)
+    }
+
+    /// The outputs from the uncapped scores of the distorted picture and,
+    /// with `full_ref`, of the reference: capped at `cambi_max_val`, the
+    /// reference's excess floored at 0.
+    pub fn combine(&self, dist: f64, src: Option<f64>) -> CambiScore {
+        let cambi = cap(dist, self.max_val);
+        let Some(src) = src.filter(|_| self.full_ref) else {
+            return CambiScore { cambi, source: None, full_reference: None };
+        };
+        let added = dist - src;
+        let added = if 0.0 > added { 0.0 } else { added };
+        CambiScore {
+            cambi,
+            source: Some(cap(src, self.max_val)),
+            full_reference: Some(cap(added, self.max_val)),
+        }
+    }
+
     /// A frame's outputs from the distorted luma and, with `full_ref`, the
     /// reference luma (ignored otherwise).
     pub fn score(
@@ -422,21 +481,9 @@ impl Cambi {
         reference: &PlaneView<'_>,
     ) -> Result<CambiScore, MetricsError> {
         let dist = self.picture_score(distorted, self.encode)?;
-        if !self.full_ref {
-            return Ok(CambiScore {
-                cambi: cap(dist, self.max_val),
-                source: None,
-                full_reference: None,
-            });
-        }
-        let src = self.picture_score(reference, self.source)?;
-        let added = dist - src;
-        let added = if 0.0 > added { 0.0 } else { added };
-        Ok(CambiScore {
-            cambi: cap(dist, self.max_val),
-            source: Some(cap(src, self.max_val)),
-            full_reference: Some(cap(added, self.max_val)),
-        })
+        let src =
+            if self.full_ref { Some(self.picture_score(reference, self.source)?) } else { None };
+        Ok(self.combine(dist, src))
     }
 
     /// One picture's uncapped score at working size `side` (libvmaf's
