@@ -224,6 +224,7 @@ mod tests {
             max_shared_memory: 49152,
             max_storage_buffer_range: u32::MAX,
             timestamp_period: 1.0,
+            denormal_preserving_widths: Vec::new(),
         }
     }
 
