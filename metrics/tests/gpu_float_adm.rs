@@ -93,12 +93,13 @@ fn gpu_sums(
 
 /// Bit equality of every sum (so a NaN on either side fails too). On a
 /// device that flushes 32-bit denormals (`flushes`: the H200, which offers
-/// no `DenormPreserve` for them; see docs/FIDELITY.md) a sum whose exact
-/// value is itself denormal may read zero, and nothing else may differ.
+/// no `DenormPreserve` for them; see docs/FIDELITY.md) a sum of denormal
+/// terms reads zero: such a sum (below 1e-30, where the denominator's noise
+/// floor is about 1e-1) may differ, and nothing else.
 fn assert_same(got: &FrameSums, want: &FrameSums, what: &str, flushes: bool) {
     for (s, (g, w)) in got.levels.iter().zip(&want.levels).enumerate() {
         for (name, a, b) in [("num", g.num, w.num), ("aim", g.aim, w.aim), ("den", g.den, w.den)] {
-            let flushed = |k: usize| flushes && a[k] == 0.0 && b[k].is_subnormal();
+            let flushed = |k: usize| flushes && a[k] == 0.0 && b[k].abs() < 1e-30;
             let a = std::array::from_fn::<_, 3, _>(|k| if flushed(k) { b[k] } else { a[k] });
             assert_eq!(a.map(f32::to_bits), b.map(f32::to_bits), "{what}: level {s} {name}");
         }
