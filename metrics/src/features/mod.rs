@@ -22,6 +22,7 @@ pub mod motion;
 mod options;
 pub mod psnr;
 pub mod psnr_hvs;
+pub mod speed;
 pub mod vif;
 
 use std::sync::Arc;
@@ -50,6 +51,8 @@ pub static REGISTRY: &[&dyn Feature] = &[
     &float_adm::feature::FloatAdm,
     &psnr_hvs::feature::PsnrHvs,
     &ciede::feature::Ciede,
+    &speed::chroma::SpeedChroma,
+    &speed::temporal::SpeedTemporalFeature,
 ];
 
 /// The `debug` option of the integer extractors: also report their
