@@ -50,3 +50,29 @@ impl Backend for Cpu {
 fn speed_chroma_matches_libvmaf_on_every_clip() {
     check_shared_clips(&mut Cpu);
 }
+
+#[test]
+fn speed_temporal_matches_libvmaf_on_a_synthetic_clip() {
+    use vqscope_metrics::features::speed::temporal::SpeedTemporal;
+    use vqscope_tests::speed_parity::{check_temporal, temporal_clip};
+    check_temporal(&mut |bits, options| {
+        let mut opts = find("speed_temporal").unwrap().default_options();
+        opts.parse_list("speed_temporal", options).unwrap();
+        let clip = temporal_clip(bits);
+        let g = clip[0].0.geometry;
+        let (w, h) = (g.width as usize, g.height as usize);
+        let mut scorer =
+            SpeedTemporal::new(w, h, speed_options(&opts, 0), opts.bool("speed_use_ref_diff"))
+                .unwrap();
+        let values = clip
+            .iter()
+            .map(|(r, d)| {
+                let (rs, ds) = (r.plane_samples(0), d.plane_samples(0));
+                let rv = PlaneView::packed(w, h, bits, &rs);
+                let dv = PlaneView::packed(w, h, bits, &ds);
+                scorer.push(&rv, &dv).unwrap()
+            })
+            .collect();
+        (None, values)
+    });
+}
