@@ -9,6 +9,10 @@
 //! weights and sums are `f32` products and sums left to right (the
 //! Lanczos kernel itself is `double`, with libm's `sin`).
 
+// Index loops, as in libvmaf's C: they keep the port checkable line by
+// line, and the order of every float operation visible.
+#![allow(clippy::needless_range_loop)]
+
 /// The ratio `src / dst` of one axis, a float division as in libvmaf.
 pub fn scale_ratio(src: usize, dst: usize) -> f32 {
     src as f32 / dst as f32

@@ -11,6 +11,10 @@
 //! counts as singular (an eigenvalue below `1e-6`) can hinge on the last
 //! bit of these floats.
 
+// Index loops, as in libvmaf's C: they keep the port checkable line by
+// line, and the order of every float operation visible.
+#![allow(clippy::needless_range_loop)]
+
 /// libvmaf's `EIGENVALUE_EPS`: the threshold of "numerically zero", used in
 /// `double` comparisons.
 pub const EIGENVALUE_EPS: f64 = 1e-6;

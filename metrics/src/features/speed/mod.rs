@@ -256,7 +256,8 @@ pub fn downscale(plane: &FloatPlane, dims: &Dimensions, o: &SpeedOptions) -> Flo
 /// scalar tail (multiply, then add) into its own sum; at the end the two
 /// accumulators are added lane by lane, reduced 8 → 4 → 2 → 1 (lanes
 /// `k` and `k + 4`, then `k` and `k + 2`, then 0 and 1) and the tail added.
-#[allow(clippy::too_many_arguments)]
+// Lanes indexed as the vector registers are.
+#[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
 pub fn covariance_sum(
     plane: &FloatPlane,
     (x0, y0): (usize, usize),
