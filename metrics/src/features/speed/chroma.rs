@@ -1,23 +1,26 @@
 //! `speed_chroma` (`speed_chroma_u`, `speed_chroma_v`, `speed_chroma_uv`):
 //! SpEED on each chroma plane pair, and its registry entry.
 //!
-//! **Where it runs (interim).** The registry entry computes on the host: its
-//! `record` copies the four chroma planes of the shared upload into the
-//! frame's result buffer (a transfer copy, no shader) and `frame` runs the
-//! CPU twin on them. That reads back the chroma planes (2 MiB a 1080p 4:2:0
-//! frame) instead of a few hundred bytes; moving the anti-aliasing filter
-//! and the decimation by 16 onto the GPU (leaving only the 25×25 algebra on
-//! the host) is the remaining step.
+//! **Where it runs.** Without a prescale (the default, and every v1 model
+//! but the 2160 ones) the GPU decimates the four chroma planes of the
+//! shared upload ([`super::gpu`]) and the host finishes from 4 × 1/256 of
+//! the samples. **Interim:** with `speed_prescale` ≠ 1 (the 2160 models'
+//! 0.5 and 0.6, bilinear) the GPU does not resample yet, so the entry copies
+//! the four chroma planes into the result buffer (a transfer copy, 2 MiB a
+//! 1080p 4:2:0 frame instead of 31 KiB) and runs the whole CPU twin on the
+//! host.
 
 use vqscope_gpu::{Buffer, Recorder, Timestamps};
 use vqscope_video::ChromaFormat;
 
+use super::gpu::SpeedDecimateKernel;
 use super::readback::{PlaneCopy, record_copies};
-use super::{Dimensions, SpeedOptions, check_options, float_plane, speed_score};
+use super::{Dimensions, SpeedOptions, check_options, decimated_score, float_plane, speed_score};
 use crate::MetricsError;
 use crate::features::float_vif::PrescaleMethod;
 use crate::features::{
     Column, Extractor, Feature, FeatureOptions, FramePlanes, FrameValues, OptionSpec, Setup,
+    record_single,
 };
 use crate::plane::{PlaneView, check_pair};
 
@@ -76,13 +79,21 @@ pub fn speed_chroma(
         let dp = float_plane(d, size.0, size.1)?;
         *s = speed_score(&rp, &dp, &dims, o);
     }
+    Ok(combine(scores, max_val))
+}
+
+/// The three values from each channel's `(score, singular)`: `uv` is the
+/// mean (a float sum halved in double), or the other channel's score where
+/// exactly one channel was singular; each capped at `max_val` (compared in
+/// double).
+pub fn combine(scores: [(f32, bool); 2], max_val: f64) -> [f64; 3] {
     let [(u, err_u), (v, err_v)] = scores;
     let uv = match (err_u, err_v) {
         (true, false) => v,
         (false, true) => u,
         _ => (f64::from(u + v) / 2.0) as f32,
     };
-    Ok([u, v, uv].map(|s| f64::from(s).min(max_val)))
+    [u, v, uv].map(|s| f64::from(s).min(max_val))
 }
 
 /// The registry entry.
@@ -185,7 +196,7 @@ impl Feature for SpeedChroma {
 
     #[cfg(test)]
     fn twins(&self) -> Vec<vqscope_shaders::twin::Twin> {
-        Vec::new()
+        super::gpu::twins()
     }
 
     fn build(
@@ -197,13 +208,20 @@ impl Feature for SpeedChroma {
         let o = speed_options(options, options.int("speed_weight_var_mode"));
         check_options(FEATURE, &o)?;
         let size = chroma_size(g.format.chroma, g.width as usize, g.height as usize)?;
-        Dimensions::new(FEATURE, size.0, size.1, o.prescale)?;
-        let plane = |i| {
-            let (w, h) = g.plane_size(i);
-            PlaneCopy::new(w as usize, h as usize, g.format.bit_depth)
+        let source = if super::almost_one(o.prescale) {
+            let (w, h) = (size.0 as u32, size.1 as u32);
+            let bpc = g.format.bit_depth;
+            Source::Gpu(SpeedDecimateKernel::new(setup.ctx, FEATURE, w, h, bpc, o.kernelscale, 4)?)
+        } else {
+            let plane = |i| {
+                let (w, h) = g.plane_size(i);
+                PlaneCopy::new(w as usize, h as usize, g.format.bit_depth)
+            };
+            Source::Copy([plane(1), plane(2)])
         };
         Ok(Box::new(SpeedChromaExtractor {
-            planes: [plane(1), plane(2)],
+            source,
+            dims: Dimensions::new(FEATURE, size.0, size.1, o.prescale)?,
             size,
             options: o,
             max_val: options.double("speed_max_val"),
@@ -212,9 +230,18 @@ impl Feature for SpeedChroma {
     }
 }
 
-struct SpeedChromaExtractor {
+/// Where an instance's planes go: the GPU decimation (no prescale), or
+/// (interim, with a prescale, which the GPU does not resample yet) whole
+/// plane copies for the host.
+enum Source {
+    Gpu(SpeedDecimateKernel),
     /// Cb and Cr, as uploaded.
-    planes: [PlaneCopy; 2],
+    Copy([PlaneCopy; 2]),
+}
+
+struct SpeedChromaExtractor {
+    source: Source,
+    dims: Dimensions,
     /// libvmaf's chroma size.
     size: (usize, usize),
     options: SpeedOptions,
@@ -228,11 +255,17 @@ impl Extractor for SpeedChromaExtractor {
     }
 
     fn result_words(&self) -> u32 {
-        2 * (self.planes[0].words() + self.planes[1].words())
+        match &self.source {
+            Source::Gpu(kernel) => kernel.result_words(),
+            Source::Copy([u, v]) => 2 * (u.words() + v.words()),
+        }
     }
 
     fn phases(&self) -> &'static [&'static str] {
-        &["copy chroma planes"]
+        match &self.source {
+            Source::Gpu(_) => &["decimate chroma planes"],
+            Source::Copy(_) => &["copy chroma planes"],
+        }
     }
 
     fn record(
@@ -243,33 +276,44 @@ impl Extractor for SpeedChromaExtractor {
         offset_words: u32,
         stamps: Option<&Timestamps>,
     ) -> vqscope_gpu::Result<()> {
-        let [u, v] = self.planes;
-        let copies = [
-            (u, planes.reference[1]),
-            (v, planes.reference[2]),
-            (u, planes.distorted[1]),
-            (v, planes.distorted[2]),
-        ];
-        record_copies(rec, &copies, out, offset_words, stamps)
+        let (r, d) = (&planes.reference, &planes.distorted);
+        match &self.source {
+            Source::Gpu(kernel) => record_single(rec, stamps, |rec| {
+                kernel.record(rec, &[r[1], r[2], d[1], d[2]], out, offset_words)
+            }),
+            Source::Copy([u, v]) => {
+                let copies = [(*u, r[1]), (*v, r[2]), (*u, d[1]), (*v, d[2])];
+                record_copies(rec, &copies, out, offset_words, stamps)
+            }
+        }
     }
 
     fn frame(&mut self, index: u64, words: &[i64]) -> Vec<FrameValues> {
-        let [u, v] = self.planes;
-        let mut at = 0;
-        let mut take = |copy: PlaneCopy| {
-            let s = copy.samples(&words[at..at + copy.words() as usize]);
-            at += copy.words() as usize;
-            s
+        let o = &self.options;
+        let values = match &self.source {
+            Source::Gpu(kernel) => {
+                let p = kernel.decode(words);
+                let score = |c: usize| decimated_score(&p[c], &p[c + 2], &self.dims, o);
+                combine([score(0), score(1)], self.max_val)
+            }
+            Source::Copy([u, v]) => {
+                let mut at = 0;
+                let mut take = |copy: &PlaneCopy| {
+                    let s = copy.samples(&words[at..at + copy.words() as usize]);
+                    at += copy.words() as usize;
+                    s
+                };
+                let samples = [take(u), take(v), take(u), take(v)];
+                let view = |i: usize| {
+                    let c = [u, v][i % 2];
+                    PlaneView::packed(c.width, c.height, c.bpc, &samples[i])
+                };
+                let (ru, rv, du, dv) = (view(0), view(1), view(2), view(3));
+                // The sizes and options were checked when the instance was built.
+                speed_chroma([&ru, &rv], [&du, &dv], self.size, o, self.max_val)
+                    .unwrap_or([f64::NAN; 3])
+            }
         };
-        let samples = [take(u), take(v), take(u), take(v)];
-        let view = |i: usize| {
-            let c = self.planes[i % 2];
-            PlaneView::packed(c.width, c.height, c.bpc, &samples[i])
-        };
-        let (ru, rv, du, dv) = (view(0), view(1), view(2), view(3));
-        // The sizes and options were checked when the instance was built.
-        let values = speed_chroma([&ru, &rv], [&du, &dv], self.size, &self.options, self.max_val)
-            .unwrap_or([f64::NAN; 3]);
         vec![(index, values.to_vec())]
     }
 }

@@ -8,7 +8,7 @@
 //!    current frame;
 //! 2. with `speed_prescale` ≠ 1 the plane is resampled
 //!    ([`crate::features::float_vif::resample`]);
-//! 3. [`downscale`]: an anti-aliasing Gaussian (the scale-1 filter width,
+//! 3. [`decimate`] and [`remove_local_mean`]: an anti-aliasing Gaussian (the scale-1 filter width,
 //!    σ = 2·width/5), decimation by 16, then the 3-tap scale-4 Gaussian, whose
 //!    output is subtracted (local mean removal) — all float VIF's separable
 //!    float convolution ([`crate::features::float_vif::filter`]);
@@ -34,6 +34,7 @@
 //! `sqrt`).
 
 pub mod chroma;
+pub mod gpu;
 pub mod linalg;
 mod readback;
 pub mod temporal;
@@ -89,7 +90,7 @@ impl Default for SpeedOptions {
 }
 
 /// libvmaf's `ALMOST_EQUAL(x, 1.0)`: within 1e-3.
-fn almost_one(x: f64) -> bool {
+pub fn almost_one(x: f64) -> bool {
     (x - 1.0).abs() < 1.0e-3
 }
 
@@ -213,11 +214,12 @@ pub fn antialias_taps(kernelscale: f64) -> Vec<f32> {
     filter::gaussian_kernel(width, stdev)
 }
 
-/// `filter_and_downscale`: `plane` (at its original size) resampled with
-/// the prescale, anti-aliased, decimated by 16 (`vif_dec16_s`: the samples
-/// at multiples of 16 of the full-size convolution), and minus its own
-/// scale-4 Gaussian blur. The result is `operating` sized.
-pub fn downscale(plane: &FloatPlane, dims: &Dimensions, o: &SpeedOptions) -> FloatPlane {
+/// The first half of `filter_and_downscale`: `plane` (at its original
+/// size) resampled with the prescale, anti-aliased and decimated by 16
+/// (`vif_dec16_s`: the samples at multiples of 16 of the full-size
+/// convolution). The result is `operating` sized. This is what the GPU
+/// computes ([`gpu`]).
+pub fn decimate(plane: &FloatPlane, dims: &Dimensions, o: &SpeedOptions) -> FloatPlane {
     let (sw, sh) = dims.scaled;
     let scaled;
     let src = if almost_one(o.prescale) {
@@ -241,11 +243,16 @@ pub fn downscale(plane: &FloatPlane, dims: &Dimensions, o: &SpeedOptions) -> Flo
         }
         decimated.extend((0..dw).map(|x| filter::horizontal(&taps, &row, 16 * x)));
     }
-    let decimated = FloatPlane { width: dw, height: dh, data: decimated };
-    let mu =
-        filter::filter(&filter::filter_taps(NUM_SCALES, o.kernelscale), Source::Plain(&decimated));
+    FloatPlane { width: dw, height: dh, data: decimated }
+}
+
+/// The second half of `filter_and_downscale`: a [`decimate`]d plane minus
+/// its own scale-4 Gaussian blur (local mean removal).
+pub fn remove_local_mean(decimated: &FloatPlane, o: &SpeedOptions) -> FloatPlane {
+    let taps = filter::filter_taps(NUM_SCALES, o.kernelscale);
+    let mu = filter::filter(&taps, Source::Plain(decimated));
     let data = decimated.data.iter().zip(&mu.data).map(|(&a, &b)| a - b).collect();
-    FloatPlane { width: dw, height: dh, data }
+    FloatPlane { width: decimated.width, height: decimated.height, data }
 }
 
 /// The covariance kernel's double sum `Σ (x − mx)(y − my)` over a
@@ -348,7 +355,7 @@ pub struct BlockStats {
     pub singular: bool,
 }
 
-/// `est_params` on a [`downscale`]d plane.
+/// `est_params` on a plane after [`remove_local_mean`].
 pub fn est_params(plane: &FloatPlane, dims: &Dimensions, sigma_nn: f32) -> BlockStats {
     let k = covariance_matrix(plane, dims);
     let eig = linalg::eigenvalues(&k);
@@ -433,9 +440,19 @@ pub fn speed_score(
     dims: &Dimensions,
     o: &SpeedOptions,
 ) -> (f32, bool) {
+    decimated_score(&decimate(reference, dims, o), &decimate(distorted, dims, o), dims, o)
+}
+
+/// [`speed_score`] from the two [`decimate`]d planes.
+pub fn decimated_score(
+    reference: &FloatPlane,
+    distorted: &FloatPlane,
+    dims: &Dimensions,
+    o: &SpeedOptions,
+) -> (f32, bool) {
     let sigma_nn = o.sigma_nn as f32;
-    let r = est_params(&downscale(reference, dims, o), dims, sigma_nn);
-    let d = est_params(&downscale(distorted, dims, o), dims, sigma_nn);
+    let r = est_params(&remove_local_mean(reference, o), dims, sigma_nn);
+    let d = est_params(&remove_local_mean(distorted, o), dims, sigma_nn);
     let score = if r.singular != d.singular {
         0.0
     } else {
