@@ -4,7 +4,8 @@
 //! offsets and strides in a shared buffer, planes wider and taller than the
 //! size SpEED reads (as 4:2:0 chroma of an odd-sized frame is) — every
 //! decimated float must equal the twin's bit for bit, at every subgroup size
-//! lavapipe offers.
+//! lavapipe offers. Half the cases decimate the float difference of two
+//! planes (`speed_temporal`'s previous minus current frame).
 
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
@@ -12,6 +13,7 @@ use vqscope_gpu::testing::{
 use vqscope_gpu::{Buffer, Submitter, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
+use vqscope_metrics::features::float_vif::filter::FloatPlane;
 use vqscope_metrics::features::speed::gpu::SpeedDecimateKernel;
 use vqscope_metrics::features::speed::{Dimensions, SpeedOptions, decimate, float_plane};
 
@@ -48,12 +50,13 @@ fn decimation_matches_the_twin() {
         let bpc = [8, 10, 12, 16][rng.below(4) as usize];
         let ks = [1.0, 0.5, 1.5, 2.0, 4.0 / 3.0, 3.0][rng.below(6) as usize];
         let count = 1 + rng.below(4) as usize;
+        let subtract = rng.below(2) == 1;
         // The planes are up to one sample wider and taller than SpEED reads.
         let (pw, ph) = (w + rng.below(2) as usize, h + rng.below(2) as usize);
         let mut bytes = Vec::new();
         let mut descs = Vec::new();
         let mut planes = Vec::new();
-        for _ in 0..count {
+        for _ in 0..count * (1 + usize::from(subtract)) {
             let stride = pw + rng.below(3) as usize;
             let samples = random_samples(&mut rng, stride * ph, bpc);
             bytes.extend((0..4 * rng.below(3)).map(|_| rng.below(256) as u8));
@@ -77,8 +80,13 @@ fn decimation_matches_the_twin() {
                 .unwrap();
         let total = u64::from(kernel.result_words() + OFFSET + 1) * 8;
         let results = Buffer::storage(&ctx, "test results", total).unwrap();
-        let device: Vec<DevicePlane> =
-            descs.iter().map(|&desc| DevicePlane { buffer: &buffer, desc }).collect();
+        let plane = |i: usize| DevicePlane { buffer: &buffer, desc: descs[i] };
+        let device: Vec<(DevicePlane, Option<DevicePlane>)> =
+            (0..count)
+                .map(|i| {
+                    if subtract { (plane(2 * i), Some(plane(2 * i + 1))) } else { (plane(i), None) }
+                })
+                .collect();
         submitter
             .run(|rec| {
                 rec.fill(&results, POISON);
@@ -94,16 +102,27 @@ fn decimation_matches_the_twin() {
         assert_eq!(words[OFFSET as usize + n] as u64, u64::from(POISON) * 0x1_0000_0001);
         let o = SpeedOptions { kernelscale: ks, ..SpeedOptions::default() };
         let dims = Dimensions::new("speed", w, h, 1.0).unwrap();
-        for (i, (stride, samples)) in planes.iter().enumerate() {
+        let input = |i: usize| {
+            let (stride, samples) = &planes[i];
             let view = PlaneView { width: pw, height: ph, stride: *stride, bpc, samples };
-            let want = decimate(&float_plane(&view, w, h).unwrap(), &dims, &o);
+            float_plane(&view, w, h).unwrap()
+        };
+        for i in 0..count {
+            let src = if subtract {
+                let (a, b) = (input(2 * i), input(2 * i + 1));
+                let data = a.data.iter().zip(&b.data).map(|(&x, &y)| x - y).collect();
+                FloatPlane { data, ..a }
+            } else {
+                input(i)
+            };
+            let want = decimate(&src, &dims, &o);
             assert_eq!((got[i].width, got[i].height), (want.width, want.height));
             for (k, (g, t)) in got[i].data.iter().zip(&want.data).enumerate() {
                 assert_eq!(
                     g.to_bits(),
                     t.to_bits(),
-                    "case {case}: {w}x{h} ({pw}x{ph}) {bpc}-bit ks {ks} plane {i} sample {k}: \
-                     gpu {g} twin {t}"
+                    "case {case}: {w}x{h} ({pw}x{ph}) {bpc}-bit ks {ks} subtract {subtract} plane {i} \
+                     sample {k}: gpu {g} twin {t}"
                 );
             }
         }

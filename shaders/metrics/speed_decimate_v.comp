@@ -6,7 +6,9 @@
 // driver: metrics/src/features/speed/gpu.rs.
 //
 // A sample becomes libvmaf's float: scaled by 2^(8 - bpc) (exact) minus 128
-// (exact). The tap sum is ((0 + t0*s0) + t1*s1) + ... in float with each
+// (exact). With `subtract` (speed_temporal) the filtered value is the float
+// difference of the plane's and the `minus` plane's floats (previous frame
+// minus current). The tap sum is ((0 + t0*s0) + t1*s1) + ... in float with each
 // product rounded: `precise` keeps the driver from fusing it into FMAs.
 
 layout(local_size_x = 64, local_size_y = 4) in;
@@ -14,19 +16,26 @@ layout(local_size_x = 64, local_size_y = 4) in;
 layout(set = 0, binding = 0, std430) readonly buffer PlaneWords { uint plane_words[]; };
 layout(set = 0, binding = 1, std430) readonly buffer Taps { float taps[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer Vertical { float vertical[]; };
+layout(set = 0, binding = 3, std430) readonly buffer MinusWords { uint minus_words[]; };
 
-#define PLANE_WORDS plane_words
-#include "plane.glsl"
+#define PLANE_WORDS_A plane_words
+#define PLANE_WORDS_B minus_words
+#include "plane_pair.glsl"
 
 // Twin: `VerticalPush` in metrics/src/features/speed/gpu.rs; the two must
 // agree.
 layout(push_constant, std430) uniform Push {
     PlaneDesc plane;
+    PlaneDesc minus;
+    uint subtract;
     uint taps_len;
     uint out_rows;
     uint out_base;
-    uint pad;
 };
+
+float to_float(uint v, uint bpc) {
+    return ldexp(float(v), 8 - int(bpc)) - 128.0;
+}
 
 // libvmaf's one-bounce mirror (-k -> k, n-1+k -> n-1-k); the driver checks
 // that sides exceed the filter radius.
@@ -46,7 +55,10 @@ void main() {
     precise float acc = 0.0;
     for (uint k = 0u; k < taps_len; k++) {
         uint row = uint(mirror(y - radius + int(k), int(plane.height)));
-        float s = ldexp(float(plane_load(plane, x, row)), 8 - int(plane.bpc)) - 128.0;
+        float s = to_float(plane_load(plane, x, row), plane.bpc);
+        if (subtract != 0u) {
+            s = s - to_float(plane_load_b(minus, x, row), minus.bpc);
+        }
         precise float product = taps[k] * s;
         acc = acc + product;
     }

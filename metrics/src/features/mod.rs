@@ -151,6 +151,8 @@ pub struct FramePlanes<'a> {
     /// The luma of the earlier reference frame that
     /// [`Extractor::earlier_reference`] asked for, when it asked.
     pub earlier_reference: Option<DevicePlane<'a>>,
+    /// The luma of the same earlier frame's distorted side.
+    pub earlier_distorted: Option<DevicePlane<'a>>,
 }
 
 /// Values of one frame, in the order of [`Extractor::columns`].

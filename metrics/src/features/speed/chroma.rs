@@ -279,7 +279,12 @@ impl Extractor for SpeedChromaExtractor {
         let (r, d) = (&planes.reference, &planes.distorted);
         match &self.source {
             Source::Gpu(kernel) => record_single(rec, stamps, |rec| {
-                kernel.record(rec, &[r[1], r[2], d[1], d[2]], out, offset_words)
+                kernel.record(
+                    rec,
+                    &[(r[1], None), (r[2], None), (d[1], None), (d[2], None)],
+                    out,
+                    offset_words,
+                )
             }),
             Source::Copy([u, v]) => {
                 let copies = [(*u, r[1]), (*v, r[2]), (*u, d[1]), (*v, d[2])];

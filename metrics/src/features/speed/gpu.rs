@@ -7,7 +7,8 @@
 //! frame's four chroma planes: 4 × 60 × 33 floats, 31 KiB).
 //!
 //! Per frame, after a barrier (shaders/metrics/speed_decimate_*.comp):
-//! 1. `decimate_v`, per plane: the vertical pass at the rows 16·y only;
+//! 1. `decimate_v`, per plane: the vertical pass at the rows 16·y only
+//!    (of the float difference of two planes for `speed_temporal`);
 //! 2. `decimate_h`, per plane: the horizontal pass at the columns 16·x,
 //!    each result's float bits in a 32-bit half of the result words.
 //!
@@ -38,10 +39,11 @@ const GROUP_H: u32 = 4;
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 struct VerticalPush {
     plane: PlaneDesc,
+    minus: PlaneDesc,
+    subtract: u32,
     taps_len: u32,
     out_rows: u32,
     out_base: u32,
-    pad: u32,
 }
 
 /// Twin of speed_decimate_h.comp's push constants.
@@ -62,7 +64,7 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
     use vqscope_shaders::{METRICS_SPEED_DECIMATE_H, METRICS_SPEED_DECIMATE_V, twin};
     vec![
         twin!(VerticalPush as "Push" in [METRICS_SPEED_DECIMATE_V] {
-            plane, taps_len, out_rows, out_base, pad
+            plane, minus, subtract, taps_len, out_rows, out_base
         }),
         twin!(HorizontalPush as "Push" in [METRICS_SPEED_DECIMATE_H] {
             width, out_w, out_h, taps_len, in_base, out_index
@@ -143,11 +145,13 @@ impl SpeedDecimateKernel {
         (self.planes * self.out.0 * self.out.1).div_ceil(2)
     }
 
-    /// Records the decimation of `planes` into `results[offset_words..]`.
+    /// Records the decimation of `planes` into `results[offset_words..]`:
+    /// each a plane, or with a second plane the float difference of the
+    /// two (first minus second).
     pub fn record(
         &self,
         rec: &mut Recorder<'_>,
-        planes: &[DevicePlane<'_>],
+        planes: &[(DevicePlane<'_>, Option<DevicePlane<'_>>)],
         results: &Buffer,
         offset_words: u32,
     ) -> vqscope_gpu::Result<()> {
@@ -158,7 +162,7 @@ impl SpeedDecimateKernel {
                 self.planes
             )));
         }
-        for p in planes {
+        for p in planes.iter().flat_map(|(a, b)| std::iter::once(a).chain(b)) {
             let d = &p.desc;
             if d.width < self.width || d.height < self.height || d.bpc != self.bpc {
                 return Err(GpuError::Usage(format!(
@@ -170,13 +174,15 @@ impl SpeedDecimateKernel {
         let (w, (dw, dh)) = (self.width, self.out);
         // Earlier frames may still read the intermediate.
         rec.barrier();
-        for (i, p) in planes.iter().enumerate() {
+        for (i, (p, minus)) in planes.iter().enumerate() {
+            let q = minus.unwrap_or(*p);
             let push = VerticalPush {
                 plane: PlaneDesc { width: w, height: self.height, ..p.desc },
+                minus: PlaneDesc { width: w, height: self.height, ..q.desc },
+                subtract: u32::from(minus.is_some()),
                 taps_len: self.taps_len,
                 out_rows: dh,
                 out_base: i as u32 * dh * w,
-                pad: 0,
             };
             rec.dispatch(
                 &self.vertical_pass,
@@ -184,6 +190,7 @@ impl SpeedDecimateKernel {
                     Binding::Buffer(p.buffer),
                     Binding::Buffer(&self.taps),
                     Binding::Buffer(&self.vertical),
+                    Binding::Buffer(q.buffer),
                 ],
                 bytemuck::bytes_of(&push),
                 [w.div_ceil(GROUP_W), dh.div_ceil(GROUP_H), 1],

@@ -4,20 +4,26 @@
 //! (it changes the output name) that caps nothing, and the weighting mode is
 //! always 0.
 //!
-//! **Where it runs (interim).** Like `speed_chroma` (see
-//! [`super::chroma`]), the registry entry copies the luma planes into the
-//! result buffer and runs the CPU twin on the host, which keeps the
-//! previous frame's float planes (frames reach the host in order).
+//! **Where it runs.** Without a prescale the GPU decimates the float
+//! differences of the previous and the current luma on each side
+//! ([`super::gpu`], the previous frame's planes from the pipeline) and the
+//! host finishes from the decimated planes. **Interim:** with
+//! `speed_prescale` ≠ 1 (not resampled on the GPU yet) the entry copies the
+//! luma planes into the result buffer and runs the CPU twin on the host,
+//! which keeps the previous frame's float planes (frames reach the host in
+//! order).
 
 use vqscope_gpu::{Buffer, Recorder, Timestamps};
 
 use super::chroma::{KERNELSCALE, MAX_VAL, NN_FLOOR, PRESCALE, PRESCALE_METHOD, SIGMA_NN};
+use super::gpu::SpeedDecimateKernel;
 use super::readback::{PlaneCopy, record_copies};
-use super::{Dimensions, SpeedOptions, check_options, float_plane, speed_score};
+use super::{Dimensions, SpeedOptions, check_options, decimated_score, float_plane, speed_score};
 use crate::MetricsError;
 use crate::features::float_vif::filter::FloatPlane;
 use crate::features::{
     Column, Extractor, Feature, FeatureOptions, FramePlanes, FrameValues, OptionSpec, Setup,
+    record_single,
 };
 use crate::plane::{PlaneView, check_pair};
 
@@ -111,7 +117,7 @@ impl Feature for SpeedTemporalFeature {
 
     #[cfg(test)]
     fn twins(&self) -> Vec<vqscope_shaders::twin::Twin> {
-        Vec::new()
+        super::gpu::twins()
     }
 
     fn build(
@@ -122,18 +128,45 @@ impl Feature for SpeedTemporalFeature {
         let g = setup.geometry;
         let (w, h) = (g.width as usize, g.height as usize);
         let o = super::chroma::speed_options(options, 0);
-        let scorer = SpeedTemporal::new(w, h, o, options.bool("speed_use_ref_diff"))?;
+        let use_ref_diff = options.bool("speed_use_ref_diff");
+        let scorer = SpeedTemporal::new(w, h, o, use_ref_diff)?;
+        let source = if super::almost_one(o.prescale) {
+            let bpc = g.format.bit_depth;
+            let kernel = SpeedDecimateKernel::new(
+                setup.ctx,
+                FEATURE,
+                w as u32,
+                h as u32,
+                bpc,
+                o.kernelscale,
+                2,
+            )?;
+            Source::Gpu(kernel)
+        } else {
+            Source::Copy(PlaneCopy::new(w, h, g.format.bit_depth))
+        };
         Ok(Box::new(SpeedTemporalExtractor {
-            luma: PlaneCopy::new(w, h, g.format.bit_depth),
+            source,
             scorer,
+            use_ref_diff,
             names: options.clone(),
         }))
     }
 }
 
+/// Where an instance's planes go: the GPU decimation of the differences
+/// (no prescale), or (interim) whole luma copies for the host.
+enum Source {
+    Gpu(SpeedDecimateKernel),
+    Copy(PlaneCopy),
+}
+
 struct SpeedTemporalExtractor {
-    luma: PlaneCopy,
+    source: Source,
+    /// The twin: its options and sizes, and on the copy path the previous
+    /// frame's planes.
     scorer: SpeedTemporal,
+    use_ref_diff: bool,
     names: FeatureOptions,
 }
 
@@ -143,11 +176,24 @@ impl Extractor for SpeedTemporalExtractor {
     }
 
     fn result_words(&self) -> u32 {
-        2 * self.luma.words()
+        match &self.source {
+            Source::Gpu(kernel) => kernel.result_words(),
+            Source::Copy(luma) => 2 * luma.words(),
+        }
+    }
+
+    fn earlier_reference(&self, index: u64) -> Option<u64> {
+        match self.source {
+            Source::Gpu(_) => index.checked_sub(1),
+            Source::Copy(_) => None,
+        }
     }
 
     fn phases(&self) -> &'static [&'static str] {
-        &["copy luma planes"]
+        match &self.source {
+            Source::Gpu(_) => &["decimate luma differences"],
+            Source::Copy(_) => &["copy luma planes"],
+        }
     }
 
     fn record(
@@ -158,18 +204,42 @@ impl Extractor for SpeedTemporalExtractor {
         offset_words: u32,
         stamps: Option<&Timestamps>,
     ) -> vqscope_gpu::Result<()> {
-        let copies = [(self.luma, planes.reference[0]), (self.luma, planes.distorted[0])];
-        record_copies(rec, &copies, out, offset_words, stamps)
+        let (r, d) = (planes.reference[0], planes.distorted[0]);
+        match &self.source {
+            Source::Gpu(kernel) => {
+                // Frame 0 has no earlier frame, and scores 0.
+                let (Some(er), Some(ed)) = (planes.earlier_reference, planes.earlier_distorted)
+                else {
+                    return Ok(());
+                };
+                let cur_for_dis = if self.use_ref_diff { r } else { d };
+                record_single(rec, stamps, |rec| {
+                    kernel.record(rec, &[(er, Some(r)), (ed, Some(cur_for_dis))], out, offset_words)
+                })
+            }
+            Source::Copy(luma) => {
+                record_copies(rec, &[(*luma, r), (*luma, d)], out, offset_words, stamps)
+            }
+        }
     }
 
     fn frame(&mut self, index: u64, words: &[i64]) -> Vec<FrameValues> {
-        let n = self.luma.words() as usize;
-        let (r, d) = (self.luma.samples(&words[..n]), self.luma.samples(&words[n..2 * n]));
-        let c = self.luma;
-        let rv = PlaneView::packed(c.width, c.height, c.bpc, &r);
-        let dv = PlaneView::packed(c.width, c.height, c.bpc, &d);
-        // The size and options were checked when the instance was built.
-        let value = self.scorer.push(&rv, &dv).unwrap_or(f64::NAN);
+        let value = match &self.source {
+            Source::Gpu(_) if index == 0 => 0.0,
+            Source::Gpu(kernel) => {
+                let p = kernel.decode(words);
+                let (dims, o) = (&self.scorer.dims, &self.scorer.options);
+                f64::from(decimated_score(&p[0], &p[1], dims, o).0)
+            }
+            Source::Copy(luma) => {
+                let n = luma.words() as usize;
+                let (r, d) = (luma.samples(&words[..n]), luma.samples(&words[n..2 * n]));
+                let rv = PlaneView::packed(luma.width, luma.height, luma.bpc, &r);
+                let dv = PlaneView::packed(luma.width, luma.height, luma.bpc, &d);
+                // The size and options were checked when the instance was built.
+                self.scorer.push(&rv, &dv).unwrap_or(f64::NAN)
+            }
+        };
         vec![(index, vec![value])]
     }
 }
