@@ -211,7 +211,15 @@ impl Feature for SpeedChroma {
         let source = if super::almost_one(o.prescale) {
             let (w, h) = (size.0 as u32, size.1 as u32);
             let bpc = g.format.bit_depth;
-            Source::Gpu(SpeedDecimateKernel::new(setup.ctx, FEATURE, w, h, bpc, o.kernelscale, 4)?)
+            Source::Gpu(Box::new(SpeedDecimateKernel::new(
+                setup.ctx,
+                FEATURE,
+                w,
+                h,
+                bpc,
+                o.kernelscale,
+                4,
+            )?))
         } else {
             let plane = |i| {
                 let (w, h) = g.plane_size(i);
@@ -234,7 +242,7 @@ impl Feature for SpeedChroma {
 /// (interim, with a prescale, which the GPU does not resample yet) whole
 /// plane copies for the host.
 enum Source {
-    Gpu(SpeedDecimateKernel),
+    Gpu(Box<SpeedDecimateKernel>),
     /// Cb and Cr, as uploaded.
     Copy([PlaneCopy; 2]),
 }

@@ -141,7 +141,7 @@ impl Feature for SpeedTemporalFeature {
                 o.kernelscale,
                 2,
             )?;
-            Source::Gpu(kernel)
+            Source::Gpu(Box::new(kernel))
         } else {
             Source::Copy(PlaneCopy::new(w, h, g.format.bit_depth))
         };
@@ -157,7 +157,7 @@ impl Feature for SpeedTemporalFeature {
 /// Where an instance's planes go: the GPU decimation of the differences
 /// (no prescale), or (interim) whole luma copies for the host.
 enum Source {
-    Gpu(SpeedDecimateKernel),
+    Gpu(Box<SpeedDecimateKernel>),
     Copy(PlaneCopy),
 }
 
