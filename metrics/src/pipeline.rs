@@ -184,6 +184,7 @@ fn frame_planes<'a>(
         reference: (0..r.plane_count).map(|i| uploaded_plane(buffer, r, i)).collect(),
         distorted: (0..d.plane_count).map(|i| uploaded_plane(buffer, d, i)).collect(),
         earlier_reference: earlier_luma(uploader, up, earlier),
+        earlier_distorted: earlier_distorted_luma(uploader, up, earlier),
     }
 }
 
@@ -195,6 +196,15 @@ fn earlier_luma<'a>(
     earlier: Option<usize>,
 ) -> Option<DevicePlane<'a>> {
     earlier.map(|s| uploaded_plane(uploader.slot_buffer(s), &up.reference, 0))
+}
+
+/// The distorted luma of ring slot `earlier`, likewise.
+fn earlier_distorted_luma<'a>(
+    uploader: &'a FrameUploader,
+    up: &DeviceFramePair,
+    earlier: Option<usize>,
+) -> Option<DevicePlane<'a>> {
+    earlier.map(|s| uploaded_plane(uploader.slot_buffer(s), &up.distorted, 0))
 }
 
 impl ScorePipeline {
@@ -336,6 +346,7 @@ impl ScorePipeline {
             let mut planes = frame_planes(uploader, &up, None);
             for (k, (inst, earlier)) in instances.iter().zip(&earlier).enumerate() {
                 planes.earlier_reference = earlier_luma(uploader, &up, *earlier);
+                planes.earlier_distorted = earlier_distorted_luma(uploader, &up, *earlier);
                 inst.extractor.record(rec, &planes, &results[up.slot], inst.offset, None)?;
                 rec.timestamp(stamps, 2 + k as u32);
             }

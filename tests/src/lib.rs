@@ -18,6 +18,7 @@ pub mod motion_psnr;
 pub mod proc_stat;
 pub mod psnr_hvs_parity;
 pub mod report_diff;
+pub mod speed_parity;
 pub mod ssim_parity;
 pub mod vif_parity;
 pub mod xvfb;

@@ -22,6 +22,7 @@ pub mod motion;
 mod options;
 pub mod psnr;
 pub mod psnr_hvs;
+pub mod speed;
 pub mod vif;
 
 use std::sync::Arc;
@@ -51,6 +52,8 @@ pub static REGISTRY: &[&dyn Feature] = &[
     &psnr_hvs::feature::PsnrHvs,
     &ciede::feature::Ciede,
     &cambi::feature::CambiFeature,
+    &speed::chroma::SpeedChroma,
+    &speed::temporal::SpeedTemporalFeature,
 ];
 
 /// The `debug` option of the integer extractors: also report their
@@ -149,6 +152,8 @@ pub struct FramePlanes<'a> {
     /// The luma of the earlier reference frame that
     /// [`Extractor::earlier_reference`] asked for, when it asked.
     pub earlier_reference: Option<DevicePlane<'a>>,
+    /// The luma of the same earlier frame's distorted side.
+    pub earlier_distorted: Option<DevicePlane<'a>>,
 }
 
 /// Values of one frame, in the order of [`Extractor::columns`].

@@ -31,6 +31,9 @@ pub mod gpu;
 
 use crate::error::MetricsError;
 use crate::features::float_ssim::{FloatPlane, to_float_plane};
+use crate::features::float_vif::PrescaleMethod;
+pub use crate::features::float_vif::resample::scale_ratio;
+use crate::features::float_vif::resample::{Samples, resample};
 use crate::features::motion::{c_min, mirror, motion_blend};
 use crate::plane::{PlaneView, check_pair};
 
@@ -198,64 +201,12 @@ pub fn scaled_len(n: usize) -> usize {
     (n as f64 * 0.5 + 0.5) as usize
 }
 
-/// The ratio `src / dst` of a bilinear downscale axis, a float division as
-/// in libvmaf.
-pub fn scale_ratio(src: usize, dst: usize) -> f32 {
-    src as f32 / dst as f32
-}
-
-/// The source coordinate of output index `i`: `(i + 0.5)·ratio − 0.5`,
-/// computed in double (the constants are doubles) and stored as a float.
-pub fn source_coordinate(i: usize, ratio: f32) -> f32 {
-    ((i as f64 + 0.5) * f64::from(ratio) - 0.5) as f32
-}
-
-/// libvmaf's bilinear-scaler mirror, in float: `−i` below 0, `2·right − i`
-/// above `right`.
-fn reflect(i: f32, right: f32) -> f32 {
-    if i < 0.0 {
-        -i
-    } else if i > right {
-        2.0 * right - i
-    } else {
-        i
-    }
-}
-
-/// One bilinear sample at float coordinates `(x, y)`, libvmaf's expression
-/// left to right in float.
-fn bilinear(src: &FloatPlane, x: f32, y: f32) -> f32 {
-    let right_x = (src.width - 1) as f32;
-    let right_y = (src.height - 1) as f32;
-    let x1 = reflect(x.floor(), right_x) as i32;
-    let x2 = reflect(x.ceil(), right_x) as i32;
-    let y1 = reflect(y.floor(), right_y) as i32;
-    let y2 = reflect(y.ceil(), right_y) as i32;
-    let dx = x - x1 as f32;
-    let dy = y - y1 as f32;
-    let at = |xi: i32, yi: i32| src.at(xi as usize, yi as usize);
-    (1.0 - dy) * (1.0 - dx) * at(x1, y1)
-        + (1.0 - dy) * dx * at(x2, y1)
-        + dy * (1.0 - dx) * at(x1, y2)
-        + dy * dx * at(x2, y2)
-}
-
 /// libvmaf's half-size bilinear downscale of a blurred plane (for
 /// `motion_add_scale1`); a plane whose half size is its size is copied.
 pub fn downscale(src: &FloatPlane) -> FloatPlane {
     let (dw, dh) = (scaled_len(src.width), scaled_len(src.height));
-    if (dw, dh) == (src.width, src.height) {
-        return src.clone();
-    }
-    let (rx, ry) = (scale_ratio(src.width, dw), scale_ratio(src.height, dh));
-    let mut out = FloatPlane::zeros(dw, dh);
-    for y in 0..dh {
-        let yy = source_coordinate(y, ry);
-        for x in 0..dw {
-            out.data[y * dw + x] = bilinear(src, source_coordinate(x, rx), yy);
-        }
-    }
-    out
+    let samples = Samples { data: &src.data, width: src.width, height: src.height };
+    FloatPlane { width: dw, height: dh, data: resample(PrescaleMethod::Bilinear, samples, dw, dh) }
 }
 
 /// `Σ|a − b|` as libvmaf adds it: a float running sum along each row, then

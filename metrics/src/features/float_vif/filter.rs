@@ -73,7 +73,13 @@ fn gaussian_tap(x: f32, stdev: f32) -> f32 {
 /// `f32` sum of all (added in order).
 pub fn filter_taps(scale: usize, kernelscale: f64) -> Vec<f32> {
     let width = filter_width(scale, kernelscale);
-    let stdev = width as f32 / 5.0;
+    gaussian_kernel(width, width as f32 / 5.0)
+}
+
+/// libvmaf's `get_1d_gaussian_kernel`: `width` (odd) taps of a Gaussian of
+/// deviation `stdev` at the integer offsets, each divided by their `f32`
+/// sum (added in order).
+pub fn gaussian_kernel(width: usize, stdev: f32) -> Vec<f32> {
     let half = (width - 1) / 2;
     let mut taps: Vec<f32> =
         (0..width).map(|i| gaussian_tap(i as f32 - half as f32, stdev)).collect();

@@ -23,6 +23,7 @@
 pub mod feature;
 pub mod filter;
 pub mod gpu;
+pub mod resample;
 pub mod stat;
 
 use crate::MetricsError;

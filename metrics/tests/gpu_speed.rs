@@ -1,0 +1,142 @@
+//! The GPU decimation of SpEED (`speed::gpu`) against its CPU twin
+//! (`speed::{float_plane, decimate}`): random planes of random sizes at 8,
+//! 10, 12 and 16 bits, several kernel scales, one to four planes at odd
+//! offsets and strides in a shared buffer, planes wider and taller than the
+//! size SpEED reads (as 4:2:0 chroma of an odd-sized frame is) — every
+//! decimated float must equal the twin's bit for bit, at every subgroup size
+//! lavapipe offers. Half the cases decimate the float difference of two
+//! planes (`speed_temporal`'s previous minus current frame).
+
+use vqscope_gpu::testing::{
+    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
+};
+use vqscope_gpu::{Buffer, Submitter, download_buffer, upload_buffer};
+use vqscope_metrics::PlaneView;
+use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
+use vqscope_metrics::features::float_vif::filter::FloatPlane;
+use vqscope_metrics::features::speed::gpu::SpeedDecimateKernel;
+use vqscope_metrics::features::speed::{Dimensions, SpeedOptions, decimate, float_plane};
+
+const POISON: u32 = 0xDEAD_BEEF;
+const OFFSET: u32 = 3;
+
+fn random_samples(rng: &mut Rng, n: usize, bpc: u32) -> Vec<u16> {
+    let max = (1u64 << bpc) - 1;
+    let style = rng.below(3);
+    let base = rng.below(max + 1);
+    (0..n)
+        .map(|i| {
+            let v = match style {
+                0 => rng.below(max + 1),
+                1 => (base + i as u64 * 7 + rng.below(9)) % (max + 1),
+                _ if rng.below(20) == 0 => rng.below(max + 1),
+                _ => base,
+            };
+            v as u16
+        })
+        .collect()
+}
+
+#[test]
+fn decimation_matches_the_twin() {
+    if !at_every_lavapipe_subgroup_size("decimation_matches_the_twin") {
+        return;
+    }
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x5EED_5BEED);
+    for case in 0..10 {
+        let (w, h) = (80 + rng.below(220) as usize, 80 + rng.below(160) as usize);
+        let bpc = [8, 10, 12, 16][rng.below(4) as usize];
+        let ks = [1.0, 0.5, 1.5, 2.0, 4.0 / 3.0, 3.0][rng.below(6) as usize];
+        let count = 1 + rng.below(4) as usize;
+        let subtract = rng.below(2) == 1;
+        // The planes are up to one sample wider and taller than SpEED reads.
+        let (pw, ph) = (w + rng.below(2) as usize, h + rng.below(2) as usize);
+        let mut bytes = Vec::new();
+        let mut descs = Vec::new();
+        let mut planes = Vec::new();
+        for _ in 0..count * (1 + usize::from(subtract)) {
+            let stride = pw + rng.below(3) as usize;
+            let samples = random_samples(&mut rng, stride * ph, bpc);
+            bytes.extend((0..4 * rng.below(3)).map(|_| rng.below(256) as u8));
+            let offset = bytes.len() as u32;
+            bytes.extend(plane_bytes(&PlaneView::packed(stride, ph, bpc, &samples)));
+            descs.push(PlaneDesc {
+                offset,
+                width: pw as u32,
+                height: ph as u32,
+                stride: stride as u32,
+                bytes_per_sample: if bpc <= 8 { 1 } else { 2 },
+                bpc,
+                pad: [0; 2],
+            });
+            planes.push((stride, samples));
+        }
+        bytes.extend([0u8; 4]);
+        let buffer = upload_buffer(&ctx, &mut submitter, "test planes", &bytes).unwrap();
+        let kernel =
+            SpeedDecimateKernel::new(&ctx, "speed", w as u32, h as u32, bpc, ks, count as u32)
+                .unwrap();
+        let total = u64::from(kernel.result_words() + OFFSET + 1) * 8;
+        let results = Buffer::storage(&ctx, "test results", total).unwrap();
+        let plane = |i: usize| DevicePlane { buffer: &buffer, desc: descs[i] };
+        let device: Vec<(DevicePlane, Option<DevicePlane>)> =
+            (0..count)
+                .map(|i| {
+                    if subtract { (plane(2 * i), Some(plane(2 * i + 1))) } else { (plane(i), None) }
+                })
+                .collect();
+        submitter
+            .run(|rec| {
+                rec.fill(&results, POISON);
+                rec.barrier();
+                kernel.record(rec, &device, &results, OFFSET)
+            })
+            .unwrap();
+        let out = download_buffer(&ctx, &mut submitter, &results, total).unwrap();
+        let words: Vec<i64> =
+            out.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+        let n = kernel.result_words() as usize;
+        let got = kernel.decode(&words[OFFSET as usize..OFFSET as usize + n]);
+        assert_eq!(got.len(), count);
+        assert_eq!(words[OFFSET as usize + n] as u64, u64::from(POISON) * 0x1_0000_0001);
+        let o = SpeedOptions { kernelscale: ks, ..SpeedOptions::default() };
+        let dims = Dimensions::new("speed", w, h, 1.0).unwrap();
+        let input = |i: usize| {
+            let (stride, samples) = &planes[i];
+            let view = PlaneView { width: pw, height: ph, stride: *stride, bpc, samples };
+            float_plane(&view, w, h).unwrap()
+        };
+        for (i, got) in got.iter().enumerate() {
+            let src = if subtract {
+                let (a, b) = (input(2 * i), input(2 * i + 1));
+                let data = a.data.iter().zip(&b.data).map(|(&x, &y)| x - y).collect();
+                FloatPlane { data, ..a }
+            } else {
+                input(i)
+            };
+            let want = decimate(&src, &dims, &o);
+            assert_eq!((got.width, got.height), (want.width, want.height));
+            for (k, (g, t)) in got.data.iter().zip(&want.data).enumerate() {
+                assert_eq!(
+                    g.to_bits(),
+                    t.to_bits(),
+                    "case {case}: {w}x{h} ({pw}x{ph}) {bpc}-bit ks {ks} subtract {subtract} plane {i} \
+                     sample {k}: gpu {g} twin {t}"
+                );
+            }
+        }
+        println!(
+            "case {case}: {count} planes {w}x{h} {bpc}-bit ks {ks} subtract {subtract}: equal"
+        );
+    }
+    assert_no_validation_messages();
+}
+
+#[test]
+fn refuses_what_the_twin_refuses() {
+    let ctx = test_context();
+    assert!(SpeedDecimateKernel::new(&ctx, "speed", 79, 200, 8, 1.0, 1).is_err());
+    assert!(SpeedDecimateKernel::new(&ctx, "speed", 200, 200, 9, 1.0, 1).is_err());
+}
