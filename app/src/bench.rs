@@ -179,8 +179,8 @@ fn scene(name: &str, width: u32, height: u32) -> Option<Scene> {
 }
 
 /// The dashboard of a fully scored 200k-frame clip (2 h 19 min at 24 fps),
-/// VMAF and a second series, with one bad frame: what the plots of a film
-/// make of the scene.
+/// VMAF with a bootstrap model's interval band and a second series, with
+/// one bad frame: what the plots of a film make of the scene.
 fn long_plot(width: u32, height: u32) -> Scene {
     const FRAMES: u64 = 200_000;
     let info = |side| DemoSource::new(side).info().clone();
@@ -189,7 +189,8 @@ fn long_plot(width: u32, height: u32) -> Scene {
         distorted: info(Side::Distorted),
         frame_count: Some(FRAMES),
     };
-    let names: Arc<[String]> = ["integer_adm2", "vmaf"].map(String::from).into();
+    let names: Arc<[String]> =
+        ["integer_adm2", "vmaf", "vmaf_ci_p95_lo", "vmaf_ci_p95_hi"].map(String::from).into();
     let frames = (0..FRAMES)
         .map(|index| {
             let t = index as f64;
@@ -199,7 +200,11 @@ fn long_plot(width: u32, height: u32) -> Scene {
                 88.0 + 6.0 * (t / 3000.0).sin() + 3.0 * (t * 0.7).sin()
             };
             let adm = 0.95 + 0.03 * (t / 5000.0).cos() + 0.01 * (t * 0.3).sin();
-            FrameScores { index, names: names.clone(), values: vec![adm, vmaf] }
+            FrameScores {
+                index,
+                names: names.clone(),
+                values: vec![adm, vmaf, vmaf - 4.0, vmaf + 3.0],
+            }
         })
         .collect();
     let history = History { frames, done: true, error: None };

@@ -48,6 +48,28 @@ pub fn decimate(values: &[Point], x: impl Fn(u64) -> f32) -> Vec<Point> {
     out
 }
 
+/// An interval series (`lows` and `highs` of the same frames) per pixel
+/// column of `x`: the column's first and last frame, its lowest low and
+/// its highest high. A band drawn as one rect per column covers what one
+/// rect per frame would; a column of one frame is that frame.
+pub fn intervals(
+    lows: &[Point],
+    highs: &[Point],
+    x: impl Fn(u64) -> f32,
+) -> Vec<(u64, u64, f64, f64)> {
+    let mut out: Vec<(u64, u64, f64, f64)> = Vec::new();
+    let mut at = f32::NAN;
+    for (&(f, lo), &(_, hi)) in lows.iter().zip(highs) {
+        let column = x(f).floor();
+        match out.last_mut() {
+            Some(c) if column == at => *c = (c.0, f, c.2.min(lo), c.3.max(hi)),
+            _ => out.push((f, f, lo, hi)),
+        }
+        at = column;
+    }
+    out
+}
+
 /// The points of one pixel column that [`decimate`] keeps.
 struct Column {
     at: f32,
@@ -174,6 +196,27 @@ mod tests {
         assert_eq!(visible(&values, (10.5, 20.0)), &values[10..22]);
         assert_eq!(visible(&values, (0.0, 99.0)), &values[..]);
         assert!(visible(&[], (0.0, 1.0)).is_empty());
+    }
+
+    #[test]
+    fn an_interval_per_column_keeps_every_extreme() {
+        const N: u64 = 200_000;
+        let mut lows: Vec<Point> = series(N).iter().map(|&(f, v)| (f, v - 3.0)).collect();
+        let mut highs: Vec<Point> = series(N).iter().map(|&(f, v)| (f, v + 3.0)).collect();
+        highs[77_777].1 = 140.0;
+        lows[150_001].1 = 1.0;
+        let range = (0.0, (N - 1) as f64);
+        let out = intervals(&lows, &highs, axis(range));
+        assert!(out.len() <= COLUMNS as usize + 1, "{} rects", out.len());
+        assert!(out.iter().any(|c| c.0 <= 77_777 && 77_777 <= c.1 && c.3 == 140.0));
+        assert!(out.iter().any(|c| c.0 <= 150_001 && 150_001 <= c.1 && c.2 == 1.0));
+        // The columns tile the frames, in order.
+        assert_eq!((out[0].0, out[out.len() - 1].1), (0, N - 1));
+        assert!(out.windows(2).all(|w| w[1].0 == w[0].1 + 1));
+        // Few frames: one interval each, unchanged.
+        let short = intervals(&lows[..500], &highs[..500], axis((0.0, 499.0)));
+        let each: Vec<_> = (0..500).map(|i| (i as u64, i as u64, lows[i].1, highs[i].1)).collect();
+        assert_eq!(short, each);
     }
 
     #[test]

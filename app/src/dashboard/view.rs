@@ -589,24 +589,22 @@ fn plot(s: &mut Scene, v: &ViewInputs<'_>) {
 }
 
 /// A bootstrap model's 95% confidence interval as a band behind the VMAF
-/// trace: one translucent column per frame in view, from `ci_p95_lo` to
-/// `ci_p95_hi` (nothing for single models, which have no interval).
+/// trace, from `ci_p95_lo` to `ci_p95_hi`: one translucent column per
+/// frame in view, or per pixel column where frames share one (see
+/// [`decimate::intervals`]); nothing for single models, which have no
+/// interval.
 fn confidence_band(s: &mut Scene, v: &ViewInputs<'_>, vmaf_y: &impl Fn(f64) -> f32) {
     let state = v.state;
     let (lo, hi) = (v.history.series(CI_LO), v.history.series(CI_HI));
-    let (a, b) = state.plot_span;
-    let half = (state.plot_x(1.0) - state.plot_x(0.0)).abs() * 0.5;
-    for ((frame, lo), (_, hi)) in lo.iter().zip(&hi) {
-        let f = *frame as f64;
-        if f < a - 1.0 || f > b + 1.0 {
-            continue;
-        }
-        let x = state.plot_x(f);
-        let (x0, x1) = (x - half.max(0.5), x + half.max(0.5));
-        s.rect(
-            Rect::new(x0, vmaf_y(*hi), x1, vmaf_y(*lo)),
-            RectStyle::fill(ACCENT.fade(BAND_ALPHA)),
-        );
+    let (lo, hi) =
+        (decimate::visible(&lo, state.plot_span), decimate::visible(&hi, state.plot_span));
+    let x = |f: u64| state.plot_x(f as f64);
+    let half = (x(1) - x(0)).abs() * 0.5;
+    for (first, last, lo, hi) in decimate::intervals(lo, hi, x) {
+        // A lone frame stays at least a pixel wide; merged frames tile.
+        let h = if first == last { half.max(0.5) } else { half };
+        let (x0, x1) = (x(first) - h, x(last) + h);
+        s.rect(Rect::new(x0, vmaf_y(hi), x1, vmaf_y(lo)), RectStyle::fill(ACCENT.fade(BAND_ALPHA)));
     }
 }
 
