@@ -7,7 +7,15 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use vqscope_gpu::{Binding, ContextOptions, GpuContext, Submitter, vk};
-use vqscope_renderer::{Renderer, ScanMode, scenes};
+use vqscope_metrics::pipeline::FrameScores;
+use vqscope_renderer::{Renderer, ScanMode, Scene, scenes};
+use vqscope_video::VideoSource;
+
+use crate::dashboard::demo::{self, DemoSource, Side};
+use crate::dashboard::scores::History;
+use crate::dashboard::source::ClipInfo;
+use crate::dashboard::state::State;
+use crate::dashboard::{MODEL, view};
 
 use crate::output::{outln, parse_size};
 
@@ -74,8 +82,8 @@ pub(crate) fn median(v: Vec<f64>) -> f64 {
 
 fn bench_ui(args: &Args) -> Result<()> {
     for name in &args.scenes {
-        if scenes::build(name, 1, 1).is_none() {
-            bail!("unknown scene `{name}`; known: {}", scenes::NAMES.join(", "));
+        if name != LONG_PLOT && !scenes::NAMES.contains(&name.as_str()) {
+            bail!("unknown scene `{name}`; known: {}, {LONG_PLOT}", scenes::NAMES.join(", "));
         }
     }
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
@@ -105,7 +113,7 @@ fn bench_ui(args: &Args) -> Result<()> {
     let lane0 = Renderer::new(&ctx, ScanMode::Lane0, None)?;
     for name in &args.scenes {
         for &(width, height) in &args.sizes {
-            let scene = scenes::build(name, width, height).expect("checked");
+            let scene = scene(name, width, height).expect("checked");
             let encoded = subgroup.encode(&scene)?;
             let buffers = subgroup.upload(&encoded)?;
             let target = subgroup.target_image(width, height)?;
@@ -156,4 +164,58 @@ fn bench_ui(args: &Args) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The `bench ui` scene that is the dashboard of a long clip.
+const LONG_PLOT: &str = "plot200k";
+
+/// A `bench ui` scene: one of the renderer's, or [`LONG_PLOT`].
+fn scene(name: &str, width: u32, height: u32) -> Option<Scene> {
+    if name == LONG_PLOT {
+        Some(long_plot(width, height))
+    } else {
+        scenes::build(name, width, height)
+    }
+}
+
+/// The dashboard of a fully scored 200k-frame clip (2 h 19 min at 24 fps),
+/// VMAF with a bootstrap model's interval band and a second series, with
+/// one bad frame: what the plots of a film make of the scene.
+fn long_plot(width: u32, height: u32) -> Scene {
+    const FRAMES: u64 = 200_000;
+    let info = |side| DemoSource::new(side).info().clone();
+    let clip = ClipInfo {
+        reference: info(Side::Reference),
+        distorted: info(Side::Distorted),
+        frame_count: Some(FRAMES),
+    };
+    let names: Arc<[String]> =
+        ["integer_adm2", "vmaf", "vmaf_ci_p95_lo", "vmaf_ci_p95_hi"].map(String::from).into();
+    let frames = (0..FRAMES)
+        .map(|index| {
+            let t = index as f64;
+            let vmaf = if index == 123_457 {
+                20.0
+            } else {
+                88.0 + 6.0 * (t / 3000.0).sin() + 3.0 * (t * 0.7).sin()
+            };
+            let adm = 0.95 + 0.03 * (t / 5000.0).cos() + 0.01 * (t * 0.3).sin();
+            FrameScores {
+                index,
+                names: names.clone(),
+                values: vec![adm, vmaf, vmaf - 4.0, vmaf + 3.0],
+            }
+        })
+        .collect();
+    let history = History { frames, done: true, error: None };
+    let state = State::new((width, height), (demo::WIDTH, demo::HEIGHT), FRAMES, 24.0);
+    view::build(&view::ViewInputs {
+        state: &state,
+        clip: &clip,
+        model: MODEL,
+        pictures: None,
+        history: &history,
+        error: None,
+        map: None,
+    })
 }

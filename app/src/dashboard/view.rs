@@ -9,6 +9,7 @@ use vqscope_renderer::glyphs::Font;
 use vqscope_renderer::text::measure;
 use vqscope_renderer::{Align, Color, Rect, RectStyle, Sampling, Scene, TextRun, VAlign, YuvId};
 
+use super::decimate;
 use super::heat_view::MapInfo;
 use super::layout::{FRAME_VALUE_ROWS, Layout, PAD, ROW, WORST_ROWS};
 use super::pictures::Pictures;
@@ -484,41 +485,12 @@ fn series_range(values: &[(u64, f64)]) -> (f64, f64) {
     (lo, hi)
 }
 
-/// Screen points of a series within the visible span; when there are more
-/// frames than pixels, each pixel column keeps its min and max so spikes
-/// stay visible.
+/// Screen points of a series within the visible span, decimated to what
+/// the plot's pixel columns can show (see [`decimate`]).
 fn trace(state: &State, values: &[(u64, f64)], y: impl Fn(f64) -> f32) -> Vec<[f32; 2]> {
-    let (a, b) = state.plot_span;
-    let area = state.layout.plot_area;
-    let visible: Vec<(u64, f64)> = values
-        .iter()
-        .copied()
-        .filter(|(f, v)| (*f as f64) >= a - 1.0 && (*f as f64) <= b + 1.0 && v.is_finite())
-        .collect();
-    if visible.len() as f32 <= area.width() * 2.0 {
-        return visible.iter().map(|(f, v)| [state.plot_x(*f as f64), y(*v)]).collect();
-    }
-    let mut out: Vec<[f32; 2]> = Vec::new();
-    let mut column: Option<(i32, f64, f64)> = None;
-    for (f, v) in visible {
-        let x = state.plot_x(f as f64);
-        let c = x.floor() as i32;
-        column = match column {
-            Some((cc, lo, hi)) if cc == c => Some((cc, lo.min(v), hi.max(v))),
-            other => {
-                if let Some((cc, lo, hi)) = other {
-                    out.push([cc as f32, y(lo)]);
-                    out.push([cc as f32, y(hi)]);
-                }
-                Some((c, v, v))
-            }
-        };
-    }
-    if let Some((cc, lo, hi)) = column {
-        out.push([cc as f32, y(lo)]);
-        out.push([cc as f32, y(hi)]);
-    }
-    out
+    let x = |f: u64| state.plot_x(f as f64);
+    let shown = decimate::visible(values, state.plot_span);
+    decimate::decimate(shown, x).into_iter().map(|(f, v)| [x(f), y(v)]).collect()
 }
 
 fn plot(s: &mut Scene, v: &ViewInputs<'_>) {
@@ -617,24 +589,22 @@ fn plot(s: &mut Scene, v: &ViewInputs<'_>) {
 }
 
 /// A bootstrap model's 95% confidence interval as a band behind the VMAF
-/// trace: one translucent column per frame in view, from `ci_p95_lo` to
-/// `ci_p95_hi` (nothing for single models, which have no interval).
+/// trace, from `ci_p95_lo` to `ci_p95_hi`: one translucent column per
+/// frame in view, or per pixel column where frames share one (see
+/// [`decimate::intervals`]); nothing for single models, which have no
+/// interval.
 fn confidence_band(s: &mut Scene, v: &ViewInputs<'_>, vmaf_y: &impl Fn(f64) -> f32) {
     let state = v.state;
     let (lo, hi) = (v.history.series(CI_LO), v.history.series(CI_HI));
-    let (a, b) = state.plot_span;
-    let half = (state.plot_x(1.0) - state.plot_x(0.0)).abs() * 0.5;
-    for ((frame, lo), (_, hi)) in lo.iter().zip(&hi) {
-        let f = *frame as f64;
-        if f < a - 1.0 || f > b + 1.0 {
-            continue;
-        }
-        let x = state.plot_x(f);
-        let (x0, x1) = (x - half.max(0.5), x + half.max(0.5));
-        s.rect(
-            Rect::new(x0, vmaf_y(*hi), x1, vmaf_y(*lo)),
-            RectStyle::fill(ACCENT.fade(BAND_ALPHA)),
-        );
+    let (lo, hi) =
+        (decimate::visible(&lo, state.plot_span), decimate::visible(&hi, state.plot_span));
+    let x = |f: u64| state.plot_x(f as f64);
+    let half = (x(1) - x(0)).abs() * 0.5;
+    for (first, last, lo, hi) in decimate::intervals(lo, hi, x) {
+        // A lone frame stays at least a pixel wide; merged frames tile.
+        let h = if first == last { half.max(0.5) } else { half };
+        let (x0, x1) = (x(first) - h, x(last) + h);
+        s.rect(Rect::new(x0, vmaf_y(hi), x1, vmaf_y(lo)), RectStyle::fill(ACCENT.fade(BAND_ALPHA)));
     }
 }
 
