@@ -165,6 +165,36 @@ fn v1_model_feature_options_match_libvmaf() {
     }
 }
 
+/// The v1.0.16 models of `models.json`, each under its own name as the
+/// reference run loaded them: every score, and every input feature under
+/// its option-suffixed name, as libvmaf printed them.
+#[test]
+fn v1_models_match_libvmaf() {
+    const V1: [&str; 5] = [
+        "vmaf_v1.0.16_3d0h",
+        "vmaf_v1.0.16_3d0h_2160",
+        "vmaf_v1.0.16_5d0h",
+        "vmaf_v1.0.16_1d5h_2160",
+        "vmaf_v1.0.16_hfr_3d0h",
+    ];
+    let specs: Vec<String> = V1.iter().map(|m| format!("version={m}:name={m}")).collect();
+    let mut args = Vec::new();
+    for spec in &specs {
+        args.extend(["--model", spec.as_str()]);
+    }
+    for pair in &PAIRS[1..] {
+        let (ours, _) = score(pair, "v1-models", &args);
+        let theirs = libvmaf_ref_json(pair, "models");
+        assert_eq!(foreign_names(&ours, &theirs), Vec::<String>::new(), "{pair}");
+        let keys = frame_keys(&ours);
+        for model in V1 {
+            assert!(keys.iter().any(|k| k == model), "{pair}: no {model} in {keys:?}");
+        }
+        let wanted = |k: &str| keys.iter().any(|o| o == k);
+        compare(&ours, &theirs, wanted).assert_clean(pair, 400);
+    }
+}
+
 /// The features of `extra.json` given without options.
 const EXTRA_FEATURES: [&str; 8] = [
     "float_moment",

@@ -84,9 +84,10 @@ pub enum MetricsError {
     /// refuse.
     #[error("feature {feature}: option {option}: {reason}")]
     FeatureOption { feature: String, option: String, reason: String },
-    /// A model needs a feature vqscope does not compute (yet).
-    #[error("model {model} needs {feature}, which vqscope does not compute{hint}")]
-    ModelFeatureMissing { model: String, feature: String, hint: String },
+    /// A model (a model file of one's own) needs a feature no extractor of
+    /// vqscope's provides.
+    #[error("model {model} needs {feature}, which vqscope does not compute")]
+    ModelFeatureMissing { model: String, feature: String },
     /// The library was called out of order or with inputs that do not fit
     /// the pipeline it was built for.
     #[error("{0}")]

@@ -55,7 +55,6 @@ impl Selection {
                 MetricsError::ModelFeatureMissing {
                     model: model.name().to_owned(),
                     feature: input.name.clone(),
-                    hint: missing_hint(&input.name),
                 }
             })?;
             let mut options = feature.default_options();
@@ -88,17 +87,6 @@ impl Selection {
     /// Whether neither a model nor a feature was selected.
     pub fn is_empty(&self) -> bool {
         self.features.is_empty() && self.models.is_empty()
-    }
-}
-
-/// Why a model input has no feature: a feature that arrives with a later
-/// part of vqscope, or one nobody provides.
-fn missing_hint(name: &str) -> String {
-    let later = ["VMAF_feature_", "Cambi_feature", "Speed_", "cambi", "speed_"];
-    if later.iter().any(|p| name.starts_with(p)) {
-        " (the float, CAMBI and speed features are not ported yet)".to_owned()
-    } else {
-        String::new()
     }
 }
 
