@@ -6,9 +6,10 @@
 //! working size through the twin's position tables, 10 bits,
 //! anti-dithering), cambi_zero.comp and cambi_mask.comp (the spatial mask),
 //! then per scale cambi_scale.comp (2x decimation and mode filter; the grid
-//! of counted codes), cambi_cvalues.comp (each pixel counts its own window:
-//! the integers libvmaf's sliding histograms hold; the c-value is the same
-//! float product) and the top-k sum: a radix select on the c-values' bits
+//! of counted codes), cambi_cvalues.comp (column histograms slid down the
+//! rows and added across each pixel's window: the integers libvmaf's
+//! sliding histograms hold; the c-value is the same float product) and the
+//! top-k sum: a radix select on the c-values' bits
 //! (cambi_select_high.comp, cambi_pass2.comp, cambi_select_low.comp) that
 //! finds the same multiset libvmaf's quickselect keeps and sums it exactly
 //! in fixed point (units of 2^-24; every non-zero c-value is at least 0.5).
@@ -35,6 +36,12 @@ use crate::error::MetricsError;
 
 /// Side of the 2D workgroups of the per-pixel kernels.
 const TILE: u32 = 16;
+/// Columns and rows a cambi_cvalues.comp workgroup covers (its `COLUMNS`
+/// and `SEGMENT`; they must agree): it scores the middle `COLUMNS − 2·pad`.
+const CVALUE_COLUMNS: u32 = 192;
+const CVALUE_ROWS: u32 = 4;
+/// Bytes of shared memory cambi_cvalues.comp uses (its `hist` and range).
+const CVALUE_SHARED: u32 = CVALUE_COLUMNS * 35 * 4 + 8;
 /// Invocations of cambi_pass2.comp's workgroups.
 const THREADS: u32 = 256;
 /// Workgroups a dispatch may count on along one axis (Vulkan's minimum).
@@ -185,6 +192,13 @@ impl CambiKernel {
                 pad: u32::from(working.window >> 1),
                 mask_threshold: mask::mask_index(w, h),
             });
+        }
+        if ctx.info().max_shared_memory < CVALUE_SHARED {
+            return Err(MetricsError::Usage(format!(
+                "cambi: the device offers {} bytes of shared memory, the c-values need \
+                 {CVALUE_SHARED}",
+                ctx.info().max_shared_memory
+            )));
         }
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let mut submitter = Submitter::new(ctx, 1)?;
@@ -362,7 +376,7 @@ impl CambiKernel {
                     Binding::Buffer(&self.high),
                 ],
                 push,
-                groups(w, h),
+                [w.div_ceil(CVALUE_COLUMNS - 2 * side.pad), h.div_ceil(CVALUE_ROWS), 1],
             )?;
             rec.barrier();
             rec.dispatch(

@@ -61,11 +61,12 @@
 //! - per scale: 2x decimation of the image (the mask is read at the
 //!   scale's stride), the 3x3 mode filter, and the grid of counted codes
 //!   (masked and inside the histogram band);
-//! - c-values: libvmaf's sliding column histograms are sequential; on the
-//!   GPU each counted pixel instead counts, over its clipped window, the
-//!   counted pixels of its own code and of the `2·num_diffs` codes around
-//!   it (at most 33² reads a pixel at the default window up to 1080p, 65²
-//!   at 4K). The counts are the same integers; the c-value is then
+//! - c-values: libvmaf's sliding histograms are sequential along a row; on
+//!   the GPU a workgroup keeps one histogram per column over the window's
+//!   rows (a chunk of codes at a time), slides them down its rows, and each
+//!   counted pixel adds the `2·num_diffs + 1` counts around its code over
+//!   the window's columns (O(window) reads a pixel). The counts are the same
+//!   integers; the c-value is then
 //!   `float(int product) · reciprocal[n]` from the same table, one
 //!   correctly rounded float multiply (`precise`), the maximum exact;
 //! - pooling: the top-k multiset is unique, so the quickselect becomes a
