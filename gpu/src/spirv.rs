@@ -17,6 +17,7 @@ const OP_EXECUTION_MODE: u32 = 16;
 const OP_CAPABILITY: u32 = 17;
 const CAPABILITY_DENORM_PRESERVE: u32 = 4464;
 const EXECUTION_MODE_DENORM_PRESERVE: u32 = 4459;
+const EXECUTION_MODE_DENORM_FLUSH_TO_ZERO: u32 = 4460;
 
 /// Where one instruction starts, its opcode and its length in words.
 struct Instruction {
@@ -63,7 +64,10 @@ pub(crate) fn preserving_denormals(spirv: &[u32], widths: &[u32]) -> Result<Vec<
     let declared: Vec<(u32, u32)> = insts
         .iter()
         .filter(|i| i.opcode == OP_EXECUTION_MODE && i.len == 4)
-        .filter(|i| matches!(spirv[i.start + 2], 4459 | 4460))
+        .filter(|i| {
+            let mode = spirv[i.start + 2];
+            mode == EXECUTION_MODE_DENORM_PRESERVE || mode == EXECUTION_MODE_DENORM_FLUSH_TO_ZERO
+        })
         .map(|i| (spirv[i.start + 1], spirv[i.start + 3]))
         .collect();
     let has_capability = insts
@@ -122,7 +126,7 @@ mod tests {
     #[test]
     fn widths_already_declared_are_not_declared_again() {
         let mut m = module();
-        m.extend([4 << 16 | OP_EXECUTION_MODE, 4, 4460, 32]); // DenormFlushToZero 32
+        m.extend([4 << 16 | OP_EXECUTION_MODE, 4, EXECUTION_MODE_DENORM_FLUSH_TO_ZERO, 32]);
         let out = preserving_denormals(&m, &[32]).unwrap();
         assert_eq!(out, m, "nothing to add: no capability either");
         let out = preserving_denormals(&m, &[32, 64]).unwrap();
