@@ -21,8 +21,8 @@ use vqscope_video::{
     open_input,
 };
 
-use crate::bench::median;
 use crate::output::outln;
+use crate::stats::median;
 
 /// An 8-bit 4:2:0 geometry.
 pub fn geometry_8bit_420(width: u32, height: u32) -> Geometry {

@@ -13,6 +13,7 @@ mod score;
 mod screenshot;
 mod showcase;
 mod ssim_map;
+mod stats;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -12,7 +12,6 @@ use crate::context::GpuContext;
 use crate::error::{GpuError, Result, vk_error};
 use crate::memory::{Buffer, Image, color_range};
 use crate::pipeline::{BindingKind, ComputePipeline};
-use crate::timing::Timestamps;
 
 /// A resource bound to one slot of a compute pipeline.
 #[derive(Clone, Copy)]
@@ -196,6 +195,11 @@ pub struct Recorder<'a> {
 impl Recorder<'_> {
     pub fn raw(&self) -> vk::CommandBuffer {
         self.cmd
+    }
+
+    /// The context the command buffer was allocated from.
+    pub(crate) fn context(&self) -> &GpuContext {
+        self.ctx
     }
 
     /// Binds `bindings` and push constants, then dispatches `groups`.
@@ -435,29 +439,6 @@ impl Recorder<'_> {
                 layout,
                 &colour,
                 &[color_range()],
-            )
-        };
-    }
-
-    /// Resets the queries of `timestamps`; call before writing them.
-    pub fn reset_timestamps(&mut self, timestamps: &Timestamps) {
-        // SAFETY: `cmd` is recording; the query pool belongs to this device and the range is the
-        // whole pool.
-        unsafe {
-            self.ctx.device.cmd_reset_query_pool(self.cmd, timestamps.pool, 0, timestamps.count)
-        };
-    }
-
-    /// Writes timestamp `index` once all earlier work has finished.
-    pub fn timestamp(&mut self, timestamps: &Timestamps, index: u32) {
-        // SAFETY: `cmd` is recording; the query pool belongs to this device; `index` is the
-        // caller's, checked by validation.
-        unsafe {
-            self.ctx.device.cmd_write_timestamp2(
-                self.cmd,
-                vk::PipelineStageFlags2::ALL_COMMANDS,
-                timestamps.pool,
-                index,
             )
         };
     }

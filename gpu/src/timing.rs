@@ -112,3 +112,34 @@ pub fn phase_medians(
     }
     Ok(per_phase.iter_mut().map(|v| median(v)).collect())
 }
+
+/// Timestamp commands, kept beside the query pool they write.
+impl Recorder<'_> {
+    /// Resets the queries of `timestamps`; call before writing them.
+    pub fn reset_timestamps(&mut self, timestamps: &Timestamps) {
+        // SAFETY: `cmd` is recording; the query pool belongs to this device and the range is the
+        // whole pool.
+        unsafe {
+            self.context().device.cmd_reset_query_pool(
+                self.raw(),
+                timestamps.pool,
+                0,
+                timestamps.count,
+            )
+        };
+    }
+
+    /// Writes timestamp `index` once all earlier work has finished.
+    pub fn timestamp(&mut self, timestamps: &Timestamps, index: u32) {
+        // SAFETY: `cmd` is recording; the query pool belongs to this device; `index` is the
+        // caller's, checked by validation.
+        unsafe {
+            self.context().device.cmd_write_timestamp2(
+                self.raw(),
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                timestamps.pool,
+                index,
+            )
+        };
+    }
+}

@@ -12,12 +12,8 @@
 //! (out-of-gamut colours clipped); then BT.1886's gamma 2.4 with the
 //! display peak as white.
 
+pub use crate::scene::DEFAULT_PEAK_NITS;
 use crate::scene::{Transfer, YuvFormat, YuvMatrix};
-
-/// The display peak HDR is mapped to unless told otherwise: BT.2408's
-/// reference white (203 nits), so HDR's diffuse white lands on the SDR
-/// window's white, as mpv and most players do.
-pub const DEFAULT_PEAK_NITS: u16 = 203;
 
 /// The luminance taken as the HDR source's peak (mastering metadata is not
 /// read; 1000 nits is what most HDR10 and HLG content is graded for).

@@ -13,6 +13,7 @@ pub mod encode;
 pub mod fused;
 pub mod glyphs;
 pub mod heat;
+pub mod paint;
 pub mod present;
 pub mod scene;
 pub mod scenes;

@@ -23,7 +23,7 @@
 //! the quads to [`TextRun::bounds`].
 
 use crate::glyphs::{AtlasError, Font, GlyphAtlas, quantize_size};
-use crate::scene::{Color, Rect};
+use crate::paint::{Color, Rect};
 
 /// Horizontal alignment of a text run inside its box.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -44,7 +44,7 @@ use std::thread::JoinHandle;
 
 use crate::error::{Result, Shown, VideoError};
 use crate::frame::{ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, Transfer};
-use crate::source::{SourceInfo, VideoSource};
+use crate::input::{Assumed, SourceInfo, VideoSource};
 use crate::y4m::Y4mStream;
 
 /// Bytes of decoded frames kept for stepping backwards.
@@ -172,9 +172,9 @@ pub fn output_pix_fmt(src: &str) -> (String, bool) {
 /// except that JPEG-range (`yuvj…`) formats are full range.
 /// Which of [`probe_color`]'s values are defaults: the stream does not tag
 /// them (ffmpeg's y4m output always states the frame rate).
-pub fn probe_assumed(p: &Probe) -> crate::source::Assumed {
+pub fn probe_assumed(p: &Probe) -> Assumed {
     let tagged = |v: &str, known: &[&str]| known.contains(&v);
-    crate::source::Assumed {
+    Assumed {
         frame_rate: false,
         matrix: !tagged(
             &p.color_space,
@@ -305,7 +305,7 @@ pub struct FfmpegSource {
     /// warning [`VideoSource::end_warning`] gives.
     shortfall: Option<String>,
     /// What the stream does not tag.
-    assumed: crate::source::Assumed,
+    assumed: Assumed,
 }
 
 impl FfmpegSource {
@@ -550,7 +550,7 @@ impl VideoSource for FfmpegSource {
         &self.info
     }
 
-    fn assumed(&self) -> crate::source::Assumed {
+    fn assumed(&self) -> Assumed {
         self.assumed
     }
 

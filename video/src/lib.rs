@@ -9,6 +9,7 @@ pub mod decode;
 pub mod error;
 pub mod ffmpeg;
 pub mod frame;
+pub mod input;
 mod lines;
 pub mod pair;
 mod parallel;
@@ -24,10 +25,9 @@ pub use frame::{
     ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, PixelFormat, Rational,
     Transfer,
 };
+pub use input::{Assumed, SourceInfo, VideoSource};
 pub use pair::{FramePair, Pair, PairOptions};
 pub use raw::RawGeometry;
 pub use retag::with_transfer;
-pub use source::{
-    Assumed, SourceInfo, VideoSource, check_stream_inputs, open_input, open_scaled_to,
-};
+pub use source::{check_stream_inputs, open_input, open_scaled_to};
 pub use upload::{DeviceFrame, DeviceFramePair, FrameUploader, PlaneLayout};

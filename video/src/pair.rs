@@ -14,7 +14,7 @@
 
 use crate::error::{Result, VideoError};
 use crate::frame::{Frame, Geometry};
-use crate::source::VideoSource;
+use crate::input::VideoSource;
 
 /// libvmaf's `--frame_skip_ref`, `--frame_skip_dist` and `--frame_cnt`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::frame::{Frame, Transfer};
-use crate::source::{Assumed, SourceInfo, VideoSource};
+use crate::input::{Assumed, SourceInfo, VideoSource};
 
 /// `source` with every frame (and its info) tagged `transfer`.
 pub fn with_transfer(source: Box<dyn VideoSource>, transfer: Transfer) -> Box<dyn VideoSource> {

@@ -47,8 +47,8 @@ use crate::frame::{
     ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, PixelFormat, Rational,
     Transfer,
 };
+use crate::input::Assumed;
 use crate::lines::{Line, excerpt, read_line};
-use crate::source::Assumed;
 
 /// Where chroma samples sit relative to luma; informational only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

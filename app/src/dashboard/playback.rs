@@ -25,7 +25,7 @@ use super::pictures::{self, Pictures};
 use super::source::Inputs;
 use super::state::{Input, Key, State};
 use super::{MODEL, Session, external_buffers, frames_buffer, view};
-use crate::bench::percentile;
+use crate::stats::percentile;
 
 /// Plays `inputs` for `seconds` at each window size in `sizes`.
 pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
