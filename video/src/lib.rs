@@ -14,6 +14,7 @@ pub mod pair;
 mod parallel;
 pub mod raw;
 pub mod retag;
+pub mod shared;
 pub mod source;
 pub mod upload;
 pub mod y4m;
@@ -27,6 +28,7 @@ pub use frame::{
 pub use pair::{FramePair, Pair, PairOptions};
 pub use raw::RawGeometry;
 pub use retag::with_transfer;
+pub use shared::{SharedSource, share};
 pub use source::{
     Assumed, SourceInfo, VideoSource, check_stream_inputs, open_input, open_scaled_to,
 };
