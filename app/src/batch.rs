@@ -260,8 +260,8 @@ fn prepare(
 pub fn run(args: Args, started: Instant) -> Result<()> {
     let text = std::fs::read_to_string(&args.manifest)
         .map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
-    let jobs =
-        parse_manifest(&args.manifest, &text).with_context(|| args.manifest.display().to_string())?;
+    let jobs = parse_manifest(&args.manifest, &text)
+        .with_context(|| args.manifest.display().to_string())?;
     if jobs.is_empty() {
         bail!("{}: no jobs", args.manifest.display());
     }

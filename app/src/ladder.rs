@@ -80,8 +80,7 @@ impl Gpu {
 pub fn run(args: Args, started: Instant) -> Result<()> {
     // The models and features once per rendition (each has a scorer of
     // its own); a bad one fails here, before anything is written.
-    let selections =
-        args.distorted.iter().map(|_| selection(&args)).collect::<Result<Vec<_>>>()?;
+    let selections = args.distorted.iter().map(|_| selection(&args)).collect::<Result<Vec<_>>>()?;
     let names = rendition_names(&args.distorted)?;
     let reports = report_paths(&args, &names)?;
     let mut inputs: Vec<&Path> = vec![&args.reference];
@@ -142,7 +141,9 @@ pub(crate) fn rendition_names(paths: &[PathBuf]) -> Result<Vec<String>> {
                     _ => None,
                 })
                 .collect();
-            let stem = p.file_stem().map_or_else(|| p.display().to_string(), |s| s.to_string_lossy().into_owned());
+            let stem = p
+                .file_stem()
+                .map_or_else(|| p.display().to_string(), |s| s.to_string_lossy().into_owned());
             parts.push(stem);
             parts
         })
@@ -165,10 +166,11 @@ pub(crate) fn rendition_names(paths: &[PathBuf]) -> Result<Vec<String>> {
         match clash {
             None => return Ok(names),
             Some((i, j)) if !grew => bail!(
-                "-d {} and -d {} would both be reported as `{}`: give them names of their own",
+                "-d {} and -d {} would both be reported as `{}`: no folder above them tells \
+                 them apart",
                 paths[i].display(),
                 paths[j].display(),
-                names[i]
+                parts[i][parts[i].len() - 1]
             ),
             Some(_) => {}
         }
@@ -180,7 +182,9 @@ pub(crate) fn rendition_names(paths: &[PathBuf]) -> Result<Vec<String>> {
 fn report_paths(args: &Args, names: &[String]) -> Result<Vec<Option<PathBuf>>> {
     let Some(output) = &args.output else { return Ok(vec![None; names.len()]) };
     if crate::output::is_stdout(output) {
-        bail!("-o -: several renditions make several reports; give a folder or a path with {{name}}");
+        bail!(
+            "-o -: several renditions make several reports; give a folder or a path with {{name}}"
+        );
     }
     let template = output.to_string_lossy();
     let paths: Vec<PathBuf> = if template.contains("{name}") {
@@ -265,7 +269,10 @@ pub(crate) fn score(
             .map(|r| &r.rendition.selection)
             .map(|selection| s.spawn(|| Scorer::new(&ctx, geometry, selection)))
             .collect();
-        threads.into_iter().map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        threads
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
     });
     let _ = ctx.save_pipeline_cache();
     let mut scoring = Vec::new();
@@ -406,4 +413,29 @@ impl Scoring {
 
 fn body_error(e: std::io::Error) -> anyhow::Error {
     anyhow!("writing the report's frames: {e}")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::rendition_names;
+
+    fn names(paths: &[&str]) -> anyhow::Result<Vec<String>> {
+        rendition_names(&paths.iter().map(PathBuf::from).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn names_are_stems_or_as_many_folders_as_tell_them_apart() {
+        assert_eq!(names(&["enc/a.mp4", "b.y4m"]).unwrap(), ["a", "b"]);
+        assert_eq!(
+            names(&["/l/1080p/out.mp4", "l/720p/out.mp4", "x/out2.mp4"]).unwrap(),
+            ["1080p_out", "720p_out", "out2"]
+        );
+        assert_eq!(names(&["s/a/x.mp4", "t/a/x.mp4", "a.mp4"]).unwrap(), ["s_a_x", "t_a_x", "a"]);
+        assert_eq!(names(&["x/a.mp4", "a.mkv"]).unwrap(), ["x_a", "a"]);
+        let e = names(&["d/x.mp4", "d/x.mkv"]).unwrap_err().to_string();
+        assert!(e.contains("reported as `x`"), "{e}");
+        assert!(names(&["a.y4m", "a.y4m"]).is_err());
+    }
 }

@@ -35,10 +35,7 @@ struct Shared {
 impl Shared {
     /// Whether a reader other than `reader` may still ask for `index`.
     fn wanted_by_others(&self, reader: usize, index: u64) -> bool {
-        self.positions
-            .iter()
-            .enumerate()
-            .any(|(r, p)| r != reader && p.is_some_and(|p| p <= index))
+        self.positions.iter().enumerate().any(|(r, p)| r != reader && p.is_some_and(|p| p <= index))
     }
 
     /// Recycles the frames every open reader has gone past.
