@@ -276,10 +276,18 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     let mut outputs = BTreeMap::new();
     for (k, job) in jobs.iter().enumerate() {
         match prepare(job, folder, &mut outputs, k + 1) {
-            Ok((reference, rendition)) => match groups.iter_mut().find(|g| g.0 == reference) {
-                Some(group) => group.1.push(rendition),
-                None => groups.push((reference, vec![rendition])),
-            },
+            Ok((reference, rendition)) => {
+                // `ref.y4m` and `./ref.y4m` are one reference.
+                let same = |p: &Path| {
+                    p == reference
+                        || std::fs::canonicalize(p)
+                            .is_ok_and(|p| std::fs::canonicalize(&reference).is_ok_and(|r| p == r))
+                };
+                match groups.iter_mut().find(|g| same(&g.0)) {
+                    Some(group) => group.1.push(rendition),
+                    None => groups.push((reference, vec![rendition])),
+                }
+            }
             Err(e) => fail(&format!("job {}", k + 1), &e),
         }
     }
