@@ -3,11 +3,13 @@
 
 #![forbid(unsafe_code)]
 
+mod batch;
 mod bench;
 mod bench_input;
 mod bench_metrics;
 mod dashboard;
 mod info;
+mod ladder;
 mod output;
 mod score;
 mod screenshot;
@@ -51,6 +53,8 @@ enum Command {
     Showcase(showcase::Args),
     /// Score a distorted clip against its reference (libvmaf's flags and reports).
     Score(score::Args),
+    /// Score many jobs listed in a CSV or JSON manifest, each reference read once.
+    Batch(batch::Args),
     /// Print what vqscope sees in each input.
     Info(info::Args),
     /// Benchmarks: UI passes (`ui`), metric kernels (`metrics`), input (`input`).
@@ -89,6 +93,7 @@ fn main() -> ExitCode {
         Some(Command::Screenshot(args)) => screenshot::run(args),
         Some(Command::Showcase(args)) => showcase::run(args),
         Some(Command::Score(args)) => score::run(args, started),
+        Some(Command::Batch(args)) => batch::run(args, started),
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Bench(args)) => bench::run(args),
         Some(Command::Completions(args)) => completions(args),

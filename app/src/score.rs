@@ -22,7 +22,7 @@ use crate::info::RawArgs;
 pub(crate) const REPORT_VERSION: &str = concat!("vqscope-", env!("CARGO_PKG_VERSION"));
 
 /// Pairs the decoder reads ahead.
-const READ_AHEAD: usize = 8;
+pub(crate) const READ_AHEAD: usize = 8;
 
 #[derive(clap::Args)]
 #[command(disable_help_flag = true, disable_version_flag = true, version)]
@@ -36,17 +36,20 @@ pub struct Args {
     /// Reference input: y4m, raw .yuv (with -w -h -p -b), anything ffmpeg reads, or `-` for
     /// stdin.
     #[arg(short = 'r', long)]
-    reference: PathBuf,
-    /// Distorted input (same forms as -r).
-    #[arg(short = 'd', long)]
-    distorted: PathBuf,
+    pub(crate) reference: PathBuf,
+    /// Distorted input (same forms as -r). Repeat it to score an encoding ladder, every
+    /// rendition against the one reference, which is then read once: a report per rendition
+    /// (with -o a folder, or a path containing {name}, the rendition's file stem) and its
+    /// pooled scores printed after its name.
+    #[arg(short = 'd', long, required = true)]
+    pub(crate) distorted: Vec<PathBuf>,
     /// Scale a distorted input of another size to the reference's size and pixel format
     /// with ffmpeg's `scale` filter at its default (bicubic), as `ffmpeg -vf scale=W:H`
     /// before libvmaf would, and score the scaled frames (files only, not stdin or raw).
     #[arg(long)]
-    scale_distorted: bool,
+    pub(crate) scale_distorted: bool,
     #[command(flatten)]
-    raw: RawArgs,
+    pub(crate) raw: RawArgs,
     /// Model (repeatable), colon-separated: `version=NAME` (built in: vmaf_v0.6.1,
     /// vmaf_v0.6.1neg, vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3) or `path=FILE.json`;
     /// `name=` (the score's name, default `vmaf`), `enable_transform`, `disable_clip`,
@@ -75,19 +78,19 @@ pub struct Args {
     sub: bool,
     /// Report file (none: only the pooled scores are printed).
     #[arg(short = 'o', long)]
-    output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Score at most this many frames.
     #[arg(long = "frame_cnt")]
-    frame_cnt: Option<u64>,
+    pub(crate) frame_cnt: Option<u64>,
     /// Skip this many reference frames first.
     #[arg(long = "frame_skip_ref", default_value_t = 0)]
-    frame_skip_ref: u64,
+    pub(crate) frame_skip_ref: u64,
     /// Skip this many distorted frames first.
     #[arg(long = "frame_skip_dist", default_value_t = 0)]
-    frame_skip_dist: u64,
+    pub(crate) frame_skip_dist: u64,
     /// Report (and pool) every Nth frame.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    subsample: u64,
+    pub(crate) subsample: u64,
     /// Threads reading and decoding the inputs (the CPU work vqscope does; the metrics run
     /// on the GPU). Default: up to 4.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
@@ -109,7 +112,7 @@ pub struct Args {
     nflx_ctc: Option<String>,
     /// No progress line.
     #[arg(short = 'q', long)]
-    quiet: bool,
+    pub(crate) quiet: bool,
     /// Print where the time went to stderr: each start-up step (inputs, Vulkan instance and
     /// device, pipelines, the pipeline cache file), reading, GPU and report. (`-v` is
     /// libvmaf's `--version`.) The pipeline cache lives in $XDG_CACHE_HOME/vqscope or
@@ -119,7 +122,7 @@ pub struct Args {
 }
 
 impl Args {
-    fn format(&self) -> Format {
+    pub(crate) fn format(&self) -> Format {
         if self.json {
             Format::Json
         } else if self.csv {
@@ -194,7 +197,7 @@ fn preset(flag: &str, version: &str) -> Result<Preset> {
 
 /// What libvmaf prints a model's pooled score under (its `version=` or
 /// `path=`), and the name its score is reported under.
-struct ModelLabel {
+pub(crate) struct ModelLabel {
     label: String,
     model: Model,
 }
@@ -208,7 +211,7 @@ pub(crate) fn model_label(spec: &str) -> &str {
 }
 
 /// The models and features the flags ask for.
-fn selection(args: &Args) -> Result<(Selection, Vec<ModelLabel>)> {
+pub(crate) fn selection(args: &Args) -> Result<(Selection, Vec<ModelLabel>)> {
     let mut models: Vec<String> = Vec::new();
     let mut features: Vec<String> = Vec::new();
     for (flag, version) in [("aom_ctc", &args.aom_ctc), ("nflx_ctc", &args.nflx_ctc)] {
@@ -295,19 +298,23 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     if let Some(spec) = args.features.iter().find(|f| f.ends_with("=help")) {
         return print_feature_help(spec.trim_end_matches("=help"));
     }
+    if args.distorted.len() > 1 {
+        return crate::ladder::run(args, started);
+    }
+    let distorted_path = &args.distorted[0];
     if let Some(output) = &args.output {
-        crate::output::check_report_path(output, &[&args.reference, &args.distorted])?;
+        crate::output::check_report_path(output, &[&args.reference, distorted_path])?;
     }
     let (selection, labels) = selection(&args)?;
     clock.lap("command line and models");
-    vqscope_video::check_stream_inputs(&[&args.reference, &args.distorted])?;
+    vqscope_video::check_stream_inputs(&[&args.reference, distorted_path])?;
     let geometry = args.raw.geometry()?;
     let reference = open_input(&args.reference, geometry)?;
     let clip_geometry = reference.info().geometry;
     let distorted = if args.scale_distorted {
-        open_scaled_to(&args.distorted, geometry, &clip_geometry)?
+        open_scaled_to(distorted_path, geometry, &clip_geometry)?
     } else {
-        open_input(&args.distorted, geometry)?
+        open_input(distorted_path, geometry)?
     };
     if let Some((w, h)) = distorted.info().scaled_from
         && !args.quiet
@@ -433,20 +440,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     // whole command so far (start-up, reading, everything), not only
     // those of the frame loop.
     let fps = |elapsed: Duration| count as f64 / elapsed.as_secs_f64().max(1e-9);
-    // As libvmaf: each model's pooled mean under its --model version or
-    // path, over the frames the report keeps; then each bootstrap
-    // collection's pooled bagging score, CI and stddev.
-    let mut lines: Vec<String> = Vec::new();
-    for model in &labels {
-        if let Some(mean) = frames.pooled_mean(model.model.name()) {
-            lines.push(format!("{}: {mean:.6}", model.label));
-        }
-    }
-    for model in &labels {
-        if let Some(summary) = model.model.bootstrap_summary(|name| frames.pooled_mean(name)) {
-            lines.push(summary.cli_line(&model.label));
-        }
-    }
+    let lines = pooled_lines(&labels, &frames);
     if let Some(output) = &args.output {
         let size = (clip_geometry.width, clip_geometry.height);
         let aggregates = scorer.aggregates();
@@ -482,6 +476,27 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         fps(elapsed)
     );
     Ok(())
+}
+
+/// The pooled score lines libvmaf prints: each model's pooled mean under
+/// its --model version or path, over the frames the report keeps; then
+/// each bootstrap collection's pooled bagging score, CI and stddev.
+pub(crate) fn pooled_lines<W: std::io::Write>(
+    labels: &[ModelLabel],
+    frames: &ReportStream<W>,
+) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for model in labels {
+        if let Some(mean) = frames.pooled_mean(model.model.name()) {
+            lines.push(format!("{}: {mean:.6}", model.label));
+        }
+    }
+    for model in labels {
+        if let Some(summary) = model.model.bootstrap_summary(|name| frames.pooled_mean(name)) {
+            lines.push(summary.cli_line(&model.label));
+        }
+    }
+    lines
 }
 
 /// `--feature NAME=help`: the feature's options with their defaults.
