@@ -770,9 +770,11 @@ mod tests {
             ("bins_x", std::mem::offset_of!(BinPush, bins_x)),
             ("bins_y", std::mem::offset_of!(BinPush, bins_y)),
         ]);
-        for shader in
-            [vqscope_shaders::UI_BIN_COUNT, vqscope_shaders::UI_BIN_SCAN, vqscope_shaders::UI_BIN_SCATTER]
-        {
+        for shader in [
+            vqscope_shaders::UI_BIN_COUNT,
+            vqscope_shaders::UI_BIN_SCAN,
+            vqscope_shaders::UI_BIN_SCATTER,
+        ] {
             assert_eq!(struct_offsets(shader, "Push").expect("bin Push"), rust);
             assert_eq!(std::mem::size_of::<BinPush>(), shader.push_constant_size as usize);
         }

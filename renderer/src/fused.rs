@@ -201,7 +201,10 @@ impl Renderer {
             [specialization[0], specialization[1], (2, shape.invocations), (3, shape.pixels)];
         let bin_count = ComputePipeline::new(
             ctx,
-            &PipelineDesc { name: "ui/bin_count", ..PipelineDesc::new(vqscope_shaders::UI_BIN_COUNT) },
+            &PipelineDesc {
+                name: "ui/bin_count",
+                ..PipelineDesc::new(vqscope_shaders::UI_BIN_COUNT)
+            },
         )?;
         let bin_scan = ComputePipeline::new(
             ctx,

@@ -11,9 +11,7 @@ use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
 use vqscope_gpu::{GpuContext, Submitter, download_buffer};
-use vqscope_renderer::encode::{
-    BIN_TILES, Encoded, GpuPrim, TILE_SIZE, bin_offsets, bin_range,
-};
+use vqscope_renderer::encode::{BIN_TILES, Encoded, GpuPrim, TILE_SIZE, bin_offsets, bin_range};
 use vqscope_renderer::{Renderer, ScanMode};
 
 const IMAGE_BIT: u32 = 1 << 31;
