@@ -306,7 +306,7 @@ impl Renderer {
                 offset += align(bytes.len() as u64);
             }
         }
-        // Entries of two words: index, tile span (bin.comp).
+        // Entries of two words: index, tile span (bin_scatter.comp).
         let bin_lists =
             Buffer::storage(&self.ctx, "ui bin lists", u64::from(enc.bin_entries()) * 8)?;
         let chunk_counts = Buffer::storage(
