@@ -1,6 +1,7 @@
 //! `vqscope bench`: benchmarks as programs, timed with the GPU's own
 //! timestamps. `ui` renders each scene repeatedly at each size with both
-//! compaction variants and prints the median GPU milliseconds per pass;
+//! compaction variants and prints the median GPU milliseconds per pass
+//! (binning as one figure, then its three passes on a line of their own);
 //! `metrics`, `input` and `playback` live in their own modules.
 
 use std::sync::Arc;
@@ -114,9 +115,13 @@ fn bench_ui(args: &Args) -> Result<()> {
                 Ok(())
             })?;
             let mut row = Vec::new();
+            let mut passes = Vec::new();
             for renderer in [&subgroup, &lane0] {
                 let mut bin = Vec::new();
                 let mut fused = Vec::new();
+                let mut count = Vec::new();
+                let mut scan = Vec::new();
+                let mut scatter = Vec::new();
                 // Keep the GPU busy for 200 ms first: an idle GPU runs at a
                 // fraction of its clock until sustained work arrives.
                 let warm = std::time::Instant::now();
@@ -127,12 +132,16 @@ fn bench_ui(args: &Args) -> Result<()> {
                     submitter.run(|rec| renderer.record(rec, &buffers, Binding::Image(&target)))?;
                     let t = renderer.pass_times()?;
                     if run > 0 {
-                        bin.push(t.binning_ms);
+                        bin.push(t.binning_ms());
                         fused.push(t.fused_ms);
+                        count.push(t.bin_count_ms);
+                        scan.push(t.bin_scan_ms);
+                        scatter.push(t.bin_scatter_ms);
                     }
                 }
                 let (b, f) = (median(bin), median(fused));
                 row.push((b, f, b + f));
+                passes.push((median(count), median(scan), median(scatter)));
             }
             outln!(
                 "{:<10} {:>10} {:>8} {:>9} | {:>9.3} {:>9.3} {:>9.3} | {:>9.3} {:>9.3} {:>9.3} | {:>6.2}x",
@@ -147,6 +156,17 @@ fn bench_ui(args: &Args) -> Result<()> {
                 row[1].1,
                 row[1].2,
                 row[1].2 / row[0].2
+            )?;
+            outln!(
+                "{:<10} binning passes (sg | l0): bin_count {:.3} | {:.3}, bin_scan {:.3} | {:.3} ({} chunks), bin_scatter {:.3} | {:.3}",
+                "",
+                passes[0].0,
+                passes[1].0,
+                passes[0].1,
+                passes[1].1,
+                encoded.chunk_count(),
+                passes[0].2,
+                passes[1].2
             )?;
         }
     }

@@ -19,6 +19,9 @@ pub const TILE_SIZE: u32 = 16;
 pub const BIN_TILES: u32 = 16;
 /// Pixels per bin side.
 pub const BIN_PIXELS: u32 = TILE_SIZE * BIN_TILES;
+/// Primitives per binning chunk (`CHUNK_PRIMS` in prims.glsl): one
+/// workgroup of the binning passes that visit primitives.
+pub const CHUNK_PRIMS: u32 = 256;
 
 pub(crate) const KIND_RECT: u32 = 0;
 pub(crate) const KIND_CIRCLE: u32 = 1;
@@ -91,7 +94,7 @@ pub struct FusedPush {
     pub bins_y: u32,
 }
 
-/// Twin of the binning pass's push constants.
+/// Twin of the push constants of the three binning passes.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub struct BinPush {
@@ -143,6 +146,12 @@ pub struct Encoded {
 impl Encoded {
     pub fn bin_count(&self) -> u32 {
         self.bins_x * self.bins_y
+    }
+
+    /// Chunks of [`CHUNK_PRIMS`] primitives the binning passes split the
+    /// primitives into.
+    pub fn chunk_count(&self) -> u32 {
+        (self.prims.len() as u32).div_ceil(CHUNK_PRIMS)
     }
 
     /// Total entries of all bin lists.
@@ -753,18 +762,22 @@ mod tests {
             ("bins_y", std::mem::offset_of!(FusedPush, bins_y)),
         ]);
         assert_eq!(glsl, rust);
-        let glsl = struct_offsets(vqscope_shaders::UI_BIN, "Push").expect("bin Push");
+        // Every dispatch pushes exactly the block size the build recorded.
+        let fused = vqscope_shaders::UI_FUSED.push_constant_size as usize;
+        assert_eq!(std::mem::size_of::<FusedPush>(), fused);
         let rust = offsets_of::<BinPush>(&[
             ("prim_count", std::mem::offset_of!(BinPush, prim_count)),
             ("bins_x", std::mem::offset_of!(BinPush, bins_x)),
             ("bins_y", std::mem::offset_of!(BinPush, bins_y)),
         ]);
-        assert_eq!(glsl, rust);
-        // Every dispatch pushes exactly the block size the build recorded.
-        let fused = vqscope_shaders::UI_FUSED.push_constant_size as usize;
-        assert_eq!(std::mem::size_of::<FusedPush>(), fused);
-        let bin = vqscope_shaders::UI_BIN.push_constant_size as usize;
-        assert_eq!(std::mem::size_of::<BinPush>(), bin);
+        for shader in [
+            vqscope_shaders::UI_BIN_COUNT,
+            vqscope_shaders::UI_BIN_SCAN,
+            vqscope_shaders::UI_BIN_SCATTER,
+        ] {
+            assert_eq!(struct_offsets(shader, "Push").expect("bin Push"), rust);
+            assert_eq!(std::mem::size_of::<BinPush>(), shader.push_constant_size as usize);
+        }
     }
 
     #[test]

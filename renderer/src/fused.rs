@@ -1,6 +1,16 @@
 //! The fused UI pass on the GPU: uploads an encoded scene, bins its
-//! primitives (one workgroup per 256x256-pixel bin) and runs the fused tile
-//! shader into a storage image, with a timestamp around each pass.
+//! primitives into per-bin lists (256x256-pixel bins) and runs the fused
+//! tile shader into a storage image, with a timestamp around each pass.
+//!
+//! Binning is three passes whose work grows with the bins each primitive
+//! covers, not with bins x primitives: `ui/bin_count` counts the entries
+//! each bin receives from each chunk of
+//! [`CHUNK_PRIMS`](crate::encode::CHUNK_PRIMS) primitives; `ui/bin_scan`
+//! turns each bin's counts into where each chunk's entries start (the
+//! ordered compaction's prefix sum, in the [`ScanMode`] chosen);
+//! `ui/bin_scatter` writes every entry at its chunk's start plus its rank
+//! among the chunk's primitives in that bin, so every list stays in draw
+//! order.
 
 use std::sync::Arc;
 
@@ -14,7 +24,9 @@ use crate::encode::{Encoded, ExternalCopy, TILE_SIZE, encode};
 use crate::glyphs::{Font, GlyphAtlas};
 use crate::scene::{MAX_EXTERNAL_MAPS, Scene};
 
-/// How each workgroup compacts the primitives that survive its tests.
+/// How a workgroup computes an ordered compaction's prefix sum: the fused
+/// pass packing the primitives that survive its tile tests, binning summing
+/// a bin's per-chunk counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ScanMode {
     /// `subgroupExclusiveAdd` plus a carry across subgroups.
@@ -49,8 +61,20 @@ impl ScanMode {
 /// GPU milliseconds of the last recorded render, by pass.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PassTimes {
-    pub binning_ms: f64,
+    /// `ui/bin_count`: entries per bin and chunk.
+    pub bin_count_ms: f64,
+    /// `ui/bin_scan`: where each chunk's entries start in each bin.
+    pub bin_scan_ms: f64,
+    /// `ui/bin_scatter`: the entries into the bin lists.
+    pub bin_scatter_ms: f64,
     pub fused_ms: f64,
+}
+
+impl PassTimes {
+    /// The three binning passes together.
+    pub fn binning_ms(&self) -> f64 {
+        self.bin_count_ms + self.bin_scan_ms + self.bin_scatter_ms
+    }
 }
 
 /// The device buffers of one encoded scene, with the staging copy they are
@@ -60,6 +84,9 @@ pub struct SceneBuffers {
     /// (device buffer, offset of its bytes in `staging`, byte length).
     parts: Vec<(Buffer, u64, u64)>,
     bin_lists: Buffer,
+    /// Per bin and chunk: the entries it receives (`ui/bin_count`), then
+    /// where they start (`ui/bin_scan`).
+    chunk_counts: Buffer,
     bin_push: Vec<u8>,
     fused_push: Vec<u8>,
     /// Bytes each external map slot must hold (0: unused).
@@ -68,6 +95,7 @@ pub struct SceneBuffers {
     /// buffer when the scene is recorded.
     external_copies: Vec<ExternalCopy>,
     bin_count: u32,
+    chunk_count: u32,
     tiles: u32,
     width: u32,
     height: u32,
@@ -88,6 +116,13 @@ impl SceneBuffers {
 
     pub fn height(&self) -> u32 {
         self.height
+    }
+
+    /// The bin lists binning writes: for each bin, from
+    /// `Encoded::bin_offsets[bin]` on, two words per entry (the primitive's
+    /// index, with bit 31 set on images, and the bin's tiles it overlaps).
+    pub fn bin_lists(&self) -> &Buffer {
+        &self.bin_lists
     }
 
     /// Records the copies from the staging buffer into the device buffers.
@@ -135,8 +170,13 @@ impl TileShape {
 /// Renders scenes with the fused compute shader.
 pub struct Renderer {
     ctx: Arc<GpuContext>,
-    bin: ComputePipeline,
+    bin_count: ComputePipeline,
+    bin_scan: ComputePipeline,
+    bin_scatter: ComputePipeline,
     fused: ComputePipeline,
+    /// Most workgroups a binning dispatch puts along x; more chunks than
+    /// this go on along y.
+    dispatch_width: u32,
     timestamps: Timestamps,
     font: Font,
     atlas: GlyphAtlas,
@@ -159,14 +199,28 @@ impl Renderer {
         );
         let fused_specialization =
             [specialization[0], specialization[1], (2, shape.invocations), (3, shape.pixels)];
-        let bin = ComputePipeline::new(
+        let bin_count = ComputePipeline::new(
             ctx,
             &PipelineDesc {
-                name: "ui/bin",
+                name: "ui/bin_count",
+                ..PipelineDesc::new(vqscope_shaders::UI_BIN_COUNT)
+            },
+        )?;
+        let bin_scan = ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "ui/bin_scan",
                 specialization: &specialization,
                 subgroup_size,
                 full_subgroups: true,
-                ..PipelineDesc::new(vqscope_shaders::UI_BIN)
+                ..PipelineDesc::new(vqscope_shaders::UI_BIN_SCAN)
+            },
+        )?;
+        let bin_scatter = ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "ui/bin_scatter",
+                ..PipelineDesc::new(vqscope_shaders::UI_BIN_SCATTER)
             },
         )?;
         let fused = ComputePipeline::new(
@@ -181,12 +235,22 @@ impl Renderer {
         )?;
         Ok(Self {
             ctx: ctx.clone(),
-            bin,
+            bin_count,
+            bin_scan,
+            bin_scatter,
             fused,
-            timestamps: Timestamps::new(ctx, 3)?,
+            dispatch_width: ctx.info().max_compute_workgroup_count[0],
+            timestamps: Timestamps::new(ctx, 5)?,
             font: Font::bundled(),
             atlas: GlyphAtlas::default(),
         })
+    }
+
+    /// Puts at most `groups` (at least 1) workgroups of a binning dispatch
+    /// along x, as if the device allowed no more: lets a test bin a scene
+    /// larger than one row of workgroups without millions of primitives.
+    pub fn limit_dispatch_width(&mut self, groups: u32) {
+        self.dispatch_width = groups.clamp(1, self.ctx.info().max_compute_workgroup_count[0]);
     }
 
     /// The bundled font, for measuring text while building a scene.
@@ -242,20 +306,27 @@ impl Renderer {
                 offset += align(bytes.len() as u64);
             }
         }
-        // Entries of two words: index, tile span (bin.comp).
+        // Entries of two words: index, tile span (bin_scatter.comp).
         let bin_lists =
             Buffer::storage(&self.ctx, "ui bin lists", u64::from(enc.bin_entries()) * 8)?;
+        let chunk_counts = Buffer::storage(
+            &self.ctx,
+            "ui bin chunk counts",
+            (u64::from(enc.bin_count()) * u64::from(enc.chunk_count()) * 4).max(4),
+        )?;
         let tiles_x = enc.width.div_ceil(TILE_SIZE);
         let tiles_y = enc.height.div_ceil(TILE_SIZE);
         Ok(SceneBuffers {
             staging,
             parts,
             bin_lists,
+            chunk_counts,
             bin_push: bytemuck::bytes_of(&enc.bin_push()).to_vec(),
             fused_push: bytemuck::bytes_of(&enc.fused_push()).to_vec(),
             external_bytes: enc.external_bytes,
             external_copies: enc.external_copies.clone(),
             bin_count: enc.bin_count(),
+            chunk_count: enc.chunk_count(),
             tiles: tiles_x * tiles_y,
             width: enc.width,
             height: enc.height,
@@ -328,20 +399,7 @@ impl Renderer {
         if !scene.external_copies.is_empty() {
             rec.barrier();
         }
-        rec.reset_timestamps(&self.timestamps);
-        rec.timestamp(&self.timestamps, 0);
-        rec.dispatch(
-            &self.bin,
-            &[
-                Binding::Buffer(scene.buffer(0)),
-                Binding::Buffer(scene.buffer(1)),
-                Binding::Buffer(&scene.bin_lists),
-            ],
-            &scene.bin_push,
-            [scene.bin_count, 1, 1],
-        )?;
-        rec.barrier();
-        rec.timestamp(&self.timestamps, 1);
+        self.record_binning(rec, scene)?;
         rec.dispatch(
             &self.fused,
             &[
@@ -359,14 +417,69 @@ impl Renderer {
             [scene.tiles, 1, 1],
         )?;
         rec.barrier();
+        rec.timestamp(&self.timestamps, 4);
+        Ok(())
+    }
+
+    /// Records the three binning passes, filling `scene`'s bin lists (and
+    /// resetting the timestamps, of which it writes the first four).
+    pub fn record_binning(
+        &self,
+        rec: &mut Recorder<'_>,
+        scene: &SceneBuffers,
+    ) -> vqscope_gpu::Result<()> {
+        rec.reset_timestamps(&self.timestamps);
+        rec.timestamp(&self.timestamps, 0);
+        // A scene without primitives has empty lists: nothing to dispatch.
+        let chunks = scene.chunk_count;
+        let x = chunks.min(self.dispatch_width);
+        let chunk_groups = [x, chunks.div_ceil(x.max(1)), 1];
+        if chunks > 0 {
+            rec.dispatch(
+                &self.bin_count,
+                &[Binding::Buffer(scene.buffer(0)), Binding::Buffer(&scene.chunk_counts)],
+                &scene.bin_push,
+                chunk_groups,
+            )?;
+        }
+        rec.barrier();
+        rec.timestamp(&self.timestamps, 1);
+        if chunks > 0 {
+            rec.dispatch(
+                &self.bin_scan,
+                &[Binding::Buffer(scene.buffer(1)), Binding::Buffer(&scene.chunk_counts)],
+                &scene.bin_push,
+                [scene.bin_count, 1, 1],
+            )?;
+        }
+        rec.barrier();
         rec.timestamp(&self.timestamps, 2);
+        if chunks > 0 {
+            rec.dispatch(
+                &self.bin_scatter,
+                &[
+                    Binding::Buffer(scene.buffer(0)),
+                    Binding::Buffer(&scene.chunk_counts),
+                    Binding::Buffer(&scene.bin_lists),
+                ],
+                &scene.bin_push,
+                chunk_groups,
+            )?;
+        }
+        rec.barrier();
+        rec.timestamp(&self.timestamps, 3);
         Ok(())
     }
 
     /// GPU times of the last finished render.
     pub fn pass_times(&self) -> Result<PassTimes, RenderError> {
         let ms = self.timestamps.read_intervals_ms()?;
-        Ok(PassTimes { binning_ms: ms[0], fused_ms: ms[1] })
+        Ok(PassTimes {
+            bin_count_ms: ms[0],
+            bin_scan_ms: ms[1],
+            bin_scatter_ms: ms[2],
+            fused_ms: ms[3],
+        })
     }
 
     /// A storage image the fused pass can draw into and that can be read back.

@@ -1,9 +1,9 @@
 //! vqscope-renderer: the UI renderer. A [`Scene`] of primitives (rounded
 //! rectangles, circles, rings, lines, RGBA and YUV images, heat maps of
 //! float grids, text, clips) is encoded into GPU buffers and drawn by one
-//! fused compute shader over screen tiles, after a coarse binning pass; the
-//! result is read back as PNG ([`capture`]) or shown in a window
-//! ([`present`]).
+//! fused compute shader over screen tiles, after binning them into per-bin
+//! lists (three passes, [`fused`]); the result is read back as PNG
+//! ([`capture`]) or shown in a window ([`present`]).
 
 #![forbid(unsafe_code)]
 

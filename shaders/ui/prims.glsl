@@ -13,6 +13,7 @@
 #define BIN_TILES 16u   // a bin is BIN_TILES x BIN_TILES tiles
 #define TILE_SIZE 16u   // a tile is TILE_SIZE x TILE_SIZE pixels
 #define BIN_PIXELS (BIN_TILES * TILE_SIZE)
+#define CHUNK_PRIMS 256u  // primitives per binning chunk (bin_chunk.glsl)
 
 // 96 bytes. Twin: encode::GpuPrim.
 struct Prim {

@@ -170,7 +170,7 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
             renderer.record_with_maps(rec, &buffers, Binding::Image(&target), &maps)
         })?;
         let times = renderer.pass_times()?;
-        gpu_ms.push(times.binning_ms + times.fused_ms);
+        gpu_ms.push(times.binning_ms() + times.fused_ms);
     }
     // What arrived during the playback: no last poll, so that `scored` and
     // `scored_by` tell the same story.

@@ -1,0 +1,179 @@
+//! Binning (shaders/ui/bin_count, bin_scan, bin_scatter) on the GPU against
+//! a CPU twin written here: on random scenes of random sizes every bin's
+//! list must hold exactly the primitives touching the bin, in draw order,
+//! each with its image bit and the bin's tiles it overlaps. Both scan modes,
+//! at every subgroup size lavapipe offers (4, 8, 16) or the device's own.
+
+use std::sync::Arc;
+
+use bytemuck::Zeroable;
+use vqscope_gpu::testing::{
+    Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
+};
+use vqscope_gpu::{GpuContext, Submitter, download_buffer};
+use vqscope_renderer::encode::{BIN_TILES, Encoded, GpuPrim, TILE_SIZE, bin_offsets, bin_range};
+use vqscope_renderer::{Renderer, ScanMode};
+
+const IMAGE_BIT: u32 = 1 << 31;
+/// Kinds from KIND_TEXTURE (3) on are images; 0..=6 are all the kinds.
+const KINDS: u64 = 7;
+
+/// The bin's tiles `b` overlaps, counted from the bin's first tile and
+/// clamped to the bin: x0 | x1 << 5 | y0 << 10 | y1 << 15, ends exclusive.
+/// A pixel box overlaps tile t (pixels [16t, 16t + 16)) when it starts
+/// before 16t + 16 and ends after 16t.
+fn tile_span(b: [f32; 4], bin: [u32; 2]) -> u32 {
+    let side = TILE_SIZE as f32;
+    let first = [(bin[0] * BIN_TILES) as f32, (bin[1] * BIN_TILES) as f32];
+    let clamp = |v: f32| v.clamp(0.0, BIN_TILES as f32) as u32;
+    let x0 = clamp((b[0] / side).floor() - first[0]);
+    let y0 = clamp((b[1] / side).floor() - first[1]);
+    let x1 = clamp((b[2] / side).ceil() - first[0]);
+    let y1 = clamp((b[3] / side).ceil() - first[1]);
+    x0 | x1 << 5 | y0 << 10 | y1 << 15
+}
+
+/// Every bin's list as the CPU twin builds it: primitives in draw order.
+fn twin_lists(enc: &Encoded) -> Vec<Vec<[u32; 2]>> {
+    let mut lists = vec![Vec::new(); (enc.bins_x * enc.bins_y) as usize];
+    for (i, prim) in enc.prims.iter().enumerate() {
+        let [x0, y0, x1, y1] = bin_range(prim.bounds, enc.bins_x, enc.bins_y);
+        let image = if prim.header[0] & 0xFF >= 3 { IMAGE_BIT } else { 0 };
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                lists[(y * enc.bins_x + x) as usize]
+                    .push([i as u32 | image, tile_span(prim.bounds, [x, y])]);
+            }
+        }
+    }
+    lists
+}
+
+/// A coordinate on an axis of `size` pixels: mostly inside, sometimes
+/// off either edge or far away, sometimes on a tile or bin edge exactly.
+fn coordinate(rng: &mut Rng, size: u32) -> f32 {
+    match rng.below(10) {
+        0 => -(rng.below(3000) as f32) - 0.5,
+        1 => size as f32 + rng.below(3000) as f32,
+        2 => (rng.below(u64::from(size) / 16 + 2) * 16) as f32,
+        3 => 5e5,
+        _ => rng.below(u64::from(size) * 64) as f32 / 64.0,
+    }
+}
+
+/// A primitive's box: small mostly (a plot's segments), large sometimes.
+fn random_bounds(rng: &mut Rng, width: u32, height: u32) -> [f32; 4] {
+    let x0 = coordinate(rng, width);
+    let y0 = coordinate(rng, height);
+    let (x1, y1) = if rng.below(4) == 0 {
+        (coordinate(rng, width), coordinate(rng, height))
+    } else {
+        (x0 + rng.below(600) as f32 / 8.0, y0 + rng.below(600) as f32 / 8.0)
+    };
+    [x0, y0, x1.max(x0), y1.max(y0)]
+}
+
+fn random_scene(rng: &mut Rng, width: u32, height: u32, prims: usize) -> Encoded {
+    let mut enc = Encoded {
+        width,
+        height,
+        bins_x: width.div_ceil(TILE_SIZE * BIN_TILES),
+        bins_y: height.div_ceil(TILE_SIZE * BIN_TILES),
+        ..Default::default()
+    };
+    enc.prims = (0..prims)
+        .map(|_| GpuPrim {
+            bounds: random_bounds(rng, width, height),
+            header: [rng.below(KINDS) as u32 | (rng.below(2) as u32) << 8, 0, 0, 0],
+            ..Zeroable::zeroed()
+        })
+        .collect();
+    enc.bin_offsets = bin_offsets(&enc.prims, enc.bins_x, enc.bins_y);
+    enc
+}
+
+/// Bins `enc` on the GPU and checks every list against the twin.
+fn check(
+    ctx: &Arc<GpuContext>,
+    renderer: &Renderer,
+    submitter: &mut Submitter,
+    enc: &Encoded,
+    what: &str,
+) {
+    let buffers = renderer.upload(enc).unwrap();
+    submitter
+        .run(|rec| {
+            buffers.record_upload(rec);
+            renderer.record_binning(rec, &buffers)
+        })
+        .unwrap();
+    let entries = enc.bin_entries() as usize;
+    let got: Vec<[u32; 2]> = if entries == 0 {
+        Vec::new()
+    } else {
+        download_buffer(ctx, submitter, buffers.bin_lists(), (entries * 8) as u64)
+            .unwrap()
+            .chunks_exact(8)
+            .map(|c| {
+                let w = |k: usize| u32::from_le_bytes(c[k..k + 4].try_into().unwrap());
+                [w(0), w(4)]
+            })
+            .collect()
+    };
+    for (bin, want) in twin_lists(enc).iter().enumerate() {
+        let (start, end) = (enc.bin_offsets[bin] as usize, enc.bin_offsets[bin + 1] as usize);
+        assert_eq!(end - start, want.len(), "{what}: bin {bin} length");
+        if let Some(k) = (0..want.len()).find(|&k| got[start + k] != want[k]) {
+            panic!(
+                "{what}: bin {bin} entry {k} of {}: GPU {:?}, twin {:?}",
+                want.len(),
+                got[start + k],
+                want[k]
+            );
+        }
+    }
+}
+
+fn check_mode(mode: ScanMode) {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut renderer = Renderer::new(&ctx, mode, None).unwrap();
+    let mut rng = Rng(0x9E37_79B9 ^ mode as u64);
+    // Empty, one primitive, part of a chunk, and chunks by the thousand.
+    let counts = [0, 1, 255, 256, 257, 1 + rng.below(3000) as usize, 20_000, 70_000];
+    for (round, &prims) in counts.iter().enumerate() {
+        // Up to 24 x 20 bins: more than one group of 256 bins at times.
+        let width = 1 + rng.below(6000) as u32;
+        let height = 1 + rng.below(5000) as u32;
+        let enc = random_scene(&mut rng, width, height, prims);
+        let what = format!("{mode:?} round {round}: {prims} prims at {width}x{height}");
+        check(&ctx, &renderer, &mut submitter, &enc, &what);
+    }
+    // More chunks than one row of workgroups: the dispatch goes on along y.
+    renderer.limit_dispatch_width(3);
+    let enc = random_scene(&mut rng, 4000, 3000, 2000);
+    check(&ctx, &renderer, &mut submitter, &enc, &format!("{mode:?}: 8 chunks in rows of 3"));
+    // The largest grid here: 8K, one primitive covering every bin.
+    let mut enc = random_scene(&mut rng, 7680, 4320, 600);
+    enc.prims[300].bounds = [-5.0, -5.0, 9000.0, 9000.0];
+    enc.bin_offsets = bin_offsets(&enc.prims, enc.bins_x, enc.bins_y);
+    check(&ctx, &renderer, &mut submitter, &enc, &format!("{mode:?}: 8K, 510 bins"));
+    drop((renderer, submitter));
+    assert_no_validation_messages();
+}
+
+#[test]
+fn subgroup_scan_bins_like_the_twin() {
+    if !at_every_lavapipe_subgroup_size("subgroup_scan_bins_like_the_twin") {
+        return;
+    }
+    check_mode(ScanMode::Subgroup);
+}
+
+#[test]
+fn lane0_scan_bins_like_the_twin() {
+    if !at_every_lavapipe_subgroup_size("lane0_scan_bins_like_the_twin") {
+        return;
+    }
+    check_mode(ScanMode::Lane0);
+}
