@@ -19,7 +19,8 @@ use std::fs::File;
 use std::io::IsTerminal;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 use vqscope_gpu::{ContextOptions, GpuContext};
@@ -296,30 +297,51 @@ pub(crate) fn score(
         }
     }
     let progress = !options.quiet && std::io::stderr().is_terminal();
-    let mut round = 0u64;
-    // A frame of each rendition in turn, so that their readers stay close
-    // and the shared reference frames are let go soon; a rendition that
-    // ends or fails leaves at once (dropping its reader of the reference).
-    while !scoring.is_empty() {
-        let mut still = Vec::with_capacity(scoring.len());
-        for mut s in scoring {
-            match s.step() {
-                Ok(true) => still.push(s),
-                Ok(false) => {
-                    let index = s.index;
-                    results[index] = s.finish(started);
-                }
-                Err(e) => results[s.index] = Err(e),
-            }
+    let scored = AtomicU64::new(0);
+    let count = scoring.len() as u64;
+    // Each rendition on a thread of its own: their staging copies,
+    // submissions and waits for the GPU overlap. The shared reference keeps
+    // the readers within a few frames of each other (`shared::MAX_LEAD`);
+    // a rendition that ends or fails leaves at once (dropping its reader).
+    let finished = std::thread::scope(|s| {
+        let threads: Vec<_> = scoring
+            .into_iter()
+            .map(|mut rendition| {
+                let scored = &scored;
+                s.spawn(move || {
+                    let index = rendition.index;
+                    loop {
+                        match rendition.step() {
+                            Ok(true) => scored.fetch_add(1, Ordering::Relaxed),
+                            Ok(false) => return (index, rendition.finish(started)),
+                            Err(e) => return (index, Err(e)),
+                        };
+                    }
+                })
+            })
+            .collect();
+        while progress && !threads.iter().all(|t| t.is_finished()) {
+            eprint!("\rvqscope: frame {}", scored.load(Ordering::Relaxed) / count);
+            std::thread::sleep(Duration::from_millis(200));
         }
-        scoring = still;
-        round += 1;
-        if progress {
-            eprint!("\rvqscope: frame {round}");
-        }
-    }
+        let mut done: Vec<_> = threads
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect();
+        done.sort_by_key(|(index, _)| *index);
+        done
+    });
     if progress {
         eprintln!();
+    }
+    for (index, result) in finished {
+        results[index] = result.and_then(|f| {
+            for line in f.lines {
+                outln!("{line}")?;
+            }
+            eprintln!("{}", f.summary);
+            Ok(())
+        });
     }
     Ok(results)
 }
@@ -378,8 +400,9 @@ impl Scoring {
         Ok(true)
     }
 
-    /// The rest of the frames, the report and the pooled scores.
-    fn finish(self, started: Instant) -> Result<()> {
+    /// The rest of the frames and the report; returns what to print (in
+    /// rendition order, once every rendition is done).
+    fn finish(self, started: Instant) -> Result<Finished> {
         let Scoring { rendition, decoder, mut scorer, mut frames, size, .. } = self;
         for f in scorer.finish()? {
             frames.push(&f.names, &f.values).map_err(body_error)?;
@@ -403,12 +426,21 @@ impl Scoring {
                 frames.finish(REPORT_VERSION, fps, size, &aggregates, w)
             })?;
         }
-        for line in lines {
-            outln!("{name}: {line}")?;
-        }
-        eprintln!("vqscope: {name}: {count} frames in {:.2} s", started.elapsed().as_secs_f64());
-        Ok(())
+        Ok(Finished {
+            lines: lines.into_iter().map(|line| format!("{name}: {line}")).collect(),
+            summary: format!(
+                "vqscope: {name}: {count} frames in {:.2} s",
+                started.elapsed().as_secs_f64()
+            ),
+        })
     }
+}
+
+/// A rendition's printed lines: its pooled scores (stdout) and its frame
+/// count and time (stderr).
+struct Finished {
+    lines: Vec<String>,
+    summary: String,
 }
 
 fn body_error(e: std::io::Error) -> anyhow::Error {

@@ -13,14 +13,19 @@
 //! and [`crate::Decoder`] do). A frame is kept until every reader still
 //! open has gone past it; a dropped reader no longer holds frames back, so
 //! a rendition that ends early (or fails) does not make the others pile
-//! frames up.
+//! frames up. Readers on threads of their own stay within [`MAX_LEAD`]
+//! frames of the slowest open one: a reader further ahead waits, so the
+//! copies kept for the slow one stay bounded however the speeds differ.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::error::Result;
 use crate::frame::Frame;
 use crate::input::{Assumed, SourceInfo, VideoSource};
+
+/// How many frames a reader may run ahead of the slowest open reader.
+pub const MAX_LEAD: u64 = 16;
 
 /// The input and the frames some reader still needs.
 struct Shared {
@@ -30,6 +35,11 @@ struct Shared {
     /// Per reader, the lowest index it may ask for next; `None` once the
     /// reader is dropped.
     positions: Vec<Option<u64>>,
+    /// Per reader, whether it has asked for a frame yet. Only readers that
+    /// have hold the others back (a rendition still being opened, or one
+    /// that skips frames first, must not stall the rest), though frames
+    /// are kept for every open reader.
+    started: Vec<bool>,
 }
 
 impl Shared {
@@ -38,9 +48,19 @@ impl Shared {
         self.positions.iter().enumerate().any(|(r, p)| r != reader && p.is_some_and(|p| p <= index))
     }
 
+    /// The lowest index an open reader may still ask for.
+    fn lowest(&self) -> Option<u64> {
+        self.positions.iter().flatten().min().copied()
+    }
+
+    /// The lowest position of the open readers that have started reading.
+    fn slowest_started(&self) -> Option<u64> {
+        self.positions.iter().zip(&self.started).filter(|(_, s)| **s).flat_map(|(p, _)| *p).min()
+    }
+
     /// Recycles the frames every open reader has gone past.
     fn forget_passed(&mut self) {
-        let Some(lowest) = self.positions.iter().flatten().min().copied() else {
+        let Some(lowest) = self.lowest() else {
             for (_, f) in std::mem::take(&mut self.waiting) {
                 f.recycle();
             }
@@ -55,7 +75,8 @@ impl Shared {
 
 /// One reader of a shared input.
 pub struct SharedSource {
-    shared: Arc<Mutex<Shared>>,
+    /// The shared state, and the signal that a reader moved on or left.
+    shared: Arc<(Mutex<Shared>, Condvar)>,
     reader: usize,
     info: SourceInfo,
     assumed: Assumed,
@@ -67,11 +88,15 @@ pub struct SharedSource {
 pub fn share(source: Box<dyn VideoSource>, readers: usize) -> Vec<SharedSource> {
     let info = source.info().clone();
     let assumed = source.assumed();
-    let shared = Arc::new(Mutex::new(Shared {
-        source,
-        waiting: BTreeMap::new(),
-        positions: vec![Some(0); readers],
-    }));
+    let shared = Arc::new((
+        Mutex::new(Shared {
+            source,
+            waiting: BTreeMap::new(),
+            positions: vec![Some(0); readers],
+            started: vec![false; readers],
+        }),
+        Condvar::new(),
+    ));
     (0..readers)
         .map(|reader| SharedSource {
             shared: Arc::clone(&shared),
@@ -94,7 +119,12 @@ impl SharedSource {
     fn lock(&self) -> MutexGuard<'_, Shared> {
         // A reader that panicked left the map consistent (every change is
         // one call); the others go on.
-        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+        self.shared.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Tells waiting readers that the positions changed.
+    fn moved(&self) {
+        self.shared.1.notify_all();
     }
 }
 
@@ -106,6 +136,15 @@ impl VideoSource for SharedSource {
     fn read_frame(&mut self, index: u64) -> Result<Frame> {
         let reader = self.reader;
         let mut s = self.lock();
+        // Asking for `index` means never asking below it again.
+        s.positions[reader] = Some(index);
+        s.started[reader] = true;
+        s.forget_passed();
+        self.moved();
+        // The slowest started reader never waits (its index is the lowest).
+        while s.slowest_started().is_some_and(|slowest| index >= slowest + MAX_LEAD) {
+            s = self.shared.1.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
         let others = s.wanted_by_others(reader, index);
         let frame = match s.waiting.remove(&index) {
             Some(f) if others => {
@@ -126,6 +165,7 @@ impl VideoSource for SharedSource {
         s.positions[reader] = Some(index + 1);
         s.forget_passed();
         drop(s);
+        self.moved();
         self.next = index + 1;
         Ok(frame)
     }
@@ -153,6 +193,8 @@ impl Drop for SharedSource {
         let mut s = self.lock();
         s.positions[reader] = None;
         s.forget_passed();
+        drop(s);
+        self.moved();
     }
 }
 
@@ -249,5 +291,49 @@ mod tests {
             assert_eq!(readers[1].read_frame(i).unwrap().index, i);
         }
         assert_eq!(reads.lock().unwrap().len(), 4);
+    }
+
+    #[test]
+    fn a_reader_ahead_waits_for_the_slowest_then_goes_on() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let len = MAX_LEAD + 8;
+        let (source, reads) = counting(len);
+        let mut readers = share(source, 2);
+        let mut slow = readers.pop().unwrap();
+        let mut fast = readers.pop().unwrap();
+        assert_eq!(slow.read_frame(0).unwrap().index, 0);
+        let taken = Arc::new(AtomicU64::new(0));
+        let counter = Arc::clone(&taken);
+        let ahead = std::thread::spawn(move || {
+            for i in 0..len {
+                assert_eq!(fast.read_frame(i).unwrap().index, i);
+                counter.store(i + 1, Ordering::SeqCst);
+            }
+        });
+        // The slow reader, having taken frame 0, stands at 1: the fast one
+        // stops after frame MAX_LEAD, with copies of 1..=MAX_LEAD kept.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while taken.load(Ordering::SeqCst) <= MAX_LEAD && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(taken.load(Ordering::SeqCst), MAX_LEAD + 1, "the reader ahead did not wait");
+        assert_eq!(slow.lock().waiting.len() as u64, MAX_LEAD, "copies kept for the slow reader");
+        for i in 1..len {
+            assert_eq!(slow.read_frame(i).unwrap().index, i);
+        }
+        ahead.join().unwrap();
+        assert_eq!(reads.lock().unwrap().len() as u64, len);
+    }
+
+    #[test]
+    fn readers_starting_past_the_lead_do_not_wait() {
+        let (source, _) = counting(MAX_LEAD * 3);
+        let mut readers = share(source, 2);
+        // As after --frame_skip_ref: both start far from 0.
+        let start = MAX_LEAD * 2;
+        for r in readers.iter_mut() {
+            assert_eq!(r.read_frame(start).unwrap().index, start);
+        }
     }
 }
