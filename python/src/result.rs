@@ -22,6 +22,9 @@ pub(crate) type State = (
     f64,
 );
 
+/// A column's pooled min, max, mean and harmonic mean.
+type PooledValues = (f64, f64, f64, f64);
+
 /// Rebuilds a result from its `state()` (for pickling).
 #[pyfunction]
 pub(crate) fn restore_result(state: State) -> PyResult<NativeResult> {
@@ -116,7 +119,7 @@ impl NativeResult {
     /// `(name, min, max, mean, harmonic_mean)` per column, as the report's
     /// `pooled_metrics`; `None` values where libvmaf writes none.
     #[getter]
-    fn pooled(&self) -> Vec<(String, Option<(f64, f64, f64, f64)>)> {
+    fn pooled(&self) -> Vec<(String, Option<PooledValues>)> {
         self.pooled
             .iter()
             .map(|m| {

@@ -1,11 +1,10 @@
 """Scoring pairs and ladders as Ray tasks, one task a reference/distorted pair
 or a ladder (a reference and its renditions).
 
-Each task asks for ``num_gpus`` of a GPU (a fraction lets several tasks
-share one: the scoring pipeline leaves most of an H200 idle on a single
-clip). On a cluster without GPUs the tasks ask for ``num_cpus`` CPUs
-instead and score on whatever Vulkan device the node has (Mesa's lavapipe
-on a CPU-only machine). Results are :class:`vqscope.Result` objects, equal
+Each task asks for ``num_cpus`` CPUs and ``num_gpus`` of a GPU (a fraction
+lets several tasks share one GPU). On a cluster without GPUs the tasks ask
+for CPUs only and score on whatever Vulkan device the node has (Mesa's
+lavapipe on a CPU-only machine). Results are :class:`vqscope.Result` objects, equal
 to those of :func:`vqscope.score` on the same inputs. Inputs are paths that
 every node can read (a shared file system or object-store mount).
 
@@ -32,21 +31,24 @@ DEFAULT_NUM_GPUS = 0.25
 @ray.remote
 def _score_ladder(reference: str, distorted: list[str], options: dict) -> list[vqscope.Result]:
     # Ray hides the other GPUs from CUDA with CUDA_VISIBLE_DEVICES, which
-    # Vulkan does not read: pick the GPU Ray assigned by its index, unless
-    # the caller chose a device.
+    # Vulkan does not read: on a node of several GPUs, pick the Vulkan device
+    # whose index is the GPU id Ray assigned (see python/README.md), unless
+    # the caller chose a device. GPU 0 is vqscope's default choice anyway
+    # (the first discrete GPU).
     if "device" not in options and not os.environ.get("VQSCOPE_DEVICE"):
         ids = ray.get_gpu_ids()
-        if ids:
+        if ids and int(ids[0]) != 0:
             options = dict(options, device=str(ids[0]))
     return vqscope.score_many(reference, distorted, **options)
 
 
 def _resources(num_gpus: float | None, num_cpus: float) -> dict:
-    """A task's resources: a share of a GPU where the cluster has GPUs, else CPUs."""
+    """A task's resources: its CPUs (reading and decoding) and, where the
+    cluster has GPUs, a share of one."""
     if num_gpus is None:
         has_gpus = ray.cluster_resources().get("GPU", 0) > 0
         num_gpus = DEFAULT_NUM_GPUS if has_gpus else 0
-    return {"num_gpus": num_gpus, "num_cpus": num_cpus if num_gpus == 0 else 0}
+    return {"num_gpus": num_gpus, "num_cpus": num_cpus}
 
 
 def submit_ladders(ladders: Iterable[tuple[Any, Sequence[Any]]], *,
@@ -55,9 +57,11 @@ def submit_ladders(ladders: Iterable[tuple[Any, Sequence[Any]]], *,
     """Starts one task a ladder ``(reference, [distorted, …])``; returns their refs.
 
     ``num_gpus``: the GPU share each task asks for (default
-    ``DEFAULT_NUM_GPUS`` when the cluster has GPUs, else 0: CPU tasks of
-    ``num_cpus`` CPUs). ``options`` are :func:`vqscope.score`'s. Each ref
-    resolves to a list of results, one a rendition.
+    ``DEFAULT_NUM_GPUS`` when the cluster has GPUs, else 0: CPU-only tasks);
+    ``num_cpus``: the CPUs it asks for (reading and decoding, and the
+    scoring itself on a CPU-only node). ``options`` are
+    :func:`vqscope.score`'s. Each ref resolves to a list of results, one a
+    rendition.
     """
     task = _score_ladder.options(**_resources(num_gpus, num_cpus))
     return [task.remote(os.fspath(ref), [os.fspath(d) for d in dis], options)
