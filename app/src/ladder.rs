@@ -32,7 +32,8 @@ use vqscope_video::{
 };
 
 use crate::output::outln;
-use crate::score::{Args, ModelLabel, READ_AHEAD, REPORT_VERSION, pooled_lines, selection};
+use crate::score::{Args, READ_AHEAD, REPORT_VERSION, selection};
+use vqscope_metrics::frontend::{ModelLabel, pooled_lines, with_scale_hint};
 
 /// One distorted input of a ladder and what to make of it.
 pub(crate) struct Rendition {
@@ -370,10 +371,7 @@ fn start_reading(
     }
     let mut pair =
         Pair::new(Box::new(reference), distorted, options.pair).map_err(|e| match e {
-            VideoError::Mismatch(m) => anyhow!(
-                "{m} (--scale-distorted scales the distorted input to the reference's size and \
-                 format with ffmpeg's bicubic scale)"
-            ),
+            VideoError::Mismatch(m) => anyhow!(with_scale_hint(&m)),
             e => e.into(),
         })?;
     let has_frames = pair.has_frames()?;
@@ -416,7 +414,7 @@ impl Scoring {
         if count == 0 {
             bail!("no frames to score");
         }
-        let lines = pooled_lines(&rendition.labels, &frames);
+        let lines = pooled_lines(&rendition.labels, |name| frames.pooled_mean(name));
         if let Some((path, _)) = &rendition.report {
             // As a run of its own: frames over the seconds since the
             // process started, up to this report.

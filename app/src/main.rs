@@ -183,18 +183,9 @@ fn man(args: ManArgs) -> Result<()> {
     Ok(())
 }
 
-/// The error and its causes on one line. Library errors often print their
-/// source already, so a cause the line already ends with is not repeated.
+/// The error and its causes on one line.
 fn one_line(e: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in e.chain().map(|c| c.to_string()) {
-        if line.is_empty() {
-            line = cause;
-        } else if !line.ends_with(&cause) {
-            line = format!("{line}: {cause}");
-        }
-    }
-    line
+    vqscope_metrics::frontend::one_line(e.chain().map(|c| c.to_string()))
 }
 
 #[cfg(test)]

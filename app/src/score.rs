@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 use vqscope_gpu::{ContextOptions, GpuContext};
-use vqscope_metrics::model::Model;
+use vqscope_metrics::frontend::{self, ModelLabel, SelectionArgs};
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
 use vqscope_video::{Decoder, Pair, PairOptions, VideoError, open_input, open_scaled_to};
@@ -135,120 +135,15 @@ impl Args {
     }
 }
 
-/// A preset's models and features, as libvmaf's `--aom_ctc` / `--nflx_ctc`
-/// add them.
-struct Preset {
-    models: &'static [&'static str],
-    features: &'static [&'static str],
-}
-
-/// libvmaf 3.2's presets. AOM CTC v1.0 … v5.0 differ from v6.0 only in
-/// cambi (v3.0+) and in v6.0's common bit depth (both inputs already share
-/// one here); v7.0 sets float_ssim's `scale=1`.
-fn preset(flag: &str, version: &str) -> Result<Preset> {
-    const AOM_MODELS: &[&str] =
-        &["version=vmaf_v0.6.1:name=vmaf", "version=vmaf_v0.6.1neg:name=vmaf_neg"];
-    const AOM_V1: &[&str] = &[
-        "psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5",
-        "ciede",
-        "float_ssim=enable_db=true:clip_db=true",
-        "float_ms_ssim=enable_db=true:clip_db=true",
-        "psnr_hvs",
-    ];
-    const AOM_V3: &[&str] = &[
-        "psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5",
-        "ciede",
-        "float_ssim=enable_db=true:clip_db=true",
-        "float_ms_ssim=enable_db=true:clip_db=true",
-        "psnr_hvs",
-        "cambi",
-    ];
-    const AOM_V7: &[&str] = &[
-        "psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5",
-        "ciede",
-        "float_ssim=scale=1:enable_db=true:clip_db=true",
-        "float_ms_ssim=enable_db=true:clip_db=true",
-        "psnr_hvs",
-        "cambi",
-    ];
-    let p = match (flag, version) {
-        ("aom_ctc", "v1.0" | "v2.0") => Preset { models: AOM_MODELS, features: AOM_V1 },
-        ("aom_ctc", "v3.0" | "v4.0" | "v5.0" | "v6.0") => {
-            Preset { models: AOM_MODELS, features: AOM_V3 }
-        }
-        ("aom_ctc", "v7.0") => Preset { models: AOM_MODELS, features: AOM_V7 },
-        ("aom_ctc", "proposed") => bail!("--aom_ctc proposed is deprecated (as in libvmaf)"),
-        ("nflx_ctc", "v1.0") => Preset {
-            models: &[
-                "version=vmaf_4k_v0.6.1:name=vmaf",
-                "version=vmaf_4k_v0.6.1neg:name=vmaf_neg",
-            ],
-            features: &[
-                "psnr=enable_chroma=true:enable_apsnr=true",
-                "float_ssim=enable_db=true:clip_db=true",
-                "cambi",
-            ],
-        },
-        ("aom_ctc", _) => bail!("--aom_ctc {version}: versions are v1.0 to v7.0"),
-        _ => bail!("--nflx_ctc {version}: the only version is v1.0"),
-    };
-    Ok(p)
-}
-
-/// What libvmaf prints a model's pooled score under (its `version=` or
-/// `path=`), and the name its score is reported under.
-pub(crate) struct ModelLabel {
-    label: String,
-    model: Model,
-}
-
-/// The `version=NAME` or `path=FILE` of a `--model` string: what libvmaf
-/// (and the dashboard) call a model.
-pub(crate) fn model_label(spec: &str) -> &str {
-    spec.split(':')
-        .find_map(|part| part.strip_prefix("version=").or_else(|| part.strip_prefix("path=")))
-        .unwrap_or(spec)
-}
-
 /// The models and features the flags ask for.
 pub(crate) fn selection(args: &Args) -> Result<(Selection, Vec<ModelLabel>)> {
-    let mut models: Vec<String> = Vec::new();
-    let mut features: Vec<String> = Vec::new();
-    for (flag, version) in [("aom_ctc", &args.aom_ctc), ("nflx_ctc", &args.nflx_ctc)] {
-        if let Some(version) = version {
-            let p = preset(flag, version)?;
-            models.extend(p.models.iter().map(|m| m.to_string()));
-            features.extend(p.features.iter().map(|f| f.to_string()));
-        }
-    }
-    models.extend(args.models.iter().cloned());
-    features.extend(args.features.iter().cloned());
-    let mut sel = Selection::new();
-    let mut labels = Vec::new();
-    if !args.no_prediction {
-        if models.is_empty() {
-            models.push(format!("version={}", vqscope_metrics::model::DEFAULT_MODEL));
-        }
-        for spec in &models {
-            let model = Model::from_spec(spec)?;
-            if labels.iter().any(|l: &ModelLabel| l.model.name() == model.name()) {
-                bail!(
-                    "--model {spec}: another model already reports as `{}`; give each a name= \
-                     of its own",
-                    model.name()
-                );
-            }
-            sel.add_model(model.clone())?;
-            labels.push(ModelLabel { label: model_label(spec).to_owned(), model });
-        }
-    }
-    for spec in &features {
-        sel.add_feature(spec)?;
-    }
-    if sel.is_empty() {
-        bail!("nothing to compute: -n with no --feature");
-    }
-    Ok((sel, labels))
+    Ok(frontend::selection(&SelectionArgs {
+        models: args.models.clone(),
+        features: args.features.clone(),
+        aom_ctc: args.aom_ctc.clone(),
+        nflx_ctc: args.nflx_ctc.clone(),
+        no_prediction: args.no_prediction,
+    })?)
 }
 
 /// Wall-clock spans of one run, from process start, for `--verbose`: each
@@ -335,10 +230,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         },
     )
     .map_err(|e| match e {
-        VideoError::Mismatch(m) => anyhow!(
-            "{m} (--scale-distorted scales the distorted input to the reference's size and \
-             format with ffmpeg's bicubic scale)"
-        ),
+        VideoError::Mismatch(m) => anyhow!(frontend::with_scale_hint(&m)),
         e => e.into(),
     })?;
     // Before any GPU work: an empty input is a one-line error, not a
@@ -440,7 +332,9 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     // whole command so far (start-up, reading, everything), not only
     // those of the frame loop.
     let fps = |elapsed: Duration| count as f64 / elapsed.as_secs_f64().max(1e-9);
-    let lines = pooled_lines(&labels, &frames);
+    // As libvmaf: each model's pooled mean, then each bootstrap
+    // collection's pooled bagging score, CI and stddev.
+    let lines = frontend::pooled_lines(&labels, |name| frames.pooled_mean(name));
     if let Some(output) = &args.output {
         let size = (clip_geometry.width, clip_geometry.height);
         let aggregates = scorer.aggregates();
@@ -476,27 +370,6 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         fps(elapsed)
     );
     Ok(())
-}
-
-/// The pooled score lines libvmaf prints: each model's pooled mean under
-/// its --model version or path, over the frames the report keeps; then
-/// each bootstrap collection's pooled bagging score, CI and stddev.
-pub(crate) fn pooled_lines<W: std::io::Write>(
-    labels: &[ModelLabel],
-    frames: &ReportStream<W>,
-) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    for model in labels {
-        if let Some(mean) = frames.pooled_mean(model.model.name()) {
-            lines.push(format!("{}: {mean:.6}", model.label));
-        }
-    }
-    for model in labels {
-        if let Some(summary) = model.model.bootstrap_summary(|name| frames.pooled_mean(name)) {
-            lines.push(summary.cli_line(&model.label));
-        }
-    }
-    lines
 }
 
 /// `--feature NAME=help`: the feature's options with their defaults.

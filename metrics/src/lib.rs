@@ -7,6 +7,7 @@
 pub mod device;
 pub mod error;
 pub mod features;
+pub mod frontend;
 pub mod model;
 pub mod pipeline;
 pub mod plane;

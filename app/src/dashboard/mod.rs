@@ -262,7 +262,7 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
     let scene = view::build(&view::ViewInputs {
         state: &state,
         clip,
-        model: crate::score::model_label(&scored.model),
+        model: vqscope_metrics::frontend::model_label(&scored.model),
         pictures: Some(&pictures),
         history,
         error: None,
@@ -459,7 +459,7 @@ impl Session {
 
     /// The model in use, as `--model` names it.
     fn model_label(&self) -> &str {
-        crate::score::model_label(&self.models[self.model])
+        vqscope_metrics::frontend::model_label(&self.models[self.model])
     }
 
     /// Takes the scores that have arrived; the worst-frames list (and the

@@ -1,0 +1,208 @@
+//! What vqscope's front ends share — the `vqscope score` command and the
+//! Python package — so that both read libvmaf's flags the same way and print
+//! the same lines: the `--aom_ctc` / `--nflx_ctc` presets, the [`Selection`]
+//! built from `--model` / `--feature` strings and flags, the pooled-score
+//! lines printed after scoring, and an error chain on one line.
+
+use crate::MetricsError;
+use crate::model::{DEFAULT_MODEL, Model};
+use crate::vmaf::Selection;
+
+/// The model and feature flags of `vqscope score` (libvmaf's `--model`,
+/// `--feature`, `--aom_ctc`, `--nflx_ctc`, `-n`).
+#[derive(Debug, Clone, Default)]
+pub struct SelectionArgs {
+    /// `--model` strings, in order.
+    pub models: Vec<String>,
+    /// `--feature` strings, in order.
+    pub features: Vec<String>,
+    /// `--aom_ctc VERSION`.
+    pub aom_ctc: Option<String>,
+    /// `--nflx_ctc VERSION`.
+    pub nflx_ctc: Option<String>,
+    /// `-n`: features only, no model.
+    pub no_prediction: bool,
+}
+
+/// A preset's models and features, as libvmaf's `--aom_ctc` / `--nflx_ctc`
+/// add them.
+struct Preset {
+    models: &'static [&'static str],
+    features: &'static [&'static str],
+}
+
+/// libvmaf 3.2's presets. AOM CTC v1.0 … v5.0 differ from v6.0 only in
+/// cambi (v3.0+) and in v6.0's common bit depth (both inputs already share
+/// one here); v7.0 sets float_ssim's `scale=1`.
+fn preset(flag: &str, version: &str) -> Result<Preset, MetricsError> {
+    const AOM_MODELS: &[&str] =
+        &["version=vmaf_v0.6.1:name=vmaf", "version=vmaf_v0.6.1neg:name=vmaf_neg"];
+    const AOM_V1: &[&str] = &[
+        "psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5",
+        "ciede",
+        "float_ssim=enable_db=true:clip_db=true",
+        "float_ms_ssim=enable_db=true:clip_db=true",
+        "psnr_hvs",
+    ];
+    const AOM_V3: &[&str] = &[
+        "psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5",
+        "ciede",
+        "float_ssim=enable_db=true:clip_db=true",
+        "float_ms_ssim=enable_db=true:clip_db=true",
+        "psnr_hvs",
+        "cambi",
+    ];
+    const AOM_V7: &[&str] = &[
+        "psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5",
+        "ciede",
+        "float_ssim=scale=1:enable_db=true:clip_db=true",
+        "float_ms_ssim=enable_db=true:clip_db=true",
+        "psnr_hvs",
+        "cambi",
+    ];
+    let usage = |message: String| Err(MetricsError::Usage(message));
+    let p = match (flag, version) {
+        ("aom_ctc", "v1.0" | "v2.0") => Preset { models: AOM_MODELS, features: AOM_V1 },
+        ("aom_ctc", "v3.0" | "v4.0" | "v5.0" | "v6.0") => {
+            Preset { models: AOM_MODELS, features: AOM_V3 }
+        }
+        ("aom_ctc", "v7.0") => Preset { models: AOM_MODELS, features: AOM_V7 },
+        ("aom_ctc", "proposed") => {
+            return usage("--aom_ctc proposed is deprecated (as in libvmaf)".to_owned());
+        }
+        ("nflx_ctc", "v1.0") => Preset {
+            models: &[
+                "version=vmaf_4k_v0.6.1:name=vmaf",
+                "version=vmaf_4k_v0.6.1neg:name=vmaf_neg",
+            ],
+            features: &[
+                "psnr=enable_chroma=true:enable_apsnr=true",
+                "float_ssim=enable_db=true:clip_db=true",
+                "cambi",
+            ],
+        },
+        ("aom_ctc", _) => return usage(format!("--aom_ctc {version}: versions are v1.0 to v7.0")),
+        _ => return usage(format!("--nflx_ctc {version}: the only version is v1.0")),
+    };
+    Ok(p)
+}
+
+/// A selected model and what libvmaf prints its pooled score under (its
+/// `version=` or `path=`).
+#[derive(Debug, Clone)]
+pub struct ModelLabel {
+    pub label: String,
+    pub model: Model,
+}
+
+/// The `version=NAME` or `path=FILE` of a `--model` string: what libvmaf
+/// (and the dashboard) call a model.
+pub fn model_label(spec: &str) -> &str {
+    spec.split(':')
+        .find_map(|part| part.strip_prefix("version=").or_else(|| part.strip_prefix("path=")))
+        .unwrap_or(spec)
+}
+
+/// The models and features the flags ask for: the presets' first, then
+/// `--model` (default: libvmaf's default model) and `--feature`.
+pub fn selection(args: &SelectionArgs) -> Result<(Selection, Vec<ModelLabel>), MetricsError> {
+    let mut models: Vec<String> = Vec::new();
+    let mut features: Vec<String> = Vec::new();
+    for (flag, version) in [("aom_ctc", &args.aom_ctc), ("nflx_ctc", &args.nflx_ctc)] {
+        if let Some(version) = version {
+            let p = preset(flag, version)?;
+            models.extend(p.models.iter().map(|m| m.to_string()));
+            features.extend(p.features.iter().map(|f| f.to_string()));
+        }
+    }
+    models.extend(args.models.iter().cloned());
+    features.extend(args.features.iter().cloned());
+    let mut sel = Selection::new();
+    let mut labels = Vec::new();
+    if !args.no_prediction {
+        if models.is_empty() {
+            models.push(format!("version={DEFAULT_MODEL}"));
+        }
+        for spec in &models {
+            let model = Model::from_spec(spec)?;
+            if labels.iter().any(|l: &ModelLabel| l.model.name() == model.name()) {
+                return Err(MetricsError::Usage(format!(
+                    "--model {spec}: another model already reports as `{}`; give each a name= \
+                     of its own",
+                    model.name()
+                )));
+            }
+            sel.add_model(model.clone())?;
+            labels.push(ModelLabel { label: model_label(spec).to_owned(), model });
+        }
+    }
+    for spec in &features {
+        sel.add_feature(spec)?;
+    }
+    if sel.is_empty() {
+        return Err(MetricsError::Usage("nothing to compute: -n with no --feature".to_owned()));
+    }
+    Ok((sel, labels))
+}
+
+/// The lines libvmaf prints after scoring: each model's pooled mean under
+/// its label, over the frames the report keeps; then each bootstrap
+/// collection's pooled bagging score, CI and stddev. `pooled_mean(name)` is
+/// the pooled mean of a column.
+pub fn pooled_lines(
+    labels: &[ModelLabel],
+    pooled_mean: impl Fn(&str) -> Option<f64>,
+) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for model in labels {
+        if let Some(mean) = pooled_mean(model.model.name()) {
+            lines.push(format!("{}: {mean:.6}", model.label));
+        }
+    }
+    for model in labels {
+        if let Some(summary) = model.model.bootstrap_summary(&pooled_mean) {
+            lines.push(summary.cli_line(&model.label));
+        }
+    }
+    lines
+}
+
+/// The hint added to a size or format mismatch between the inputs.
+pub fn with_scale_hint(mismatch: &str) -> String {
+    format!(
+        "{mismatch} (--scale-distorted scales the distorted input to the reference's size and \
+         format with ffmpeg's bicubic scale)"
+    )
+}
+
+/// An error and its causes (outermost first) on one line, as vqscope prints
+/// it. Library errors often print their source already, so a cause the line
+/// already ends with is not repeated.
+pub fn one_line(causes: impl IntoIterator<Item = String>) -> String {
+    let mut line = String::new();
+    for cause in causes {
+        if line.is_empty() {
+            line = cause;
+        } else if !line.ends_with(&cause) {
+            line = format!("{line}: {cause}");
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes_are_not_repeated() {
+        let causes = ["scoring", "reading x: gone", "gone"].map(str::to_owned);
+        assert_eq!(one_line(causes), "scoring: reading x: gone");
+    }
+
+    #[test]
+    fn labels_are_version_or_path() {
+        assert_eq!(model_label("version=vmaf_v0.6.1neg:name=neg"), "vmaf_v0.6.1neg");
+        assert_eq!(model_label("name=x:path=m.json"), "m.json");
+    }
+}

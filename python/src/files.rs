@@ -1,0 +1,68 @@
+//! Scoring files (y4m, raw yuv, anything ffmpeg reads), as `vqscope score
+//! -r REF -d DIS` does: the same readers, pair rules, read-ahead and
+//! messages.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Result, anyhow, bail};
+use pyo3::prelude::*;
+use vqscope_metrics::frontend;
+use vqscope_video::{Decoder, Pair, VideoError, open_input, open_scaled_to};
+
+use crate::options::Options;
+use crate::result::NativeResult;
+use crate::run::Run;
+
+/// Pairs the decoder reads ahead (as the CLI).
+const READ_AHEAD: usize = 8;
+
+/// Scores each of `distorted` against `reference`, one after the other on
+/// one GPU context; the GIL is released while scoring.
+#[pyfunction]
+pub(crate) fn score_files(
+    py: Python<'_>,
+    reference: PathBuf,
+    distorted: Vec<PathBuf>,
+    options: &Options,
+) -> PyResult<Vec<NativeResult>> {
+    py.detach(|| {
+        distorted.iter().map(|d| score_pair(&reference, d, options)).collect::<Result<Vec<_>>>()
+    })
+    .map_err(crate::to_py)
+}
+
+fn score_pair(reference: &Path, distorted: &Path, options: &Options) -> Result<NativeResult> {
+    let started = Instant::now();
+    let selection = options.selection()?;
+    vqscope_video::check_stream_inputs(&[reference, distorted])?;
+    let geometry = options.raw_geometry()?;
+    let reference = open_input(reference, geometry)?;
+    let clip_geometry = reference.info().geometry;
+    let distorted = if options.scale_distorted {
+        open_scaled_to(distorted, geometry, &clip_geometry)?
+    } else {
+        open_input(distorted, geometry)?
+    };
+    let mut pair = Pair::new(reference, distorted, options.pair).map_err(|e| match e {
+        VideoError::Mismatch(m) => anyhow!(frontend::with_scale_hint(&m)),
+        e => e.into(),
+    })?;
+    let mut warnings = pair.warnings().to_vec();
+    if !pair.has_frames()? {
+        bail!("no frames to score");
+    }
+    let mut decoder = match options.threads {
+        Some(n) => Decoder::spawn_workers(pair, READ_AHEAD, n)?,
+        None => Decoder::spawn(pair, READ_AHEAD)?,
+    };
+    let ctx = crate::context::context(options.device.as_deref())?;
+    let mut run = Run::new(&ctx, clip_geometry, selection, options.subsample, started)?;
+    while let Some(pair) = decoder.recv()? {
+        run.push(&pair)?;
+        pair.recycle();
+    }
+    warnings.extend(decoder.end_warnings().iter().cloned());
+    decoder.shutdown()?;
+    run.finish(warnings)
+}
