@@ -475,6 +475,9 @@ impl ScorePipeline {
             let inst = &mut self.instances[k];
             let range = inst.offset as usize..(inst.offset + inst.words) as usize;
             let values = inst.extractor.frame(frame.index, &words[range]);
+            if let Some(failure) = inst.extractor.take_failure() {
+                return Err(failure);
+            }
             self.fill(k, values);
         }
         self.release(done);

@@ -200,6 +200,13 @@ pub trait Extractor: Send {
         Vec::new()
     }
 
+    /// A failure of a side output (CAMBI's heat-map files) while handling
+    /// earlier frames: [`Extractor::frame`] has no error path since values
+    /// never fail to decode, so the pipeline asks after every frame.
+    fn take_failure(&mut self) -> Option<MetricsError> {
+        None
+    }
+
     /// Clip-level values (libvmaf's `aggregate_metrics`, e.g. `apsnr_y`),
     /// complete once every frame went through [`Extractor::frame`].
     fn aggregates(&self) -> Vec<(String, f64)> {
