@@ -242,6 +242,7 @@ fn selection(args: &Args) -> Result<(Selection, Vec<ModelLabel>)> {
     for spec in &features {
         sel.add_feature(spec)?;
     }
+    sel.set_subsample(args.subsample);
     if sel.is_empty() {
         bail!("nothing to compute: -n with no --feature");
     }

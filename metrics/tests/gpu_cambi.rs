@@ -278,14 +278,15 @@ fn dump_scale(cambi: &Cambi) -> f64 {
 }
 
 /// Scores `frames` distorted planes (reference flat) of `w`x`h` at `bpc`
-/// bits with `spec`, frame `i` pushed as index `indices[i]`; returns the
-/// twin set up for the spec.
+/// bits with `spec`, every `subsample`-th reported, frame `i` pushed as
+/// index `indices[i]`; returns the twin set up for the spec.
 fn score_with_heatmaps(
     ctx: &Arc<GpuContext>,
     spec: &str,
     (w, h, bpc): (usize, usize, u32),
     frames: &[Vec<u16>],
     indices: &[u64],
+    subsample: u64,
 ) -> Cambi {
     let list = spec.strip_prefix("cambi=").unwrap_or("");
     let mut options = CambiFeature.default_options();
@@ -298,6 +299,7 @@ fn score_with_heatmaps(
     };
     let mut set = FeatureSet::new();
     set.add_spec(spec).unwrap();
+    set.set_subsample(subsample);
     let mut pipeline = ScorePipeline::new(ctx, geometry, &set).unwrap();
     let flat = vec![1u16 << (bpc - 1); w * h];
     let bytes = |s: &[u16]| plane_bytes(&PlaneView::packed(w, h, bpc, s));
@@ -342,7 +344,7 @@ fn heatmaps_equal_the_twins_maps() {
         let out = dir.join(format!("case{k}/nested"));
         let spec = format!("cambi=heatmaps_path={}{extra}", out.display());
         let frames: Vec<Vec<u16>> = (0..3).map(|_| random_plane(&mut rng, w, h, bpc)).collect();
-        let cambi = score_with_heatmaps(&ctx, &spec, (w, h, bpc), &frames, &[0, 1, 2]);
+        let cambi = score_with_heatmaps(&ctx, &spec, (w, h, bpc), &frames, &[0, 1, 2], 1);
         let (ew, eh) = (cambi.working(false).width, cambi.working(false).height);
         let mut names: Vec<String> = std::fs::read_dir(&out)
             .unwrap()
@@ -381,8 +383,8 @@ fn heatmaps_equal_the_twins_maps() {
 }
 
 /// The speed-up's naming quirk (names at the undecimated sizes, maps half
-/// as large), a frame never scored reading as zeros, and refusing to
-/// overwrite.
+/// as large), a frame skipped by `--subsample` reading as zeros, and
+/// refusing to overwrite.
 #[test]
 fn heatmaps_with_speedup_gaps_and_existing_files() {
     let ctx = test_context();
@@ -390,9 +392,9 @@ fn heatmaps_with_speedup_gaps_and_existing_files() {
     let dir = scratch("cambi-heatmaps-speedup");
     let (w, h) = (1920, 1080);
     let spec = format!("cambi=heatmaps_path={}:cambi_high_res_speedup=1080", dir.display());
-    let frames: Vec<Vec<u16>> = (0..2).map(|_| random_plane(&mut rng, w, h, 10)).collect();
-    // Frame 1 is never scored (as with libvmaf's --subsample 2).
-    let cambi = score_with_heatmaps(&ctx, &spec, (w, h, 10), &frames, &[0, 2]);
+    let frames: Vec<Vec<u16>> = (0..3).map(|_| random_plane(&mut rng, w, h, 10)).collect();
+    // With --subsample 2 libvmaf never scores frame 1.
+    let cambi = score_with_heatmaps(&ctx, &spec, (w, h, 10), &frames, &[0, 1, 2], 2);
     let names = [
         "cambi_heatmap_scale_0_1920x1080_16b.gray",
         "cambi_heatmap_scale_1_960x540_16b.gray",
@@ -402,7 +404,7 @@ fn heatmaps_with_speedup_gaps_and_existing_files() {
     ];
     let sizes = [(960, 540), (480, 270), (240, 135), (120, 68), (60, 34)];
     assert_eq!(cambi.scale_sizes(false), sizes);
-    let maps: Vec<Vec<Vec<f32>>> = frames
+    let maps: Vec<Vec<Vec<f32>>> = [&frames[0], &frames[2]]
         .iter()
         .map(|d| cambi.c_value_maps(&PlaneView::packed(w, h, 10, d)).unwrap())
         .collect();
@@ -411,7 +413,7 @@ fn heatmaps_with_speedup_gaps_and_existing_files() {
         let n = sizes[s].0 * sizes[s].1 * 2;
         assert_eq!(got.len(), 3 * n, "{name}");
         assert_eq!(got[..n], expected_dump(&maps[0][s], &cambi)[..], "{name}: frame 0");
-        assert!(got[n..2 * n].iter().all(|&b| b == 0), "{name}: frame 1 was never scored");
+        assert!(got[n..2 * n].iter().all(|&b| b == 0), "{name}: frame 1 is not reported");
         assert_eq!(got[2 * n..], expected_dump(&maps[1][s], &cambi)[..], "{name}: frame 2");
     }
     // Present files are refused before any is created or changed.

@@ -121,6 +121,9 @@ pub trait Feature: Sync {
 pub struct Setup<'a> {
     pub ctx: &'a Arc<GpuContext>,
     pub geometry: Geometry,
+    /// Only frames whose index is a multiple of this are reported (libvmaf's
+    /// `--subsample`; at least 1).
+    pub subsample: u64,
 }
 
 /// One output of an instance, in report order.

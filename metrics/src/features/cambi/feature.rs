@@ -176,7 +176,7 @@ impl Feature for CambiFeature {
         )?;
         let kernel = CambiKernel::new(setup.ctx, &cambi)?;
         let heatmaps = match options.text("heatmaps_path") {
-            Some(dir) => Some(Heatmaps::create(Path::new(&*dir), &cambi)?),
+            Some(dir) => Some(Heatmaps::create(Path::new(&*dir), &cambi, setup.subsample)?),
             None => None,
         };
         Ok(Box::new(CambiExtractor {

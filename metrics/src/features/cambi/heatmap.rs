@@ -20,7 +20,9 @@
 //!   window's area is odd); libvmaf's out-of-range conversion then keeps
 //!   the low 16 bits of the integer (as on x86-64 and AArch64), and so
 //!   does [`sample`];
-//! - only the distorted picture: with `full_ref` the reference writes none.
+//! - only the distorted picture: with `full_ref` the reference writes none;
+//! - only the frames libvmaf scores: with `--subsample n` those whose index
+//!   is a multiple of `n`.
 //!
 //! One difference: libvmaf opens the files for writing, truncating files
 //! of those names; vqscope refuses when any of them exists (it does not
@@ -65,12 +67,15 @@ pub struct Heatmaps {
     /// The real size of each scale's maps.
     sizes: [(usize, usize); NUM_SCALES],
     scaling: f64,
+    /// Only frames whose index is a multiple of this are written.
+    subsample: u64,
 }
 
 impl Heatmaps {
     /// Creates `dir` (with parents) and the five files, refusing (before
-    /// creating any) when one of them exists.
-    pub fn create(dir: &Path, cambi: &Cambi) -> Result<Self, MetricsError> {
+    /// creating any) when one of them exists; frames whose index is not a
+    /// multiple of `subsample` will not be written.
+    pub fn create(dir: &Path, cambi: &Cambi, subsample: u64) -> Result<Self, MetricsError> {
         let fail = |path: &Path, reason: String| MetricsError::Heatmap {
             path: path.to_path_buf(),
             reason,
@@ -99,7 +104,12 @@ impl Heatmaps {
                 Err(e) => Err(fail(&path, format!("cannot create: {e}"))),
             })
             .collect::<Result<_, _>>()?;
-        Ok(Self { files, sizes: cambi.scale_sizes(false), scaling: scaling(cambi) })
+        Ok(Self {
+            files,
+            sizes: cambi.scale_sizes(false),
+            scaling: scaling(cambi),
+            subsample: subsample.max(1),
+        })
     }
 
     /// Floats of one frame's maps, every scale back to back.
@@ -111,6 +121,9 @@ impl Heatmaps {
     /// row-major map back to back ([`Heatmaps::frame_floats`] of them).
     pub fn write_frame(&mut self, index: u64, c_values: &[f32]) -> Result<(), MetricsError> {
         assert_eq!(c_values.len(), self.frame_floats(), "one frame's c-value maps");
+        if index % self.subsample != 0 {
+            return Ok(());
+        }
         let mut rest = c_values;
         for ((path, file), &(w, h)) in self.files.iter_mut().zip(&self.sizes) {
             let (map, next) = rest.split_at(w * h);
