@@ -45,13 +45,19 @@ pub fn file_name(scale: usize, width: usize, height: usize) -> String {
     format!("cambi_heatmap_scale_{scale}_{w}x{h}_16b.gray")
 }
 
-/// libvmaf's `scaling_value`: 65535 over the largest c-value the window
-/// and contrast steps allow (`max_weight · window² / 4`, in integers).
+/// libvmaf's `max_c_value`, the c-value its dump maps to 65535: the
+/// weight of the largest of `num_diffs` contrast steps times a quarter of
+/// the window's area, in integers (nearly the largest c-value possible).
+pub fn max_c_value(window: u16, num_diffs: u16) -> i32 {
+    let steps = usize::from(num_diffs).clamp(1, CONTRAST_WEIGHTS.len());
+    let max_weight = CONTRAST_WEIGHTS[..steps].iter().copied().max().unwrap_or(1);
+    let window = i32::from(window);
+    max_weight * window * window / 4
+}
+
+/// libvmaf's `scaling_value`: 65535 over [`max_c_value`].
 pub fn scaling(cambi: &Cambi) -> f64 {
-    let num_diffs = usize::from(cambi.contrast().num_diffs);
-    let max_weight = CONTRAST_WEIGHTS[..num_diffs].iter().copied().max().unwrap_or(0);
-    let window = i32::from(cambi.window());
-    let max_c = max_weight * window * window / 4;
+    let max_c = max_c_value(cambi.window(), cambi.contrast().num_diffs);
     f64::from(u16::MAX) / f64::from(max_c)
 }
 
