@@ -301,6 +301,17 @@ fn score_with_heatmaps(
     set.add_spec(spec).unwrap();
     set.set_subsample(subsample);
     let mut pipeline = ScorePipeline::new(ctx, geometry, &set).unwrap();
+    // Without the option nothing more is read back; with it, the maps.
+    let maps: usize = cambi.scale_sizes(false).iter().map(|(w, h)| w * h * 4).sum();
+    let bare = ScorePipeline::new(ctx, geometry, &{
+        let mut bare = FeatureSet::new();
+        let kept: Vec<&str> =
+            list.split(':').filter(|o| !o.starts_with("heatmaps_path=")).collect();
+        bare.add_spec(&format!("cambi={}", kept.join(":"))).unwrap();
+        bare
+    })
+    .unwrap();
+    assert_eq!(pipeline.readback_bytes(), bare.readback_bytes() + maps.div_ceil(8) as u64 * 8);
     let flat = vec![1u16 << (bpc - 1); w * h];
     let bytes = |s: &[u16]| plane_bytes(&PlaneView::packed(w, h, bpc, s));
     let frame = |index, data| Frame { geometry, color: ColorInfo::default(), index, data };

@@ -782,7 +782,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("L", "loop: play on from the first frame at the end (--loop)"),
     ("Left / Right", "step one frame (Shift: ten)"),
     ("Home / End", "first / last frame"),
-    ("M", "view: side by side, wipe, difference, SSIM map, ΔE map, banding map"),
+    ("M", "view: side by side, wipe, diff, SSIM, ΔE, banding maps"),
     ("F / 1", "fit the picture / 1:1"),
     ("wheel on video", "zoom around the cursor (fit to 32x)"),
     ("drag on video", "pan (both sides together)"),

@@ -127,7 +127,7 @@ impl Heatmaps {
     /// row-major map back to back ([`Heatmaps::frame_floats`] of them).
     pub fn write_frame(&mut self, index: u64, c_values: &[f32]) -> Result<(), MetricsError> {
         assert_eq!(c_values.len(), self.frame_floats(), "one frame's c-value maps");
-        if index % self.subsample != 0 {
+        if !index.is_multiple_of(self.subsample) {
             return Ok(());
         }
         let mut rest = c_values;
