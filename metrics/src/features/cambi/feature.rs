@@ -87,8 +87,9 @@ const OPTIONS: &[OptionSpec] = &[
     .param("mlc"),
     OptionSpec::text(
         "heatmaps_path",
-        "Path where heatmaps will be dumped (one 16-bit .gray file per scale; vqscope refuses \
-         existing files, where libvmaf truncates them)",
+        "Path where heatmaps will be dumped (unset: none; one 16-bit .gray file per scale, \
+         created with the directory; vqscope refuses existing files, where libvmaf truncates \
+         them)",
     ),
     OptionSpec::bool(
         "full_ref",
