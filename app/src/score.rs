@@ -143,6 +143,7 @@ pub(crate) fn selection(args: &Args) -> Result<(Selection, Vec<ModelLabel>)> {
         aom_ctc: args.aom_ctc.clone(),
         nflx_ctc: args.nflx_ctc.clone(),
         no_prediction: args.no_prediction,
+        subsample: args.subsample,
     })?)
 }
 

@@ -43,8 +43,13 @@ pub struct Args {
     /// brightest, HI and above black) [default: 0.5,1].
     #[arg(long, value_parser = parse_range, requires = "ssim_map")]
     range: Option<(f32, f32)>,
-    /// Dashboard: view mode (side, wipe, diff, ssim, ciede: the CIEDE2000 ΔE map).
-    #[arg(long, default_value = "side", value_parser = ["side", "wipe", "diff", "ssim", "ciede"])]
+    /// Dashboard: view mode (side, wipe, diff, ssim, ciede: the CIEDE2000 ΔE map, cambi: the
+    /// CAMBI banding map).
+    #[arg(
+        long,
+        default_value = "side",
+        value_parser = ["side", "wipe", "diff", "ssim", "ciede", "cambi"]
+    )]
     mode: String,
     /// Dashboard: magnification in screen pixels per sample, centred (default: fit).
     #[arg(long, requires = "dashboard")]

@@ -1,6 +1,7 @@
 //! The dashboard rendered headless on the rocket pair (576x324, 12 frames)
 //! through the real command line, compared with goldens in `screenshots/`:
-//! each view mode at frame 5 (the SSIM heat map too, fitted and zoomed),
+//! each view mode at frame 5 (the SSIM heat map too, fitted and zoomed;
+//! the ΔE and CAMBI banding maps),
 //! a display offset, a 12x zoom with the cursor hovering over the
 //! picture (pixel grid, hover readout), and small windows (800x500 at
 //! frame 0, 640x400: compact side panel, ellipses, "+N more"). Plus the
@@ -125,6 +126,14 @@ fn dashboard_feature_as_second_series() {
         "dashboard_series",
         &["--feature", "float_moment", "--series", "float_moment_dis1st", "--cursor", "700,560"],
     );
+}
+
+/// The CAMBI banding map (c-values of the distorted frame's finest scale,
+/// high glowing), with cambi as the plot's second series. Checked by eye
+/// against libvmaf's own scale-0 heat-map dump of frame 5.
+#[test]
+fn dashboard_cambi_map() {
+    shot("dashboard_cambi", &["--mode", "cambi", "--feature", "cambi", "--series", "cambi"]);
 }
 
 /// The CIEDE2000 ΔE map (high ΔE glows, the ramp turned round) with

@@ -179,6 +179,10 @@ fn the_wipe_line_drags_and_elsewhere_the_picture_pans() {
     assert_eq!(s.mode, ViewMode::DeltaE);
     assert_eq!(ViewMode::parse("ciede"), Some(ViewMode::DeltaE));
     assert_eq!(s.panes(), vec![s.layout.single_pane]);
+    s.apply(Input::Key(Key::Char('m')));
+    assert_eq!(s.mode, ViewMode::Cambi);
+    assert_eq!(ViewMode::parse("cambi"), Some(ViewMode::Cambi));
+    assert_eq!(s.panes(), vec![s.layout.single_pane]);
     s.apply(Input::Key(Key::Char('M')));
     assert_eq!(s.mode, ViewMode::Side);
 }
@@ -200,12 +204,15 @@ fn the_ssim_view_is_one_pane_zoomed_and_panned_like_the_others() {
     let after = picture_point(&s, pane, cursor);
     assert!((before[0] - after[0]).abs() < 0.01 && (before[1] - after[1]).abs() < 0.01);
     assert!(s.hovered_pixel().is_some(), "hover reads out the picture under the map");
-    // On to the ΔE map, which keeps the view, then back to side by side:
+    // On to the ΔE and banding maps, which keep the view, then back to side by side:
     // the same picture point under the same place of the (now narrower)
     // first pane's centre, same scale.
     let (scale, center) = (s.view.scale, s.view.center);
     s.apply(Input::Key(Key::Char('m')));
     assert_eq!(s.mode, ViewMode::DeltaE);
+    assert_eq!((s.view.scale, s.view.center), (scale, center));
+    s.apply(Input::Key(Key::Char('m')));
+    assert_eq!(s.mode, ViewMode::Cambi);
     assert_eq!((s.view.scale, s.view.center), (scale, center));
     s.apply(Input::Key(Key::Char('m')));
     assert_eq!(s.mode, ViewMode::Side);

@@ -88,6 +88,9 @@ pub enum MetricsError {
     /// vqscope's provides.
     #[error("model {model} needs {feature}, which vqscope does not compute")]
     ModelFeatureMissing { model: String, feature: String },
+    /// CAMBI's `heatmaps_path` dump could not be set up or written.
+    #[error("cambi heatmaps_path: {}: {reason}", path.display())]
+    Heatmap { path: std::path::PathBuf, reason: String },
     /// The library was called out of order or with inputs that do not fit
     /// the pipeline it was built for.
     #[error("{0}")]

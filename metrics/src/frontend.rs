@@ -22,6 +22,9 @@ pub struct SelectionArgs {
     pub nflx_ctc: Option<String>,
     /// `-n`: features only, no model.
     pub no_prediction: bool,
+    /// `--subsample`: which frames the report keeps (features that write
+    /// files per frame, such as CAMBI's heat maps, follow it).
+    pub subsample: u64,
 }
 
 /// A preset's models and features, as libvmaf's `--aom_ctc` / `--nflx_ctc`
@@ -139,6 +142,7 @@ pub fn selection(args: &SelectionArgs) -> Result<(Selection, Vec<ModelLabel>), M
     for spec in &features {
         sel.add_feature(spec)?;
     }
+    sel.set_subsample(args.subsample.max(1));
     if sel.is_empty() {
         return Err(MetricsError::Usage("nothing to compute: -n with no --feature".to_owned()));
     }

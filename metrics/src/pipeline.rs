@@ -31,6 +31,9 @@ const SLOTS: usize = 4;
 #[derive(Debug, Clone, Default)]
 pub struct FeatureSet {
     requests: Vec<Request>,
+    /// libvmaf's `--subsample`: only every n-th frame is scored there, so
+    /// side outputs (CAMBI's heat maps) skip the others; 0 and 1 mean all.
+    subsample: u64,
 }
 
 #[derive(Clone)]
@@ -49,6 +52,12 @@ impl FeatureSet {
     /// An empty set.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Tells the features that only frames whose index is a multiple of
+    /// `n` are reported (libvmaf's `--subsample`, which skips the others).
+    pub fn set_subsample(&mut self, n: u64) {
+        self.subsample = n;
     }
 
     /// Adds `feature` with `options`, merged into an equal request if there
@@ -215,7 +224,7 @@ impl ScorePipeline {
         geometry: Geometry,
         set: &FeatureSet,
     ) -> Result<Self, MetricsError> {
-        let setup = Setup { ctx, geometry };
+        let setup = Setup { ctx, geometry, subsample: set.subsample.max(1) };
         let requests = set.ordered();
         // Each instance on a thread of its own: building is mostly the
         // driver compiling pipelines (or finding them in the cache), which
@@ -475,6 +484,9 @@ impl ScorePipeline {
             let inst = &mut self.instances[k];
             let range = inst.offset as usize..(inst.offset + inst.words) as usize;
             let values = inst.extractor.frame(frame.index, &words[range]);
+            if let Some(failure) = inst.extractor.take_failure() {
+                return Err(failure);
+            }
             self.fill(k, values);
         }
         self.release(done);

@@ -74,6 +74,11 @@ impl Selection {
         self.features.add_spec(spec)
     }
 
+    /// libvmaf's `--subsample` ([`FeatureSet::set_subsample`]).
+    pub fn set_subsample(&mut self, n: u64) {
+        self.features.set_subsample(n);
+    }
+
     /// The models, in the order added.
     pub fn models(&self) -> impl Iterator<Item = &Model> {
         self.models.iter().map(|m| &m.model)

@@ -4,6 +4,10 @@
 //! the anti-dithering, the high-resolution speed-up, every contrast range,
 //! both EOTFs, the luminance floor, windows and top-k fractions). Every
 //! output must equal the twin's double bit for bit.
+//!
+//! `heatmaps_path` through the scoring pipeline: the files' names, count and
+//! sizes, and their bytes against the twin's c-value maps converted here
+//! as libvmaf's `dump_c_values` converts them.
 
 use std::sync::Arc;
 
@@ -12,9 +16,14 @@ use vqscope_gpu::testing::{
 };
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
 use vqscope_metrics::PlaneView;
+use vqscope_metrics::device::plane_bytes;
 use vqscope_metrics::device::{DevicePlane, upload_plane};
+use vqscope_metrics::features::Feature;
+use vqscope_metrics::features::cambi::feature::{CambiFeature, cambi_options};
 use vqscope_metrics::features::cambi::gpu::CambiKernel;
 use vqscope_metrics::features::cambi::{Cambi, CambiOptions, CambiScore, Eotf};
+use vqscope_metrics::pipeline::{FeatureSet, ScorePipeline};
+use vqscope_video::{ChromaFormat, ColorInfo, Frame, FramePair, Geometry, PixelFormat};
 
 /// A plane with the structure CAMBI reacts to: flat areas, slow ramps that
 /// step one code at a time (bands), noisy areas and hard edges, mixed by
@@ -238,4 +247,200 @@ fn cambi_timing_4k() {
             ctx.info().name
         );
     }
+}
+
+/// A fresh, empty scratch directory for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("vqscope-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// What libvmaf's `dump_c_values` writes for one map, derived by hand:
+/// `max_c = max weight · window² / 4` in integers, each sample the double
+/// `c · 65535 / max_c` truncated to an integer of which a 16-bit store
+/// keeps the low bits, little-endian.
+fn expected_dump(map: &[f32], cambi: &Cambi) -> Vec<u8> {
+    let scale = dump_scale(cambi);
+    map.iter().flat_map(|&c| ((scale * f64::from(c)).trunc() as i64 as u16).to_le_bytes()).collect()
+}
+
+/// `65535 / max_c`; the weights of the first steps, the largest last
+/// within the 2^5 steps tested (libvmaf's `g_contrast_weights`).
+fn dump_scale(cambi: &Cambi) -> f64 {
+    const WEIGHTS: [i64; 32] = [
+        1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9,
+        9, 9,
+    ];
+    let steps = usize::from(cambi.contrast().num_diffs);
+    let window = i64::from(cambi.window());
+    65535.0 / (WEIGHTS[steps - 1] * window * window / 4) as f64
+}
+
+/// Scores `frames` distorted planes (reference flat) of `w`x`h` at `bpc`
+/// bits with `spec`, every `subsample`-th reported, frame `i` pushed as
+/// index `indices[i]`; returns the twin set up for the spec.
+fn score_with_heatmaps(
+    ctx: &Arc<GpuContext>,
+    spec: &str,
+    (w, h, bpc): (usize, usize, u32),
+    frames: &[Vec<u16>],
+    indices: &[u64],
+    subsample: u64,
+) -> Cambi {
+    let list = spec.strip_prefix("cambi=").unwrap_or("");
+    let mut options = CambiFeature.default_options();
+    options.parse_list("cambi", list).unwrap();
+    let cambi = Cambi::new(&cambi_options(&options), w, h, bpc).unwrap();
+    let geometry = Geometry {
+        width: w as u32,
+        height: h as u32,
+        format: PixelFormat { chroma: ChromaFormat::Mono, bit_depth: bpc },
+    };
+    let mut set = FeatureSet::new();
+    set.add_spec(spec).unwrap();
+    set.set_subsample(subsample);
+    let mut pipeline = ScorePipeline::new(ctx, geometry, &set).unwrap();
+    // Without the option nothing more is read back; with it, the maps.
+    let maps: usize = cambi.scale_sizes(false).iter().map(|(w, h)| w * h * 4).sum();
+    let bare = ScorePipeline::new(ctx, geometry, &{
+        let mut bare = FeatureSet::new();
+        let kept: Vec<&str> =
+            list.split(':').filter(|o| !o.starts_with("heatmaps_path=")).collect();
+        bare.add_spec(&format!("cambi={}", kept.join(":"))).unwrap();
+        bare
+    })
+    .unwrap();
+    assert_eq!(pipeline.readback_bytes(), bare.readback_bytes() + maps.div_ceil(8) as u64 * 8);
+    let flat = vec![1u16 << (bpc - 1); w * h];
+    let bytes = |s: &[u16]| plane_bytes(&PlaneView::packed(w, h, bpc, s));
+    let frame = |index, data| Frame { geometry, color: ColorInfo::default(), index, data };
+    let mut scores = Vec::new();
+    for (d, &index) in frames.iter().zip(indices) {
+        let pair = FramePair {
+            index,
+            reference: frame(index, bytes(&flat)),
+            distorted: frame(index, bytes(d)),
+        };
+        scores.extend(pipeline.push(&pair).unwrap());
+    }
+    scores.extend(pipeline.finish().unwrap());
+    assert_eq!(scores.len(), frames.len(), "{spec}");
+    cambi
+}
+
+/// Every option set that changes the dump (the window, the contrast steps
+/// and so the scaling, the working size, `full_ref`), 8 and 10 bits: five
+/// files of libvmaf's names, each the twin's maps of every frame.
+#[test]
+fn heatmaps_equal_the_twins_maps() {
+    let ctx = test_context();
+    let mut rng = Rng(0xCA4B_4EA7);
+    let dir = scratch("cambi-heatmaps");
+    let mut nonzero = 0;
+    let mut wrapped = 0;
+    let cases = [
+        ("", 8),
+        (":max_log_contrast=0:window_size=127", 10),
+        (":max_log_contrast=1", 8),
+        (":full_ref=true:max_log_contrast=5", 10),
+        (":enc_width=240:enc_height=180:enc_bitdepth=8", 10),
+    ];
+    for (k, (extra, bpc)) in cases.into_iter().enumerate() {
+        let (w, h) = if k == 4 {
+            (rng.odd(330, 420), rng.odd(210, 260))
+        } else {
+            (rng.odd(216, 300), rng.odd(40, 200))
+        };
+        let out = dir.join(format!("case{k}/nested"));
+        let spec = format!("cambi=heatmaps_path={}{extra}", out.display());
+        let frames: Vec<Vec<u16>> = (0..3).map(|_| random_plane(&mut rng, w, h, bpc)).collect();
+        let cambi = score_with_heatmaps(&ctx, &spec, (w, h, bpc), &frames, &[0, 1, 2], 1);
+        let (ew, eh) = (cambi.working(false).width, cambi.working(false).height);
+        let mut names: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        let want_names: Vec<String> = (0..5)
+            .map(|s| {
+                let (sw, sh) = ((ew + (1 << s) - 1) >> s, (eh + (1 << s) - 1) >> s);
+                format!("cambi_heatmap_scale_{s}_{sw}x{sh}_16b.gray")
+            })
+            .collect();
+        assert_eq!(names, want_names, "{spec}");
+        let maps: Vec<Vec<Vec<f32>>> = frames
+            .iter()
+            .map(|d| cambi.c_value_maps(&PlaneView::packed(w, h, bpc, d)).unwrap())
+            .collect();
+        for (s, name) in want_names.iter().enumerate() {
+            let got = std::fs::read(out.join(name)).unwrap();
+            let want: Vec<u8> = maps.iter().flat_map(|m| expected_dump(&m[s], &cambi)).collect();
+            let (sw, sh) = cambi.scale_sizes(false)[s];
+            assert_eq!(got.len(), 3 * sw * sh * 2, "{spec}: {name}");
+            assert!(got == want, "{spec}: {name} differs from the twin's maps");
+            nonzero += usize::from(got.iter().any(|&b| b != 0));
+            wrapped += maps
+                .iter()
+                .flat_map(|m| &m[s])
+                .filter(|&&c| f64::from(c) * dump_scale(&cambi) >= 65536.0)
+                .count();
+        }
+    }
+    assert!(nonzero >= 20, "too few maps with banding: {nonzero} of 25");
+    println!("cambi heatmaps: 25 files equal to the twin's maps ({wrapped} wrapped samples)");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_no_validation_messages();
+}
+
+/// The speed-up's naming quirk (names at the undecimated sizes, maps half
+/// as large), a frame skipped by `--subsample` reading as zeros, and
+/// refusing to overwrite.
+#[test]
+fn heatmaps_with_speedup_gaps_and_existing_files() {
+    let ctx = test_context();
+    let mut rng = Rng(0xCA4B_4EA8);
+    let dir = scratch("cambi-heatmaps-speedup");
+    let (w, h) = (1920, 1080);
+    let spec = format!("cambi=heatmaps_path={}:cambi_high_res_speedup=1080", dir.display());
+    let frames: Vec<Vec<u16>> = (0..3).map(|_| random_plane(&mut rng, w, h, 10)).collect();
+    // With --subsample 2 libvmaf never scores frame 1.
+    let cambi = score_with_heatmaps(&ctx, &spec, (w, h, 10), &frames, &[0, 1, 2], 2);
+    let names = [
+        "cambi_heatmap_scale_0_1920x1080_16b.gray",
+        "cambi_heatmap_scale_1_960x540_16b.gray",
+        "cambi_heatmap_scale_2_480x270_16b.gray",
+        "cambi_heatmap_scale_3_240x135_16b.gray",
+        "cambi_heatmap_scale_4_120x68_16b.gray",
+    ];
+    let sizes = [(960, 540), (480, 270), (240, 135), (120, 68), (60, 34)];
+    assert_eq!(cambi.scale_sizes(false), sizes);
+    let maps: Vec<Vec<Vec<f32>>> = [&frames[0], &frames[2]]
+        .iter()
+        .map(|d| cambi.c_value_maps(&PlaneView::packed(w, h, 10, d)).unwrap())
+        .collect();
+    for (s, name) in names.iter().enumerate() {
+        let got = std::fs::read(dir.join(name)).unwrap();
+        let n = sizes[s].0 * sizes[s].1 * 2;
+        assert_eq!(got.len(), 3 * n, "{name}");
+        assert_eq!(got[..n], expected_dump(&maps[0][s], &cambi)[..], "{name}: frame 0");
+        assert!(got[n..2 * n].iter().all(|&b| b == 0), "{name}: frame 1 is not reported");
+        assert_eq!(got[2 * n..], expected_dump(&maps[1][s], &cambi)[..], "{name}: frame 2");
+    }
+    // Present files are refused before any is created or changed.
+    let before = std::fs::read(dir.join(names[4])).unwrap();
+    std::fs::remove_file(dir.join(names[0])).unwrap();
+    let mut set = FeatureSet::new();
+    set.add_spec(&spec).unwrap();
+    let geometry = Geometry {
+        width: w as u32,
+        height: h as u32,
+        format: PixelFormat { chroma: ChromaFormat::Mono, bit_depth: 10 },
+    };
+    let err = ScorePipeline::new(&ctx, geometry, &set).err().expect("existing files refused");
+    assert!(err.to_string().contains("already exists"), "{err}");
+    assert!(!dir.join(names[0]).exists(), "nothing created when refusing");
+    assert_eq!(std::fs::read(dir.join(names[4])).unwrap(), before);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_no_validation_messages();
 }

@@ -69,6 +69,7 @@ impl Options {
                 aom_ctc,
                 nflx_ctc,
                 no_prediction,
+                subsample,
             },
             pair: PairOptions { frame_skip_ref, frame_skip_dist, frame_cnt },
             subsample,

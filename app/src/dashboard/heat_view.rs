@@ -2,7 +2,8 @@
 //! the pair being shown and drawn in place by the fused pass (external map
 //! slot [`super::view::MAP_SLOT`]), never read back. The SSIM view maps
 //! `float_ssim` ([`SsimMapper`]), the ΔE view CIEDE2000
-//! ([`DeltaEMapper`]); this module holds what they share: the map's
+//! ([`DeltaEMapper`]), the banding view CAMBI's c-values ([`CambiMapper`]);
+//! this module holds what they share: the map's
 //! geometry on the picture and the choice of mapper for a view mode.
 
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use anyhow::Result;
 use vqscope_gpu::{Buffer, GpuContext, Recorder};
 use vqscope_video::{FrameUploader, Geometry};
 
+use super::cambi::CambiMapper;
 use super::delta_e::DeltaEMapper;
 use super::pictures::Pictures;
 use super::ssim::SsimMapper;
@@ -43,6 +45,7 @@ impl MapInfo {
 pub enum HeatMapper {
     Ssim(Box<SsimMapper>),
     DeltaE(Box<DeltaEMapper>),
+    Cambi(Box<CambiMapper>),
 }
 
 impl HeatMapper {
@@ -63,6 +66,9 @@ impl HeatMapper {
             ViewMode::DeltaE => {
                 Some(DeltaEMapper::new(ctx, geometry).map(|m| HeatMapper::DeltaE(Box::new(m))))
             }
+            ViewMode::Cambi => {
+                Some(CambiMapper::new(ctx, geometry).map(|m| HeatMapper::Cambi(Box::new(m))))
+            }
             ViewMode::Side | ViewMode::Wipe | ViewMode::Diff => None,
         }
     }
@@ -71,6 +77,7 @@ impl HeatMapper {
         match self {
             HeatMapper::Ssim(m) => m.info(),
             HeatMapper::DeltaE(m) => m.info(),
+            HeatMapper::Cambi(m) => m.info(),
         }
     }
 
@@ -79,6 +86,7 @@ impl HeatMapper {
         match self {
             HeatMapper::Ssim(m) => m.map_buffer(),
             HeatMapper::DeltaE(m) => m.map_buffer(),
+            HeatMapper::Cambi(m) => m.map_buffer(),
         }
     }
 
@@ -87,6 +95,7 @@ impl HeatMapper {
         match self {
             HeatMapper::Ssim(m) => m.shown,
             HeatMapper::DeltaE(m) => m.shown,
+            HeatMapper::Cambi(m) => m.shown,
         }
     }
 
@@ -95,6 +104,7 @@ impl HeatMapper {
         match self {
             HeatMapper::Ssim(m) => m.shown = None,
             HeatMapper::DeltaE(m) => m.shown = None,
+            HeatMapper::Cambi(m) => m.shown = None,
         }
     }
 
@@ -108,6 +118,7 @@ impl HeatMapper {
         match self {
             HeatMapper::Ssim(m) => m.record(rec, pictures, uploader),
             HeatMapper::DeltaE(m) => m.record(rec, pictures, uploader),
+            HeatMapper::Cambi(m) => m.record(rec, pictures, uploader),
         }
     }
 }

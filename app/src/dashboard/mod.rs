@@ -10,6 +10,7 @@
 //! `layout` (rectangles), `view` (the scene), `scores` (the scoring
 //! thread), `source` and `demo` (inputs), `pictures` (frames as pictures).
 
+pub mod cambi;
 pub mod decimate;
 pub mod delta_e;
 pub mod demo;

@@ -50,6 +50,9 @@ pub enum ViewMode {
     /// One pane: the per-pixel CIEDE2000 colour difference of the shown
     /// pair as a heat map, likewise.
     DeltaE,
+    /// One pane: CAMBI's per-pixel banding (c-values at the finest scale)
+    /// of the shown distorted picture as a heat map, likewise.
+    Cambi,
 }
 
 impl ViewMode {
@@ -60,6 +63,7 @@ impl ViewMode {
             "diff" => Some(ViewMode::Diff),
             "ssim" => Some(ViewMode::Ssim),
             "ciede" => Some(ViewMode::DeltaE),
+            "cambi" => Some(ViewMode::Cambi),
             _ => None,
         }
     }
@@ -70,7 +74,8 @@ impl ViewMode {
             ViewMode::Wipe => ViewMode::Diff,
             ViewMode::Diff => ViewMode::Ssim,
             ViewMode::Ssim => ViewMode::DeltaE,
-            ViewMode::DeltaE => ViewMode::Side,
+            ViewMode::DeltaE => ViewMode::Cambi,
+            ViewMode::Cambi => ViewMode::Side,
         }
     }
 }
@@ -287,7 +292,11 @@ impl State {
     pub fn panes(&self) -> Vec<Rect> {
         match self.mode {
             ViewMode::Side => self.layout.side_panes.to_vec(),
-            ViewMode::Wipe | ViewMode::Diff | ViewMode::Ssim | ViewMode::DeltaE => {
+            ViewMode::Wipe
+            | ViewMode::Diff
+            | ViewMode::Ssim
+            | ViewMode::DeltaE
+            | ViewMode::Cambi => {
                 vec![self.layout.single_pane]
             }
         }
@@ -463,7 +472,9 @@ impl State {
         let split = match self.mode {
             ViewMode::Side => 0.5 * (self.layout.side_panes[0].x1 + self.layout.side_panes[1].x0),
             ViewMode::Wipe => self.wipe_x(),
-            ViewMode::Diff | ViewMode::Ssim | ViewMode::DeltaE => 0.5 * self.layout.width,
+            ViewMode::Diff | ViewMode::Ssim | ViewMode::DeltaE | ViewMode::Cambi => {
+                0.5 * self.layout.width
+            }
         };
         if x < split { InputSide::Reference } else { InputSide::Distorted }
     }

@@ -9,6 +9,7 @@ use vqscope_renderer::glyphs::Font;
 use vqscope_renderer::text::measure;
 use vqscope_renderer::{Align, Color, Rect, RectStyle, Sampling, Scene, TextRun, VAlign, YuvId};
 
+use super::cambi::cambi_range;
 use super::decimate;
 use super::heat_view::MapInfo;
 use super::layout::{FRAME_VALUE_ROWS, Layout, PAD, ROW, WORST_ROWS};
@@ -361,6 +362,10 @@ fn video(s: &mut Scene, v: &ViewInputs<'_>) {
             let label = heat_caption("CIEDE2000 ΔE per pixel", info, state.picture);
             caption(s, l.single_caption, &label, zoom, Some((DELTA_E_RANGE, 0)));
         }
+        ViewMode::Cambi => {
+            let label = heat_caption("CAMBI banding per pixel (c-value)", info, state.picture);
+            caption(s, l.single_caption, &label, zoom, Some((cambi_range(state.picture), 0)));
+        }
     }
     let Some(p) = v.pictures else {
         for pane in &panes {
@@ -395,10 +400,13 @@ fn video(s: &mut Scene, v: &ViewInputs<'_>) {
                 None => boxed(s, "computing difference…", pane, DIM, Align::Center),
             }
         }
-        ViewMode::Ssim | ViewMode::DeltaE => {
+        ViewMode::Ssim | ViewMode::DeltaE | ViewMode::Cambi => {
             let pane = panes[0];
-            let ssim = state.mode == ViewMode::Ssim;
-            let (what, range) = if ssim { ("SSIM", SSIM_RANGE) } else { ("ΔE", DELTA_E_RANGE) };
+            let (what, range) = match state.mode {
+                ViewMode::Ssim => ("SSIM", SSIM_RANGE),
+                ViewMode::DeltaE => ("ΔE", DELTA_E_RANGE),
+                _ => ("banding", cambi_range(state.picture)),
+            };
             match &v.map {
                 Some(Ok(info)) => heat_map(s, state, pane, info, range),
                 Some(Err(e)) => {
@@ -774,7 +782,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("L", "loop: play on from the first frame at the end (--loop)"),
     ("Left / Right", "step one frame (Shift: ten)"),
     ("Home / End", "first / last frame"),
-    ("M", "view: side by side, wipe, difference, SSIM map, ΔE map"),
+    ("M", "view: side by side, wipe, diff, SSIM, ΔE, banding maps"),
     ("F / 1", "fit the picture / 1:1"),
     ("wheel on video", "zoom around the cursor (fit to 32x)"),
     ("drag on video", "pan (both sides together)"),

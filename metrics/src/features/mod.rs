@@ -121,6 +121,9 @@ pub trait Feature: Sync {
 pub struct Setup<'a> {
     pub ctx: &'a Arc<GpuContext>,
     pub geometry: Geometry,
+    /// Only frames whose index is a multiple of this are reported (libvmaf's
+    /// `--subsample`; at least 1).
+    pub subsample: u64,
 }
 
 /// One output of an instance, in report order.
@@ -198,6 +201,13 @@ pub trait Extractor: Send {
     /// End of the clip: the values still held back.
     fn flush(&mut self) -> Vec<FrameValues> {
         Vec::new()
+    }
+
+    /// A failure of a side output (CAMBI's heat-map files) while handling
+    /// earlier frames: [`Extractor::frame`] has no error path since values
+    /// never fail to decode, so the pipeline asks after every frame.
+    fn take_failure(&mut self) -> Option<MetricsError> {
+        None
     }
 
     /// Clip-level values (libvmaf's `aggregate_metrics`, e.g. `apsnr_y`),

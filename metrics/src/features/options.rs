@@ -5,6 +5,7 @@
 //! differ from their defaults (`integer_adm2_egl_1`).
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::MetricsError;
 
@@ -19,6 +20,11 @@ pub enum OptionValue {
     /// `VMAF_OPT_TYPE_STRING` options, which the extractor checks against
     /// its list when it starts): the word, taken from that list.
     Choice(&'static str),
+    /// A free string option (libvmaf's `VMAF_OPT_TYPE_STRING` with a
+    /// `NULL` default, e.g. CAMBI's `heatmaps_path`), unset by default. The
+    /// text itself is kept by [`FeatureOptions`] (see
+    /// [`FeatureOptions::text`]), which keeps this type `Copy`.
+    Text,
 }
 
 impl fmt::Display for OptionValue {
@@ -30,6 +36,7 @@ impl fmt::Display for OptionValue {
             Self::Int(i) => write!(f, "{i}"),
             Self::Double(d) => f.write_str(&format_g(*d)),
             Self::Choice(c) => f.write_str(c),
+            Self::Text => Ok(()),
         }
     }
 }
@@ -125,6 +132,19 @@ impl OptionSpec {
         }
     }
 
+    /// A free string option, unset by default; never a feature parameter.
+    pub const fn text(name: &'static str, help: &'static str) -> Self {
+        Self {
+            name,
+            alias: None,
+            default: OptionValue::Text,
+            range: (0.0, 0.0),
+            choices: &[],
+            param: false,
+            help,
+        }
+    }
+
     /// The same option as a feature parameter with output-name alias `alias`.
     pub const fn param(mut self, alias: &'static str) -> Self {
         self.alias = Some(alias);
@@ -167,6 +187,8 @@ impl OptionSpec {
                 Some(&c) => Ok(OptionValue::Choice(c)),
                 None => Err(bad(format!("\"{text}\" is not one of {}", self.choices.join(", ")))),
             },
+            OptionValue::Text if text.is_empty() => Err(bad("needs a value".to_owned())),
+            OptionValue::Text => Ok(OptionValue::Text),
         }
     }
 }
@@ -178,12 +200,14 @@ pub struct FeatureOptions {
     specs: &'static [OptionSpec],
     /// `(index into specs, value)`, at most one per option.
     set: Vec<(usize, OptionValue)>,
+    /// The text of each free string option set, `(index into specs, text)`.
+    texts: Vec<(usize, Arc<str>)>,
 }
 
 impl FeatureOptions {
     /// Every option at its default.
     pub fn defaults(specs: &'static [OptionSpec]) -> Self {
-        Self { specs, set: Vec::new() }
+        Self { specs, set: Vec::new(), texts: Vec::new() }
     }
 
     /// Sets option `name` from its text, as libvmaf does for
@@ -198,9 +222,15 @@ impl FeatureOptions {
                 reason: format!("no such option (options: {})", known.join(", ")),
             });
         };
-        let value = self.specs[at].parse(feature, &normalise_number(text))?;
+        // libvmaf normalises numeric text of every option, paths included.
+        let text = normalise_number(text);
+        let value = self.specs[at].parse(feature, &text)?;
         self.set.retain(|(i, _)| *i != at);
         self.set.push((at, value));
+        if value == OptionValue::Text {
+            self.texts.retain(|(i, _)| *i != at);
+            self.texts.push((at, text.as_str().into()));
+        }
         Ok(())
     }
 
@@ -263,6 +293,19 @@ impl FeatureOptions {
         }
     }
 
+    /// A free string option's text, None when unset.
+    ///
+    /// # Panics
+    /// When the feature declares no free string `name` (a programming error).
+    pub fn text(&self, name: &str) -> Option<Arc<str>> {
+        match self.value(name) {
+            OptionValue::Text => {}
+            other => panic!("option {name} is {other:?}, not a free string"),
+        }
+        let at = self.specs.iter().position(|s| s.name == name)?;
+        self.texts.iter().find(|(i, _)| *i == at).map(|(_, t)| Arc::clone(t))
+    }
+
     /// The feature parameters that differ from their defaults, sorted by
     /// option name: what identifies an instance and names its outputs.
     fn params(&self) -> Vec<(&'static OptionSpec, OptionValue)> {
@@ -282,6 +325,10 @@ impl FeatureOptions {
         for &(at, value) in &other.set {
             self.set.retain(|(i, _)| *i != at);
             self.set.push((at, value));
+        }
+        for (at, text) in &other.texts {
+            self.texts.retain(|(i, _)| i != at);
+            self.texts.push((*at, Arc::clone(text)));
         }
     }
 

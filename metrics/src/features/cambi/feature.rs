@@ -1,10 +1,15 @@
 //! `cambi` on the registry: libvmaf's CAMBI extractor with its options
 //! (option-suffixed `cambi…` output; with `full_ref` also `cambi_source`
-//! and `cambi_full_reference`, which libvmaf never suffixes).
+//! and `cambi_full_reference`, which libvmaf never suffixes). With
+//! `heatmaps_path` the distorted picture's c-value maps come back with the
+//! scores and are written as libvmaf writes them ([`super::heatmap`]).
+
+use std::path::Path;
 
 use vqscope_gpu::{Buffer, Recorder, Timestamps};
 
 use super::gpu::CambiKernel;
+use super::heatmap::Heatmaps;
 use super::{Cambi, CambiOptions, Eotf, FEATURE};
 use crate::MetricsError;
 use crate::features::{
@@ -15,7 +20,7 @@ use crate::features::{
 /// The registry entry.
 pub struct CambiFeature;
 
-/// libvmaf's option table, in its order (`heatmaps_path` is not offered).
+/// libvmaf's option table, in its order.
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec::double(
         "cambi_max_val",
@@ -80,6 +85,12 @@ const OPTIONS: &[OptionSpec] = &[
         "Maximum contrast in log luma level (2^max_log_contrast) at 10-bits",
     )
     .param("mlc"),
+    OptionSpec::text(
+        "heatmaps_path",
+        "Path where heatmaps will be dumped (unset: none; one 16-bit .gray file per scale, \
+         created with the directory; vqscope refuses existing files, where libvmaf truncates \
+         them)",
+    ),
     OptionSpec::bool(
         "full_ref",
         false,
@@ -165,7 +176,16 @@ impl Feature for CambiFeature {
             g.format.bit_depth,
         )?;
         let kernel = CambiKernel::new(setup.ctx, &cambi)?;
-        Ok(Box::new(CambiExtractor { kernel, name: options.output_name(FEATURE) }))
+        let heatmaps = match options.text("heatmaps_path") {
+            Some(dir) => Some(Heatmaps::create(Path::new(&*dir), &cambi, setup.subsample)?),
+            None => None,
+        };
+        Ok(Box::new(CambiExtractor {
+            kernel,
+            name: options.output_name(FEATURE),
+            heatmaps,
+            failure: None,
+        }))
     }
 }
 
@@ -173,6 +193,17 @@ struct CambiExtractor {
     kernel: CambiKernel,
     /// The distorted score's name, option suffixes included.
     name: String,
+    /// The `heatmaps_path` dump; its maps follow the kernel's words.
+    heatmaps: Option<Heatmaps>,
+    /// The first failed heat-map write, for [`Extractor::take_failure`].
+    failure: Option<MetricsError>,
+}
+
+impl CambiExtractor {
+    /// Words of the heat-map floats after the kernel's (none without a dump).
+    fn map_words(&self) -> u32 {
+        self.heatmaps.as_ref().map_or(0, |_| self.kernel.maps_bytes().div_ceil(8) as u32)
+    }
 }
 
 impl Extractor for CambiExtractor {
@@ -186,7 +217,7 @@ impl Extractor for CambiExtractor {
     }
 
     fn result_words(&self) -> u32 {
-        self.kernel.result_words()
+        self.kernel.result_words() + self.map_words()
     }
 
     fn phases(&self) -> &'static [&'static str] {
@@ -202,16 +233,39 @@ impl Extractor for CambiExtractor {
         stamps: Option<&Timestamps>,
     ) -> vqscope_gpu::Result<()> {
         let (r, d) = (&planes.reference[0], &planes.distorted[0]);
-        record_single(rec, stamps, |rec| self.kernel.record(rec, r, d, out, offset_words))
+        let kernel_words = self.kernel.result_words();
+        let maps =
+            self.heatmaps.as_ref().map(|_| (out, u64::from(offset_words + kernel_words) * 8));
+        record_single(rec, stamps, |rec| {
+            self.kernel.record_with_maps(rec, r, d, out, offset_words, maps)
+        })
     }
 
     fn frame(&mut self, index: u64, words: &[i64]) -> Vec<FrameValues> {
+        let (words, maps) = words.split_at(self.kernel.result_words() as usize);
+        if let Some(heatmaps) = self.heatmaps.as_mut().filter(|_| self.failure.is_none()) {
+            let floats: Vec<f32> = maps
+                .iter()
+                .flat_map(|w| w.to_le_bytes().chunks_exact(4).map(f32_le).collect::<Vec<_>>())
+                .take(heatmaps.frame_floats())
+                .collect();
+            self.failure = heatmaps.write_frame(index, &floats).err();
+        }
         let score = self.kernel.decode(words);
         let mut values = vec![score.cambi];
         values.extend(score.source);
         values.extend(score.full_reference);
         vec![(index, values)]
     }
+
+    fn take_failure(&mut self) -> Option<MetricsError> {
+        self.failure.take()
+    }
+}
+
+/// A float from its 4 little-endian bytes.
+fn f32_le(bytes: &[u8]) -> f32 {
+    f32::from_le_bytes(bytes.try_into().expect("4 bytes"))
 }
 
 #[cfg(test)]
@@ -274,7 +328,15 @@ mod tests {
         let c = cambi_options(&o);
         assert!(c.full_ref && c.eotf == Eotf::Pq && c.enc_bitdepth == 8);
         assert_eq!((c.topk, c.window_size), (0.25, 33));
-        for bad in ["enc_width=100", "eotf=hlg", "window_size=14", "heatmaps_path=x"] {
+        // A path is no feature parameter: it renames nothing; libvmaf's
+        // numeric normalisation reaches it too.
+        assert_eq!(o.text("heatmaps_path"), None);
+        o.parse_list(FEATURE, "heatmaps_path=1.50").unwrap();
+        assert_eq!(o.text("heatmaps_path").as_deref(), Some("1.5"));
+        o.parse_list(FEATURE, "heatmaps_path=/tmp/maps").unwrap();
+        assert_eq!(o.text("heatmaps_path").as_deref(), Some("/tmp/maps"));
+        assert_eq!(o.output_name(FEATURE), "cambi_encbd_8_eotf_pq_topk_0.25_ws_33");
+        for bad in ["enc_width=100", "eotf=hlg", "window_size=14", "heatmaps_path="] {
             assert!(o.parse_list(FEATURE, bad).is_err(), "{bad}");
         }
     }

@@ -241,6 +241,14 @@ impl CambiKernel {
         (self.sides.len() * NUM_SCALES) as u32
     }
 
+    /// Bytes of the distorted picture's c-value maps, every scale's
+    /// row-major floats back to back from the first scale: what
+    /// [`CambiKernel::record_with_maps`] copies out.
+    pub fn maps_bytes(&self) -> u64 {
+        let sizes = self.cambi.scale_sizes(false);
+        sizes.iter().map(|&(w, h)| (w * h) as u64 * 4).sum()
+    }
+
     /// Records a frame's pictures into `results[offset_words..]`.
     pub fn record(
         &self,
@@ -249,6 +257,23 @@ impl CambiKernel {
         distorted: &DevicePlane<'_>,
         results: &Buffer,
         offset_words: u32,
+    ) -> vqscope_gpu::Result<()> {
+        self.record_with_maps(rec, reference, distorted, results, offset_words, None)
+    }
+
+    /// [`CambiKernel::record`], also copying the distorted picture's c-value
+    /// map of every scale into `maps = (buffer, byte offset)`, laid out as
+    /// [`CambiKernel::maps_bytes`] says (libvmaf's `heatmaps_path`, the
+    /// dashboard's banding view). The copies are transfers after each
+    /// scale's c-values; without `maps` nothing extra is recorded.
+    pub fn record_with_maps(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &DevicePlane<'_>,
+        distorted: &DevicePlane<'_>,
+        results: &Buffer,
+        offset_words: u32,
+        maps: Option<(&Buffer, u64)>,
     ) -> vqscope_gpu::Result<()> {
         let (w, h, bpc) = self.cambi.input();
         for (name, plane) in [("reference", reference), ("distorted", distorted)] {
@@ -263,11 +288,13 @@ impl CambiKernel {
         for (i, side) in self.sides.iter().enumerate() {
             let plane = if i == 0 { distorted } else { reference };
             let out = offset_words + (i * NUM_SCALES) as u32;
-            self.record_picture(rec, side, i == 1, plane, results, out)?;
+            let maps = if i == 0 { maps } else { None };
+            self.record_picture(rec, side, i == 1, plane, results, out, maps)?;
         }
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn record_picture(
         &self,
         rec: &mut Recorder<'_>,
@@ -276,6 +303,7 @@ impl CambiKernel {
         plane: &DevicePlane<'_>,
         results: &Buffer,
         out_word: u32,
+        maps: Option<(&Buffer, u64)>,
     ) -> vqscope_gpu::Result<()> {
         let groups = |w: u32, h: u32| [w.div_ceil(TILE), h.div_ceil(TILE), 1];
         let (sw, sh) = (side.width, side.height);
@@ -334,6 +362,7 @@ impl CambiKernel {
         let counts = self.cambi.topk_counts(source);
         let speedup = self.cambi.speedup();
         let mut input = (&self.image, sw);
+        let mut map_at = maps.map(|(_, at)| at);
         for s in 0..NUM_SCALES {
             let (w, h) = (sizes[s].0 as u32, sizes[s].1 as u32);
             let decimate = s > 0 || speedup;
@@ -379,6 +408,13 @@ impl CambiKernel {
                 [w.div_ceil(CVALUE_COLUMNS - 2 * side.pad), h.div_ceil(CVALUE_ROWS), 1],
             )?;
             rec.barrier();
+            if let (Some((buffer, _)), Some(at)) = (maps, map_at.as_mut()) {
+                // Only read until the next scale's c-values, which come
+                // after further barriers.
+                let bytes = u64::from(w * h) * 4;
+                rec.copy_buffer(&self.values, 0, buffer, *at, bytes);
+                *at += bytes;
+            }
             rec.dispatch(
                 &p.select_high,
                 &[Binding::Buffer(&self.high), Binding::Buffer(&self.select)],

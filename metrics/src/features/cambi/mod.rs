@@ -35,8 +35,8 @@
 //! leaves them, and the scale weighting is in double. Nothing is carried
 //! from frame to frame: each frame's score depends on that frame alone.
 //!
-//! Not ported: `heatmaps_path` (a debugging dump of c-values to files;
-//! the GPU keeps each scale's c-value map in a buffer).
+//! `heatmaps_path` (libvmaf's dump of every scale's c-values to 16-bit
+//! files) is [`heatmap`], fed from the GPU's c-value maps.
 //! Where a scaled side is shorter than half the window libvmaf's loops
 //! read outside the picture (undefined); the twin refuses such sizes, and
 //! the `cambi_vis_lum_threshold`/`max_log_contrast` pairs on which libvmaf
@@ -87,6 +87,7 @@
 pub mod cvalues;
 pub mod feature;
 pub mod gpu;
+pub mod heatmap;
 pub mod luminance;
 pub mod mask;
 pub mod pooling;
@@ -487,9 +488,35 @@ impl Cambi {
         Ok(self.combine(dist, src))
     }
 
+    /// The distorted picture's c-value map at each of the five scales
+    /// (row-major, at [`Cambi::scale_sizes`]): what libvmaf's
+    /// `heatmaps_path` dumps ([`heatmap`]) before pooling.
+    pub fn c_value_maps(&self, distorted: &PlaneView<'_>) -> Result<Vec<Vec<f32>>, MetricsError> {
+        let mut maps = Vec::with_capacity(NUM_SCALES);
+        self.picture_c_values(distorted, self.encode, |c| maps.push(c.to_vec()))?;
+        Ok(maps)
+    }
+
     /// One picture's uncapped score at working size `side` (libvmaf's
     /// `preprocess_and_extract_cambi`).
     fn picture_score(&self, plane: &PlaneView<'_>, side: Working) -> Result<f64, MetricsError> {
+        let mut scores = [0f64; NUM_SCALES];
+        let mut s = 0;
+        self.picture_c_values(plane, side, |c| {
+            scores[s] = pooling::spatial_pooling(c, self.topk);
+            s += 1;
+        })?;
+        Ok(pooling::weight_scales(&scores, side.window))
+    }
+
+    /// Hands each scale's c-values of one picture at working size `side`
+    /// to `each`, in scale order (libvmaf's `cambi_score` up to pooling).
+    fn picture_c_values(
+        &self,
+        plane: &PlaneView<'_>,
+        side: Working,
+        mut each: impl FnMut(&mut Vec<f32>),
+    ) -> Result<(), MetricsError> {
         let (width, height, bpc) = self.input;
         if (plane.width, plane.height, plane.bpc) != (width, height, bpc) {
             return Err(MetricsError::Usage(format!(
@@ -508,17 +535,16 @@ impl Cambi {
             preprocess::anti_dither(&mut image);
         }
         let mut mask = mask::spatial_mask(&image);
-        let mut scores = [0f64; NUM_SCALES];
-        for (s, score) in scores.iter_mut().enumerate() {
+        for s in 0..NUM_SCALES {
             if s > 0 || self.speedup {
                 image = scale::decimate(&image);
                 mask = scale::decimate(&mask);
             }
             scale::filter_mode(&mut image);
             let mut c = cvalues::c_values(&image, &mask, usize::from(side.window), &self.contrast);
-            *score = pooling::spatial_pooling(&mut c, self.topk);
+            each(&mut c);
         }
-        Ok(pooling::weight_scales(&scores, side.window))
+        Ok(())
     }
 }
 
