@@ -87,7 +87,7 @@ const OPTIONS: &[OptionSpec] = &[
     .param("mlc"),
     OptionSpec::text(
         "heatmaps_path",
-        "Path where heatmaps will be dumped (unset: none; one 16-bit .gray file per scale, \
+        "Folder for the banding maps (unset: none; one 16-bit .gray file per scale, \
          created with the directory; vqscope refuses existing files, where libvmaf truncates \
          them)",
     ),
