@@ -50,8 +50,9 @@ pub struct Args {
     pub(crate) scale_distorted: bool,
     #[command(flatten)]
     pub(crate) raw: RawArgs,
-    /// Model (repeatable), colon-separated: `version=NAME` (built in: vmaf_v0.6.1,
-    /// vmaf_v0.6.1neg, vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3) or `path=FILE.json`;
+    /// Model (repeatable), colon-separated: `version=NAME` (built in: vmaf_v0.6.1 and its
+    /// neg, 4k, b and float variants, the eight vmaf_v1.0.16_* models; an unknown NAME lists
+    /// them all) or `path=FILE.json`;
     /// `name=` (the score's name, default `vmaf`), `enable_transform`, `disable_clip`,
     /// `EXTRACTOR.OPTION=VALUE` (e.g. `adm.adm_enhn_gain_limit=1.0`). Default:
     /// version=vmaf_v0.6.1.
