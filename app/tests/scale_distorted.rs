@@ -5,32 +5,13 @@
 //! fails if vqscope scales any other way, or not at all.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
+
+mod common;
+use common::{ffmpeg, vqscope};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("scale-distorted-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn ffmpeg(args: &[&str]) {
-    let out = Command::new("ffmpeg")
-        .args(["-nostdin", "-hide_banner", "-loglevel", "error", "-y"])
-        .args(args)
-        .output()
-        .expect("ffmpeg is installed (scripts/setup)");
-    assert!(out.status.success(), "ffmpeg {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-fn vqscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vqscope"))
-        .env("VQSCOPE_VALIDATION", "1")
-        .stdin(Stdio::null())
-        .args(args)
-        .output()
-        .expect("run vqscope")
+    common::scratch("scale-distorted", name)
 }
 
 /// A 96x64 reference, a 48x32 distorted made from it, and the distorted
