@@ -187,16 +187,12 @@ fn parse_csv(text: &str) -> Result<Vec<Job>> {
 
 /// The report format an output's extension names.
 fn format_of(output: &Path) -> Result<Format> {
-    let ext = output.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    Ok(match ext.as_deref() {
-        Some("json") => Format::Json,
-        Some("xml") => Format::Xml,
-        Some("csv") => Format::Csv,
-        Some("sub") => Format::Sub,
-        _ => bail!(
+    let ext = output.extension().and_then(|e| e.to_str()).unwrap_or_default();
+    Format::from_extension(ext).ok_or_else(|| {
+        anyhow!(
             "output {}: the name must end in .json, .xml, .csv or .sub (the report's format)",
             output.display()
-        ),
+        )
     })
 }
 

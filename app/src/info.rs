@@ -47,11 +47,8 @@ impl RawArgs {
         match (self.width, self.height, &self.pixel_format, self.bitdepth) {
             (None, None, None, None) => Ok(None),
             (Some(width), Some(height), Some(p), Some(bit_depth)) => {
-                let chroma = match p.as_str() {
-                    "420" => ChromaFormat::Yuv420,
-                    "422" => ChromaFormat::Yuv422,
-                    _ => ChromaFormat::Yuv444,
-                };
+                // clap admits only the three names.
+                let chroma = ChromaFormat::from_pixel_format(p).unwrap_or(ChromaFormat::Yuv444);
                 Ok(Some(RawGeometry { width, height, chroma, bit_depth }))
             }
             _ => anyhow::bail!("raw input needs all of -w, -h, -p and -b"),

@@ -24,16 +24,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 use vqscope_gpu::{ContextOptions, GpuContext};
+use vqscope_metrics::frontend::{ModelLabel, REPORT_VERSION, open_pair, pooled_lines};
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
 use vqscope_video::{
-    Decoder, Geometry, Pair, PairOptions, RawGeometry, SharedSource, VideoError, open_input,
-    open_scaled_to, share,
+    Decoder, Geometry, PairOptions, READ_AHEAD, RawGeometry, SharedSource, open_input, share,
 };
 
 use crate::output::outln;
-use crate::score::{Args, READ_AHEAD, REPORT_VERSION, selection};
-use vqscope_metrics::frontend::{ModelLabel, pooled_lines, with_scale_hint};
+use crate::score::{Args, selection};
 
 /// One distorted input of a ladder and what to make of it.
 pub(crate) struct Rendition {
@@ -68,11 +67,7 @@ impl Gpu {
         if let Some(ctx) = &self.ctx {
             return Ok(Arc::clone(ctx));
         }
-        let options = ContextOptions {
-            pipeline_cache: vqscope_gpu::pipeline_cache_dir(),
-            ..ContextOptions::from_env()
-        };
-        let ctx = Arc::new(GpuContext::new(&options)?);
+        let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env_cached())?);
         self.ctx = Some(Arc::clone(&ctx));
         Ok(ctx)
     }
@@ -200,12 +195,7 @@ fn report_paths(args: &Args, names: &[String]) -> Result<Vec<Option<PathBuf>>> {
         }
         std::fs::create_dir_all(output)
             .map_err(|e| anyhow!("-o {}: cannot make the folder: {e}", output.display()))?;
-        let ext = match args.format() {
-            Format::Json => "json",
-            Format::Csv => "csv",
-            Format::Sub => "sub",
-            Format::Xml => "xml",
-        };
+        let ext = args.format().extension();
         names.iter().map(|n| output.join(format!("{n}.{ext}"))).collect()
     };
     let mut inputs: Vec<&Path> = vec![&args.reference];
@@ -355,13 +345,15 @@ fn start_reading(
     geometry: Geometry,
     options: &Options,
 ) -> Result<(Rendition, Decoder)> {
-    let distorted = if rendition.scale {
-        open_scaled_to(&rendition.distorted, options.raw, &geometry)?
-    } else {
-        open_input(&rendition.distorted, options.raw)?
-    };
+    let mut pair = open_pair(
+        Box::new(reference),
+        &rendition.distorted,
+        options.raw,
+        rendition.scale,
+        options.pair,
+    )?;
     let name = &rendition.name;
-    if let Some((w, h)) = distorted.info().scaled_from
+    if let Some((w, h)) = pair.distorted().info().scaled_from
         && !options.quiet
     {
         eprintln!(
@@ -369,11 +361,6 @@ fn start_reading(
             geometry.width, geometry.height
         );
     }
-    let mut pair =
-        Pair::new(Box::new(reference), distorted, options.pair).map_err(|e| match e {
-            VideoError::Mismatch(m) => anyhow!(with_scale_hint(&m)),
-            e => e.into(),
-        })?;
     let has_frames = pair.has_frames()?;
     for warning in pair.warnings() {
         eprintln!("vqscope: {name}: warning: {warning}");

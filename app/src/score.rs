@@ -9,20 +9,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
 use vqscope_gpu::{ContextOptions, GpuContext};
-use vqscope_metrics::frontend::{self, ModelLabel, SelectionArgs};
+use vqscope_metrics::frontend::{self, ModelLabel, REPORT_VERSION, SelectionArgs};
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
-use vqscope_video::{Decoder, Pair, PairOptions, VideoError, open_input, open_scaled_to};
+use vqscope_video::{Decoder, PairOptions, READ_AHEAD, open_input};
 
 use crate::info::RawArgs;
-
-/// Version written into reports.
-pub(crate) const REPORT_VERSION: &str = concat!("vqscope-", env!("CARGO_PKG_VERSION"));
-
-/// Pairs the decoder reads ahead.
-pub(crate) const READ_AHEAD: usize = 8;
 
 #[derive(clap::Args)]
 #[command(disable_help_flag = true, disable_version_flag = true, version)]
@@ -208,12 +202,14 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     let geometry = args.raw.geometry()?;
     let reference = open_input(&args.reference, geometry)?;
     let clip_geometry = reference.info().geometry;
-    let distorted = if args.scale_distorted {
-        open_scaled_to(distorted_path, geometry, &clip_geometry)?
-    } else {
-        open_input(distorted_path, geometry)?
+    let options = PairOptions {
+        frame_skip_ref: args.frame_skip_ref,
+        frame_skip_dist: args.frame_skip_dist,
+        frame_cnt: args.frame_cnt,
     };
-    if let Some((w, h)) = distorted.info().scaled_from
+    let mut pair =
+        frontend::open_pair(reference, distorted_path, geometry, args.scale_distorted, options)?;
+    if let Some((w, h)) = pair.distorted().info().scaled_from
         && !args.quiet
     {
         eprintln!(
@@ -222,19 +218,6 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         );
     }
     clock.lap("opening the inputs");
-    let mut pair = Pair::new(
-        reference,
-        distorted,
-        PairOptions {
-            frame_skip_ref: args.frame_skip_ref,
-            frame_skip_dist: args.frame_skip_dist,
-            frame_cnt: args.frame_cnt,
-        },
-    )
-    .map_err(|e| match e {
-        VideoError::Mismatch(m) => anyhow!(frontend::with_scale_hint(&m)),
-        e => e.into(),
-    })?;
     // Before any GPU work: an empty input is a one-line error, not a
     // device allocation for nothing.
     let has_frames = pair.has_frames()?;
@@ -252,11 +235,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         None => Decoder::spawn(pair, READ_AHEAD)?,
     };
     clock.lap("starting the readers");
-    let options = ContextOptions {
-        pipeline_cache: vqscope_gpu::pipeline_cache_dir(),
-        ..ContextOptions::from_env()
-    };
-    let ctx = Arc::new(GpuContext::new(&options)?);
+    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env_cached())?);
     clock.lap(format!("GPU context on {}", ctx.info().name));
     for &(step, took) in ctx.startup_spans() {
         clock.part(took, step);

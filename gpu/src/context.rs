@@ -54,6 +54,13 @@ impl ContextOptions {
             ..Self::default()
         }
     }
+
+    /// [`ContextOptions::from_env`] with the user's on-disk pipeline cache
+    /// ([`crate::pipeline_cache_dir`]): what the commands and the Python
+    /// package score with.
+    pub fn from_env_cached() -> Self {
+        Self { pipeline_cache: crate::pipeline_cache_dir(), ..Self::from_env() }
+    }
 }
 
 /// What the code built on the device needs to know about it.

@@ -4,9 +4,19 @@
 //! built from `--model` / `--feature` strings and flags, the pooled-score
 //! lines printed after scoring, and an error chain on one line.
 
+use std::path::Path;
+
+use vqscope_video::{
+    Pair, PairOptions, RawGeometry, VideoError, VideoSource, open_input, open_scaled_to,
+};
+
 use crate::MetricsError;
 use crate::model::{DEFAULT_MODEL, Model};
 use crate::vmaf::Selection;
+
+/// The version written into reports (the workspace's, so the CLI's and the
+/// Python package's reports say the same).
+pub const REPORT_VERSION: &str = concat!("vqscope-", env!("CARGO_PKG_VERSION"));
 
 /// The model and feature flags of `vqscope score` (libvmaf's `--model`,
 /// `--feature`, `--aom_ctc`, `--nflx_ctc`, `-n`).
@@ -171,8 +181,29 @@ pub fn pooled_lines(
     lines
 }
 
+/// The pair a score run reads: `distorted` opened as it is or, with
+/// `scale`, scaled to `reference`'s size and pixel format by ffmpeg's
+/// `scale` at its default, bicubic ([`open_scaled_to`]). A size or format
+/// mismatch says how to scale. The CLI, its ladders and the Python package
+/// open their pairs here.
+pub fn open_pair(
+    reference: Box<dyn VideoSource>,
+    distorted: &Path,
+    raw: Option<RawGeometry>,
+    scale: bool,
+    options: PairOptions,
+) -> Result<Pair, VideoError> {
+    let target = reference.info().geometry;
+    let distorted =
+        if scale { open_scaled_to(distorted, raw, &target)? } else { open_input(distorted, raw)? };
+    Pair::new(reference, distorted, options).map_err(|e| match e {
+        VideoError::Mismatch(m) => VideoError::Mismatch(with_scale_hint(&m)),
+        e => e,
+    })
+}
+
 /// The hint added to a size or format mismatch between the inputs.
-pub fn with_scale_hint(mismatch: &str) -> String {
+fn with_scale_hint(mismatch: &str) -> String {
     format!(
         "{mismatch} (--scale-distorted scales the distorted input to the reference's size and \
          format with ffmpeg's bicubic scale)"

@@ -23,12 +23,8 @@ pub(crate) fn context(device: Option<&str>) -> Result<Arc<GpuContext>> {
     if let Some(ctx) = contexts.get(&key) {
         return Ok(Arc::clone(ctx));
     }
-    let from_env = ContextOptions::from_env();
-    let options = ContextOptions {
-        pipeline_cache: vqscope_gpu::pipeline_cache_dir(),
-        device: key.clone().or(from_env.device.clone()),
-        ..from_env
-    };
+    let from_env = ContextOptions::from_env_cached();
+    let options = ContextOptions { device: key.clone().or(from_env.device.clone()), ..from_env };
     let ctx = Arc::new(GpuContext::new(&options)?);
     contexts.insert(key, Arc::clone(&ctx));
     Ok(ctx)

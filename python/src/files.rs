@@ -5,17 +5,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
 use pyo3::prelude::*;
 use vqscope_metrics::frontend;
-use vqscope_video::{Decoder, Pair, VideoError, open_input, open_scaled_to};
+use vqscope_video::{Decoder, READ_AHEAD, open_input};
 
 use crate::options::Options;
 use crate::result::NativeResult;
 use crate::run::Run;
-
-/// Pairs the decoder reads ahead (as the CLI).
-const READ_AHEAD: usize = 8;
 
 /// Scores each of `distorted` against `reference`, one after the other on
 /// one GPU context; the GIL is released while scoring.
@@ -39,15 +36,8 @@ fn score_pair(reference: &Path, distorted: &Path, options: &Options) -> Result<N
     let geometry = options.raw_geometry()?;
     let reference = open_input(reference, geometry)?;
     let clip_geometry = reference.info().geometry;
-    let distorted = if options.scale_distorted {
-        open_scaled_to(distorted, geometry, &clip_geometry)?
-    } else {
-        open_input(distorted, geometry)?
-    };
-    let mut pair = Pair::new(reference, distorted, options.pair).map_err(|e| match e {
-        VideoError::Mismatch(m) => anyhow!(frontend::with_scale_hint(&m)),
-        e => e.into(),
-    })?;
+    let mut pair =
+        frontend::open_pair(reference, distorted, geometry, options.scale_distorted, options.pair)?;
     let mut warnings = pair.warnings().to_vec();
     if !pair.has_frames()? {
         bail!("no frames to score");

@@ -6,12 +6,12 @@
 
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use vqscope_video::{ColorInfo, Frame, FramePair, Geometry, PixelFormat};
+use vqscope_video::{ChromaFormat, ColorInfo, Frame, FramePair, Geometry, PixelFormat};
 
-use crate::options::{Options, chroma};
+use crate::options::Options;
 use crate::result::NativeResult;
 use crate::run::Run;
 
@@ -43,9 +43,9 @@ fn score(
     let started = Instant::now();
     let selection = options.selection()?;
     let chroma = match pixel_format {
-        "400" => vqscope_video::ChromaFormat::Mono,
-        "420" | "422" | "444" => chroma(pixel_format),
-        other => bail!("pixel_format {other}: 420, 422, 444 or 400"),
+        "400" => ChromaFormat::Mono,
+        other => ChromaFormat::from_pixel_format(other)
+            .ok_or_else(|| anyhow!("pixel_format {other}: 420, 422, 444 or 400"))?,
     };
     if !(8..=16).contains(&bitdepth) {
         bail!("bitdepth {bitdepth}: 8 to 16");

@@ -36,7 +36,7 @@ pub(crate) fn to_py(e: anyhow::Error) -> PyErr {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("VqscopeError", m.py().get_type::<VqscopeError>())?;
-    m.add("REPORT_VERSION", run::REPORT_VERSION)?;
+    m.add("REPORT_VERSION", vqscope_metrics::frontend::REPORT_VERSION)?;
     m.add_class::<options::Options>()?;
     m.add_class::<result::NativeResult>()?;
     m.add_function(wrap_pyfunction!(files::score_files, m)?)?;

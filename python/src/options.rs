@@ -56,7 +56,7 @@ impl Options {
         if threads.is_some_and(|n| !(1..=256).contains(&n)) {
             return bad("threads: 1 to 256");
         }
-        if pixel_format.as_deref().is_some_and(|p| !["420", "422", "444"].contains(&p)) {
+        if pixel_format.as_deref().is_some_and(|p| ChromaFormat::from_pixel_format(p).is_none()) {
             return bad("pixel_format: 420, 422 or 444");
         }
         if bitdepth.is_some_and(|b| !(8..=16).contains(&b)) {
@@ -96,18 +96,11 @@ impl Options {
         match (self.width, self.height, &self.pixel_format, self.bitdepth) {
             (None, None, None, None) => Ok(None),
             (Some(width), Some(height), Some(p), Some(bit_depth)) => {
-                Ok(Some(RawGeometry { width, height, chroma: chroma(p), bit_depth }))
+                // Checked in `Options::new`.
+                let chroma = ChromaFormat::from_pixel_format(p).unwrap_or(ChromaFormat::Yuv444);
+                Ok(Some(RawGeometry { width, height, chroma, bit_depth }))
             }
             _ => anyhow::bail!("raw input needs all of width, height, pixel_format and bitdepth"),
         }
-    }
-}
-
-/// `420`, `422` or `444` (checked in [`Options::new`]); anything else is 4:4:4.
-pub(crate) fn chroma(pixel_format: &str) -> ChromaFormat {
-    match pixel_format {
-        "420" => ChromaFormat::Yuv420,
-        "422" => ChromaFormat::Yuv422,
-        _ => ChromaFormat::Yuv444,
     }
 }

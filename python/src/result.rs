@@ -203,7 +203,7 @@ impl NativeResult {
         };
         let fps = self.frames.len() as f64 / self.seconds.max(1e-9);
         let report = vqscope_metrics::vmaf::report(
-            crate::run::REPORT_VERSION,
+            vqscope_metrics::frontend::REPORT_VERSION,
             &self.frames,
             fps,
             self.size,

@@ -15,9 +15,6 @@ use vqscope_video::{FramePair, Geometry};
 
 use crate::result::NativeResult;
 
-/// Version written into reports, as `vqscope score` writes it.
-pub(crate) const REPORT_VERSION: &str = concat!("vqscope-", env!("CARGO_PKG_VERSION"));
-
 /// A clip being scored.
 pub(crate) struct Run {
     scorer: Scorer,

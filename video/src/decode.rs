@@ -20,6 +20,10 @@ use std::thread::JoinHandle;
 use crate::error::{Result, VideoError};
 use crate::pair::{FramePair, Pair};
 
+/// Pairs a scoring run's decoder reads ahead: enough to keep the GPU fed
+/// through a slow frame, few enough that 4K pairs do not pile up.
+pub const READ_AHEAD: usize = 8;
+
 enum Command {
     /// Continue from pair `index` (plus the worker's offset), sending into
     /// `tx` from now on.

@@ -13,6 +13,17 @@ pub enum ChromaFormat {
 }
 
 impl ChromaFormat {
+    /// The chroma format of a raw input's pixel format as libvmaf's
+    /// `--pixel_format` names it (`420`, `422`, `444`).
+    pub fn from_pixel_format(name: &str) -> Option<Self> {
+        match name {
+            "420" => Some(ChromaFormat::Yuv420),
+            "422" => Some(ChromaFormat::Yuv422),
+            "444" => Some(ChromaFormat::Yuv444),
+            _ => None,
+        }
+    }
+
     /// Horizontal and vertical chroma subsampling shifts.
     pub fn shifts(self) -> (u32, u32) {
         match self {

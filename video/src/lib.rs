@@ -20,7 +20,7 @@ pub mod source;
 pub mod upload;
 pub mod y4m;
 
-pub use decode::Decoder;
+pub use decode::{Decoder, READ_AHEAD};
 pub use error::{MAX_DIMENSION, Result, VideoError};
 pub use frame::{
     ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, PixelFormat, Rational,

@@ -326,7 +326,7 @@ fn full_path(path: &Path) -> PathBuf {
 fn write_report(path: &Path, history: &History, clip: &ClipInfo, fps: f64) -> Result<()> {
     let g = clip.reference.geometry;
     let report = vqscope_metrics::vmaf::report(
-        crate::score::REPORT_VERSION,
+        vqscope_metrics::frontend::REPORT_VERSION,
         &history.frames,
         fps,
         (g.width, g.height),

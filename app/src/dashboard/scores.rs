@@ -16,7 +16,7 @@ use vqscope_metrics::model::Model;
 use vqscope_metrics::pipeline::FrameScores;
 use vqscope_metrics::pool::{Pooled, pool};
 use vqscope_metrics::vmaf::{self, Selection};
-use vqscope_video::Decoder;
+use vqscope_video::{Decoder, READ_AHEAD};
 
 use super::source::Inputs;
 
@@ -27,9 +27,6 @@ enum Update {
     Done,
     Failed(String),
 }
-
-/// Pairs the scoring thread's decoder reads ahead (as `vqscope score`).
-const READ_AHEAD: usize = 8;
 
 /// The model's name as libvmaf's `--model version=` spells it.
 pub const MODEL: &str = "vmaf_v0.6.1";

@@ -335,6 +335,25 @@ pub enum Format {
     Sub,
 }
 
+impl Format {
+    /// The file extension a report of this format gets.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Xml => "xml",
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Sub => "sub",
+        }
+    }
+
+    /// The format a report file's extension names (any case), if any.
+    pub fn from_extension(ext: &str) -> Option<Format> {
+        [Format::Xml, Format::Json, Format::Csv, Format::Sub]
+            .into_iter()
+            .find(|f| f.extension().eq_ignore_ascii_case(ext))
+    }
+}
+
 /// The short names libvmaf's reports use for its feature names
 /// (`VMAF_integer_feature_adm2_score` → `integer_adm2`); other names are
 /// written unchanged.
