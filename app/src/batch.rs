@@ -232,7 +232,13 @@ fn prepare(
         Some(output) => {
             let output = at(output);
             let format = format_of(&output)?;
-            crate::output::check_report_path(&output, &[&reference, &distorted])?;
+            // A manifest's outputs may name folders of their own, as a
+            // ladder's `-o` folder is made: make them (what blocks one is
+            // reported by the check below).
+            if let Some(folder) = output.parent().filter(|f| !f.as_os_str().is_empty()) {
+                let _ = std::fs::create_dir_all(folder);
+            }
+            crate::output::check_report_path("output", &output, &[&reference, &distorted])?;
             if let Some(other) = outputs.insert(output.clone(), number) {
                 bail!("output {} is job {other}'s too", output.display());
             }

@@ -77,14 +77,15 @@ impl Gpu {
 pub fn run(args: Args, started: Instant) -> Result<()> {
     // The models and features once per rendition (each has a scorer of
     // its own); a bad one fails here, before anything is written.
-    let selections = args.distorted.iter().map(|_| selection(&args)).collect::<Result<Vec<_>>>()?;
-    let names = rendition_names(&args.distorted)?;
+    let (reference, distorted) = args.inputs()?;
+    let selections = distorted.iter().map(|_| selection(&args)).collect::<Result<Vec<_>>>()?;
+    let names = rendition_names(distorted)?;
     let reports = report_paths(&args, &names)?;
-    let mut inputs: Vec<&Path> = vec![&args.reference];
-    inputs.extend(args.distorted.iter().map(PathBuf::as_path));
+    let mut inputs: Vec<&Path> = vec![reference];
+    inputs.extend(distorted.iter().map(PathBuf::as_path));
     vqscope_video::check_stream_inputs(&inputs)?;
     let mut renditions = Vec::new();
-    let each = names.into_iter().zip(&args.distorted).zip(reports).zip(selections);
+    let each = names.into_iter().zip(distorted).zip(reports).zip(selections);
     for (((name, distorted), report), (selection, labels)) in each {
         renditions.push(Rendition {
             name,
@@ -106,7 +107,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         quiet: args.quiet,
     };
     let names: Vec<String> = renditions.iter().map(|r| r.name.clone()).collect();
-    let results = score(&mut Gpu::default(), &args.reference, renditions, &options, started)?;
+    let results = score(&mut Gpu::default(), reference, renditions, &options, started)?;
     let mut failed = 0;
     for (name, result) in names.iter().zip(results) {
         if let Err(e) = result {
@@ -198,14 +199,15 @@ fn report_paths(args: &Args, names: &[String]) -> Result<Vec<Option<PathBuf>>> {
         let ext = args.format().extension();
         names.iter().map(|n| output.join(format!("{n}.{ext}"))).collect()
     };
-    let mut inputs: Vec<&Path> = vec![&args.reference];
-    inputs.extend(args.distorted.iter().map(PathBuf::as_path));
+    let (reference, distorted) = args.inputs()?;
+    let mut inputs: Vec<&Path> = vec![reference];
+    inputs.extend(distorted.iter().map(PathBuf::as_path));
     let mut seen = BTreeSet::new();
     for path in &paths {
         if !seen.insert(path) {
             bail!("-o {}: two renditions would write {}", output.display(), path.display());
         }
-        crate::output::check_report_path(path, &inputs)?;
+        crate::output::check_report_path("-o", path, &inputs)?;
     }
     Ok(paths.into_iter().map(Some).collect())
 }

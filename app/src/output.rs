@@ -127,21 +127,22 @@ pub fn shown(path: &Path) -> String {
 /// folder where no file can be created (tried by creating and removing a
 /// temporary file), an existing file that cannot be written, and any of
 /// `inputs` — by device and inode, so hard links and symbolic links to an
-/// input are caught too. `-` (stdout) passes.
-pub fn check_report_path(output: &Path, inputs: &[&Path]) -> Result<()> {
+/// input are caught too. `-` (stdout) passes. Messages name the output as
+/// `flag` and its path: `-o` on the command line, a manifest's field.
+pub fn check_report_path(flag: &str, output: &Path, inputs: &[&Path]) -> Result<()> {
     if is_stdout(output) {
         return Ok(());
     }
     let shown = output.display();
     let existing = fs::metadata(output).ok();
     if existing.as_ref().is_some_and(|m| m.is_dir()) {
-        bail!("-o {shown}: is a directory");
+        bail!("{flag} {shown}: is a directory");
     }
     let dest = destination(output);
     let folder = folder_of(&dest);
     match fs::metadata(folder) {
         Ok(m) if m.is_dir() => {}
-        Ok(_) => bail!("-o {shown}: {} is not a folder", folder.display()),
+        Ok(_) => bail!("{flag} {shown}: {} is not a folder", folder.display()),
         Err(_) => {
             let blocker = folder
                 .ancestors()
@@ -149,8 +150,8 @@ pub fn check_report_path(output: &Path, inputs: &[&Path]) -> Result<()> {
                 .map(|a| if a.as_os_str().is_empty() { Path::new(".") } else { a })
                 .find_map(|a| fs::metadata(a).ok().map(|m| (a, m.is_dir())));
             match blocker {
-                Some((file, false)) => bail!("-o {shown}: {} is not a folder", file.display()),
-                _ => bail!("-o {shown}: folder {} does not exist", folder.display()),
+                Some((file, false)) => bail!("{flag} {shown}: {} is not a folder", file.display()),
+                _ => bail!("{flag} {shown}: folder {} does not exist", folder.display()),
             }
         }
     }
@@ -162,7 +163,7 @@ pub fn check_report_path(output: &Path, inputs: &[&Path]) -> Result<()> {
                 } else {
                     format!(" ({} is the same file)", input.display())
                 };
-                bail!("-o {shown}: refusing to overwrite an input{also}");
+                bail!("{flag} {shown}: refusing to overwrite an input{also}");
             }
         }
         if !out.is_file() {
@@ -171,12 +172,12 @@ pub fn check_report_path(output: &Path, inputs: &[&Path]) -> Result<()> {
             return Ok(());
         }
         if let Err(e) = File::options().write(true).open(output) {
-            bail!("-o {shown}: cannot write it: {e}");
+            bail!("{flag} {shown}: cannot write it: {e}");
         }
     }
     match TempFile::create_in(folder, &dest, None) {
         Ok(_probe) => Ok(()), // removed when dropped
-        Err(e) => bail!("-o {shown}: cannot write in {}: {e}", folder_shown(folder)),
+        Err(e) => bail!("{flag} {shown}: cannot write in {}: {e}", folder_shown(folder)),
     }
 }
 
@@ -465,7 +466,7 @@ mod tests {
         let dir = scratch("report");
         let input = dir.join("in.y4m");
         fs::write(&input, "YUV4MPEG2").unwrap();
-        let ok = |p: &Path| check_report_path(p, &[&input, Path::new("-")]);
+        let ok = |p: &Path| check_report_path("-o", p, &[&input, Path::new("-")]);
         let err = |p: &Path| ok(p).unwrap_err().to_string();
         ok(&dir.join("new.json")).unwrap();
         ok(Path::new("-")).unwrap();

@@ -5,7 +5,7 @@
 
 use std::fmt::Display;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -29,14 +29,14 @@ pub struct Args {
     version: Option<bool>,
     /// Reference input: y4m, raw .yuv (with -w -h -p -b), anything ffmpeg reads, or `-` for
     /// stdin.
-    #[arg(short = 'r', long)]
-    pub(crate) reference: PathBuf,
+    #[arg(short = 'r', long, required_unless_present = "features")]
+    reference: Option<PathBuf>,
     /// Distorted input (same forms as -r). Repeat it to score an encoding ladder, every
     /// rendition against the one reference, which is then read once: a report per rendition
     /// (with -o a folder, or a path containing {name}, the rendition's file stem) and its
     /// pooled scores printed after its name.
-    #[arg(short = 'd', long, required = true)]
-    pub(crate) distorted: Vec<PathBuf>,
+    #[arg(short = 'd', long, required_unless_present = "features")]
+    distorted: Vec<PathBuf>,
     /// Scale a distorted input of another size to the reference's size and pixel format
     /// with ffmpeg's `scale` filter at its default (bicubic), as `ffmpeg -vf scale=W:H`
     /// before libvmaf would, and score the scaled frames (files only, not stdin or raw).
@@ -117,6 +117,17 @@ pub struct Args {
 }
 
 impl Args {
+    /// The reference and the distorted inputs. clap lets them be left out
+    /// when a `--feature` is given, so that `--feature NAME=help` needs no
+    /// inputs; any other command needs both.
+    pub(crate) fn inputs(&self) -> Result<(&Path, &[PathBuf])> {
+        match (&self.reference, self.distorted.as_slice()) {
+            (Some(reference), distorted @ [_, ..]) => Ok((reference, distorted)),
+            (None, _) => bail!("score needs -r/--reference (see `vqscope score --help`)"),
+            (Some(_), []) => bail!("score needs -d/--distorted (see `vqscope score --help`)"),
+        }
+    }
+
     pub(crate) fn format(&self) -> Format {
         if self.json {
             Format::Json
@@ -189,18 +200,19 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     if let Some(spec) = args.features.iter().find(|f| f.ends_with("=help")) {
         return print_feature_help(spec.trim_end_matches("=help"));
     }
-    if args.distorted.len() > 1 {
+    let (reference_path, distorted) = args.inputs()?;
+    if distorted.len() > 1 {
         return crate::ladder::run(args, started);
     }
-    let distorted_path = &args.distorted[0];
+    let distorted_path = &distorted[0];
     if let Some(output) = &args.output {
-        crate::output::check_report_path(output, &[&args.reference, distorted_path])?;
+        crate::output::check_report_path("-o", output, &[reference_path, distorted_path])?;
     }
     let (selection, labels) = selection(&args)?;
     clock.lap("command line and models");
-    vqscope_video::check_stream_inputs(&[&args.reference, distorted_path])?;
+    vqscope_video::check_stream_inputs(&[reference_path, distorted_path])?;
     let geometry = args.raw.geometry()?;
-    let reference = open_input(&args.reference, geometry)?;
+    let reference = open_input(reference_path, geometry)?;
     let clip_geometry = reference.info().geometry;
     let options = PairOptions {
         frame_skip_ref: args.frame_skip_ref,

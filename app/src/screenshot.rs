@@ -98,7 +98,7 @@ pub fn run(args: Args) -> Result<()> {
     // through a hard link) as the output, is refused up front.
     let inputs: Vec<&Path> =
         [&args.reference, &args.distorted].into_iter().flatten().map(|p| p.as_path()).collect();
-    check_report_path(&args.output, &inputs)?;
+    check_report_path("-o", &args.output, &inputs)?;
     if args.dashboard {
         return dashboard(&args);
     }

@@ -174,10 +174,12 @@ fn batch_runs_the_good_jobs_and_names_the_bad() {
          ref.y4m,b.y4m,out/b.json,psnr,\n\
          ref.y4m,c.y4m,out/c.json,,\n\
          ref.y4m,a.y4m,out/bad-model.json,,version=vmaf_v9\n\
-         a.y4m,\"b.y4m\",out/b-vs-a.json,psnr,\n",
+         a.y4m,\"b.y4m\",out/b-vs-a.json,psnr,\n\
+         ref.y4m,a.y4m,blocker/a.json,,\n",
     )
     .unwrap();
-    std::fs::create_dir_all(dir.join("out")).unwrap();
+    // `out` is made by the batch; `blocker` is a file in the way.
+    std::fs::write(dir.join("blocker"), "mine").unwrap();
     let o = vqscope(&["batch", manifest.to_str().unwrap(), "-q"]);
     let stderr = text(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{stderr}");
@@ -192,7 +194,8 @@ fn batch_runs_the_good_jobs_and_names_the_bad() {
     assert!(line("2").contains("missing.y4m"), "{}", line("2"));
     assert!(line("4").contains("differ in size"), "{}", line("4"));
     assert!(line("5").contains("vmaf_v9"), "{}", line("5"));
-    assert!(stderr.contains("3 of 6 jobs failed"), "{stderr}");
+    assert!(line("7").contains("output ") && line("7").contains("blocker is not a folder"));
+    assert!(stderr.contains("4 of 7 jobs failed"), "{stderr}");
     for bad in ["missing", "c", "bad-model"] {
         assert!(!dir.join(format!("out/{bad}.json")).exists(), "{bad}");
     }

@@ -333,11 +333,20 @@ fn debug_is_per_feature() {
     assert!(!keys.iter().any(|k| k.starts_with("integer_adm_num")), "{keys:?}");
 }
 
-/// The options of every feature, as `--feature NAME=help` lists them.
+/// The options of every feature, as `--feature NAME=help` lists them,
+/// with or without inputs; without them any other feature is refused.
 #[test]
 fn feature_help_lists_options() {
-    let output = vqscope(&["score", "-r", "x", "-d", "y", "--feature", "adm=help"]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert!(stdout.contains("adm_enhn_gain_limit=100") && stdout.contains("_egl"), "{stdout}");
+    for args in [&["-r", "x", "-d", "y"][..], &[]] {
+        let output = vqscope(&[&["score", "--feature", "adm=help"][..], args].concat());
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert!(stdout.contains("adm_enhn_gain_limit=100") && stdout.contains("_egl"), "{stdout}");
+    }
+    let output = vqscope(&["score", "--feature", "adm"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("score needs -r/--reference"), "{stderr}");
+    let output = vqscope(&["score", "-r", "x.y4m", "--feature", "adm"]);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("score needs -d/--distorted"));
 }
