@@ -31,7 +31,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use vqscope_gpu::{Binding, ContextOptions, GpuContext, Submitter};
 use vqscope_metrics::report::Format;
-use vqscope_renderer::present::{InputEvent, WindowOptions, run_window};
+use vqscope_renderer::present::{HdrOutput, InputEvent, WindowOptions, run_window};
 use vqscope_renderer::{Renderer, ScanMode, SceneBuffers, capture};
 use vqscope_video::{FramePair, FrameUploader};
 use winit::event::MouseButton;
@@ -69,6 +69,32 @@ pub struct OpenArgs {
     pub looping: bool,
     #[command(flatten)]
     pub display: DisplayArgs,
+    /// HDR10 output: auto (when the inputs are HDR, PQ or HLG, and the display offers HDR10:
+    /// their light as graded, the UI's white at 203 nits), on (whenever the display offers it),
+    /// off (always SDR, HDR tone-mapped to --peak-nits).
+    #[arg(long, value_enum, default_value_t = HdrOutputArg::Auto, value_name = "WHEN")]
+    pub hdr_output: HdrOutputArg,
+    /// Say on stderr what the window does: SDR or HDR10 output, and why.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+}
+
+/// `--hdr-output`'s values.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HdrOutputArg {
+    Auto,
+    On,
+    Off,
+}
+
+impl From<HdrOutputArg> for HdrOutput {
+    fn from(arg: HdrOutputArg) -> Self {
+        match arg {
+            HdrOutputArg::Auto => HdrOutput::Auto,
+            HdrOutputArg::On => HdrOutput::On,
+            HdrOutputArg::Off => HdrOutput::Off,
+        }
+    }
 }
 
 /// How HDR and wide-gamut inputs are shown in an SDR window.
@@ -155,7 +181,19 @@ pub fn run(args: OpenArgs) -> Result<()> {
         );
         return headless(Path::new(""), &inputs, &models[0], &features);
     }
-    window(inputs, models, features, args.looping)
+    let window_args = WindowArgs {
+        looping: args.looping,
+        hdr_output: args.hdr_output.into(),
+        verbose: args.verbose,
+    };
+    window(inputs, models, features, window_args)
+}
+
+/// What the window takes from the command line besides its inputs.
+struct WindowArgs {
+    looping: bool,
+    hdr_output: HdrOutput,
+    verbose: bool,
 }
 
 /// A frame the headless path renders.
@@ -571,7 +609,7 @@ fn window(
     inputs: Inputs,
     models: Vec<String>,
     features: Arc<[String]>,
-    looping: bool,
+    args: WindowArgs,
 ) -> Result<()> {
     let mut session = Session::open(inputs, models, 0, features)?;
     let g = session.clip.reference.geometry;
@@ -579,7 +617,7 @@ fn window(
     let mut state =
         State::new(WINDOW, (g.width, g.height), session.clip.frame_count.unwrap_or(1), fps);
     state.peak_nits = session.inputs.peak_nits;
-    state.looping = looping;
+    state.looping = args.looping;
     let mut pictures: Option<Pictures> = None;
     let mut renderer: Option<Renderer> = None;
     // The shown frames' upload ring, made for the clip's geometry with the
@@ -594,9 +632,16 @@ fn window(
     let mut in_flight: Vec<InFlight> = Vec::new();
     let mut last = Instant::now();
     let mut inputs_now = Vec::new();
-    let options = WindowOptions::new(&session.title(), WINDOW);
+    let mut options = WindowOptions::new(&session.title(), WINDOW);
+    options.present.hdr = args.hdr_output;
+    options.present.hdr_content = session.clip.is_hdr();
     let frames_in_flight = options.present.frames_in_flight.max(1);
     run_window(options, |frame, rec, image| -> Result<()> {
+        if let (choice, true) = frame.output_choice()
+            && (args.verbose || choice.refused)
+        {
+            eprintln!("vqscope: {}", choice.reason);
+        }
         let (w, h) = frame.size();
         if (state.layout.width, state.layout.height) != (w as f32, h as f32) {
             state.apply(Input::Resized { width: w, height: h });
@@ -638,6 +683,8 @@ fn window(
                 Err(e) => state.notice = Some(format!("dropped file not used: {e}")),
             }
         }
+        // A dropped file may bring HDR in or take it away.
+        frame.set_hdr_content(session.clip.is_hdr());
         if std::mem::take(&mut state.requests.next_model) {
             match session.next_model() {
                 Ok(()) => state.worst.clear(),
@@ -734,6 +781,7 @@ fn window(
                 None,
             )?),
         };
+        renderer.set_output(frame.output())?;
         let encoded = renderer.encode(&scene)?;
         let buffers = renderer.upload(&encoded)?;
         buffers.record_upload(rec);
