@@ -106,7 +106,8 @@ pub struct DisplayArgs {
     #[arg(long, default_value = "auto", value_parser = ["auto", "sdr", "pq", "hlg"])]
     pub transfer: String,
     /// Peak luminance of your display in nits: HDR inputs are tone-mapped so that this is
-    /// the window's white (80-10000; 203 is BT.2408's HDR reference white).
+    /// the window's white (80-10000; 203 is BT.2408's HDR reference white). An HDR10 window
+    /// (--hdr-output) is not tone-mapped: the display maps what it cannot show.
     #[arg(
         long,
         value_name = "NITS",
