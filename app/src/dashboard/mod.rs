@@ -69,6 +69,12 @@ pub struct OpenArgs {
     pub looping: bool,
     #[command(flatten)]
     pub display: DisplayArgs,
+}
+
+/// `vqscope [-r REF -d DIS]`: how the dashboard window shows them (not
+/// part of [`OpenArgs`], which the headless `bench playback` shares).
+#[derive(clap::Args)]
+pub struct WindowArgs {
     /// HDR10 output: auto (when the inputs are HDR, PQ or HLG, and the display offers HDR10:
     /// their light as graded, the UI's white at 203 nits), on (whenever the display offers it),
     /// off (always SDR, HDR tone-mapped to --peak-nits).
@@ -168,7 +174,7 @@ const WINDOW: (u32, u32) = (1280, 720);
 
 /// `vqscope` with or without inputs: the window, or with no display the
 /// dashboard rendered to a PNG and the scores to a JSON report.
-pub fn run(args: OpenArgs) -> Result<()> {
+pub fn run(args: OpenArgs, window_args: WindowArgs) -> Result<()> {
     let inputs = args.inputs()?;
     let models = model_choices(args.model.as_deref());
     let features: Arc<[String]> = args.features.into();
@@ -182,19 +188,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
         );
         return headless(Path::new(""), &inputs, &models[0], &features);
     }
-    let window_args = WindowArgs {
-        looping: args.looping,
-        hdr_output: args.hdr_output.into(),
-        verbose: args.verbose,
-    };
-    window(inputs, models, features, window_args)
-}
-
-/// What the window takes from the command line besides its inputs.
-struct WindowArgs {
-    looping: bool,
-    hdr_output: HdrOutput,
-    verbose: bool,
+    window(inputs, models, features, args.looping, window_args)
 }
 
 /// A frame the headless path renders.
@@ -610,6 +604,7 @@ fn window(
     inputs: Inputs,
     models: Vec<String>,
     features: Arc<[String]>,
+    looping: bool,
     args: WindowArgs,
 ) -> Result<()> {
     let mut session = Session::open(inputs, models, 0, features)?;
@@ -618,7 +613,7 @@ fn window(
     let mut state =
         State::new(WINDOW, (g.width, g.height), session.clip.frame_count.unwrap_or(1), fps);
     state.peak_nits = session.inputs.peak_nits;
-    state.looping = args.looping;
+    state.looping = looping;
     let mut pictures: Option<Pictures> = None;
     let mut renderer: Option<Renderer> = None;
     // The shown frames' upload ring, made for the clip's geometry with the
@@ -634,7 +629,7 @@ fn window(
     let mut last = Instant::now();
     let mut inputs_now = Vec::new();
     let mut options = WindowOptions::new(&session.title(), WINDOW);
-    options.present.hdr = args.hdr_output;
+    options.present.hdr = args.hdr_output.into();
     options.present.hdr_content = session.clip.is_hdr();
     let frames_in_flight = options.present.frames_in_flight.max(1);
     run_window(options, |frame, rec, image| -> Result<()> {

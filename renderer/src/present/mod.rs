@@ -539,7 +539,7 @@ impl Presenter {
         let hdr10 = if self.ctx.swapchain_colorspace_enabled() {
             hdr::hdr10_format(&formats, features)
         } else {
-            Err("the Vulkan loader lacks VK_EXT_swapchain_colorspace".into())
+            Err("Vulkan offers no VK_EXT_swapchain_colorspace here (no HDR colour spaces)".into())
         };
         let mut choice = hdr::choose_output(self.options.hdr, self.hdr_content, &hdr10);
         self.format = match (choice.output, hdr10) {
