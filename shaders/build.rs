@@ -4,6 +4,11 @@
 //! size. Errors keep glslang's `file:line: message` form so they point at
 //! the source; a layout the pipelines cannot create (a gap in the bindings,
 //! a uniform buffer, another descriptor set) fails the build too.
+//!
+//! A few shaders are compiled once more with a macro defined ([`VARIANTS`]):
+//! `ui/fused.comp` with `HDR10_OUTPUT` is `UI_FUSED_HDR10_OUTPUT`, path
+//! `ui/fused.comp#HDR10_OUTPUT`. A macro rather than a specialization
+//! constant because it changes the storage image's declared format.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -15,24 +20,41 @@ use vqscope_glslang_link as _;
 #[path = "src/reflect.rs"]
 mod reflect;
 
+/// Shaders compiled a second time with a macro defined: (source, macro).
+const VARIANTS: &[(&str, &str)] = &[("ui/fused.comp", "HDR10_OUTPUT")];
+
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
-    let mut sources = Vec::new();
-    collect(&root, &mut sources);
-    sources.sort();
+    let mut files = Vec::new();
+    collect(&root, &mut files);
+    // Each file plainly, then as each of its variants (right after it, so
+    // `ALL` stays sorted by path).
+    let mut sources: Vec<(PathBuf, Option<&str>)> = Vec::new();
+    files.sort();
+    for path in files {
+        let rel = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        let variants: Vec<_> =
+            VARIANTS.iter().filter(|(source, _)| *source == rel).map(|&(_, m)| Some(m)).collect();
+        sources.push((path.clone(), None));
+        sources.extend(variants.into_iter().map(|m| (path.clone(), m)));
+    }
 
     let compiler = shaderc::Compiler::new().expect("shaderc compiler");
     let mut generated = String::new();
     let mut all =
         String::from("/// Every shader, in path order.\npub const ALL: &[&Shader] = &[\n");
     let mut failed = false;
-    for path in &sources {
+    for (path, variant) in &sources {
         println!("cargo:rerun-if-changed={}", path.display());
         let rel = path.strip_prefix(&root).unwrap();
-        let name = const_name(rel);
+        let mut name = const_name(rel);
         let text = std::fs::read_to_string(path).expect("read shader");
         let mut opts = shaderc::CompileOptions::new().expect("shaderc options");
+        if let Some(variant) = variant {
+            opts.add_macro_definition(variant, Some("1"));
+            name = format!("{name}_{variant}");
+        }
         opts.set_target_env(shaderc::TargetEnv::Vulkan, shaderc::EnvVersion::Vulkan1_3 as u32);
         opts.set_target_spirv(shaderc::SpirvVersion::V1_6);
         opts.set_optimization_level(shaderc::OptimizationLevel::Performance);
@@ -80,7 +102,10 @@ fn main() {
                 };
                 let spv = out_dir.join(format!("{name}.spv"));
                 std::fs::write(&spv, artifact.as_binary_u8()).expect("write spv");
-                let rel = rel.display().to_string();
+                let mut rel = rel.display().to_string();
+                if let Some(variant) = variant {
+                    rel = format!("{rel}#{variant}");
+                }
                 let bindings: Vec<String> =
                     bindings.iter().map(|kind| format!("crate::BindingKind::{kind:?}")).collect();
                 writeln!(

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::{Result, bail};
 use vqscope_gpu::{Binding, ContextOptions, GpuContext, Submitter, vk};
 use vqscope_metrics::pipeline::FrameScores;
-use vqscope_renderer::{Renderer, ScanMode, Scene, scenes};
+use vqscope_renderer::{Output, Renderer, ScanMode, Scene, scenes};
 use vqscope_video::VideoSource;
 
 use crate::dashboard::demo::{self, DemoSource, Side};
@@ -31,6 +31,10 @@ pub struct Args {
     /// Sizes (comma-separated WIDTHxHEIGHT, 1080p or 4k).
     #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "1080p,4k")]
     sizes: Vec<(u32, u32)>,
+    /// `ui`: draw for an HDR10 window (the fused pass's HDR10_OUTPUT variant, PQ into
+    /// a 10-bit image) instead of an SDR one.
+    #[arg(long)]
+    hdr10: bool,
     /// Timed repetitions per case (after one warm-up).
     #[arg(long, default_value_t = 20)]
     runs: usize,
@@ -77,10 +81,11 @@ fn bench_ui(args: &Args) -> Result<()> {
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
     let info = ctx.info().clone();
     outln!(
-        "device: {} (subgroup size {}, {} timed runs per case, median GPU ms)",
+        "device: {} (subgroup size {}, {} timed runs per case, median GPU ms, {} output)",
         info.name,
         info.subgroup_size,
-        args.runs.max(1)
+        args.runs.max(1),
+        if args.hdr10 { "HDR10" } else { "SDR" }
     )?;
     outln!(
         "{:<10} {:>10} {:>8} {:>9} | {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9} | {:>7}",
@@ -98,7 +103,10 @@ fn bench_ui(args: &Args) -> Result<()> {
     )?;
     let mut submitter = Submitter::new(&ctx, 1)?;
     let mut subgroup = Renderer::new(&ctx, ScanMode::Subgroup, None)?;
-    let lane0 = Renderer::new(&ctx, ScanMode::Lane0, None)?;
+    let mut lane0 = Renderer::new(&ctx, ScanMode::Lane0, None)?;
+    let output = if args.hdr10 { Output::Hdr10 } else { Output::Sdr };
+    subgroup.set_output(output)?;
+    lane0.set_output(output)?;
     for name in &args.scenes {
         for &(width, height) in &args.sizes {
             let scene = scene(name, width, height).expect("checked");

@@ -41,6 +41,8 @@ struct Cli {
     /// The dashboard's inputs (none: the generated demo).
     #[command(flatten)]
     open: dashboard::OpenArgs,
+    #[command(flatten)]
+    window: dashboard::WindowArgs,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -98,7 +100,7 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => bench::run(args),
         Some(Command::Completions(args)) => completions(args),
         Some(Command::Man(args)) => man(args),
-        None => dashboard::run(cli.open),
+        None => dashboard::run(cli.open, cli.window),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -43,6 +43,7 @@ pub fn run(args: Args) -> Result<()> {
                 None,
             )?),
         };
+        renderer.set_output(frame.output())?;
         let (width, height) = frame.size();
         let scene = scenes::build(&args.scene, width, height).expect("checked above");
         let encoded = renderer.encode(&scene)?;

@@ -33,7 +33,9 @@ pub struct ContextOptions {
     pub validation: bool,
     /// Instance extensions a window needs (from `ash_window`).
     pub instance_extensions: Vec<&'static CStr>,
-    /// Ask for the swapchain device extension.
+    /// Ask for the swapchain device extension, and for what an HDR10
+    /// swapchain needs where it is offered: `VK_EXT_swapchain_colorspace`
+    /// (instance) and `VK_EXT_hdr_metadata` (device).
     pub swapchain: bool,
     /// Device choice: an index into the enumeration or a substring of the
     /// name. Defaults to `VQSCOPE_DEVICE`.
@@ -108,6 +110,8 @@ pub struct GpuContext {
     info: DeviceInfo,
     startup: Vec<(&'static str, Duration)>,
     pub(crate) pipeline_stats: PipelineCounters,
+    swapchain_colorspace: bool,
+    hdr_metadata: bool,
 }
 
 /// What building pipelines has cost so far (see [`GpuContext::pipeline_stats`]).
@@ -175,6 +179,12 @@ impl GpuContext {
             layers.push(VALIDATION_LAYER.as_ptr());
             extensions.push(ash::ext::debug_utils::NAME.as_ptr());
         }
+        // Without it surfaces list only sRGB colour spaces, never HDR10's.
+        let swapchain_colorspace = options.swapchain
+            && instance_extension_present(&entry, ash::ext::swapchain_colorspace::NAME)?;
+        if swapchain_colorspace {
+            extensions.push(ash::ext::swapchain_colorspace::NAME.as_ptr());
+        }
         let app_name = CString::new("vqscope").unwrap();
         let app_info = vk::ApplicationInfo::default()
             .application_name(&app_name)
@@ -211,7 +221,7 @@ impl GpuContext {
         };
         lap("instance", &mut startup);
         match Self::create_device(&instance, options) {
-            Ok((physical, device, queue_family, info)) => {
+            Ok((physical, device, queue_family, info, hdr_metadata)) => {
                 lap("device", &mut startup);
                 // SAFETY: the device was created with one queue in this family.
                 let queue = unsafe { device.get_device_queue(queue_family, 0) };
@@ -259,6 +269,8 @@ impl GpuContext {
                     info,
                     startup,
                     pipeline_stats: PipelineCounters::default(),
+                    swapchain_colorspace,
+                    hdr_metadata,
                 })
             }
             Err(e) => {
@@ -274,7 +286,7 @@ impl GpuContext {
     fn create_device(
         instance: &ash::Instance,
         options: &ContextOptions,
-    ) -> Result<(vk::PhysicalDevice, ash::Device, u32, DeviceInfo)> {
+    ) -> Result<(vk::PhysicalDevice, ash::Device, u32, DeviceInfo, bool)> {
         // SAFETY: the instance is alive; the call only fills a vector.
         let physicals = unsafe { instance.enumerate_physical_devices() }
             .map_err(vk_error("vkEnumeratePhysicalDevices"))?;
@@ -328,6 +340,16 @@ impl GpuContext {
         if options.swapchain {
             extensions.push(ash::khr::swapchain::NAME.as_ptr());
         }
+        // SAFETY: the physical device belongs to this live instance.
+        let offered = unsafe { instance.enumerate_device_extension_properties(physical) }
+            .map_err(vk_error("vkEnumerateDeviceExtensionProperties"))?;
+        let hdr_metadata = options.swapchain
+            && offered
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::hdr_metadata::NAME));
+        if hdr_metadata {
+            extensions.push(ash::ext::hdr_metadata::NAME.as_ptr());
+        }
         let features = vk::PhysicalDeviceFeatures::default()
             .shader_int64(true)
             .shader_float64(true)
@@ -356,7 +378,7 @@ impl GpuContext {
         // (features, extension names, queue infos) outlives the call.
         let device = unsafe { instance.create_device(physical, &create_info, None) }
             .map_err(vk_error("vkCreateDevice"))?;
-        Ok((physical, device, queue_family, info))
+        Ok((physical, device, queue_family, info, hdr_metadata))
     }
 
     /// Facts about the chosen device.
@@ -410,6 +432,18 @@ impl GpuContext {
 
     pub fn physical_device(&self) -> vk::PhysicalDevice {
         self.physical
+    }
+
+    /// Whether `VK_EXT_swapchain_colorspace` is on: surfaces may then
+    /// offer HDR colour spaces (HDR10's among them).
+    pub fn swapchain_colorspace_enabled(&self) -> bool {
+        self.swapchain_colorspace
+    }
+
+    /// Whether `VK_EXT_hdr_metadata` is on: swapchains can then tell the
+    /// display about the HDR they show ([`crate::Swapchain::set_hdr_metadata`]).
+    pub fn hdr_metadata_enabled(&self) -> bool {
+        self.hdr_metadata
     }
 
     /// What the device can do with `format` (blits, storage, sampling).
@@ -599,6 +633,13 @@ fn layer_present(entry: &ash::Entry, name: &CStr) -> Result<bool> {
     let layers = unsafe { entry.enumerate_instance_layer_properties() }
         .map_err(vk_error("vkEnumerateInstanceLayerProperties"))?;
     Ok(layers.iter().any(|l| l.layer_name_as_c_str() == Ok(name)))
+}
+
+fn instance_extension_present(entry: &ash::Entry, name: &CStr) -> Result<bool> {
+    // SAFETY: a loaded entry; no layer is named; the call only fills a vector.
+    let extensions = unsafe { entry.enumerate_instance_extension_properties(None) }
+        .map_err(vk_error("vkEnumerateInstanceExtensionProperties"))?;
+    Ok(extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(name)))
 }
 
 fn version_string(v: u32) -> String {

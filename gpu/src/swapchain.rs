@@ -134,6 +134,23 @@ impl Swapchain {
         &self.present_semaphores[index as usize]
     }
 
+    /// Tells the display what HDR this swapchain shows (mastering display
+    /// and light levels), where the device has `VK_EXT_hdr_metadata`
+    /// ([`crate::GpuContext::hdr_metadata_enabled`]); returns whether it
+    /// could. Meant for swapchains in an HDR colour space.
+    pub fn set_hdr_metadata(&self, metadata: &vk::HdrMetadataEXT<'_>) -> bool {
+        let ctx = self.surface.gpu();
+        if !ctx.hdr_metadata_enabled() {
+            return false;
+        }
+        let loader = ash::ext::hdr_metadata::Device::new(&ctx.instance, &ctx.device);
+        // SAFETY: the extension is enabled on this device (checked above);
+        // the swapchain belongs to it and is alive; one metadata for one
+        // swapchain, both slices outliving the call.
+        unsafe { loader.set_hdr_metadata(&[self.raw], std::slice::from_ref(metadata)) };
+        true
+    }
+
     /// Acquires the next image, signalling `signal` when it is free. Waits
     /// without a time limit for the presentation engine to release one.
     pub fn acquire(&self, signal: &Semaphore) -> Result<Acquired> {

@@ -157,6 +157,29 @@ struct TileShape {
     pixels: u32,
 }
 
+/// The kind of pixels the fused pass writes: those of the window shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Output {
+    /// 8-bit R'G'B' for an SDR window; HDR pictures tone-mapped to the
+    /// scene's display peak.
+    #[default]
+    Sdr,
+    /// PQ-coded BT.2020 in 10 bits for an HDR10 window (colour space
+    /// `HDR10_ST2084`): pictures' light untouched, the UI's white at
+    /// [`crate::color::REFERENCE_WHITE_NITS`].
+    Hdr10,
+}
+
+impl Output {
+    /// The storage image format the fused pass writes for this output.
+    pub fn format(self) -> vk::Format {
+        match self {
+            Output::Sdr => vk::Format::R8G8B8A8_UNORM,
+            Output::Hdr10 => vk::Format::A2B10G10R10_UNORM_PACK32,
+        }
+    }
+}
+
 impl TileShape {
     /// The split for a device of `device_type` whose pipelines run
     /// subgroups of `subgroup_size` (a workgroup must hold whole ones).
@@ -174,6 +197,12 @@ pub struct Renderer {
     bin_scan: ComputePipeline,
     bin_scatter: ComputePipeline,
     fused: ComputePipeline,
+    /// The `HDR10_OUTPUT` variant, built when [`Renderer::set_output`]
+    /// first asks for it.
+    fused_hdr10: Option<ComputePipeline>,
+    output: Output,
+    fused_specialization: [(u32, u32); 4],
+    subgroup_size: Option<u32>,
     /// Most workgroups a binning dispatch puts along x; more chunks than
     /// this go on along y.
     dispatch_width: u32,
@@ -223,22 +252,17 @@ impl Renderer {
                 ..PipelineDesc::new(vqscope_shaders::UI_BIN_SCATTER)
             },
         )?;
-        let fused = ComputePipeline::new(
-            ctx,
-            &PipelineDesc {
-                name: "ui/fused",
-                specialization: &fused_specialization,
-                subgroup_size,
-                full_subgroups: true,
-                ..PipelineDesc::new(vqscope_shaders::UI_FUSED)
-            },
-        )?;
+        let fused = fused_pipeline(ctx, Output::Sdr, &fused_specialization, subgroup_size)?;
         Ok(Self {
             ctx: ctx.clone(),
             bin_count,
             bin_scan,
             bin_scatter,
             fused,
+            fused_hdr10: None,
+            output: Output::Sdr,
+            fused_specialization,
+            subgroup_size,
             dispatch_width: ctx.info().max_compute_workgroup_count[0],
             timestamps: Timestamps::new(ctx, 5)?,
             font: Font::bundled(),
@@ -251,6 +275,27 @@ impl Renderer {
     /// larger than one row of workgroups without millions of primitives.
     pub fn limit_dispatch_width(&mut self, groups: u32) {
         self.dispatch_width = groups.clamp(1, self.ctx.info().max_compute_workgroup_count[0]);
+    }
+
+    /// Draws for `output` from now on: targets must then be of
+    /// [`Output::format`] (see [`Renderer::target_image`]). The HDR10
+    /// pipeline is built on first use.
+    pub fn set_output(&mut self, output: Output) -> Result<(), RenderError> {
+        if output == Output::Hdr10 && self.fused_hdr10.is_none() {
+            self.fused_hdr10 = Some(fused_pipeline(
+                &self.ctx,
+                output,
+                &self.fused_specialization,
+                self.subgroup_size,
+            )?);
+        }
+        self.output = output;
+        Ok(())
+    }
+
+    /// What the fused pass writes now.
+    pub fn output(&self) -> Output {
+        self.output
     }
 
     /// The bundled font, for measuring text while building a scene.
@@ -400,8 +445,12 @@ impl Renderer {
             rec.barrier();
         }
         self.record_binning(rec, scene)?;
+        let fused = match (self.output, &self.fused_hdr10) {
+            (Output::Hdr10, Some(hdr10)) => hdr10,
+            _ => &self.fused,
+        };
         rec.dispatch(
-            &self.fused,
+            fused,
             &[
                 Binding::Buffer(scene.buffer(0)),
                 Binding::Buffer(scene.buffer(1)),
@@ -482,22 +531,24 @@ impl Renderer {
         })
     }
 
-    /// A storage image the fused pass can draw into and that can be read back.
+    /// A storage image the fused pass can draw into (for the current
+    /// [`Output`]) and that can be read back.
     pub fn target_image(&self, width: u32, height: u32) -> Result<Image, RenderError> {
         Ok(Image::new(
             &self.ctx,
             "ui target",
             width,
             height,
-            vk::Format::R8G8B8A8_UNORM,
+            self.output.format(),
             vk::ImageUsageFlags::STORAGE
                 | vk::ImageUsageFlags::TRANSFER_SRC
                 | vk::ImageUsageFlags::TRANSFER_DST,
         )?)
     }
 
-    /// Renders `scene` headless and returns its RGBA8 pixels (rows tightly
-    /// packed, opaque).
+    /// Renders `scene` headless and returns its pixels, rows tightly
+    /// packed, opaque: RGBA8, or for [`Output::Hdr10`] one little-endian
+    /// word per pixel, R in bits 0-9, G 10-19, B 20-29 (A2B10G10R10).
     pub fn render_to_rgba(
         &mut self,
         submitter: &mut Submitter,
@@ -525,4 +576,27 @@ impl Renderer {
         })?;
         Ok(download_image(&self.ctx, submitter, &target, 4)?)
     }
+}
+
+/// The fused pass's pipeline writing `output`.
+fn fused_pipeline(
+    ctx: &Arc<GpuContext>,
+    output: Output,
+    specialization: &[(u32, u32)],
+    subgroup_size: Option<u32>,
+) -> Result<ComputePipeline, RenderError> {
+    let (name, shader) = match output {
+        Output::Sdr => ("ui/fused", vqscope_shaders::UI_FUSED),
+        Output::Hdr10 => ("ui/fused (HDR10)", vqscope_shaders::UI_FUSED_HDR10_OUTPUT),
+    };
+    Ok(ComputePipeline::new(
+        ctx,
+        &PipelineDesc {
+            name,
+            specialization,
+            subgroup_size,
+            full_subgroups: true,
+            ..PipelineDesc::new(shader)
+        },
+    )?)
 }

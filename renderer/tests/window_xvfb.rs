@@ -2,7 +2,8 @@
 //! image must reach the screen with the right colours (RGBA → BGRA swizzle),
 //! a resize must rebuild the swapchain at the new size, a failing draw
 //! closure must come back as an error, and none of it may draw a single
-//! validation message.
+//! validation message. HDR10 asked for on Xvfb (which has no HDR colour
+//! space) must fall back to SDR, said once, not again on the resize.
 //!
 //! winit allows one event loop per process and reads `DISPLAY` once, so each
 //! windowed scenario runs in a child process (this test binary again, one
@@ -14,7 +15,10 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use vqscope_renderer::present::{InputEvent, PresentError, PresentMode, WindowOptions, run_window};
+use vqscope_renderer::Output;
+use vqscope_renderer::present::{
+    HdrOutput, InputEvent, PresentError, PresentMode, WindowOptions, run_window,
+};
 
 const FIRST_SIZE: (u32, u32) = (320, 240);
 const SECOND_SIZE: (u32, u32) = (200, 150);
@@ -169,8 +173,18 @@ fn child_draw_and_resize() {
     let mut frames_at_second_size = 0;
     let mut saw_resize_event = false;
     let mut frames = 0u64;
-    let result = run_window(options(PresentMode::Vsync), |frame, rec, image| {
+    let mut options = options(PresentMode::Vsync);
+    options.present.hdr = HdrOutput::On;
+    options.present.hdr_content = true;
+    let result = run_window(options, |frame, rec, image| {
         frames += 1;
+        let (choice, new) = frame.output_choice();
+        if frame.output() != Output::Sdr || !choice.refused || new != (frames == 1) {
+            return Err(fail(format!(
+                "frame {frames}: HDR10 on Xvfb gave {choice:?}, new {new}, output {:?}",
+                frame.output()
+            )));
+        }
         if started.elapsed() > Duration::from_secs(60) || frames > 2000 {
             return Err(fail(format!(
                 "gave up after {frames} frames (first checked: {first_checked}, \

@@ -34,7 +34,13 @@ layout(set = 0, binding = 4, std430) readonly buffer Textures { Texture textures
 layout(set = 0, binding = 5, std430) readonly buffer Texels { uint texels[]; };
 layout(set = 0, binding = 6, std430) readonly buffer Pictures { Picture pictures[]; };
 layout(set = 0, binding = 7, std430) readonly buffer Maps { Map maps[]; };
+// HDR10_OUTPUT (the build's UI_FUSED_HDR10_OUTPUT variant) writes an HDR10
+// window's PQ-coded BT.2020 into a 10-bit image instead of 8-bit R'G'B'.
+#ifdef HDR10_OUTPUT
+layout(set = 0, binding = 8, rgb10_a2) uniform writeonly image2D target;
+#else
 layout(set = 0, binding = 8, rgba8) uniform writeonly image2D target;
+#endif
 layout(push_constant) uniform Push {
     vec4 background;  // premultiplied
     uint width;
@@ -202,9 +208,9 @@ float eetf(float e, float max_lum) {
         + (-2.0 * t3 + 3.0 * t2) * max_lum;
 }
 
-// Non-linear R'G'B' in [0, 1] of a wide-gamut or HDR picture to the
-// window's R'G'B'.
-vec3 to_display(vec3 rgb, uint matrix, uint transfer, float peak) {
+// Non-linear R'G'B' in [0, 1] to linear light in nits, SDR with `white`
+// (nits) as its white.
+vec3 to_nits(vec3 rgb, uint transfer, float white) {
     vec3 lin;
     if (transfer == 1u) {
         lin = vec3(pq_to_nits(rgb.r), pq_to_nits(rgb.g), pq_to_nits(rgb.b));
@@ -213,8 +219,23 @@ vec3 to_display(vec3 rgb, uint matrix, uint transfer, float peak) {
         float ys = dot(scene, vec3(0.2627, 0.6780, 0.0593));
         lin = SOURCE_PEAK_NITS * pow(ys, 0.2) * scene;
     } else {
-        lin = pow(rgb, vec3(2.4)) * peak;
+        lin = pow(rgb, vec3(2.4)) * white;
     }
+    return lin;
+}
+
+// Linear BT.2020 RGB to linear BT.709 RGB (BT.2087), unclipped.
+vec3 bt2020_to_bt709(vec3 lin) {
+    return vec3(
+        dot(lin, vec3(1.6605, -0.5876, -0.0728)),
+        dot(lin, vec3(-0.1246, 1.1329, -0.0083)),
+        dot(lin, vec3(-0.0182, -0.1006, 1.1187)));
+}
+
+// Non-linear R'G'B' in [0, 1] of a wide-gamut or HDR picture to the
+// window's R'G'B'.
+vec3 to_display(vec3 rgb, uint matrix, uint transfer, float peak) {
+    vec3 lin = to_nits(rgb, transfer, peak);
     float m = max(lin.r, max(lin.g, lin.b));
     if (transfer != 0u && peak < SOURCE_PEAK_NITS && m > 0.0) {
         float source = nits_to_pq(SOURCE_PEAK_NITS);
@@ -223,13 +244,45 @@ vec3 to_display(vec3 rgb, uint matrix, uint transfer, float peak) {
         lin *= mapped / m;
     }
     if (matrix == 2u) {
-        lin = vec3(
-            dot(lin, vec3(1.6605, -0.5876, -0.0728)),
-            dot(lin, vec3(-0.1246, 1.1329, -0.0083)),
-            dot(lin, vec3(-0.0182, -0.1006, 1.1187)));
+        lin = bt2020_to_bt709(lin);
     }
     return pow(clamp(lin / peak, 0.0, 1.0), vec3(1.0 / 2.4));
 }
+
+#ifdef HDR10_OUTPUT
+// An HDR10 window. Everything is composited as in an SDR window (blending
+// of the UI's colours unchanged), in BT.709's primaries with gamma 2.4 and
+// REFERENCE_WHITE_NITS as 1.0, but extended: pictures keep their light
+// above 1.0 and their wide-gamut colours as negative components. Only the
+// final store turns that into PQ-coded BT.2020, so the UI's white lands on
+// BT.2408's reference white and a picture's light is passed on untouched.
+// Twin: color::hdr10_rgb and color::extended_to_pq.
+const float REFERENCE_WHITE_NITS = 203.0;
+
+// Non-linear R'G'B' in [0, 1] of a wide-gamut or HDR picture, not
+// tone-mapped, to the extended compositing space.
+vec3 to_extended(vec3 rgb, uint matrix, uint transfer) {
+    vec3 lin = to_nits(rgb, transfer, REFERENCE_WHITE_NITS);
+    if (matrix == 2u) {
+        lin = bt2020_to_bt709(lin);
+    }
+    return sign(lin) * pow(abs(lin) / REFERENCE_WHITE_NITS, vec3(1.0 / 2.4));
+}
+
+// Linear BT.709 RGB to linear BT.2020 RGB (BT.2087).
+vec3 bt709_to_bt2020(vec3 lin) {
+    return vec3(
+        dot(lin, vec3(0.6274, 0.3293, 0.0433)),
+        dot(lin, vec3(0.0691, 0.9195, 0.0114)),
+        dot(lin, vec3(0.0164, 0.0880, 0.8956)));
+}
+
+// A composited colour of the extended space to PQ-coded BT.2020.
+vec3 extended_to_pq(vec3 e) {
+    vec3 lin = bt709_to_bt2020(sign(e) * pow(abs(e), vec3(2.4)) * REFERENCE_WHITE_NITS);
+    return vec3(nits_to_pq(lin.r), nits_to_pq(lin.g), nits_to_pq(lin.b));
+}
+#endif
 
 // YUV samples (unscaled integers of `pic`'s depth and range) to opaque RGB
 // for the window. Twin: color::display_rgb.
@@ -252,7 +305,11 @@ vec4 yuv_to_rgb(Picture pic, vec3 yuv) {
         yn + 2.0 * (1.0 - kb) * cbn), 0.0, 1.0);
     uint transfer = pic.tone & 0xffu;
     if (pic.matrix == 2u || transfer != 0u) {
+#ifdef HDR10_OUTPUT
+        rgb = to_extended(rgb, pic.matrix, transfer);
+#else
         rgb = to_display(rgb, pic.matrix, transfer, float(pic.tone >> 8u));
+#endif
     }
     return vec4(rgb, 1.0);
 }
@@ -603,7 +660,11 @@ void main() {
         uvec2 pixel = pixel_of(tile, item, j);
         if (pixel.x < width && pixel.y < height) {
             vec4 c = acc[j] + transmit[j] * background;
+#ifdef HDR10_OUTPUT
+            imageStore(target, ivec2(pixel), vec4(extended_to_pq(c.rgb), 1.0));
+#else
             imageStore(target, ivec2(pixel), vec4(clamp(c.rgb, 0.0, 1.0), 1.0));
+#endif
         }
     }
 }

@@ -31,7 +31,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use vqscope_gpu::{Binding, ContextOptions, GpuContext, Submitter};
 use vqscope_metrics::report::Format;
-use vqscope_renderer::present::{InputEvent, WindowOptions, run_window};
+use vqscope_renderer::present::{HdrOutput, InputEvent, WindowOptions, run_window};
 use vqscope_renderer::{Renderer, ScanMode, SceneBuffers, capture};
 use vqscope_video::{FramePair, FrameUploader};
 use winit::event::MouseButton;
@@ -71,6 +71,38 @@ pub struct OpenArgs {
     pub display: DisplayArgs,
 }
 
+/// `vqscope [-r REF -d DIS]`: how the dashboard window shows them (not
+/// part of [`OpenArgs`], which the headless `bench playback` shares).
+#[derive(clap::Args)]
+pub struct WindowArgs {
+    /// HDR10 output: auto (when the inputs are HDR, PQ or HLG, and the display offers HDR10:
+    /// their light as graded, the UI's white at 203 nits), on (whenever the display offers it),
+    /// off (always SDR, HDR tone-mapped to --peak-nits).
+    #[arg(long, value_enum, default_value_t = HdrOutputArg::Auto, value_name = "WHEN")]
+    pub hdr_output: HdrOutputArg,
+    /// Say on stderr what the window does: SDR or HDR10 output, and why.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+}
+
+/// `--hdr-output`'s values.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HdrOutputArg {
+    Auto,
+    On,
+    Off,
+}
+
+impl From<HdrOutputArg> for HdrOutput {
+    fn from(arg: HdrOutputArg) -> Self {
+        match arg {
+            HdrOutputArg::Auto => HdrOutput::Auto,
+            HdrOutputArg::On => HdrOutput::On,
+            HdrOutputArg::Off => HdrOutput::Off,
+        }
+    }
+}
+
 /// How HDR and wide-gamut inputs are shown in an SDR window.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DisplayArgs {
@@ -80,7 +112,8 @@ pub struct DisplayArgs {
     #[arg(long, default_value = "auto", value_parser = ["auto", "sdr", "pq", "hlg"])]
     pub transfer: String,
     /// Peak luminance of your display in nits: HDR inputs are tone-mapped so that this is
-    /// the window's white (80-10000; 203 is BT.2408's HDR reference white).
+    /// the window's white (80-10000; 203 is BT.2408's HDR reference white). An HDR10 window
+    /// (--hdr-output) is not tone-mapped: the display maps what it cannot show.
     #[arg(
         long,
         value_name = "NITS",
@@ -141,7 +174,7 @@ const WINDOW: (u32, u32) = (1280, 720);
 
 /// `vqscope` with or without inputs: the window, or with no display the
 /// dashboard rendered to a PNG and the scores to a JSON report.
-pub fn run(args: OpenArgs) -> Result<()> {
+pub fn run(args: OpenArgs, window_args: WindowArgs) -> Result<()> {
     let inputs = args.inputs()?;
     let models = model_choices(args.model.as_deref());
     let features: Arc<[String]> = args.features.into();
@@ -155,7 +188,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
         );
         return headless(Path::new(""), &inputs, &models[0], &features);
     }
-    window(inputs, models, features, args.looping)
+    window(inputs, models, features, args.looping, window_args)
 }
 
 /// A frame the headless path renders.
@@ -572,6 +605,7 @@ fn window(
     models: Vec<String>,
     features: Arc<[String]>,
     looping: bool,
+    args: WindowArgs,
 ) -> Result<()> {
     let mut session = Session::open(inputs, models, 0, features)?;
     let g = session.clip.reference.geometry;
@@ -594,9 +628,16 @@ fn window(
     let mut in_flight: Vec<InFlight> = Vec::new();
     let mut last = Instant::now();
     let mut inputs_now = Vec::new();
-    let options = WindowOptions::new(&session.title(), WINDOW);
+    let mut options = WindowOptions::new(&session.title(), WINDOW);
+    options.present.hdr = args.hdr_output.into();
+    options.present.hdr_content = session.clip.is_hdr();
     let frames_in_flight = options.present.frames_in_flight.max(1);
     run_window(options, |frame, rec, image| -> Result<()> {
+        if let (choice, true) = frame.output_choice()
+            && (args.verbose || choice.refused)
+        {
+            eprintln!("vqscope: {}", choice.reason);
+        }
         let (w, h) = frame.size();
         if (state.layout.width, state.layout.height) != (w as f32, h as f32) {
             state.apply(Input::Resized { width: w, height: h });
@@ -638,6 +679,8 @@ fn window(
                 Err(e) => state.notice = Some(format!("dropped file not used: {e}")),
             }
         }
+        // A dropped file may bring HDR in or take it away.
+        frame.set_hdr_content(session.clip.is_hdr());
         if std::mem::take(&mut state.requests.next_model) {
             match session.next_model() {
                 Ok(()) => state.worst.clear(),
@@ -734,6 +777,7 @@ fn window(
                 None,
             )?),
         };
+        renderer.set_output(frame.output())?;
         let encoded = renderer.encode(&scene)?;
         let buffers = renderer.upload(&encoded)?;
         buffers.record_upload(rec);

@@ -140,6 +140,14 @@ impl ClipInfo {
             frame_count: pair.frame_count(),
         }
     }
+
+    /// Whether either side is shown as HDR (PQ or HLG, tagged or by
+    /// `--transfer`): what `--hdr-output auto` goes by.
+    pub fn is_hdr(&self) -> bool {
+        [&self.reference, &self.distorted]
+            .iter()
+            .any(|s| s.color.transfer != vqscope_video::Transfer::Sdr)
+    }
 }
 
 /// Pairs kept for instant stepping.

@@ -21,7 +21,10 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::window::{Window, WindowId};
 
 use super::input::InputEvent;
-use super::{FrameStatus, PresentError, PresentOptions, Presenter, Result, window_context};
+use super::{
+    FrameStatus, OutputChoice, PresentError, PresentOptions, Presenter, Result, window_context,
+};
+use crate::fused::Output;
 
 /// What the app's per-frame closure gets besides the recorder and image.
 pub struct Frame<'a> {
@@ -30,6 +33,8 @@ pub struct Frame<'a> {
     size: (u32, u32),
     window: &'a Window,
     ctx: &'a Arc<GpuContext>,
+    choice: &'a OutputChoice,
+    choice_is_new: bool,
     next: &'a mut NextFrame,
 }
 
@@ -41,6 +46,8 @@ struct NextFrame {
     now: bool,
     /// Draw again at this time, unless something else draws first.
     at: Option<Instant>,
+    /// Whether the pictures are HDR now, if the frame said.
+    hdr_content: Option<bool>,
 }
 
 impl Frame<'_> {
@@ -57,6 +64,26 @@ impl Frame<'_> {
     /// Size of the offscreen image being drawn, in pixels.
     pub fn size(&self) -> (u32, u32) {
         self.size
+    }
+
+    /// What the offscreen image is for: draw with a renderer set to it
+    /// ([`crate::Renderer::set_output`]).
+    pub fn output(&self) -> Output {
+        self.choice.output
+    }
+
+    /// SDR or HDR10 and why, and whether that is new since the last frame
+    /// drawn (true on the first): for `-v`, and for the one line
+    /// [`OutputChoice::refused`] deserves.
+    pub fn output_choice(&self) -> (&OutputChoice, bool) {
+        (self.choice, self.choice_is_new)
+    }
+
+    /// Whether the pictures shown are HDR (PQ or HLG); see
+    /// [`Presenter::set_hdr_content`]. A change applies from the next frame,
+    /// which is drawn at once.
+    pub fn set_hdr_content(&mut self, hdr: bool) {
+        self.next.hdr_content = Some(hdr);
     }
 
     /// The window, to set its title, cursor or size.
@@ -116,7 +143,7 @@ impl WindowOptions {
 
 /// Opens a window and calls `draw` for each frame until the window is
 /// closed or the closure calls [`Frame::exit`]. `draw` records its work into
-/// the offscreen image (GENERAL layout, [`super::OFFSCREEN_FORMAT`]), which
+/// the offscreen image (GENERAL layout, [`Frame::output`]'s format), which
 /// is then shown. The first frame is drawn at once; later ones on input, on
 /// the window system's request, or when a frame asked for one (see the
 /// module doc); none are drawn while the window is minimised.
@@ -269,14 +296,26 @@ where
         let exit = next.exit;
         *next = NextFrame { exit, ..NextFrame::default() };
         let index = presenter.frame_index();
-        let rendered = presenter.render(|rec, image| {
+        let rendered = presenter.render(|rec, image, choice, choice_is_new| {
             called = true;
-            let mut frame =
-                Frame { events, index, size: (image.width(), image.height()), window, ctx, next };
+            let mut frame = Frame {
+                events,
+                index,
+                size: (image.width(), image.height()),
+                window,
+                ctx,
+                choice,
+                choice_is_new,
+                next,
+            };
             draw(&mut frame, rec, image)
         });
         if called {
             self.events.clear();
+        }
+        if let Some(hdr) = self.next.hdr_content.take() {
+            presenter.set_hdr_content(hdr);
+            self.next.now |= presenter.is_stale();
         }
         match rendered {
             Ok(_) if self.next.exit => event_loop.exit(),

@@ -1,12 +1,20 @@
 //! Showing rendered frames in a window.
 //!
-//! The renderer draws every pixel with compute shaders into an RGBA8 storage
-//! image. Swapchain images are rarely usable as storage images (their format
-//! is usually BGRA, and many drivers do not offer storage usage on them), so
-//! the [`Presenter`] keeps an offscreen `R8G8B8A8_UNORM` image the size of the
-//! window, lets the caller record its drawing into it, and then blits it into
-//! the acquired swapchain image: `vkCmdBlitImage` converts RGBA to BGRA for
-//! free. One blit per frame costs far less than the fused pass that fills it.
+//! The renderer draws every pixel with compute shaders into a storage image.
+//! Swapchain images are rarely usable as storage images (their format is
+//! usually BGRA, and many drivers do not offer storage usage on them), so
+//! the [`Presenter`] keeps an offscreen image the size of the window in the
+//! format of its [`Output`] (`R8G8B8A8_UNORM` for SDR, `A2B10G10R10` for
+//! HDR10), lets the caller record its drawing into it, and then blits it
+//! into the acquired swapchain image: `vkCmdBlitImage` converts RGBA to BGRA
+//! for free. One blit per frame costs far less than the fused pass that
+//! fills it.
+//!
+//! SDR or HDR10 ([`hdr`]): with `--hdr-output auto` a window whose pictures
+//! are HDR ([`Presenter::set_hdr_content`]) is shown in HDR10 where the
+//! surface offers the `HDR10_ST2084` colour space in a 10-bit format; the
+//! swapchain is then made in it, its HDR metadata set where the device has
+//! `VK_EXT_hdr_metadata`, and the app draws for [`Output::Hdr10`].
 //!
 //! The Vulkan objects (surface, swapchain, semaphores) are the `gpu` crate's
 //! RAII types; this module decides their size, format and mode and runs the
@@ -25,6 +33,7 @@
 //!   submissions on the same queue).
 
 mod event_loop;
+pub mod hdr;
 mod input;
 
 use std::error::Error as StdError;
@@ -40,10 +49,10 @@ use winit::raw_window_handle::HasDisplayHandle;
 use winit::window::Window;
 
 pub use event_loop::{Frame, WindowOptions, display_available, run_window};
+pub use hdr::{HdrOutput, OutputChoice};
 pub use input::InputEvent;
 
-/// The format of the offscreen image the renderer draws into.
-pub const OFFSCREEN_FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
+use crate::fused::Output;
 
 /// Everything that can go wrong while showing frames.
 #[derive(Debug, Error)]
@@ -117,11 +126,21 @@ pub struct PresentOptions {
     /// finished on the GPU, so per-frame host-written buffers need a ring of
     /// this many (index it with [`Presenter::frame_index`]).
     pub frames_in_flight: usize,
+    /// SDR or HDR10 (see [`hdr::choose_output`]).
+    pub hdr: HdrOutput,
+    /// Whether the pictures shown are HDR, to begin with (see
+    /// [`Presenter::set_hdr_content`]).
+    pub hdr_content: bool,
 }
 
 impl Default for PresentOptions {
     fn default() -> Self {
-        Self { mode: PresentMode::Vsync, frames_in_flight: 2 }
+        Self {
+            mode: PresentMode::Vsync,
+            frames_in_flight: 2,
+            hdr: HdrOutput::Auto,
+            hdr_content: false,
+        }
     }
 }
 
@@ -171,6 +190,11 @@ pub struct Presenter {
     window: Arc<Window>,
     ctx: Arc<GpuContext>,
     format: vk::SurfaceFormatKHR,
+    /// What the swapchain and the offscreen image are made for, and why.
+    choice: OutputChoice,
+    /// `choice` is new since the last frame drawn.
+    choice_is_new: bool,
+    hdr_content: bool,
     extent: vk::Extent2D,
     mode: PresentMode,
     options: PresentOptions,
@@ -200,7 +224,6 @@ impl Presenter {
                 ctx.info().name
             )));
         }
-        let format = choose_format(ctx, &surface)?;
         let options =
             PresentOptions { frames_in_flight: options.frames_in_flight.max(1), ..options };
         let submitter = Submitter::new(ctx, options.frames_in_flight)?;
@@ -215,7 +238,10 @@ impl Presenter {
             submitter,
             window,
             ctx: ctx.clone(),
-            format,
+            format: vk::SurfaceFormatKHR::default(),
+            choice: OutputChoice { output: Output::Sdr, reason: String::new(), refused: false },
+            choice_is_new: true,
+            hdr_content: options.hdr_content,
             extent: vk::Extent2D::default(),
             mode: options.mode,
             options,
@@ -249,14 +275,35 @@ impl Presenter {
         self.mode
     }
 
-    /// The swapchain's format (BGRA or RGBA, UNORM where the surface offers it).
+    /// The swapchain's format (BGRA or RGBA, UNORM where the surface offers
+    /// it; 10-bit for HDR10).
     pub fn surface_format(&self) -> vk::Format {
         self.format.format
+    }
+
+    /// SDR or HDR10, and why.
+    pub fn output_choice(&self) -> &OutputChoice {
+        &self.choice
+    }
+
+    /// Tells whether the pictures shown are HDR (PQ or HLG): with
+    /// [`HdrOutput::Auto`] that decides between SDR and HDR10, and a change
+    /// rebuilds the swapchain before the next frame.
+    pub fn set_hdr_content(&mut self, hdr: bool) {
+        if hdr != self.hdr_content {
+            self.hdr_content = hdr;
+            self.stale = true;
+        }
     }
 
     /// Frames submitted so far; the next frame's index.
     pub fn frame_index(&self) -> u64 {
         self.frame
+    }
+
+    /// The swapchain will be rebuilt before the next frame.
+    pub fn is_stale(&self) -> bool {
+        self.stale
     }
 
     /// The swapchain must be rebuilt before the next frame: call on a
@@ -266,15 +313,16 @@ impl Presenter {
     }
 
     /// Draws and shows one frame: acquires a swapchain image, calls `draw`
-    /// with a recorder and the offscreen image in GENERAL layout (write it
-    /// with compute shaders or transfers, leave it in GENERAL), blits it
+    /// with a recorder, the offscreen image in GENERAL layout (write it
+    /// with compute shaders or transfers, leave it in GENERAL) and the
+    /// output it is for (and whether that is new since the last frame), blits it
     /// into the swapchain image and presents it. The recording is submitted
     /// only if `draw` succeeds; on failure its error is returned and the
     /// acquired image is presented cleared to black, so the swapchain stays
     /// usable.
     pub fn render<E>(
         &mut self,
-        draw: impl FnOnce(&mut Recorder<'_>, &Image) -> Result<(), E>,
+        draw: impl FnOnce(&mut Recorder<'_>, &Image, &OutputChoice, bool) -> Result<(), E>,
     ) -> Result<FrameStatus, E>
     where
         E: From<PresentError>,
@@ -304,11 +352,12 @@ impl Presenter {
         let waits = [(acquire, vk::PipelineStageFlags2::ALL_TRANSFER)];
         let signals = [swapchain.present_semaphore(index).raw()];
         let offscreen_layout = self.offscreen_layout;
+        let (choice, choice_is_new) = (&self.choice, self.choice_is_new);
 
         let mut draw_error = None;
         let submitted = self.submitter.submit_with(&waits, &signals, |rec| {
             rec.image_layout(offscreen.raw(), offscreen_layout, vk::ImageLayout::GENERAL);
-            if let Err(e) = draw(rec, offscreen) {
+            if let Err(e) = draw(rec, offscreen, choice, choice_is_new) {
                 draw_error = Some(e);
                 return Err(GpuError::Usage("the draw closure failed".into()));
             }
@@ -323,6 +372,7 @@ impl Presenter {
         let ticket = match submitted {
             Ok(ticket) => {
                 self.offscreen_layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
+                self.choice_is_new = false;
                 ticket
             }
             Err(gpu_error) => {
@@ -413,6 +463,8 @@ impl Presenter {
                 "swapchain images cannot be blitted into (no TRANSFER_DST usage)".into(),
             ));
         }
+        // Asked each time: the window may have moved to another display.
+        self.choose_format()?;
         let modes = self.surface.present_modes()?;
         let mode = self
             .options
@@ -446,20 +498,24 @@ impl Presenter {
             pre_transform: caps.current_transform,
         };
         let swapchain = Swapchain::new(&self.surface, &desc, self.swapchain.as_ref())?;
+        if self.choice.output == Output::Hdr10 {
+            // Without the extension the display assumes its own defaults.
+            swapchain.set_hdr_metadata(&hdr::hdr10_metadata());
+        }
         // The old one (retired by the call above) goes now.
         self.swapchain = Some(swapchain);
-        let same_size = self
-            .offscreen
-            .as_ref()
-            .is_some_and(|i| i.width() == extent.width && i.height() == extent.height);
-        if !same_size {
+        let format = self.choice.output.format();
+        let same = self.offscreen.as_ref().is_some_and(|i| {
+            i.width() == extent.width && i.height() == extent.height && i.format() == format
+        });
+        if !same {
             self.offscreen = None;
             self.offscreen = Some(Image::new(
                 &self.ctx,
                 "presenter offscreen",
                 extent.width,
                 extent.height,
-                OFFSCREEN_FORMAT,
+                format,
                 vk::ImageUsageFlags::STORAGE
                     | vk::ImageUsageFlags::TRANSFER_SRC
                     | vk::ImageUsageFlags::TRANSFER_DST,
@@ -473,6 +529,36 @@ impl Presenter {
     }
 }
 
+impl Presenter {
+    /// Decides SDR or HDR10 from the surface's formats now and sets the
+    /// swapchain's format; a changed decision is new for the next frame.
+    fn choose_format(&mut self) -> Result<()> {
+        let formats = self.surface.formats()?;
+        let features = |f| self.ctx.format_properties(f).optimal_tiling_features;
+        let sdr = hdr::sdr_format(&formats, features).map_err(PresentError::Unsupported)?;
+        let hdr10 = if self.ctx.swapchain_colorspace_enabled() {
+            hdr::hdr10_format(&formats, features)
+        } else {
+            Err("Vulkan offers no VK_EXT_swapchain_colorspace here (no HDR colour spaces)".into())
+        };
+        let mut choice = hdr::choose_output(self.options.hdr, self.hdr_content, &hdr10);
+        self.format = match (choice.output, hdr10) {
+            (Output::Hdr10, Ok(format)) => {
+                if !self.ctx.hdr_metadata_enabled() {
+                    choice.reason += "; no HDR metadata (the device lacks VK_EXT_hdr_metadata)";
+                }
+                format
+            }
+            _ => sdr,
+        };
+        if choice != self.choice {
+            self.choice_is_new = true;
+        }
+        self.choice = choice;
+        Ok(())
+    }
+}
+
 impl Drop for Presenter {
     fn drop(&mut self) {
         // Everything in flight finishes before the fields go (in their
@@ -480,31 +566,4 @@ impl Drop for Presenter {
         let _ = self.submitter.wait_all();
         let _ = self.ctx.wait_idle();
     }
-}
-
-/// A UNORM 8-bit format: the renderer writes display-ready values, so the
-/// blit must copy bytes unchanged (an sRGB swapchain would encode twice).
-fn choose_format(ctx: &GpuContext, surface: &Surface) -> Result<vk::SurfaceFormatKHR> {
-    let formats = surface.formats()?;
-    let blittable = |format: vk::Format| {
-        ctx.format_properties(format)
-            .optimal_tiling_features
-            .contains(vk::FormatFeatureFlags::BLIT_DST)
-    };
-    let usable: Vec<_> = formats.iter().filter(|f| blittable(f.format)).collect();
-    [vk::Format::B8G8R8A8_UNORM, vk::Format::R8G8B8A8_UNORM]
-        .iter()
-        .find_map(|&want| {
-            usable
-                .iter()
-                .copied()
-                .copied()
-                .find(|f| f.format == want && f.color_space == vk::ColorSpaceKHR::SRGB_NONLINEAR)
-        })
-        .or_else(|| usable.first().copied().copied())
-        .ok_or_else(|| {
-            PresentError::Unsupported(format!(
-                "no surface format can be blitted into (offered: {formats:?})"
-            ))
-        })
 }
