@@ -491,7 +491,9 @@ fn bin_offsets(prims: &[GpuPrim], bins_x: u32, bins_y: u32) -> (Vec<u32>, Vec<u3
             for x in x0..=x1 {
                 let i = (y * bins_x + x) as usize;
                 counts[i] += 1;
-                tile_counts[i] += rows * tiles_in_bin(lo[0], hi[0], x);
+                // Saturating: a sum past u32 is refused at upload.
+                tile_counts[i] =
+                    tile_counts[i].saturating_add(rows * tiles_in_bin(lo[0], hi[0], x));
             }
         }
     }
@@ -507,13 +509,14 @@ fn tiles_in_bin(lo: f32, hi: f32, bin: u32) -> u32 {
     clamp(hi).saturating_sub(clamp(lo))
 }
 
-/// `counts`' exclusive prefix sum, with the total appended.
+/// `counts`' exclusive prefix sum, with the total appended; saturating, so
+/// that a total past u32 stays too large for upload to accept.
 fn exclusive_sum(counts: &[u32]) -> Vec<u32> {
     let mut offsets = Vec::with_capacity(counts.len() + 1);
     let mut run = 0u32;
     offsets.push(0);
     for &c in counts {
-        run += c;
+        run = run.saturating_add(c);
         offsets.push(run);
     }
     offsets

@@ -305,7 +305,19 @@ impl Renderer {
     }
 
     /// Creates the device buffers for `enc` and fills their staging copy.
+    /// Fails when the bin or tile lists would not fit one storage buffer
+    /// (tile lists grow with the area primitives cover).
     pub fn upload(&self, enc: &Encoded) -> Result<SceneBuffers, RenderError> {
+        let limit = self.ctx.info().max_storage_buffer_range;
+        // Entries of two words (index, tile span) and of one (index).
+        for (what, bytes) in [
+            ("bin lists", u64::from(enc.bin_entries()) * 8),
+            ("tile lists", u64::from(enc.tile_entries()) * 4),
+        ] {
+            if bytes > u64::from(limit) {
+                return Err(RenderError::ListsTooLarge { what, bytes, limit });
+            }
+        }
         let arrays: [&[u8]; 9] = [
             bytemuck::cast_slice(&enc.prims),
             bytemuck::cast_slice(&enc.bin_offsets),

@@ -220,6 +220,38 @@ fn check_mode(mode: ScanMode) {
     assert_no_validation_messages();
 }
 
+/// Tile lists grow with the area primitives cover: a scene of enough
+/// full-screen boxes is refused with an error at upload, not bound past the
+/// device's largest storage buffer.
+#[test]
+fn tile_lists_past_the_largest_buffer_are_refused() {
+    let ctx = test_context();
+    let renderer = Renderer::new(&ctx, ScanMode::Lane0, None).unwrap();
+    let (width, height) = (3840u32, 2160u32);
+    let tiles = u64::from(width.div_ceil(TILE_SIZE) * height.div_ceil(TILE_SIZE));
+    let limit = u64::from(ctx.info().max_storage_buffer_range);
+    // One box more than the largest buffer holds words for every tile.
+    let boxes = (limit / 4 / tiles + 1) as usize;
+    let mut enc = Encoded {
+        width,
+        height,
+        bins_x: width.div_ceil(TILE_SIZE * BIN_TILES),
+        bins_y: height.div_ceil(TILE_SIZE * BIN_TILES),
+        ..Default::default()
+    };
+    let full = GpuPrim { bounds: [0.0, 0.0, width as f32, height as f32], ..Zeroable::zeroed() };
+    enc.prims = vec![full; boxes];
+    enc.fill_offsets();
+    let err = renderer.upload(&enc).err().expect("refused");
+    assert!(err.to_string().contains("tile lists need"), "{err}");
+    // One box fewer fits (the check is not simply "many boxes").
+    enc.prims.truncate(boxes - 1);
+    enc.fill_offsets();
+    assert!(u64::from(enc.tile_entries()) * 4 <= limit);
+    drop(renderer);
+    assert_no_validation_messages();
+}
+
 #[test]
 fn subgroup_scan_bins_like_the_twin() {
     if !at_every_lavapipe_subgroup_size("subgroup_scan_bins_like_the_twin") {
