@@ -1,7 +1,7 @@
 //! `vqscope bench`: benchmarks as programs, timed with the GPU's own
 //! timestamps. `ui` renders each scene repeatedly at each size with both
 //! compaction variants and prints the median GPU milliseconds per pass
-//! (binning as one figure, then its three passes on a line of their own);
+//! (binning as one figure, then its four passes on a line of their own);
 //! `metrics`, `input` and `playback` live in their own modules.
 
 use std::sync::Arc;
@@ -130,6 +130,7 @@ fn bench_ui(args: &Args) -> Result<()> {
                 let mut count = Vec::new();
                 let mut scan = Vec::new();
                 let mut scatter = Vec::new();
+                let mut tiles = Vec::new();
                 // Keep the GPU busy for 200 ms first: an idle GPU runs at a
                 // fraction of its clock until sustained work arrives.
                 let warm = std::time::Instant::now();
@@ -145,11 +146,12 @@ fn bench_ui(args: &Args) -> Result<()> {
                         count.push(t.bin_count_ms);
                         scan.push(t.bin_scan_ms);
                         scatter.push(t.bin_scatter_ms);
+                        tiles.push(t.bin_tiles_ms);
                     }
                 }
                 let (b, f) = (median(bin), median(fused));
                 row.push((b, f, b + f));
-                passes.push((median(count), median(scan), median(scatter)));
+                passes.push((median(count), median(scan), median(scatter), median(tiles)));
             }
             outln!(
                 "{:<10} {:>10} {:>8} {:>9} | {:>9.3} {:>9.3} {:>9.3} | {:>9.3} {:>9.3} {:>9.3} | {:>6.2}x",
@@ -166,7 +168,7 @@ fn bench_ui(args: &Args) -> Result<()> {
                 row[1].2 / row[0].2
             )?;
             outln!(
-                "{:<10} binning passes (sg | l0): bin_count {:.3} | {:.3}, bin_scan {:.3} | {:.3} ({} chunks), bin_scatter {:.3} | {:.3}",
+                "{:<10} binning passes (sg | l0): bin_count {:.3} | {:.3}, bin_scan {:.3} | {:.3} ({} chunks), bin_scatter {:.3} | {:.3}, bin_tiles {:.3} | {:.3} ({} tile entries)",
                 "",
                 passes[0].0,
                 passes[1].0,
@@ -174,7 +176,10 @@ fn bench_ui(args: &Args) -> Result<()> {
                 passes[1].1,
                 encoded.chunk_count(),
                 passes[0].2,
-                passes[1].2
+                passes[1].2,
+                passes[0].3,
+                passes[1].3,
+                encoded.tile_entries()
             )?;
         }
     }

@@ -91,10 +91,10 @@ pub struct FusedPush {
     pub width: u32,
     pub height: u32,
     pub bins_x: u32,
-    pub bins_y: u32,
 }
 
-/// Twin of the push constants of the three binning passes.
+/// Twin of the push constants of the binning passes that visit primitives
+/// or chunks (`bin_count`, `bin_scan`, `bin_scatter`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub struct BinPush {
@@ -141,6 +141,10 @@ pub struct Encoded {
     /// Start of each bin's list in the bin-list buffer; one more entry than
     /// bins, the last being the total.
     pub bin_offsets: Vec<u32>,
+    /// Start of each bin's tile lists (all of its tiles', one after the
+    /// other) in the tile-list buffer; one more entry than bins, the last
+    /// being the total.
+    pub tile_offsets: Vec<u32>,
 }
 
 impl Encoded {
@@ -159,13 +163,25 @@ impl Encoded {
         *self.bin_offsets.last().unwrap_or(&0)
     }
 
+    /// Total entries of all tile lists.
+    pub fn tile_entries(&self) -> u32 {
+        *self.tile_offsets.last().unwrap_or(&0)
+    }
+
+    /// Fills [`Encoded::bin_offsets`] and [`Encoded::tile_offsets`] from
+    /// the primitives, in one pass over them.
+    pub fn fill_offsets(&mut self) {
+        let (bins, tiles) = bin_offsets(&self.prims, self.bins_x, self.bins_y);
+        self.bin_offsets = bins;
+        self.tile_offsets = tiles;
+    }
+
     pub fn fused_push(&self) -> FusedPush {
         FusedPush {
             background: self.background,
             width: self.width,
             height: self.height,
             bins_x: self.bins_x,
-            bins_y: self.bins_y,
         }
     }
 
@@ -443,7 +459,7 @@ pub fn encode(scene: &Scene, font: &Font, atlas: &mut GlyphAtlas) -> Result<Enco
     }
     append_planes_and_room(&mut enc, &planes, &external_pictures, &external_maps)?;
 
-    enc.bin_offsets = bin_offsets(&enc.prims, enc.bins_x, enc.bins_y);
+    enc.fill_offsets();
     Ok(enc)
 }
 
@@ -454,22 +470,53 @@ fn sampling_bits(sampling: Sampling) -> u32 {
     }
 }
 
-/// Exclusive prefix sum of the number of primitives touching each bin.
-pub fn bin_offsets(prims: &[GpuPrim], bins_x: u32, bins_y: u32) -> Vec<u32> {
-    let mut counts = vec![0u32; (bins_x * bins_y) as usize];
+/// Where each bin's lists start: exclusive prefix sums over the bins of
+/// the entries each bin's list receives (the primitives touching it) and of
+/// those its tile lists receive (each such primitive once per tile of the
+/// bin it overlaps, as the shader's `tile_span` counts them), each with the
+/// total last. The GPU lays the lists out from these, so host and shader
+/// must agree exactly; both use the same float operations.
+fn bin_offsets(prims: &[GpuPrim], bins_x: u32, bins_y: u32) -> (Vec<u32>, Vec<u32>) {
+    let bins = (bins_x * bins_y) as usize;
+    let mut counts = vec![0u32; bins];
+    let mut tile_counts = vec![0u32; bins];
+    let side = TILE_SIZE as f32;
     for prim in prims {
-        let [x0, y0, x1, y1] = bin_range(prim.bounds, bins_x, bins_y);
+        let b = prim.bounds;
+        let [x0, y0, x1, y1] = bin_range(b, bins_x, bins_y);
+        let lo = [(b[0] / side).floor(), (b[1] / side).floor()];
+        let hi = [(b[2] / side).ceil(), (b[3] / side).ceil()];
         for y in y0..=y1 {
+            let rows = tiles_in_bin(lo[1], hi[1], y);
             for x in x0..=x1 {
-                counts[(y * bins_x + x) as usize] += 1;
+                let i = (y * bins_x + x) as usize;
+                counts[i] += 1;
+                // Saturating: a sum past u32 is refused at upload.
+                tile_counts[i] =
+                    tile_counts[i].saturating_add(rows * tiles_in_bin(lo[0], hi[0], x));
             }
         }
     }
+    (exclusive_sum(&counts), exclusive_sum(&tile_counts))
+}
+
+/// How many of bin column (or row) `bin`'s tiles lie in [lo, hi) (in
+/// tiles: the floor of a box's start and the ceiling of its end), clamped
+/// to the bin as the shader's `tile_span` clamps them.
+fn tiles_in_bin(lo: f32, hi: f32, bin: u32) -> u32 {
+    let first = (bin * BIN_TILES) as f32;
+    let clamp = |v: f32| (v - first).clamp(0.0, BIN_TILES as f32) as u32;
+    clamp(hi).saturating_sub(clamp(lo))
+}
+
+/// `counts`' exclusive prefix sum, with the total appended; saturating, so
+/// that a total past u32 stays too large for upload to accept.
+fn exclusive_sum(counts: &[u32]) -> Vec<u32> {
     let mut offsets = Vec::with_capacity(counts.len() + 1);
     let mut run = 0u32;
     offsets.push(0);
-    for c in counts {
-        run += c;
+    for &c in counts {
+        run = run.saturating_add(c);
         offsets.push(run);
     }
     offsets
@@ -759,7 +806,6 @@ mod tests {
             ("width", std::mem::offset_of!(FusedPush, width)),
             ("height", std::mem::offset_of!(FusedPush, height)),
             ("bins_x", std::mem::offset_of!(FusedPush, bins_x)),
-            ("bins_y", std::mem::offset_of!(FusedPush, bins_y)),
         ]);
         assert_eq!(glsl, rust);
         // Every dispatch pushes exactly the block size the build recorded.
@@ -781,19 +827,29 @@ mod tests {
     }
 
     #[test]
-    fn bin_offsets_count_every_touched_bin() {
+    fn bin_offsets_count_every_touched_bin_and_tile() {
         let prim = |x0: f32, y0: f32, x1: f32, y1: f32| GpuPrim {
             bounds: [x0, y0, x1, y1],
             ..Zeroable::zeroed()
         };
-        // 3x2 bins; one prim in bin 0, one spanning bins 0..=1 of row 0, one
-        // hanging off the bottom-right corner (clamped into the last bin).
+        // 3x2 bins of 16x16 tiles of 16 pixels.
         let prims = [
+            // Bin 0, tile (0, 0).
             prim(1.0, 1.0, 5.0, 5.0),
+            // Bins 0 and 1 of row 0: tile columns 12..19 (4 in bin 0, 3 in
+            // bin 1), rows 0..2.
             prim(200.0, 10.0, 300.0, 20.0),
+            // Off the bottom-right corner, clamped into bin 5 (2, 1): tile
+            // columns 43..57 and rows 31..57 leave it columns 11..16 and
+            // row 15.
             prim(700.0, 500.0, 900.0, 900.0),
+            // No width, on a tile edge: in bin 0's list, in no tile's.
+            prim(32.0, 32.0, 32.0, 40.0),
+            // Just past bin 1's left edge: its tile (0, 0) only.
+            prim(256.0, 0.0, 256.5, 1.0),
         ];
-        let offsets = bin_offsets(&prims, 3, 2);
-        assert_eq!(offsets, vec![0, 2, 3, 3, 3, 3, 4]);
+        let (bins, tiles) = bin_offsets(&prims, 3, 2);
+        assert_eq!(bins, vec![0, 3, 5, 5, 5, 5, 6]);
+        assert_eq!(tiles, vec![0, 9, 16, 16, 16, 16, 21]);
     }
 }

@@ -1,16 +1,21 @@
 //! The fused UI pass on the GPU: uploads an encoded scene, bins its
-//! primitives into per-bin lists (256x256-pixel bins) and runs the fused
-//! tile shader into a storage image, with a timestamp around each pass.
+//! primitives into per-bin lists (256x256-pixel bins), splits those into
+//! per-tile lists (16x16 pixels) and runs the fused tile shader into a
+//! storage image, with a timestamp around each pass.
 //!
-//! Binning is three passes whose work grows with the bins each primitive
-//! covers, not with bins x primitives: `ui/bin_count` counts the entries
-//! each bin receives from each chunk of
+//! Binning is four passes whose work grows with the bins and tiles each
+//! primitive covers, not with bins x primitives: `ui/bin_count` counts the
+//! entries each bin receives from each chunk of
 //! [`CHUNK_PRIMS`](crate::encode::CHUNK_PRIMS) primitives; `ui/bin_scan`
 //! turns each bin's counts into where each chunk's entries start (the
 //! ordered compaction's prefix sum, in the [`ScanMode`] chosen);
 //! `ui/bin_scatter` writes every entry at its chunk's start plus its rank
 //! among the chunk's primitives in that bin, so every list stays in draw
-//! order.
+//! order; `ui/bin_tiles` (one workgroup per bin) walks each bin's list and
+//! writes every entry into the lists of the bin's tiles it overlaps, in
+//! order, placing the tiles' lists with the same prefix sum. The fused pass
+//! then reads only what its tile touches: with a million small primitives
+//! a bin's list is thousands of entries, a tile's a few dozen.
 
 use std::sync::Arc;
 
@@ -20,13 +25,13 @@ use vqscope_gpu::{
 };
 
 use crate::RenderError;
-use crate::encode::{Encoded, ExternalCopy, TILE_SIZE, encode};
+use crate::encode::{BIN_TILES, Encoded, ExternalCopy, TILE_SIZE, encode};
 use crate::glyphs::{Font, GlyphAtlas};
 use crate::scene::{MAX_EXTERNAL_MAPS, Scene};
 
-/// How a workgroup computes an ordered compaction's prefix sum: the fused
-/// pass packing the primitives that survive its tile tests, binning summing
-/// a bin's per-chunk counts.
+/// How a workgroup computes an ordered compaction's prefix sum: binning
+/// summing a bin's per-chunk counts (`ui/bin_scan`) and its tiles' counts
+/// (`ui/bin_tiles`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ScanMode {
     /// `subgroupExclusiveAdd` plus a carry across subgroups.
@@ -39,9 +44,10 @@ pub enum ScanMode {
 impl ScanMode {
     /// The faster compaction on `ctx`'s device: on a CPU driver (lavapipe)
     /// the serial lane-0 scan (a loop over 256 counts is cheap on a CPU
-    /// core, subgroup operations and their barriers are not: 2–4 % of the
-    /// dashboard's frame there), the subgroup scan on a GPU (1.1–2x faster
-    /// on the H200; docs/PERF.md). Both give the same pixels.
+    /// core, subgroup operations and their barriers are not), the subgroup
+    /// scan on a GPU (1.1–2x faster on the H200 while the fused pass
+    /// compacted its bin's list too; docs/PERF.md). Both give the same
+    /// pixels.
     pub fn for_device(ctx: &GpuContext) -> Self {
         if ctx.info().device_type == vk::PhysicalDeviceType::CPU {
             ScanMode::Lane0
@@ -67,13 +73,15 @@ pub struct PassTimes {
     pub bin_scan_ms: f64,
     /// `ui/bin_scatter`: the entries into the bin lists.
     pub bin_scatter_ms: f64,
+    /// `ui/bin_tiles`: the bin lists split into tile lists.
+    pub bin_tiles_ms: f64,
     pub fused_ms: f64,
 }
 
 impl PassTimes {
-    /// The three binning passes together.
+    /// The four binning passes together.
     pub fn binning_ms(&self) -> f64 {
-        self.bin_count_ms + self.bin_scan_ms + self.bin_scatter_ms
+        self.bin_count_ms + self.bin_scan_ms + self.bin_scatter_ms + self.bin_tiles_ms
     }
 }
 
@@ -84,6 +92,10 @@ pub struct SceneBuffers {
     /// (device buffer, offset of its bytes in `staging`, byte length).
     parts: Vec<(Buffer, u64, u64)>,
     bin_lists: Buffer,
+    /// Per tile of every bin (`ui/bin_tiles`): its list's start and end in
+    /// `tile_lists`.
+    tile_ranges: Buffer,
+    tile_lists: Buffer,
     /// Per bin and chunk: the entries it receives (`ui/bin_count`), then
     /// where they start (`ui/bin_scan`).
     chunk_counts: Buffer,
@@ -125,6 +137,21 @@ impl SceneBuffers {
         &self.bin_lists
     }
 
+    /// Where each tile's list lies in [`SceneBuffers::tile_lists`]: two
+    /// words (start, end) per tile, bin after bin, each bin's
+    /// `BIN_TILES x BIN_TILES` tiles row by row.
+    pub fn tile_ranges(&self) -> &Buffer {
+        &self.tile_ranges
+    }
+
+    /// The tile lists: for each tile, the index of every primitive it
+    /// overlaps (bit 31 set on images), in draw order; from
+    /// `Encoded::tile_offsets[bin]` on, a bin's tiles' lists one after the
+    /// other.
+    pub fn tile_lists(&self) -> &Buffer {
+        &self.tile_lists
+    }
+
     /// Records the copies from the staging buffer into the device buffers.
     pub fn record_upload(&self, rec: &mut Recorder<'_>) {
         for (buffer, offset, len) in &self.parts {
@@ -140,13 +167,16 @@ impl SceneBuffers {
 /// out. The bin lists (index 2) are filled on the GPU and have no part, so
 /// it is `SceneBuffers::parts[TEXELS_ARRAY - 1]`.
 const TEXELS_ARRAY: usize = 5;
+/// `SceneBuffers::parts` index of the bins' tile-list starts (the last
+/// array [`Renderer::upload`] lays out).
+const TILE_OFFSETS_PART: usize = 7;
 
 /// How the fused pass splits a tile's pixels among a workgroup's
 /// invocations (its specialization constants 2 and 3).
 ///
 /// A CPU driver (lavapipe) runs a workgroup as SIMD rows, each of which
-/// loads every primitive again and switches at every barrier: few
-/// invocations owning many pixels share those costs (the dashboard at
+/// loads every primitive again: few invocations owning many pixels share
+/// that cost (the dashboard at
 /// 1280x720 on lavapipe: 51 ms at 16 x 16, 89 ms at 64 x 4). A GPU fills
 /// its cores with many invocations of few pixels. Invocations are always a
 /// multiple of the tile's width, so that all of an invocation's pixels lie
@@ -196,12 +226,13 @@ pub struct Renderer {
     bin_count: ComputePipeline,
     bin_scan: ComputePipeline,
     bin_scatter: ComputePipeline,
+    bin_tiles: ComputePipeline,
     fused: ComputePipeline,
     /// The `HDR10_OUTPUT` variant, built when [`Renderer::set_output`]
     /// first asks for it.
     fused_hdr10: Option<ComputePipeline>,
     output: Output,
-    fused_specialization: [(u32, u32); 4],
+    fused_specialization: [(u32, u32); 2],
     subgroup_size: Option<u32>,
     /// Most workgroups a binning dispatch puts along x; more chunks than
     /// this go on along y.
@@ -226,8 +257,7 @@ impl Renderer {
             ctx.info().device_type,
             subgroup_size.unwrap_or(ctx.info().subgroup_size),
         );
-        let fused_specialization =
-            [specialization[0], specialization[1], (2, shape.invocations), (3, shape.pixels)];
+        let fused_specialization = [(2, shape.invocations), (3, shape.pixels)];
         let bin_count = ComputePipeline::new(
             ctx,
             &PipelineDesc {
@@ -252,19 +282,30 @@ impl Renderer {
                 ..PipelineDesc::new(vqscope_shaders::UI_BIN_SCATTER)
             },
         )?;
+        let bin_tiles = ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "ui/bin_tiles",
+                specialization: &specialization,
+                subgroup_size,
+                full_subgroups: true,
+                ..PipelineDesc::new(vqscope_shaders::UI_BIN_TILES)
+            },
+        )?;
         let fused = fused_pipeline(ctx, Output::Sdr, &fused_specialization, subgroup_size)?;
         Ok(Self {
             ctx: ctx.clone(),
             bin_count,
             bin_scan,
             bin_scatter,
+            bin_tiles,
             fused,
             fused_hdr10: None,
             output: Output::Sdr,
             fused_specialization,
             subgroup_size,
             dispatch_width: ctx.info().max_compute_workgroup_count[0],
-            timestamps: Timestamps::new(ctx, 5)?,
+            timestamps: Timestamps::new(ctx, 6)?,
             font: Font::bundled(),
             atlas: GlyphAtlas::default(),
         })
@@ -309,8 +350,20 @@ impl Renderer {
     }
 
     /// Creates the device buffers for `enc` and fills their staging copy.
+    /// Fails when the bin or tile lists would not fit one storage buffer
+    /// (tile lists grow with the area primitives cover).
     pub fn upload(&self, enc: &Encoded) -> Result<SceneBuffers, RenderError> {
-        let arrays: [&[u8]; 8] = [
+        let limit = self.ctx.info().max_storage_buffer_range;
+        // Entries of two words (index, tile span) and of one (index).
+        for (what, bytes) in [
+            ("bin lists", u64::from(enc.bin_entries()) * 8),
+            ("tile lists", u64::from(enc.tile_entries()) * 4),
+        ] {
+            if bytes > u64::from(limit) {
+                return Err(RenderError::ListsTooLarge { what, bytes, limit });
+            }
+        }
+        let arrays: [&[u8]; 9] = [
             bytemuck::cast_slice(&enc.prims),
             bytemuck::cast_slice(&enc.bin_offsets),
             &[],
@@ -319,6 +372,7 @@ impl Renderer {
             bytemuck::cast_slice(&enc.texels),
             bytemuck::cast_slice(&enc.pictures),
             bytemuck::cast_slice(&enc.maps),
+            bytemuck::cast_slice(&enc.tile_offsets),
         ];
         let align = |n: u64| n.div_ceil(256) * 256;
         let total: u64 = arrays.iter().map(|a| align(a.len() as u64)).sum();
@@ -332,6 +386,7 @@ impl Renderer {
             "ui texels",
             "ui pictures",
             "ui maps",
+            "ui tile offsets",
         ];
         let mut parts = Vec::new();
         let mut offset = 0u64;
@@ -354,6 +409,15 @@ impl Renderer {
         // Entries of two words: index, tile span (bin_scatter.comp).
         let bin_lists =
             Buffer::storage(&self.ctx, "ui bin lists", u64::from(enc.bin_entries()) * 8)?;
+        // Tile lists: one word per entry; ranges: two per tile of every bin.
+        let tile_lists =
+            Buffer::storage(&self.ctx, "ui tile lists", u64::from(enc.tile_entries()) * 4)?;
+        let tiles_per_bin = u64::from(BIN_TILES * BIN_TILES);
+        let tile_ranges = Buffer::storage(
+            &self.ctx,
+            "ui tile ranges",
+            u64::from(enc.bin_count()) * tiles_per_bin * 8,
+        )?;
         let chunk_counts = Buffer::storage(
             &self.ctx,
             "ui bin chunk counts",
@@ -365,6 +429,8 @@ impl Renderer {
             staging,
             parts,
             bin_lists,
+            tile_ranges,
+            tile_lists,
             chunk_counts,
             bin_push: bytemuck::bytes_of(&enc.bin_push()).to_vec(),
             fused_push: bytemuck::bytes_of(&enc.fused_push()).to_vec(),
@@ -453,8 +519,8 @@ impl Renderer {
             fused,
             &[
                 Binding::Buffer(scene.buffer(0)),
-                Binding::Buffer(scene.buffer(1)),
-                Binding::Buffer(&scene.bin_lists),
+                Binding::Buffer(&scene.tile_ranges),
+                Binding::Buffer(&scene.tile_lists),
                 Binding::Buffer(scene.buffer(2)),
                 Binding::Buffer(scene.buffer(3)),
                 Binding::Buffer(scene.buffer(4)),
@@ -466,12 +532,13 @@ impl Renderer {
             [scene.tiles, 1, 1],
         )?;
         rec.barrier();
-        rec.timestamp(&self.timestamps, 4);
+        rec.timestamp(&self.timestamps, 5);
         Ok(())
     }
 
-    /// Records the three binning passes, filling `scene`'s bin lists (and
-    /// resetting the timestamps, of which it writes the first four).
+    /// Records the four binning passes, filling `scene`'s bin and tile
+    /// lists (and resetting the timestamps, of which it writes the first
+    /// five).
     pub fn record_binning(
         &self,
         rec: &mut Recorder<'_>,
@@ -517,6 +584,22 @@ impl Renderer {
         }
         rec.barrier();
         rec.timestamp(&self.timestamps, 3);
+        // Every tile's range is written, empty ones too: no `chunks > 0`
+        // test here.
+        rec.dispatch(
+            &self.bin_tiles,
+            &[
+                Binding::Buffer(scene.buffer(1)),
+                Binding::Buffer(scene.buffer(TILE_OFFSETS_PART)),
+                Binding::Buffer(&scene.bin_lists),
+                Binding::Buffer(&scene.tile_ranges),
+                Binding::Buffer(&scene.tile_lists),
+            ],
+            &[],
+            [scene.bin_count, 1, 1],
+        )?;
+        rec.barrier();
+        rec.timestamp(&self.timestamps, 4);
         Ok(())
     }
 
@@ -527,7 +610,8 @@ impl Renderer {
             bin_count_ms: ms[0],
             bin_scan_ms: ms[1],
             bin_scatter_ms: ms[2],
-            fused_ms: ms[3],
+            bin_tiles_ms: ms[3],
+            fused_ms: ms[4],
         })
     }
 

@@ -45,6 +45,11 @@ pub enum RenderError {
     BadMap(String),
     #[error("bad YUV picture: {0}")]
     BadPicture(String),
+    #[error(
+        "the scene's {what} need {bytes} bytes, more than the device's largest storage buffer \
+         ({limit} bytes): too many primitives, or too many large ones"
+    )]
+    ListsTooLarge { what: &'static str, bytes: u64, limit: u32 },
     #[error("push_clip and pop_clip calls do not pair up")]
     UnbalancedClip,
     #[error(transparent)]

@@ -1,8 +1,12 @@
-//! Binning (shaders/ui/bin_count, bin_scan, bin_scatter) on the GPU against
-//! a CPU twin written here: on random scenes of random sizes every bin's
-//! list must hold exactly the primitives touching the bin, in draw order,
-//! each with its image bit and the bin's tiles it overlaps. Both scan modes,
-//! at every subgroup size lavapipe offers (4, 8, 16) or the device's own.
+//! Binning (shaders/ui/bin_count, bin_scan, bin_scatter, bin_tiles) on the
+//! GPU against a CPU twin written here: on random scenes of random sizes
+//! every bin's list must hold exactly the primitives touching the bin, in
+//! draw order, each with its image bit and the bin's tiles it overlaps, and
+//! the tile lists must equal, word for word, every tile's primitives in
+//! draw order laid out bin after bin, each bin's tiles row by row (so the
+//! host's tile offsets must agree with the shader's spans). Both scan
+//! modes, at every subgroup size lavapipe offers (4, 8, 16) or the
+//! device's own.
 
 use std::sync::Arc;
 
@@ -10,8 +14,8 @@ use bytemuck::Zeroable;
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{GpuContext, Submitter, download_buffer};
-use vqscope_renderer::encode::{BIN_TILES, Encoded, GpuPrim, TILE_SIZE, bin_offsets, bin_range};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
+use vqscope_renderer::encode::{BIN_TILES, Encoded, GpuPrim, TILE_SIZE, bin_range};
 use vqscope_renderer::{Renderer, ScanMode};
 
 const IMAGE_BIT: u32 = 1 << 31;
@@ -49,6 +53,33 @@ fn twin_lists(enc: &Encoded) -> Vec<Vec<[u32; 2]>> {
     lists
 }
 
+/// The tile buffers as the twin builds them from the bin lists: (ranges,
+/// lists). Tile slot `bin * BIN_TILES^2 + y * BIN_TILES + x` holds bin
+/// `bin`'s tile (x, y); its range is (start, end) in the lists, which are
+/// the slots' lists one after the other, each in its bin's list order.
+fn twin_tiles(bin_lists: &[Vec<[u32; 2]>]) -> (Vec<[u32; 2]>, Vec<u32>) {
+    let per_bin = (BIN_TILES * BIN_TILES) as usize;
+    let mut tiles = vec![Vec::new(); bin_lists.len() * per_bin];
+    for (bin, list) in bin_lists.iter().enumerate() {
+        for &[index, span] in list {
+            let field = |shift: u32| (span >> shift) & 31;
+            for y in field(10)..field(15) {
+                for x in field(0)..field(5) {
+                    tiles[bin * per_bin + (y * BIN_TILES + x) as usize].push(index);
+                }
+            }
+        }
+    }
+    let mut ranges = Vec::with_capacity(tiles.len());
+    let mut lists = Vec::new();
+    for tile in tiles {
+        let start = lists.len() as u32;
+        lists.extend(tile);
+        ranges.push([start, lists.len() as u32]);
+    }
+    (ranges, lists)
+}
+
 /// A coordinate on an axis of `size` pixels: mostly inside, sometimes
 /// off either edge or far away, sometimes on a tile or bin edge exactly.
 fn coordinate(rng: &mut Rng, size: u32) -> f32 {
@@ -61,11 +92,13 @@ fn coordinate(rng: &mut Rng, size: u32) -> f32 {
     }
 }
 
-/// A primitive's box: small mostly (a plot's segments), large sometimes.
+/// A primitive's box: small mostly (a plot's segments), large sometimes;
+/// rarely enough that 70k of them stay within a device's largest storage
+/// buffer once listed per tile (lavapipe's: 128 MiB, 32M entries).
 fn random_bounds(rng: &mut Rng, width: u32, height: u32) -> [f32; 4] {
     let x0 = coordinate(rng, width);
     let y0 = coordinate(rng, height);
-    let (x1, y1) = if rng.below(4) == 0 {
+    let (x1, y1) = if rng.below(64) == 0 {
         (coordinate(rng, width), coordinate(rng, height))
     } else {
         (x0 + rng.below(600) as f32 / 8.0, y0 + rng.below(600) as f32 / 8.0)
@@ -88,8 +121,25 @@ fn random_scene(rng: &mut Rng, width: u32, height: u32, prims: usize) -> Encoded
             ..Zeroable::zeroed()
         })
         .collect();
-    enc.bin_offsets = bin_offsets(&enc.prims, enc.bins_x, enc.bins_y);
+    enc.fill_offsets();
     enc
+}
+
+/// The first `words` words of `buffer`.
+fn download_words(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    buffer: &Buffer,
+    words: usize,
+) -> Vec<u32> {
+    if words == 0 {
+        return Vec::new();
+    }
+    download_buffer(ctx, submitter, buffer, (words * 4) as u64)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 /// Bins `enc` on the GPU and checks every list against the twin.
@@ -108,19 +158,12 @@ fn check(
         })
         .unwrap();
     let entries = enc.bin_entries() as usize;
-    let got: Vec<[u32; 2]> = if entries == 0 {
-        Vec::new()
-    } else {
-        download_buffer(ctx, submitter, buffers.bin_lists(), (entries * 8) as u64)
-            .unwrap()
-            .chunks_exact(8)
-            .map(|c| {
-                let w = |k: usize| u32::from_le_bytes(c[k..k + 4].try_into().unwrap());
-                [w(0), w(4)]
-            })
-            .collect()
+    let pairs = |words: Vec<u32>| -> Vec<[u32; 2]> {
+        words.chunks_exact(2).map(|c| [c[0], c[1]]).collect()
     };
-    for (bin, want) in twin_lists(enc).iter().enumerate() {
+    let got = pairs(download_words(ctx, submitter, buffers.bin_lists(), entries * 2));
+    let bin_lists = twin_lists(enc);
+    for (bin, want) in bin_lists.iter().enumerate() {
         let (start, end) = (enc.bin_offsets[bin] as usize, enc.bin_offsets[bin + 1] as usize);
         assert_eq!(end - start, want.len(), "{what}: bin {bin} length");
         if let Some(k) = (0..want.len()).find(|&k| got[start + k] != want[k]) {
@@ -131,6 +174,21 @@ fn check(
                 want[k]
             );
         }
+    }
+    let (want_ranges, want_lists) = twin_tiles(&bin_lists);
+    let slots = want_ranges.len();
+    let ranges = pairs(download_words(ctx, submitter, buffers.tile_ranges(), slots * 2));
+    if let Some(t) = (0..slots).find(|&t| ranges[t] != want_ranges[t]) {
+        panic!("{what}: tile slot {t} range: GPU {:?}, twin {:?}", ranges[t], want_ranges[t]);
+    }
+    assert_eq!(enc.tile_entries() as usize, want_lists.len(), "{what}: host tile entries");
+    let lists = download_words(ctx, submitter, buffers.tile_lists(), want_lists.len());
+    if let Some(k) = (0..lists.len()).find(|&k| lists[k] != want_lists[k]) {
+        let t = want_ranges.iter().position(|r| r[1] > k as u32).unwrap();
+        panic!(
+            "{what}: tile slot {t}, tile-list word {k}: GPU {:#x}, twin {:#x}",
+            lists[k], want_lists[k]
+        );
     }
 }
 
@@ -156,9 +214,41 @@ fn check_mode(mode: ScanMode) {
     // The largest grid here: 8K, one primitive covering every bin.
     let mut enc = random_scene(&mut rng, 7680, 4320, 600);
     enc.prims[300].bounds = [-5.0, -5.0, 9000.0, 9000.0];
-    enc.bin_offsets = bin_offsets(&enc.prims, enc.bins_x, enc.bins_y);
+    enc.fill_offsets();
     check(&ctx, &renderer, &mut submitter, &enc, &format!("{mode:?}: 8K, 510 bins"));
     drop((renderer, submitter));
+    assert_no_validation_messages();
+}
+
+/// Tile lists grow with the area primitives cover: a scene of enough
+/// full-screen boxes is refused with an error at upload, not bound past the
+/// device's largest storage buffer.
+#[test]
+fn tile_lists_past_the_largest_buffer_are_refused() {
+    let ctx = test_context();
+    let renderer = Renderer::new(&ctx, ScanMode::Lane0, None).unwrap();
+    let (width, height) = (3840u32, 2160u32);
+    let tiles = u64::from(width.div_ceil(TILE_SIZE) * height.div_ceil(TILE_SIZE));
+    let limit = u64::from(ctx.info().max_storage_buffer_range);
+    // One box more than the largest buffer holds words for every tile.
+    let boxes = (limit / 4 / tiles + 1) as usize;
+    let mut enc = Encoded {
+        width,
+        height,
+        bins_x: width.div_ceil(TILE_SIZE * BIN_TILES),
+        bins_y: height.div_ceil(TILE_SIZE * BIN_TILES),
+        ..Default::default()
+    };
+    let full = GpuPrim { bounds: [0.0, 0.0, width as f32, height as f32], ..Zeroable::zeroed() };
+    enc.prims = vec![full; boxes];
+    enc.fill_offsets();
+    let err = renderer.upload(&enc).err().expect("refused");
+    assert!(err.to_string().contains("tile lists need"), "{err}");
+    // One box fewer fits (the check is not simply "many boxes").
+    enc.prims.truncate(boxes - 1);
+    enc.fill_offsets();
+    assert!(u64::from(enc.tile_entries()) * 4 <= limit);
+    drop(renderer);
     assert_no_validation_messages();
 }
 

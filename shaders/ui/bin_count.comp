@@ -1,5 +1,5 @@
 #version 460
-// Binning, pass 1 of 3: how many primitives of each chunk (bin_chunk.glsl)
+// Binning, pass 1 of 4: how many primitives of each chunk (bin_chunk.glsl)
 // each bin receives, into chunk_counts[bin * chunks + chunk] (bin-major,
 // so that bin_scan.comp reads a bin's counts in a row).
 #include "prims.glsl"

@@ -1,5 +1,5 @@
 #version 460
-// Binning, pass 2 of 3: one workgroup per bin turns the bin's per-chunk
+// Binning, pass 2 of 4: one workgroup per bin turns the bin's per-chunk
 // counts (bin_count.comp) into where each chunk's entries start in the
 // bin-list buffer: the bin's own start (bin_offsets, from the host) plus an
 // exclusive prefix sum over the chunks, in place. The sum is the ordered

@@ -1,10 +1,11 @@
 #version 460
-// Binning, pass 3 of 3: every primitive writes its entry into each bin it
+// Binning, pass 3 of 4: every primitive writes its entry into each bin it
 // covers, at its chunk's start in that bin (bin_scan.comp) plus the number
 // of the chunk's primitives before it in the bin, so that every bin's list
 // is in draw order. An entry is the primitive's index (IMAGE_BIT set on
-// images) and the bin's tiles it overlaps (tile_span), so that the fused
-// pass tests a primitive against a tile without reading it.
+// images) and the bin's tiles it overlaps (tile_span), so that
+// bin_tiles.comp splits the list among the tiles without reading the
+// primitives.
 #include "prims.glsl"
 #include "bin_chunk.glsl"
 

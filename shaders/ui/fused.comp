@@ -1,30 +1,28 @@
 #version 460
 // The fused UI pass: one workgroup per TILE_SIZE x TILE_SIZE tile. The tile
-// walks its bin's primitive list from the top of the draw order down, in
-// chunks of CHUNK: each chunk is tested against the tile, the survivors are
-// compacted in draw order into shared memory, then every pixel composites
-// them front to back ("under"), stopping once the whole tile is opaque.
+// walks its own primitive list (bin_tiles.comp: every primitive touching
+// the tile, in draw order) from the top of the draw order down, and every
+// pixel composites them front to back ("under"). Each subgroup stops once
+// all of its pixels are opaque; there is no shared memory and no barrier.
 //
-// Each invocation owns PIXELS pixels and tests PIXELS primitives of a chunk.
-// On a CPU driver (lavapipe) an invocation group is one SIMD row that
-// re-reads every primitive and runs every barrier as a switch between rows:
-// fewer, fuller invocations share those costs among more pixels. A GPU
-// wants more invocations instead, so the host picks the split per device
+// Each invocation owns PIXELS pixels. On a CPU driver (lavapipe) an
+// invocation group is one SIMD row that re-reads every primitive: fewer,
+// fuller invocations share that cost among more pixels. A GPU wants more
+// invocations instead, so the host picks the split per device
 // (fused::TileShape); their product is always TILE_SIZE * TILE_SIZE.
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 64, local_size_x_id = 2) in;
-layout(constant_id = 0) const uint SCAN_MODE = 0u;
-layout(constant_id = 1) const uint MAX_SUBGROUPS = 64u;
 layout(constant_id = 3) const uint PIXELS = 4u;
 #define WG_SIZE gl_WorkGroupSize.x
-#define CHUNK (WG_SIZE * PIXELS)
-#include "compact.glsl"
 #include "prims.glsl"
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 
 layout(set = 0, binding = 0, std430) readonly buffer Prims { Prim prims[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BinOffsets { uint bin_offsets[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BinLists { uvec2 bin_lists[]; };
+// Per tile slot (bin_tiles.comp): its list's start and end in tile_lists.
+layout(set = 0, binding = 1, std430) readonly buffer TileRanges { uvec2 tile_ranges[]; };
+layout(set = 0, binding = 2, std430) readonly buffer TileLists { uint tile_lists[]; };
 layout(set = 0, binding = 3, std430) readonly buffer Clips { vec4 clips[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Textures { Texture textures[]; };
 // Every sample any image reads: textures, host maps, the glyph atlas, host
@@ -46,14 +44,7 @@ layout(push_constant) uniform Push {
     uint width;
     uint height;
     uint bins_x;
-    uint bins_y;
 };
-
-// Survivors of the current chunk in draw order, IMAGE_BIT set on images.
-shared uint s_list[CHUNK];
-// Pixels of the tile still letting light through, counted in turn into
-// either slot so that one barrier per chunk suffices.
-shared uint s_open[2];
 
 // Transmittance below which a pixel counts as opaque: what lies beneath
 // changes the 8-bit result by less than half a step.
@@ -478,27 +469,27 @@ bool subgroup_lit(bool open[PIXELS]) {
     return subgroupBallot(any) != uvec4(0u);
 }
 
-// Survivor k's entry, counting from 1 (0 reads the first), made visibly
-// uniform: a SIMD driver (lavapipe) then loads its primitive once per
-// subgroup.
-uint survivor(uint k) {
-    return subgroupBroadcastFirst(s_list[max(k, 1u) - 1u]);
+// Entry k of the tile's list, counting from 1 at `first` (0 reads the
+// first), made visibly uniform: a SIMD driver (lavapipe) then loads its
+// primitive once per subgroup.
+uint list_entry(uint first, uint k) {
+    return subgroupBroadcastFirst(tile_lists[first + max(k, 1u) - 1u]);
 }
 
-// Survivor k's entry as survivor() gives it, after moving k down past the
-// survivors whose bounds miss every pixel of this subgroup (`box`: x0, y0,
-// x1, y1 of their squares), as the tile test misses whole tiles. A SIMD
-// driver (lavapipe) shades every pixel of a subgroup for each primitive it
-// reaches, and a subgroup there is a few columns of the tile: a thin line
-// or a glyph often lies in another's.
-uint next_hit(inout uint k, vec4 box) {
+// Entry k as list_entry() gives it, after moving k down past the entries
+// whose bounds miss every pixel of this subgroup (`box`: x0, y0, x1, y1 of
+// their squares), as the tile lists leave out primitives that miss whole
+// tiles. A SIMD driver (lavapipe) shades every pixel of a subgroup for each
+// primitive it reaches, and a subgroup there is a few columns of the tile:
+// a thin line or a glyph often lies in another's.
+uint next_hit(uint first, inout uint k, vec4 box) {
     uint entry;
     bool miss;
     do {
-        entry = survivor(k);
-        // With k at 0 the entry may never have been written: read a
-        // primitive that exists (the bin, being walked, has one).
-        vec4 b = prims[k > 0u ? entry & ~IMAGE_BIT : 0u].bounds;
+        entry = list_entry(first, k);
+        // With k at 0 this is the list's first entry again, which exists:
+        // the list being walked is not empty.
+        vec4 b = prims[entry & ~IMAGE_BIT].bounds;
         miss = k > 0u && (b.x >= box.z || b.z <= box.x || b.y >= box.w || b.w <= box.y);
         k -= miss ? 1u : 0u;
     } while (miss);
@@ -520,13 +511,12 @@ uvec2 pixel_of(uvec2 tile, uint item, uint j) {
 void main() {
     uint tiles_x = (width + TILE_SIZE - 1u) / TILE_SIZE;
     uvec2 tile = uvec2(gl_WorkGroupID.x % tiles_x, gl_WorkGroupID.x / tiles_x);
-    uint item = compact_item();
-    uvec2 tile_in_bin = tile % BIN_TILES;
-
+    // Ordered as a subgroup's invocations, so that each subgroup's pixels
+    // are whole runs of rows (a tight box for next_hit).
+    uint item = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
     uvec2 bin = tile / BIN_TILES;
-    uint b = bin.y * bins_x + bin.x;
-    uint start = bin_offsets[b];
-    uint end = bin_offsets[b + 1u];
+    uvec2 in_bin = tile % BIN_TILES;
+    uvec2 range = tile_ranges[(bin.y * bins_x + bin.x) * BIN_TILES * BIN_TILES + in_bin.y * BIN_TILES + in_bin.x];
 
     vec2 p[PIXELS];
     bool open[PIXELS];  // inside the image and not yet opaque
@@ -547,49 +537,28 @@ void main() {
         hi = max(hi, p[j]);
     }
     vec4 box = vec4(subgroupMin(lo - 0.5), subgroupMax(hi + 0.5));
-    // Ordered before any count by the first chunk's barriers.
-    if (item == 0u) {
-        s_open[0] = 0u;
-        s_open[1] = 0u;
-    }
-    for (uint chunk_end = end, parity = 0u; chunk_end > start; parity ^= 1u) {
-        uint chunk_start = chunk_end > start + CHUNK ? chunk_end - CHUNK : start;
-        // This invocation's PIXELS consecutive primitives of the chunk. Both
-        // loops stop where this invocation's work does, rather than test
-        // every slot: a CPU driver (lavapipe) leaves a loop once no lane
-        // needs it but would read the bin list for every slot of an
-        // unrolled one.
-        uint first = chunk_start + PIXELS * item;
-        uint kept = 0u;  // bit j: entry first + j survives
-        for (uint j = 0u; j < PIXELS && first + j < chunk_end; ++j) {
-            kept |= span_has(bin_lists[first + j].y, tile_in_bin) ? 1u << j : 0u;
-        }
-        uint total;
-        uint pos = compact_position(uint(bitCount(kept)), total);
-        for (uint bits = kept; bits != 0u; bits &= bits - 1u) {
-            s_list[pos] = bin_lists[first + uint(findLSB(bits))].x;
-            ++pos;
-        }
-        barrier();
-        // The loops run in step across each subgroup (there is no barrier
-        // in them, so subgroups may part) and the primitive index is made
-        // visibly uniform: a SIMD driver (lavapipe) then loads the
-        // primitive once per subgroup. lavapipe (Mesa 22.3) also runs both
-        // sides of every branch under a mask, but it does leave a loop once
-        // no lane is active: looping over each run of shapes, then over each
-        // run of images, spares a shape the image code and an image the
-        // shape code, for one masked pass at each change of run.
-        //
-        // It tests for that only at the bottom of a loop: after a test at
-        // the top fails, the body still runs once, masked. So every loop
-        // here tests at its bottom, and a run that is empty costs the one
-        // masked pass it would cost anyway.
-        //
-        // A subgroup whose pixels are all opaque leaves the loops at once:
-        // lavapipe would otherwise run every primitive beneath (the panel
-        // under a video pane) through the shading code, masked.
-        uint k = total;
-        uint entry = next_hit(k, box);
+    // The loops run in step across each subgroup (there is no barrier in
+    // them, so subgroups may part) and the primitive index is made visibly
+    // uniform: a SIMD driver (lavapipe) then loads the primitive once per
+    // subgroup. lavapipe (Mesa 22.3) also runs both sides of every branch
+    // under a mask, but it does leave a loop once no lane is active:
+    // looping over each run of shapes, then over each run of images,
+    // spares a shape the image code and an image the shape code, for one
+    // masked pass at each change of run.
+    //
+    // It tests for that only at the bottom of a loop: after a test at the
+    // top fails, the body still runs once, masked. So every loop here tests
+    // at its bottom, and a run that is empty costs the one masked pass it
+    // would cost anyway.
+    //
+    // A subgroup whose pixels are all opaque leaves the loops at once:
+    // lavapipe would otherwise run every primitive beneath (the panel under
+    // a video pane) through the shading code, masked.
+    uint k = range.y - range.x;  // entries left, counting down
+    // An empty list reads nothing (on a GPU: lavapipe runs the body masked,
+    // its reads bounds-checked).
+    if (k > 0u) {
+        uint entry = next_hit(range.x, k, box);
         bool lit = subgroup_lit(open);
         do {
             bool more = k > 0u && lit && !is_image(entry);
@@ -606,7 +575,7 @@ void main() {
                         }
                     }
                     --k;
-                    entry = next_hit(k, box);
+                    entry = next_hit(range.x, k, box);
                     lit = subgroup_lit(open);
                     more = k > 0u && lit && !is_image(entry);
                 }
@@ -628,33 +597,12 @@ void main() {
                         }
                     }
                     --k;
-                    entry = next_hit(k, box);
+                    entry = next_hit(range.x, k, box);
                     lit = subgroup_lit(open);
                     more = k > 0u && lit && is_image(entry);
                 }
             } while (more);
         } while (k > 0u && lit);
-        if (chunk_start == start) {
-            break;
-        }
-        // Stop once no pixel of the tile lets light through. The other slot
-        // was last read before this chunk's barriers and is next counted
-        // into after the next chunk's: it can be cleared now.
-        uint open_here = 0u;
-        [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
-            open_here += open[j] ? 1u : 0u;
-        }
-        if (open_here > 0u) {
-            atomicAdd(s_open[parity], open_here);
-        }
-        if (item == 0u) {
-            s_open[parity ^ 1u] = 0u;
-        }
-        barrier();
-        if (s_open[parity] == 0u) {
-            break;
-        }
-        chunk_end = chunk_start;
     }
     [[unroll]] for (uint j = 0u; j < PIXELS; ++j) {
         uvec2 pixel = pixel_of(tile, item, j);

@@ -60,7 +60,7 @@ struct Picture {
     uint tone;        // transfer (0: SDR, 1: PQ, 2: HLG) | display peak nits << 8
 };
 
-// Set in a bin list entry's index on images.
+// Set in a bin or tile list entry's index on images.
 const uint IMAGE_BIT = 1u << 31;
 
 // The tiles of bin `bin` that bounding box b overlaps, counted from the
@@ -68,18 +68,14 @@ const uint IMAGE_BIT = 1u << 31;
 // (none when x1 <= x0 or y1 <= y0). Tile t's pixels span [16t, 16t + 16),
 // so b overlaps it when b.x < 16t + 16 and b.z > 16t: t >= floor(b.x / 16)
 // and t < ceil(b.z / 16), exactly (division by a power of two is exact).
+// The host sums the same spans with the same float operations
+// (encode::bin_offsets) to place each bin's tile lists.
 uint tile_span(vec4 b, uvec2 bin) {
     vec2 first = vec2(bin * BIN_TILES);
     vec2 lo = clamp(floor(b.xy / float(TILE_SIZE)) - first, 0.0, float(BIN_TILES));
     vec2 hi = clamp(ceil(b.zw / float(TILE_SIZE)) - first, 0.0, float(BIN_TILES));
     uvec4 s = uvec4(lo, hi);
     return s.x | (s.z << 5) | (s.y << 10) | (s.w << 15);
-}
-
-// Whether tile t (counted from its bin's first tile) is in `span`.
-bool span_has(uint span, uvec2 t) {
-    uvec4 s = (uvec4(span) >> uvec4(0u, 5u, 10u, 15u)) & 31u;
-    return t.x >= s.x && t.x < s.y && t.y >= s.z && t.y < s.w;
 }
 
 // Returns the inclusive range of bins a bounding box touches, clamped to the
