@@ -4,19 +4,28 @@
 // that the fused pass walks only the primitives its tile touches (a bin of
 // small primitives holds a few hundred times what each tile needs).
 //
-// Two walks over the bin's list, WG_SIZE entries at a time. The first
-// counts each tile's entries; an exclusive prefix sum over the tiles (the
-// ordered compaction's scan, compact.glsl, in either SCAN_MODE) turns the
-// counts into where each tile's list starts, from the bin's start in the
-// tile-list buffer (tile_offsets, from the host). The second writes every
-// entry into each tile its span covers at the tile's running end plus its
-// rank there, from a bitmap per tile as bin_chunk.glsl ranks primitives
-// per bin: the bits below an entry's own are the chunk's entries before it
-// in that tile.
+// Invocation `item` (compact_item) owns tile `item` of the bin: a bin has
+// exactly WG_SIZE tiles, numbered row by row (tile_span's order). The bin's
+// list is read CHUNK entries at a time, ENTRIES per invocation, and an
+// entry's tile span (a rectangle) is marked as two bitmaps over the chunk's
+// entries: one per tile row it covers and one per tile column. The entries
+// a tile receives are then the bits set in both its row's and its column's
+// bitmap, in draw order, whatever the entry's size: a primitive covering
+// the whole bin marks 32 words, not 256 tiles, and each tile does only its
+// own work, so a bin of large primitives (the dashboard's panels and video
+// panes) is no slower than a bin of small ones.
 //
-// Tiles are numbered inside their bin, row by row (tile_span's order):
-// tile t of bin b has slot b * BIN_TILES^2 + t in tile_ranges. Tiles past
-// the target's edge (in the last row or column of bins) get lists too; the
+// Two walks over the list. The first counts each tile's entries; an
+// exclusive prefix sum over the tiles (the ordered compaction's scan,
+// compact.glsl, in either SCAN_MODE) turns the counts into where each
+// tile's list starts, from the bin's start in the tile-list buffer
+// (tile_offsets, from the host). The second appends each tile's entries to
+// its list, chunk by chunk. The bitmaps and the chunk's entries are double
+// buffered: a chunk's are cleared or written while the previous chunk's
+// are still being read, so each chunk needs two barriers.
+//
+// Tile t of bin b has slot b * WG_SIZE + t in tile_ranges. Tiles past the
+// target's edge (in the last row or column of bins) get lists too; the
 // fused pass never reads them.
 #define WG_SIZE 256u
 layout(local_size_x = 256) in;
@@ -25,9 +34,12 @@ layout(constant_id = 1) const uint MAX_SUBGROUPS = 64u;
 #include "compact.glsl"
 #include "prims.glsl"
 
-#define TILES_PER_BIN (BIN_TILES * BIN_TILES)
-// Words of a tile's bitmap: one bit per entry of the chunk.
-#define ENTRY_WORDS (WG_SIZE / 32u)
+// Entries each invocation reads per chunk, and the chunk they make: as
+// many as keep the shared arrays within 16 KiB, the least Vulkan promises.
+#define ENTRIES 3u
+#define CHUNK (WG_SIZE * ENTRIES)
+// Words of a bitmap over a chunk's entries.
+#define WORDS (CHUNK / 32u)
 
 layout(set = 0, binding = 0, std430) readonly buffer BinOffsets { uint bin_offsets[]; };
 layout(set = 0, binding = 1, std430) readonly buffer TileOffsets { uint tile_offsets[]; };
@@ -37,75 +49,85 @@ layout(set = 0, binding = 3, std430) writeonly buffer TileRanges { uvec2 tile_ra
 // Primitive indices, IMAGE_BIT set on images.
 layout(set = 0, binding = 4, std430) writeonly buffer TileLists { uint tile_lists[]; };
 
-// Per tile: its entries (first walk), then where its next one goes.
-shared uint s_next[TILES_PER_BIN];
-shared uint s_bits[TILES_PER_BIN * ENTRY_WORDS];
+// Two sets (the chunk's parity) of BIN_TILES row bitmaps then BIN_TILES
+// column bitmaps, WORDS words each.
+#define SET_WORDS (2u * BIN_TILES * WORDS)
+shared uint s_bits[2u * SET_WORDS];
+// The chunk's entries (primitive index | IMAGE_BIT), for the second walk.
+shared uint s_entries[2u * CHUNK];
 
-// The tiles of `span` (tile_span), as x0, x1, y0, y1, ends exclusive.
-uvec4 span_tiles(uint span) {
-    return (uvec4(span) >> uvec4(0u, 5u, 10u, 15u)) & 31u;
+// First word of row bitmap `row` (or, past the rows, column bitmap
+// `row - BIN_TILES`) in set `set`.
+uint bitmap(uint set, uint row) {
+    return set * SET_WORDS + row * WORDS;
+}
+
+// Marks this invocation's entries of the chunk at `chunk` (ending at `end`)
+// in set `set` after clearing it, keeping their primitive indices when
+// `keep` (the second walk). Ends with the barrier after which the set can
+// be read.
+void mark_chunk(uint chunk, uint end, uint set, bool keep) {
+    for (uint w = gl_LocalInvocationID.x; w < SET_WORDS; w += WG_SIZE) {
+        s_bits[set * SET_WORDS + w] = 0u;
+    }
+    barrier();
+    for (uint j = 0u; j < ENTRIES; ++j) {
+        uint k = j * WG_SIZE + gl_LocalInvocationID.x;  // entry k of the chunk
+        if (chunk + k < end) {
+            uvec2 entry = bin_lists[chunk + k];
+            if (keep) {
+                s_entries[set * CHUNK + k] = entry.x;
+            }
+            // The span's tiles as x0, x1, y0, y1, ends exclusive.
+            uvec4 s = (uvec4(entry.y) >> uvec4(0u, 5u, 10u, 15u)) & 31u;
+            uint word = k / 32u;
+            uint bit = 1u << (k % 32u);
+            if (s.x < s.y) {
+                for (uint y = s.z; y < s.w; ++y) {
+                    atomicOr(s_bits[bitmap(set, y) + word], bit);
+                }
+            }
+            if (s.z < s.w) {
+                for (uint x = s.x; x < s.y; ++x) {
+                    atomicOr(s_bits[bitmap(set, BIN_TILES + x) + word], bit);
+                }
+            }
+        }
+    }
+    barrier();
 }
 
 void main() {
     uint bin = gl_WorkGroupID.x;
     uint start = bin_offsets[bin];
     uint end = bin_offsets[bin + 1u];
-    uint lane = gl_LocalInvocationID.x;
+    uint tile = compact_item();
+    uint row = bitmap(0u, tile / BIN_TILES);
+    uint column = bitmap(0u, BIN_TILES + tile % BIN_TILES);
 
-    s_next[lane] = 0u;
-    for (uint w = 0u; w < ENTRY_WORDS; ++w) {
-        s_bits[lane * ENTRY_WORDS + w] = 0u;
-    }
-    barrier();
-    for (uint e = start + lane; e < end; e += WG_SIZE) {
-        uvec4 s = span_tiles(bin_lists[e].y);
-        for (uint y = s.z; y < s.w; ++y) {
-            for (uint x = s.x; x < s.y; ++x) {
-                atomicAdd(s_next[y * BIN_TILES + x], 1u);
-            }
+    uint count = 0u;
+    uint set = 0u;
+    for (uint chunk = start; chunk < end; chunk += CHUNK, set ^= 1u) {
+        mark_chunk(chunk, end, set, false);
+        uint base = set * SET_WORDS;
+        for (uint w = 0u; w < WORDS; ++w) {
+            count += bitCount(s_bits[base + row + w] & s_bits[base + column + w]);
         }
     }
-    barrier();
-    // Tile `item` (compact_item: the scan's order is the tiles' order).
-    uint item = compact_item();
-    uint count = s_next[item];
     uint total;
-    uint first = tile_offsets[bin] + compact_position(count, total);
-    tile_ranges[bin * TILES_PER_BIN + item] = uvec2(first, first + count);
-    s_next[item] = first;
-    barrier();
+    uint next = tile_offsets[bin] + compact_position(count, total);
+    tile_ranges[bin * WG_SIZE + tile] = uvec2(next, next + count);
 
-    for (uint chunk = start; chunk < end; chunk += WG_SIZE) {
-        uint e = chunk + lane;
-        uvec2 entry = e < end ? bin_lists[e] : uvec2(0u);  // span 0: no tile
-        uvec4 s = span_tiles(entry.y);
-        uint word = lane / 32u;
-        uint bit = 1u << (lane % 32u);
-        for (uint y = s.z; y < s.w; ++y) {
-            for (uint x = s.x; x < s.y; ++x) {
-                atomicOr(s_bits[(y * BIN_TILES + x) * ENTRY_WORDS + word], bit);
+    set = 0u;
+    for (uint chunk = start; chunk < end; chunk += CHUNK, set ^= 1u) {
+        mark_chunk(chunk, end, set, true);
+        uint base = set * SET_WORDS;
+        for (uint w = 0u; w < WORDS; ++w) {
+            uint bits = s_bits[base + row + w] & s_bits[base + column + w];
+            for (; bits != 0u; bits &= bits - 1u) {
+                tile_lists[next] = s_entries[set * CHUNK + w * 32u + uint(findLSB(bits))];
+                ++next;
             }
         }
-        barrier();
-        for (uint y = s.z; y < s.w; ++y) {
-            for (uint x = s.x; x < s.y; ++x) {
-                uint t = y * BIN_TILES + x;
-                uint rank = bitCount(s_bits[t * ENTRY_WORDS + word] & (bit - 1u));
-                for (uint w = 0u; w < word; ++w) {
-                    rank += bitCount(s_bits[t * ENTRY_WORDS + w]);
-                }
-                tile_lists[s_next[t] + rank] = entry.x;
-            }
-        }
-        barrier();
-        // Tile `lane` moves its end past this chunk's entries and clears
-        // its bitmap for the next chunk (only it reads it now).
-        uint n = 0u;
-        for (uint w = 0u; w < ENTRY_WORDS; ++w) {
-            n += bitCount(s_bits[lane * ENTRY_WORDS + w]);
-            s_bits[lane * ENTRY_WORDS + w] = 0u;
-        }
-        s_next[lane] += n;
-        barrier();
     }
 }
