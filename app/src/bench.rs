@@ -41,6 +41,11 @@ pub struct Args {
     /// `metrics` and `input`: frame sizes (comma-separated).
     #[arg(long = "metric-sizes", value_delimiter = ',', value_parser = parse_size, default_value = "576x324,1080p,4k")]
     metric_sizes: Vec<(u32, u32)>,
+    /// `metrics`: only these rows (comma-separated registry feature names
+    /// or model versions, e.g. `float_vif,vmaf_float_v0.6.1`); all if
+    /// absent. A slow device (lavapipe) can then time a few features.
+    #[arg(long = "metric-features", value_delimiter = ',')]
+    metric_features: Vec<String>,
     /// `metrics` and `input`: frame pairs per case.
     #[arg(long, default_value_t = 32)]
     frames: u64,
@@ -61,9 +66,12 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     match args.what.as_str() {
         "ui" => bench_ui(&args),
-        "metrics" => {
-            crate::bench_metrics::run(&args.metric_sizes, args.frames, args.keep_y4m.as_deref())
-        }
+        "metrics" => crate::bench_metrics::run(
+            &args.metric_sizes,
+            &args.metric_features,
+            args.frames,
+            args.keep_y4m.as_deref(),
+        ),
         "input" => crate::bench_input::run(&args.metric_sizes, args.frames),
         "playback" => {
             crate::dashboard::playback::run(&args.open.inputs()?, &args.sizes, args.seconds)

@@ -61,8 +61,9 @@ pub fn synthetic_pair(geometry: Geometry, t: usize) -> (Frame, Frame) {
 }
 
 /// Each registry feature alone (default options), then the feature sets of
-/// the default model and of its float twin.
-fn selections() -> Result<Vec<(String, Selection)>> {
+/// the default model and of its float twin; only the rows `only` names,
+/// unless it is empty (a name matching no row is refused).
+fn selections(only: &[String]) -> Result<Vec<(String, Selection)>> {
     let mut all = Vec::new();
     for name in vqscope_metrics::features::names() {
         let mut selection = Selection::new();
@@ -74,10 +75,21 @@ fn selections() -> Result<Vec<(String, Selection)>> {
         model.add_model(Model::from_spec(&format!("version={version}"))?)?;
         all.push((version.to_owned(), model));
     }
+    if let Some(unknown) = only.iter().find(|n| !all.iter().any(|(row, _)| row == *n)) {
+        let rows: Vec<&str> = all.iter().map(|(row, _)| row.as_str()).collect();
+        anyhow::bail!("no benchmark row `{unknown}`; rows: {}", rows.join(", "));
+    }
+    all.retain(|(row, _)| only.is_empty() || only.contains(row));
     Ok(all)
 }
 
-pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) -> Result<()> {
+pub fn run(
+    sizes: &[(u32, u32)],
+    only: &[String],
+    frames: u64,
+    keep: Option<&std::path::Path>,
+) -> Result<()> {
+    let rows = selections(only)?;
     // Refuse before any work rather than after the first size's figures.
     if let Some(dir) = keep {
         for &(width, height) in sizes {
@@ -112,8 +124,8 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
         let pairs: Vec<(Frame, Frame)> =
             (0..DISTINCT).map(|t| synthetic_pair(geometry, t)).collect();
         let y4m = write_y4m(keep.unwrap_or(scratch.path()), geometry, &pairs, frames)?;
-        for (name, selection) in selections()? {
-            let mut pipeline = match Scorer::new(&ctx, geometry, &selection) {
+        for (name, selection) in &rows {
+            let mut pipeline = match Scorer::new(&ctx, geometry, selection) {
                 Ok(p) => p,
                 Err(e) => {
                     outln!("{:<10} {name:<18} skipped: {e}", format!("{width}x{height}"))?;
@@ -140,10 +152,10 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
             }
             pipeline.finish()?;
             let memory_fps = frames as f64 / start.elapsed().as_secs_f64();
-            let y4m_fps = score_y4m(&ctx, &y4m, geometry, &selection)?;
+            let y4m_fps = score_y4m(&ctx, &y4m, geometry, selection)?;
             let (r, d) = &pairs[0];
             let pair = FramePair { index: 0, reference: r.clone(), distorted: d.clone() };
-            let gpu_ms = resident_ms(&ctx, geometry, &selection, &pair)?;
+            let gpu_ms = resident_ms(&ctx, geometry, selection, &pair)?;
             let detail: Vec<String> =
                 per_kernel.into_iter().map(|(n, v)| format!("{n} {:.3}", median(v))).collect();
             outln!(
@@ -155,7 +167,7 @@ pub fn run(sizes: &[(u32, u32)], frames: u64, keep: Option<&std::path::Path>) ->
             )?;
             // A single feature of several dispatches: each one alone.
             if name != DEFAULT_MODEL {
-                for (_, phases) in dispatch_ms(&ctx, geometry, &selection, &pair)? {
+                for (_, phases) in dispatch_ms(&ctx, geometry, selection, &pair)? {
                     if phases.len() > 1 {
                         let line: Vec<String> =
                             phases.iter().map(|(n, ms)| format!("{n} {ms:.3}")).collect();

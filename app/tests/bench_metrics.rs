@@ -66,3 +66,35 @@ fn bench_metrics_times_each_dispatch_of_vif_and_adm() {
     assert!(stderr.contains("exists") && stderr.trim().lines().count() == 1, "{stderr}");
     assert_eq!(std::fs::read(&kept).unwrap(), before);
 }
+
+/// The row names (second column) of a bench's table.
+fn rows(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("176x144"))
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect()
+}
+
+#[test]
+fn bench_metrics_times_only_the_rows_asked_for() {
+    let run = |features: &str| {
+        Command::new(env!("CARGO_BIN_EXE_vqscope"))
+            .args(["bench", "metrics", "--metric-sizes", "176x144", "--frames", "6"])
+            .args(["--metric-features", features])
+            .env("VQSCOPE_VALIDATION", "1")
+            .output()
+            .expect("run vqscope")
+    };
+    let output = run("float_motion,vmaf_float_v0.6.1");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(rows(&stdout), ["float_motion", "vmaf_float_v0.6.1"], "{stdout}");
+
+    // A name that is no row is refused before any work.
+    let wrong = run("float_motion,no_such_feature");
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert!(!wrong.status.success());
+    assert!(wrong.stdout.is_empty(), "refused only after starting: {:?}", wrong.stdout);
+    assert!(stderr.contains("no_such_feature"), "{stderr}");
+}
