@@ -20,7 +20,8 @@
 // compact.glsl, in either SCAN_MODE) turns the counts into where each
 // tile's list starts, from the bin's start in the tile-list buffer
 // (tile_offsets, from the host). The second appends each tile's entries to
-// its list, chunk by chunk. The bitmaps and the chunk's entries are double
+// its list, chunk by chunk (a list of one chunk is marked once, for both
+// walks). The bitmaps and the chunk's entries are double
 // buffered: a chunk's are cleared or written while the previous chunk's
 // are still being read, so each chunk needs two barriers.
 //
@@ -105,10 +106,13 @@ void main() {
     uint row = bitmap(0u, tile / BIN_TILES);
     uint column = bitmap(0u, BIN_TILES + tile % BIN_TILES);
 
+    // A list of one chunk (most bins of a dashboard) is marked once: the
+    // second walk reads the first walk's bitmaps and entries.
+    bool one_chunk = end - start <= CHUNK;
     uint count = 0u;
     uint set = 0u;
     for (uint chunk = start; chunk < end; chunk += CHUNK, set ^= 1u) {
-        mark_chunk(chunk, end, set, false);
+        mark_chunk(chunk, end, set, one_chunk);
         uint base = set * SET_WORDS;
         for (uint w = 0u; w < WORDS; ++w) {
             count += bitCount(s_bits[base + row + w] & s_bits[base + column + w]);
@@ -120,7 +124,9 @@ void main() {
 
     set = 0u;
     for (uint chunk = start; chunk < end; chunk += CHUNK, set ^= 1u) {
-        mark_chunk(chunk, end, set, true);
+        if (!one_chunk) {
+            mark_chunk(chunk, end, set, true);
+        }
         uint base = set * SET_WORDS;
         for (uint w = 0u; w < WORDS; ++w) {
             uint bits = s_bits[base + row + w] & s_bits[base + column + w];
