@@ -11,12 +11,6 @@
 //!    row totals the same way and one invocation adds them top to bottom,
 //!    leaving the float in a result word ([`ResultWord`]).
 //!
-//! The adds are a chain of dependent float adds, so both kernels keep the
-//! chain fed (float_row_sums.glsl): half the workgroup stages the next
-//! chunk while invocation 0 adds the current one (two chunk buffers), and
-//! the adder reads its floats four at a time, the next sixteen before it
-//! adds the current sixteen, so it waits on its adds rather than on loads.
-//!
 //! Nothing depends on the subgroup size or on scheduling: each sum is one
 //! invocation's in-order loop.
 
