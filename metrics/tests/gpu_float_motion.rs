@@ -107,6 +107,37 @@ fn float_motion_sums_match_twin() {
     assert_no_validation_messages();
 }
 
+/// Rows and a column longer than the shared row sums stage at a time (1024
+/// floats): the row sums and the totals then run over several chunks, the
+/// last partial and ending in fewer than sixteen floats, and must still add
+/// in libvmaf's order.
+#[test]
+fn float_motion_sums_match_twin_past_a_chunk() {
+    if !at_every_lavapipe_subgroup_size("float_motion_sums_match_twin_past_a_chunk") {
+        return;
+    }
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x5EED_F10B);
+    let taps = filter_taps(5);
+    for (w, h, scale1) in [(2 * 1024 + 77, 5, false), (7, 3 * 1024 + 5, true)] {
+        let kernel = FloatMotionKernel::new(&ctx, w as u32, h as u32, 8, taps, scale1).unwrap();
+        let prev = random_plane(&mut rng, w, h, 8);
+        let cur = nudged(&mut rng, &prev, [1, 4, 40]);
+        let (bp, bc) =
+            (blur(&float_plane(&prev.view()), taps), blur(&float_plane(&cur.view()), taps));
+        let want = sad_sums(&bp, &bc, scale1);
+        let got = gpu_sums(&ctx, &mut submitter, &mut rng, &kernel, &prev, &cur);
+        let bits = |s: Option<f32>| s.map(f32::to_bits);
+        assert_eq!(
+            (got.scale0.to_bits(), bits(got.scale1)),
+            (want.scale0.to_bits(), bits(want.scale1)),
+            "{w}x{h}: got {got:?}, want {want:?}"
+        );
+    }
+    assert_no_validation_messages();
+}
+
 /// A frame of random planes in `geometry`'s layout (16-bit samples
 /// little-endian), each plane a nudge of `like`'s when given.
 fn random_frame(rng: &mut Rng, geometry: Geometry, index: u64, like: Option<&Frame>) -> Frame {
