@@ -62,6 +62,31 @@ fn gpu_sums(
     kernel.decode(&words[OFFSET as usize..])
 }
 
+/// A random `w` x `h` pair at `bpc` bits (`pair`: w, h, bpc, scale1), nudged
+/// apart: the kernel's sums equal the twin's, bit for bit (-0 and NaN would
+/// not hide behind equal values). `case` names the pair in a failure.
+fn assert_sums_match_twin(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    rng: &mut Rng,
+    (w, h, bpc, scale1): (usize, usize, u32, bool),
+    taps: &[f32],
+    case: &str,
+) {
+    let kernel = FloatMotionKernel::new(ctx, w as u32, h as u32, bpc, taps, scale1).unwrap();
+    let prev = random_plane(rng, w, h, bpc);
+    let cur = nudged(rng, &prev, [1, 4, 40]);
+    let (bp, bc) = (blur(&float_plane(&prev.view()), taps), blur(&float_plane(&cur.view()), taps));
+    let want = sad_sums(&bp, &bc, scale1);
+    let got = gpu_sums(ctx, submitter, rng, &kernel, &prev, &cur);
+    let bits = |s: Option<f32>| s.map(f32::to_bits);
+    assert_eq!(
+        (got.scale0.to_bits(), bits(got.scale1)),
+        (want.scale0.to_bits(), bits(want.scale1)),
+        "{case}: got {got:?}, want {want:?}"
+    );
+}
+
 #[test]
 fn float_motion_sums_match_twin() {
     if !at_every_lavapipe_subgroup_size("float_motion_sums_match_twin") {
@@ -79,22 +104,9 @@ fn float_motion_sums_match_twin() {
             sizes.extend((0..3).map(|_| (rng.odd(3, 257), rng.odd(3, 161))));
             for (w, h) in sizes {
                 let scale1 = rng.below(2) == 1;
-                let kernel =
-                    FloatMotionKernel::new(&ctx, w as u32, h as u32, bpc, taps, scale1).unwrap();
-                let prev = random_plane(&mut rng, w, h, bpc);
-                let cur = nudged(&mut rng, &prev, [1, 4, 40]);
-                let (bp, bc) =
-                    (blur(&float_plane(&prev.view()), taps), blur(&float_plane(&cur.view()), taps));
-                let want = sad_sums(&bp, &bc, scale1);
-                let got = gpu_sums(&ctx, &mut submitter, &mut rng, &kernel, &prev, &cur);
-                // Bits, not values: -0 and NaN would not hide.
-                let bits = |s: Option<f32>| s.map(f32::to_bits);
-                assert_eq!(
-                    (got.scale0.to_bits(), bits(got.scale1)),
-                    (want.scale0.to_bits(), bits(want.scale1)),
-                    "{w}x{h} at {bpc} bits, filter {filter_size}, scale1 {scale1}: \
-                     got {got:?}, want {want:?}"
-                );
+                let case = format!("{w}x{h} at {bpc} bits, filter {filter_size}, scale1 {scale1}");
+                let pair = (w, h, bpc, scale1);
+                assert_sums_match_twin(&ctx, &mut submitter, &mut rng, pair, taps, &case);
                 pairs += 1;
             }
         }
@@ -121,19 +133,8 @@ fn float_motion_sums_match_twin_past_a_chunk() {
     let mut rng = Rng(0x5EED_F10B);
     let taps = filter_taps(5);
     for (w, h, scale1) in [(2 * 1024 + 77, 5, false), (7, 3 * 1024 + 5, true)] {
-        let kernel = FloatMotionKernel::new(&ctx, w as u32, h as u32, 8, taps, scale1).unwrap();
-        let prev = random_plane(&mut rng, w, h, 8);
-        let cur = nudged(&mut rng, &prev, [1, 4, 40]);
-        let (bp, bc) =
-            (blur(&float_plane(&prev.view()), taps), blur(&float_plane(&cur.view()), taps));
-        let want = sad_sums(&bp, &bc, scale1);
-        let got = gpu_sums(&ctx, &mut submitter, &mut rng, &kernel, &prev, &cur);
-        let bits = |s: Option<f32>| s.map(f32::to_bits);
-        assert_eq!(
-            (got.scale0.to_bits(), bits(got.scale1)),
-            (want.scale0.to_bits(), bits(want.scale1)),
-            "{w}x{h}: got {got:?}, want {want:?}"
-        );
+        let case = format!("{w}x{h}");
+        assert_sums_match_twin(&ctx, &mut submitter, &mut rng, (w, h, 8, scale1), taps, &case);
     }
     assert_no_validation_messages();
 }

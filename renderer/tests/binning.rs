@@ -106,14 +106,19 @@ fn random_bounds(rng: &mut Rng, width: u32, height: u32) -> [f32; 4] {
     [x0, y0, x1.max(x0), y1.max(y0)]
 }
 
-fn random_scene(rng: &mut Rng, width: u32, height: u32, prims: usize) -> Encoded {
-    let mut enc = Encoded {
+/// A scene of `width` x `height` pixels with its bin grid and nothing in it.
+fn empty_scene(width: u32, height: u32) -> Encoded {
+    Encoded {
         width,
         height,
         bins_x: width.div_ceil(TILE_SIZE * BIN_TILES),
         bins_y: height.div_ceil(TILE_SIZE * BIN_TILES),
         ..Default::default()
-    };
+    }
+}
+
+fn random_scene(rng: &mut Rng, width: u32, height: u32, prims: usize) -> Encoded {
+    let mut enc = empty_scene(width, height);
     enc.prims = (0..prims)
         .map(|_| GpuPrim {
             bounds: random_bounds(rng, width, height),
@@ -232,13 +237,7 @@ fn tile_lists_past_the_largest_buffer_are_refused() {
     let limit = u64::from(ctx.info().max_storage_buffer_range);
     // One box more than the largest buffer holds words for every tile.
     let boxes = (limit / 4 / tiles + 1) as usize;
-    let mut enc = Encoded {
-        width,
-        height,
-        bins_x: width.div_ceil(TILE_SIZE * BIN_TILES),
-        bins_y: height.div_ceil(TILE_SIZE * BIN_TILES),
-        ..Default::default()
-    };
+    let mut enc = empty_scene(width, height);
     let full = GpuPrim { bounds: [0.0, 0.0, width as f32, height as f32], ..Zeroable::zeroed() };
     enc.prims = vec![full; boxes];
     enc.fill_offsets();

@@ -38,7 +38,7 @@ fn known_layouts() {
     use BindingKind::{StorageBuffer as B, StorageImage as I};
     let fused: &Shader = vqscope_shaders::UI_FUSED;
     assert_eq!(fused.bindings, &[B, B, B, B, B, B, B, B, I]);
-    assert_eq!(fused.push_constant_size, 32); // vec4 + 4 uints
+    assert_eq!(fused.push_constant_size, 28); // vec4 + 3 uints
     assert_eq!(vqscope_shaders::TEST_FILL.push_constant_size, 8);
     assert_eq!(vqscope_shaders::TEST_COMPACT.push_constant_size, 0);
     assert_eq!(push_constant_structs(vqscope_shaders::TEST_COMPACT), Ok(vec![]));

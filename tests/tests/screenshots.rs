@@ -145,14 +145,7 @@ fn heat_map_colours_match_the_host_twin() {
 #[test]
 fn picture_colours_match_the_host_twin() {
     let n = 256u32;
-    let mut seed = 0x2545_f491_u32;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 17;
-        seed ^= seed << 5;
-        (seed % 1024) as u16
-    };
-    let samples: Vec<[u16; 3]> = (0..n).map(|_| [next(), next(), next()]).collect();
+    let samples = random_samples(0x2545_f491, n);
     let cases = [
         (YuvMatrix::Bt709, Transfer::Sdr, false, 203),
         (YuvMatrix::Bt601, Transfer::Sdr, true, 203),
@@ -163,20 +156,11 @@ fn picture_colours_match_the_host_twin() {
         (YuvMatrix::Bt709, Transfer::Hlg, false, 400),
     ];
     for (matrix, transfer, full_range, peak) in cases {
-        let format = YuvFormat {
-            width: n,
-            height: 1,
-            bit_depth: 10,
-            subsampling: Subsampling::Yuv444,
-            matrix,
-            full_range,
-            transfer,
-        };
-        let data: Vec<u8> =
-            (0..3).flat_map(|p| samples.iter().flat_map(move |s| s[p].to_le_bytes())).collect();
         let mut scene = Scene::new(n, 2, Color::rgb(0.2, 0.9, 0.2));
         scene.set_display_peak_nits(peak);
-        let id = scene.add_yuv(vqscope_renderer::YuvPicture { format, data });
+        let picture = sample_row(&samples, matrix, transfer, full_range);
+        let format = picture.format;
+        let id = scene.add_yuv(picture);
         let src = Rect::new(0.0, 0.0, n as f32, 1.0);
         scene.yuv_image(Rect::new(0.0, 0.0, n as f32, 2.0), id, src, Sampling::Nearest);
         let rgba = render(&scene, ScanMode::Subgroup);
@@ -210,14 +194,7 @@ fn picture_colours_match_the_host_twin() {
 #[test]
 fn hdr10_output_matches_the_host_twin() {
     let n = 256u32;
-    let mut seed = 0x9e37_79b9_u32;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 17;
-        seed ^= seed << 5;
-        (seed % 1024) as u16
-    };
-    let samples: Vec<[u16; 3]> = (0..n).map(|_| [next(), next(), next()]).collect();
+    let samples = random_samples(0x9e37_79b9, n);
     let ctx = test_context();
     let mut submitter = Submitter::new(&ctx, 1).unwrap();
     let mut renderer = Renderer::new(&ctx, ScanMode::Subgroup, None).unwrap();
@@ -225,21 +202,11 @@ fn hdr10_output_matches_the_host_twin() {
     for matrix in [YuvMatrix::Bt601, YuvMatrix::Bt709, YuvMatrix::Bt2020] {
         for transfer in [Transfer::Sdr, Transfer::Pq, Transfer::Hlg] {
             for full_range in [false, true] {
-                let format = YuvFormat {
-                    width: n,
-                    height: 1,
-                    bit_depth: 10,
-                    subsampling: Subsampling::Yuv444,
-                    matrix,
-                    full_range,
-                    transfer,
-                };
-                let data: Vec<u8> = (0..3)
-                    .flat_map(|p| samples.iter().flat_map(move |s| s[p].to_le_bytes()))
-                    .collect();
                 // Rows 0-1 the picture, row 2 the (white) background.
                 let mut scene = Scene::new(n, 3, Color::WHITE);
-                let id = scene.add_yuv(vqscope_renderer::YuvPicture { format, data });
+                let picture = sample_row(&samples, matrix, transfer, full_range);
+                let format = picture.format;
+                let id = scene.add_yuv(picture);
                 let src = Rect::new(0.0, 0.0, n as f32, 1.0);
                 scene.yuv_image(Rect::new(0.0, 0.0, n as f32, 2.0), id, src, Sampling::Nearest);
                 renderer.set_output(Output::Hdr10).unwrap();
@@ -402,4 +369,35 @@ fn external_yuv_picture_matches_host_picture() {
     assert!(e.contains("not multiples of 4"), "{e}");
     drop((renderer, submitter));
     assert_no_validation_messages();
+}
+
+/// `n` random 10-bit (Y, U, V) samples from `seed` (xorshift32).
+fn random_samples(mut seed: u32, n: u32) -> Vec<[u16; 3]> {
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        (seed % 1024) as u16
+    };
+    (0..n).map(|_| [next(), next(), next()]).collect()
+}
+
+/// A one-row 10-bit 4:4:4 picture of `samples`, one pixel each.
+fn sample_row(
+    samples: &[[u16; 3]],
+    matrix: YuvMatrix,
+    transfer: Transfer,
+    full_range: bool,
+) -> vqscope_renderer::YuvPicture {
+    let format = YuvFormat {
+        width: samples.len() as u32,
+        height: 1,
+        bit_depth: 10,
+        subsampling: Subsampling::Yuv444,
+        matrix,
+        full_range,
+        transfer,
+    };
+    let data = (0..3).flat_map(|p| samples.iter().flat_map(move |s| s[p].to_le_bytes())).collect();
+    vqscope_renderer::YuvPicture { format, data }
 }
