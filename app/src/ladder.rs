@@ -80,9 +80,9 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     let (reference, distorted) = args.inputs()?;
     let selections = distorted.iter().map(|_| selection(&args)).collect::<Result<Vec<_>>>()?;
     let names = rendition_names(distorted)?;
-    let reports = report_paths(&args, &names)?;
     let mut inputs: Vec<&Path> = vec![reference];
     inputs.extend(distorted.iter().map(PathBuf::as_path));
+    let reports = report_paths(&args, &names, &inputs)?;
     vqscope_video::check_stream_inputs(&inputs)?;
     let mut renditions = Vec::new();
     let each = names.into_iter().zip(distorted).zip(reports).zip(selections);
@@ -176,8 +176,9 @@ pub(crate) fn rendition_names(paths: &[PathBuf]) -> Result<Vec<String>> {
 }
 
 /// The report file of each rendition: `-o` with `{name}` replaced, or
-/// `-o` as a folder (made if missing) holding `NAME.json` (`.xml`, …).
-fn report_paths(args: &Args, names: &[String]) -> Result<Vec<Option<PathBuf>>> {
+/// `-o` as a folder (made if missing) holding `NAME.json` (`.xml`, …);
+/// none may be one of `inputs`.
+fn report_paths(args: &Args, names: &[String], inputs: &[&Path]) -> Result<Vec<Option<PathBuf>>> {
     let Some(output) = &args.output else { return Ok(vec![None; names.len()]) };
     if crate::output::is_stdout(output) {
         bail!(
@@ -199,15 +200,12 @@ fn report_paths(args: &Args, names: &[String]) -> Result<Vec<Option<PathBuf>>> {
         let ext = args.format().extension();
         names.iter().map(|n| output.join(format!("{n}.{ext}"))).collect()
     };
-    let (reference, distorted) = args.inputs()?;
-    let mut inputs: Vec<&Path> = vec![reference];
-    inputs.extend(distorted.iter().map(PathBuf::as_path));
     let mut seen = BTreeSet::new();
     for path in &paths {
         if !seen.insert(path) {
             bail!("-o {}: two renditions would write {}", output.display(), path.display());
         }
-        crate::output::check_report_path("-o", path, &inputs)?;
+        crate::output::check_report_path("-o", path, inputs)?;
     }
     Ok(paths.into_iter().map(Some).collect())
 }
