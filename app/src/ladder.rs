@@ -1,17 +1,16 @@
 //! An encoding ladder: many distorted renditions scored against one
 //! reference in one process (`vqscope score -r REF -d A -d B …`, and each
-//! reference's jobs of `vqscope batch`). The reference is opened and
-//! decoded once per frame and shared by every rendition
-//! ([`vqscope_video::share`]); there is one GPU context and one start-up.
-//! Each rendition keeps everything else of a run of its own: its own
-//! [`Pair`] (the same checks, skips and warnings), reader thread,
-//! [`Scorer`] and report, so its values are those a separate
-//! `vqscope score -r REF -d X` writes. A rendition that fails (a missing
-//! file, another size, a model that does not load) is reported on its own
-//! line and the others go on.
+//! reference's jobs of `vqscope batch`). The reference is read once per
+//! frame and uploaded once per frame for every rendition: the renditions
+//! are the lanes of one [`Group`] (each lane with the checks, skips and
+//! warnings of a pair of its own) and of one [`Scorer`] (each lane with its
+//! own models, features and values), so every rendition's values are those
+//! a separate `vqscope score -r REF -d X` writes. Every input is read ahead
+//! on threads of its own ([`ReadAhead`]). A rendition that fails (a missing
+//! file, another size, a model that does not load, a read error) is
+//! reported on its own line and the others go on.
 //!
-//! Not shared yet: each scorer uploads the reference frame into its own
-//! ring slot, and features whose per-frame terms depend on the reference
+//! Not shared yet: features whose per-frame terms depend on the reference
 //! alone compute them once per rendition.
 
 use std::collections::BTreeSet;
@@ -19,17 +18,15 @@ use std::fs::File;
 use std::io::IsTerminal;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 use vqscope_gpu::{ContextOptions, GpuContext};
-use vqscope_metrics::frontend::{ModelLabel, REPORT_VERSION, open_pair, pooled_lines};
+use vqscope_metrics::frontend::{ModelLabel, REPORT_VERSION, open_distorted, pooled_lines};
+use vqscope_metrics::pipeline::FrameScores;
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
-use vqscope_video::{
-    Decoder, Geometry, PairOptions, READ_AHEAD, RawGeometry, SharedSource, open_input, share,
-};
+use vqscope_video::{Group, PairOptions, RawGeometry, ReadAhead, VideoSource, open_input};
 
 use crate::output::outln;
 use crate::score::{Args, selection};
@@ -210,22 +207,23 @@ fn report_paths(args: &Args, names: &[String], inputs: &[&Path]) -> Result<Vec<O
     Ok(paths.into_iter().map(Some).collect())
 }
 
-/// A rendition whose inputs are open and being read.
-struct Reading {
+/// A rendition being scored: its lane in the group and the scorer.
+struct Lane {
+    /// The rendition's place on the command line (and in the results).
     index: usize,
     rendition: Rendition,
-    decoder: Decoder,
+    frames: ReportStream<File>,
+    /// How many of the lane's warnings were printed when it started.
+    warned: usize,
+    /// Set once the lane failed; it scores nothing more.
+    failed: bool,
 }
 
-/// A rendition being scored.
-struct Scoring {
-    index: usize,
-    rendition: Rendition,
-    decoder: Decoder,
-    scorer: Scorer,
-    frames: ReportStream<File>,
-    /// The reference's width and height, for the report.
-    size: (u32, u32),
+/// Reading threads for each of `inputs` inputs: the machine's cores shared
+/// among them, at least one each.
+fn workers_per_input(inputs: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores / inputs.max(1)).clamp(1, 6)
 }
 
 /// Scores every rendition against `reference`: one result per rendition,
@@ -240,93 +238,99 @@ pub(crate) fn score(
 ) -> Result<Vec<Result<()>>> {
     let source = open_input(reference, options.raw)?;
     let geometry = source.info().geometry;
-    let readers = share(source, renditions.len());
+    let workers = workers_per_input(renditions.len() + 1);
     let mut results: Vec<Result<()>> = renditions.iter().map(|_| Ok(())).collect();
-    let mut reading = Vec::new();
-    for (index, (rendition, reader)) in renditions.into_iter().zip(readers).enumerate() {
-        match start_reading(rendition, reader, geometry, options) {
-            Ok((rendition, decoder)) => reading.push(Reading { index, rendition, decoder }),
+    // Each rendition opened and checked against the reference, with the
+    // messages a run of its own prints; those that fail leave here.
+    let mut opened = Vec::new();
+    for (index, rendition) in renditions.into_iter().enumerate() {
+        match open_rendition(&rendition, source.as_ref(), options) {
+            Ok(distorted) => opened.push((index, rendition, distorted)),
             Err(e) => results[index] = Err(e),
         }
     }
-    if reading.is_empty() {
+    if opened.is_empty() {
+        return Ok(results);
+    }
+    let (mut kept, distorted): (Vec<_>, Vec<_>) =
+        opened.into_iter().map(|(i, r, d)| ((i, r), d)).unzip();
+    let reference = Box::new(ReadAhead::new(source, workers));
+    let distorted = distorted
+        .into_iter()
+        .map(|d| Box::new(ReadAhead::new(d, workers)) as Box<dyn VideoSource>)
+        .collect();
+    let mut group = Group::new(reference, distorted, options.pair)?;
+    for (k, (_, rendition)) in kept.iter().enumerate() {
+        for warning in group.warnings(k) {
+            eprintln!("vqscope: {}: warning: {warning}", rendition.name);
+        }
+    }
+    let warned: Vec<usize> = (0..kept.len()).map(|k| group.warnings(k).len()).collect();
+    if !group.has_frames()? {
+        for (k, (index, rendition)) in kept.into_iter().enumerate() {
+            print_new_warnings(&rendition.name, &group.warnings(k)[warned[k]..]);
+            results[index] = Err(anyhow!("no frames to score"));
+        }
         return Ok(results);
     }
     let ctx = gpu.get()?;
-    // Every rendition's pipelines at once: mostly the driver compiling
-    // (or finding them in the pipeline cache), which runs in parallel.
-    let scorers: Vec<_> = std::thread::scope(|s| {
-        let threads: Vec<_> = reading
-            .iter()
-            .map(|r| &r.rendition.selection)
-            .map(|selection| s.spawn(|| Scorer::new(&ctx, geometry, selection)))
-            .collect();
-        threads
-            .into_iter()
-            .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    });
+    let scorer = build_scorer(&ctx, geometry, &mut kept, &mut group, &mut results);
     let _ = ctx.save_pipeline_cache();
-    let mut scoring = Vec::new();
-    for (r, scorer) in reading.into_iter().zip(scorers) {
-        let frames = match (scorer, &r.rendition.report) {
-            (Err(e), _) => Err(e.into()),
-            (Ok(scorer), Some((path, format))) => crate::output::scratch_file(path)
-                .map(|f| (scorer, ReportStream::new(*format, options.subsample, f))),
-            (Ok(scorer), None) => Ok((scorer, ReportStream::pool_only(options.subsample))),
+    let Some(mut scorer) = scorer else { return Ok(results) };
+    let mut lanes = Vec::new();
+    for (k, (index, rendition)) in kept.into_iter().enumerate() {
+        let frames = match &rendition.report {
+            Some((path, format)) => crate::output::scratch_file(path)
+                .map(|f| ReportStream::new(*format, options.subsample, f)),
+            None => Ok(ReportStream::pool_only(options.subsample)),
         };
+        let failed = frames.is_err();
         match frames {
-            Ok((scorer, frames)) => scoring.push(Scoring {
-                index: r.index,
-                rendition: r.rendition,
-                decoder: r.decoder,
-                scorer,
-                frames,
-                size: (geometry.width, geometry.height),
-            }),
-            Err(e) => results[r.index] = Err(e),
+            Ok(frames) => lanes.push(Lane { index, rendition, frames, warned: warned[k], failed }),
+            Err(e) => {
+                results[index] = Err(e);
+                group.close_lane(k);
+                lanes.push(Lane {
+                    index,
+                    rendition,
+                    frames: ReportStream::pool_only(options.subsample),
+                    warned: warned[k],
+                    failed: true,
+                });
+            }
         }
     }
     let progress = !options.quiet && std::io::stderr().is_terminal();
-    let scored = AtomicU64::new(0);
-    let count = scoring.len() as u64;
-    // Each rendition on a thread of its own: their staging copies,
-    // submissions and waits for the GPU overlap. The shared reference keeps
-    // the readers within a few frames of each other (`shared::MAX_LEAD`);
-    // a rendition that ends or fails leaves at once (dropping its reader).
-    let finished = std::thread::scope(|s| {
-        let threads: Vec<_> = scoring
-            .into_iter()
-            .map(|mut rendition| {
-                let scored = &scored;
-                s.spawn(move || {
-                    let index = rendition.index;
-                    loop {
-                        match rendition.step() {
-                            Ok(true) => scored.fetch_add(1, Ordering::Relaxed),
-                            Ok(false) => return (index, rendition.finish(started)),
-                            Err(e) => return (index, Err(e)),
-                        };
-                    }
-                })
-            })
-            .collect();
-        while progress && !threads.iter().all(|t| t.is_finished()) {
-            eprint!("\rvqscope: frame {}", scored.load(Ordering::Relaxed) / count);
-            std::thread::sleep(Duration::from_millis(200));
+    let mut shown = Instant::now();
+    let mut failures = Vec::new();
+    while let Some(frames) = group.next_group()? {
+        let scored = scorer.push_group(&frames)?;
+        let index = frames.index;
+        frames.recycle();
+        failures.extend(deliver(&mut lanes, &mut group, &mut scorer, scored));
+        if progress && shown.elapsed() > Duration::from_millis(200) {
+            eprint!("\rvqscope: frame {index}");
+            shown = Instant::now();
         }
-        let mut done: Vec<_> = threads
-            .into_iter()
-            .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect();
-        done.sort_by_key(|(index, _)| *index);
-        done
-    });
+    }
     if progress {
         eprintln!();
     }
-    for (index, result) in finished {
-        results[index] = result.and_then(|f| {
+    let scored = scorer.finish_lanes()?;
+    failures.extend(deliver(&mut lanes, &mut group, &mut scorer, scored));
+    for (index, e) in failures {
+        results[index] = Err(e);
+    }
+    for (k, lane) in lanes.into_iter().enumerate() {
+        if lane.failed {
+            continue;
+        }
+        let aggregates = scorer.lane_aggregates(k);
+        let name = lane.rendition.name.clone();
+        print_new_warnings(&name, &group.warnings(k)[lane.warned..]);
+        let size = (geometry.width, geometry.height);
+        let index = lane.index;
+        results[index] = lane.finish(&aggregates, size, started).and_then(|f| {
             for line in f.lines {
                 outln!("{line}")?;
             }
@@ -337,66 +341,120 @@ pub(crate) fn score(
     Ok(results)
 }
 
-/// Opens a rendition and pairs it with its reader of the reference, with
-/// the messages a run of its own prints; its reading starts at once.
-fn start_reading(
-    rendition: Rendition,
-    reference: SharedSource,
-    geometry: Geometry,
+/// Hands each lane its scored frames; a lane whose input or features
+/// failed is closed and its error returned with its rendition's index.
+fn deliver(
+    lanes: &mut [Lane],
+    group: &mut Group,
+    scorer: &mut Scorer,
+    scored: Vec<Vec<FrameScores>>,
+) -> Vec<(usize, anyhow::Error)> {
+    let mut failures = Vec::new();
+    for (k, (lane, frames)) in lanes.iter_mut().zip(scored).enumerate() {
+        if lane.failed {
+            continue;
+        }
+        let failure = match (group.take_failure(k), scorer.take_failure(k)) {
+            (Some(e), _) => Some(anyhow::Error::from(e)),
+            (None, Some(e)) => Some(e.into()),
+            (None, None) => frames
+                .iter()
+                .try_for_each(|f| lane.frames.push(&f.names, &f.values))
+                .map_err(body_error)
+                .err(),
+        };
+        if let Some(e) = failure {
+            lane.failed = true;
+            group.close_lane(k);
+            failures.push((lane.index, e));
+        }
+    }
+    failures
+}
+
+fn print_new_warnings(name: &str, warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("vqscope: {name}: warning: {warning}");
+    }
+}
+
+/// One scorer for every lane; a lane whose models or features cannot be
+/// built for these clips fails alone: its rendition's error is recorded,
+/// its lane closed and the others built again without it. `None` when no
+/// lane is left.
+fn build_scorer(
+    ctx: &Arc<GpuContext>,
+    geometry: vqscope_video::Geometry,
+    kept: &mut Vec<(usize, Rendition)>,
+    group: &mut Group,
+    results: &mut [Result<()>],
+) -> Option<Scorer> {
+    let selections: Vec<&Selection> = kept.iter().map(|(_, r)| &r.selection).collect();
+    if let Ok(scorer) = Scorer::with_lanes(ctx, geometry, &selections) {
+        return Some(scorer);
+    }
+    // Which lanes fail: each built alone (the pipeline cache makes the
+    // second build of a good lane cheap).
+    let alone: Vec<_> = selections.iter().map(|s| Scorer::new(ctx, geometry, s)).collect();
+    let mut kept_lanes = Vec::new();
+    for (k, ((index, rendition), built)) in std::mem::take(kept).into_iter().zip(alone).enumerate()
+    {
+        match built {
+            Ok(_) => {
+                kept.push((index, rendition));
+                kept_lanes.push(k);
+            }
+            Err(e) => results[index] = Err(e.into()),
+        }
+    }
+    group.keep_lanes(&kept_lanes);
+    let selections: Vec<&Selection> = kept.iter().map(|(_, r)| &r.selection).collect();
+    if selections.is_empty() {
+        return None;
+    }
+    match Scorer::with_lanes(ctx, geometry, &selections) {
+        Ok(scorer) => Some(scorer),
+        Err(e) => {
+            let line = crate::one_line(&e.into());
+            for (index, _) in kept.drain(..) {
+                results[index] = Err(anyhow!("{line}"));
+            }
+            None
+        }
+    }
+}
+
+/// Opens a rendition's distorted input and checks it against the
+/// reference, saying so when it is scaled.
+fn open_rendition(
+    rendition: &Rendition,
+    reference: &dyn VideoSource,
     options: &Options,
-) -> Result<(Rendition, Decoder)> {
-    let mut pair = open_pair(
-        Box::new(reference),
-        &rendition.distorted,
-        options.raw,
-        rendition.scale,
-        options.pair,
-    )?;
-    let name = &rendition.name;
-    if let Some((w, h)) = pair.distorted().info().scaled_from
+) -> Result<Box<dyn VideoSource>> {
+    let distorted = open_distorted(reference, &rendition.distorted, options.raw, rendition.scale)?;
+    let geometry = reference.info().geometry;
+    if let Some((w, h)) = distorted.info().scaled_from
         && !options.quiet
     {
         eprintln!(
-            "vqscope: {name}: distorted scaled from {w}x{h} to {}x{} (ffmpeg scale, bicubic)",
-            geometry.width, geometry.height
+            "vqscope: {}: distorted scaled from {w}x{h} to {}x{} (ffmpeg scale, bicubic)",
+            rendition.name, geometry.width, geometry.height
         );
     }
-    let has_frames = pair.has_frames()?;
-    for warning in pair.warnings() {
-        eprintln!("vqscope: {name}: warning: {warning}");
-    }
-    if !has_frames {
-        bail!("no frames to score");
-    }
-    // One reader thread per rendition: the shared reference has a single
-    // reader, so the pair cannot be reopened for more.
-    let decoder = Decoder::spawn(pair, READ_AHEAD)?;
-    Ok((rendition, decoder))
+    Ok(distorted)
 }
 
-impl Scoring {
-    /// Scores the rendition's next frame pair; `false` at its end.
-    fn step(&mut self) -> Result<bool> {
-        let Some(pair) = self.decoder.recv()? else { return Ok(false) };
-        for f in self.scorer.push(&pair)? {
-            self.frames.push(&f.names, &f.values).map_err(body_error)?;
-        }
-        pair.recycle();
-        Ok(true)
-    }
-
-    /// The rest of the frames and the report; returns what to print (in
-    /// rendition order, once every rendition is done).
-    fn finish(self, started: Instant) -> Result<Finished> {
-        let Scoring { rendition, decoder, mut scorer, mut frames, size, .. } = self;
-        for f in scorer.finish()? {
-            frames.push(&f.names, &f.values).map_err(body_error)?;
-        }
+impl Lane {
+    /// The report and what to print (in rendition order, once every
+    /// rendition is done).
+    fn finish(
+        self,
+        aggregates: &[(String, f64)],
+        size: (u32, u32),
+        started: Instant,
+    ) -> Result<Finished> {
+        let Lane { rendition, frames, .. } = self;
         let name = &rendition.name;
-        for warning in decoder.end_warnings() {
-            eprintln!("vqscope: {name}: warning: {warning}");
-        }
-        decoder.shutdown()?;
         let count = frames.frame_count();
         if count == 0 {
             bail!("no frames to score");
@@ -406,9 +464,8 @@ impl Scoring {
             // As a run of its own: frames over the seconds since the
             // process started, up to this report.
             let fps = count as f64 / started.elapsed().as_secs_f64().max(1e-9);
-            let aggregates = scorer.aggregates();
             crate::output::write_atomically(path, |w| {
-                frames.finish(REPORT_VERSION, fps, size, &aggregates, w)
+                frames.finish(REPORT_VERSION, fps, size, aggregates, w)
             })?;
         }
         Ok(Finished {

@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use vqscope_video::{
-    Pair, PairOptions, RawGeometry, VideoError, VideoSource, open_input, open_scaled_to,
+    Pair, PairOptions, RawGeometry, VideoError, VideoSource, check_compatible, open_input,
+    open_scaled_to,
 };
 
 use crate::MetricsError;
@@ -193,13 +194,27 @@ pub fn open_pair(
     scale: bool,
     options: PairOptions,
 ) -> Result<Pair, VideoError> {
+    let distorted = open_distorted(reference.as_ref(), distorted, raw, scale)?;
+    Pair::new(reference, distorted, options)
+}
+
+/// Opens `distorted` (scaled to `reference`'s size with `scale`) and checks
+/// that it can be scored against `reference`; a mismatch hints at
+/// `--scale-distorted`.
+pub fn open_distorted(
+    reference: &dyn VideoSource,
+    distorted: &Path,
+    raw: Option<RawGeometry>,
+    scale: bool,
+) -> Result<Box<dyn VideoSource>, VideoError> {
     let target = reference.info().geometry;
     let distorted =
         if scale { open_scaled_to(distorted, raw, &target)? } else { open_input(distorted, raw)? };
-    Pair::new(reference, distorted, options).map_err(|e| match e {
+    check_compatible(reference, distorted.as_ref()).map_err(|e| match e {
         VideoError::Mismatch(m) => VideoError::Mismatch(with_scale_hint(&m)),
         e => e,
-    })
+    })?;
+    Ok(distorted)
 }
 
 /// The hint added to a size or format mismatch between the inputs.

@@ -8,13 +8,19 @@
 //! hold a frame's values back until later frames arrive, so a frame comes
 //! out once every instance has delivered it, in frame order, or at
 //! [`ScorePipeline::finish`].
+//!
+//! For an encoding ladder one pipeline scores several renditions against
+//! one reference ([`ScorePipeline::with_lanes`]): each rendition is a lane
+//! with its own instances, columns and rows, while the reference is
+//! uploaded once per frame and every lane's kernels go into the same
+//! submission.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
 use vqscope_gpu::{Buffer, GpuContext, Recorder, Submitter, Ticket, Timestamps};
-use vqscope_video::{DeviceFramePair, FramePair, FrameUploader, Geometry};
+use vqscope_video::{DeviceFrame, Frame, FrameGroup, FramePair, FrameUploader, Geometry};
 
 use crate::MetricsError;
 use crate::device::{DevicePlane, uploaded_plane};
@@ -143,10 +149,24 @@ struct Instance {
     columns: Vec<usize>,
 }
 
+/// One rendition of the pipeline: its instances, the names of its values
+/// and its frames still waiting for values.
+struct Lane {
+    instances: Vec<Instance>,
+    names: Arc<[String]>,
+    pending: BTreeMap<u64, PendingRow>,
+    /// Why the lane stopped (an instance refused a frame); it records and
+    /// delivers nothing more.
+    failure: Option<MetricsError>,
+    failed: bool,
+}
+
 struct InFlight {
     ticket: Ticket,
     slot: usize,
     index: u64,
+    /// Per lane, whether its kernels ran on this frame.
+    recorded: Vec<bool>,
 }
 
 /// A frame whose values are still arriving.
@@ -166,90 +186,103 @@ pub struct ScorePipeline {
     /// Declared before the resources its submissions use (see above).
     submitter: Submitter,
     uploader: FrameUploader,
-    instances: Vec<Instance>,
-    names: Arc<[String]>,
+    lanes: Vec<Lane>,
     result_words: u32,
     results: Vec<Buffer>,
     timestamps: Vec<Timestamps>,
     in_flight: VecDeque<InFlight>,
     /// Ring slot of each recent frame, for temporal features' earlier frames.
     recent_slots: VecDeque<(u64, usize)>,
-    pending: BTreeMap<u64, PendingRow>,
     last_times: KernelTimes,
     /// Two timestamps around [`ScorePipeline::time_resident`]'s batch.
     resident_stamps: Timestamps,
 }
 
-/// The planes of the uploaded pair `up`, with the reference luma of ring
-/// slot `earlier` (which holds its frame at the same offsets) when given.
+/// The planes of `reference` and `distorted` in ring slot `slot`, with the
+/// luma planes of ring slot `earlier` (which holds its frames at the same
+/// offsets) when given.
 fn frame_planes<'a>(
     uploader: &'a FrameUploader,
-    up: &DeviceFramePair,
+    slot: usize,
+    reference: &DeviceFrame,
+    distorted: &DeviceFrame,
     earlier: Option<usize>,
 ) -> FramePlanes<'a> {
-    let buffer = uploader.slot_buffer(up.slot);
-    let (r, d) = (&up.reference, &up.distorted);
+    let buffer = uploader.slot_buffer(slot);
+    let (r, d) = (reference, distorted);
     FramePlanes {
         reference: (0..r.plane_count).map(|i| uploaded_plane(buffer, r, i)).collect(),
         distorted: (0..d.plane_count).map(|i| uploaded_plane(buffer, d, i)).collect(),
-        earlier_reference: earlier_luma(uploader, up, earlier),
-        earlier_distorted: earlier_distorted_luma(uploader, up, earlier),
+        earlier_reference: earlier_luma(uploader, r, earlier),
+        earlier_distorted: earlier_luma(uploader, d, earlier),
     }
 }
 
-/// The reference luma of ring slot `earlier`, which holds its frame at the
-/// same offsets as `up`'s.
+/// The luma plane of `frame`'s layout in ring slot `earlier`, which holds
+/// an earlier frame at the same offsets.
 fn earlier_luma<'a>(
     uploader: &'a FrameUploader,
-    up: &DeviceFramePair,
+    frame: &DeviceFrame,
     earlier: Option<usize>,
 ) -> Option<DevicePlane<'a>> {
-    earlier.map(|s| uploaded_plane(uploader.slot_buffer(s), &up.reference, 0))
+    earlier.map(|s| uploaded_plane(uploader.slot_buffer(s), frame, 0))
 }
 
-/// The distorted luma of ring slot `earlier`, likewise.
-fn earlier_distorted_luma<'a>(
-    uploader: &'a FrameUploader,
-    up: &DeviceFramePair,
-    earlier: Option<usize>,
-) -> Option<DevicePlane<'a>> {
-    earlier.map(|s| uploaded_plane(uploader.slot_buffer(s), &up.distorted, 0))
+/// A built extractor and its feature's name.
+type Built = (&'static str, Box<dyn Extractor>);
+
+/// Builds every instance of `sets` (one list per lane), each on a thread of
+/// its own: building is mostly the driver compiling pipelines (or finding
+/// them in the cache), which runs in parallel. The first error in lane and
+/// report order wins.
+fn build_instances(
+    ctx: &Arc<GpuContext>,
+    geometry: Geometry,
+    sets: &[&FeatureSet],
+) -> Result<Vec<Vec<Built>>, MetricsError> {
+    let requests: Vec<Vec<&Request>> = sets.iter().map(|set| set.ordered()).collect();
+    let built: Vec<Vec<Result<Box<dyn Extractor>, MetricsError>>> = std::thread::scope(|s| {
+        let threads: Vec<Vec<_>> = requests
+            .iter()
+            .zip(sets)
+            .map(|(lane, set)| {
+                lane.iter()
+                    .map(|r| {
+                        s.spawn(move || {
+                            let setup = Setup { ctx, geometry, subsample: set.subsample.max(1) };
+                            r.feature.build(&setup, &r.options)
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|lane| {
+                lane.into_iter()
+                    .map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                    .collect()
+            })
+            .collect()
+    });
+    requests
+        .iter()
+        .zip(built)
+        .map(|(lane, built)| {
+            lane.iter().zip(built).map(|(r, e)| Ok((r.feature.name(), e?))).collect()
+        })
+        .collect()
 }
 
-impl ScorePipeline {
-    /// Builds every instance of `set` for clips of `geometry`; size and
-    /// option errors come from the features (the same as the CPU twins').
-    pub fn new(
-        ctx: &Arc<GpuContext>,
-        geometry: Geometry,
-        set: &FeatureSet,
-    ) -> Result<Self, MetricsError> {
-        let setup = Setup { ctx, geometry, subsample: set.subsample.max(1) };
-        let requests = set.ordered();
-        // Each instance on a thread of its own: building is mostly the
-        // driver compiling pipelines (or finding them in the cache), which
-        // runs in parallel. The first error in report order wins.
-        let extractors: Vec<Result<Box<dyn Extractor>, MetricsError>> = std::thread::scope(|s| {
-            let threads: Vec<_> =
-                requests.iter().map(|r| s.spawn(|| r.feature.build(&setup, &r.options))).collect();
-            threads
-                .into_iter()
-                .map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-                .collect()
-        });
-        let mut built = Vec::new();
-        let mut offset = 0u32;
-        for (request, extractor) in requests.iter().zip(extractors) {
-            let extractor = extractor?;
-            let words = extractor.result_words();
-            built.push((request.feature.name(), extractor, offset, words));
-            offset += words;
-        }
-        // Columns: every instance's ordinary values, then the late ones.
+impl Lane {
+    /// Places `built` from result word `offset` on; returns the lane and
+    /// the first word past it. Columns: every instance's ordinary values,
+    /// then the late ones.
+    fn new(built: Vec<Built>, offset: &mut u32) -> Lane {
         let mut names: Vec<String> = Vec::new();
         let mut maps: Vec<Vec<usize>> = vec![Vec::new(); built.len()];
         for late in [false, true] {
-            for (k, (_, extractor, ..)) in built.iter().enumerate() {
+            for (k, (_, extractor)) in built.iter().enumerate() {
                 let columns = extractor.columns();
                 if maps[k].is_empty() {
                     maps[k] = vec![usize::MAX; columns.len()];
@@ -262,36 +295,101 @@ impl ScorePipeline {
                 }
             }
         }
-        let instances: Vec<Instance> = built
+        let instances = built
             .into_iter()
             .zip(maps)
-            .map(|((name, extractor, offset, words), columns)| Instance {
-                name,
-                extractor,
-                offset,
-                words,
-                columns,
+            .map(|((name, extractor), columns)| {
+                let words = extractor.result_words();
+                let inst = Instance { name, extractor, offset: *offset, words, columns };
+                *offset += words;
+                inst
             })
             .collect();
+        Lane {
+            instances,
+            names: names.into(),
+            pending: BTreeMap::new(),
+            failure: None,
+            failed: false,
+        }
+    }
+
+    /// Stores instance `i`'s values in their frames' rows.
+    fn fill(&mut self, i: usize, values: Vec<features::FrameValues>) {
+        let width = self.names.len();
+        for (index, frame_values) in values {
+            let row = self
+                .pending
+                .entry(index)
+                .or_insert_with(|| PendingRow { values: vec![f64::NAN; width], filled: 0 });
+            for (j, v) in frame_values.into_iter().enumerate() {
+                row.values[self.instances[i].columns[j]] = v;
+            }
+            row.filled += self.instances[i].columns.len();
+        }
+    }
+
+    /// Moves the complete rows at the front of the queue to `done`.
+    fn release(&mut self, done: &mut Vec<FrameScores>) {
+        while let Some(entry) = self.pending.first_entry() {
+            if entry.get().filled < self.names.len() {
+                break;
+            }
+            let (index, row) = entry.remove_entry();
+            done.push(FrameScores { index, names: Arc::clone(&self.names), values: row.values });
+        }
+    }
+
+    /// Stops the lane with `failure`, dropping its unfinished rows.
+    fn fail(&mut self, failure: MetricsError) {
+        self.failure = Some(failure);
+        self.failed = true;
+        self.pending.clear();
+    }
+}
+
+impl ScorePipeline {
+    /// Builds every instance of `set` for clips of `geometry`; size and
+    /// option errors come from the features (the same as the CPU twins').
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        geometry: Geometry,
+        set: &FeatureSet,
+    ) -> Result<Self, MetricsError> {
+        Self::with_lanes(ctx, geometry, &[set])
+    }
+
+    /// A pipeline of one lane per set: renditions scored against one
+    /// reference ([`ScorePipeline::push_group`]), lane `k` with the
+    /// instances of `sets[k]`.
+    pub fn with_lanes(
+        ctx: &Arc<GpuContext>,
+        geometry: Geometry,
+        sets: &[&FeatureSet],
+    ) -> Result<Self, MetricsError> {
+        let mut offset = 0u32;
+        let lanes: Vec<Lane> = build_instances(ctx, geometry, sets)?
+            .into_iter()
+            .map(|built| Lane::new(built, &mut offset))
+            .collect();
+        let instances: usize = lanes.iter().map(|l| l.instances.len()).sum();
         let words = u64::from(offset.max(1));
         let results = (0..SLOTS)
             .map(|_| Buffer::readback(ctx, "frame results", words * 8))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
         let timestamps = (0..SLOTS)
-            .map(|_| Timestamps::new(ctx, instances.len() as u32 + 2))
+            .map(|_| Timestamps::new(ctx, instances as u32 + 2))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
         Ok(Self {
             ctx: Arc::clone(ctx),
             submitter: Submitter::new(ctx, SLOTS)?,
-            uploader: FrameUploader::new(ctx, geometry, SLOTS)?,
-            instances,
-            names: names.into(),
+            uploader: FrameUploader::with_lanes(ctx, geometry, SLOTS, lanes.len())?,
+            lanes,
             result_words: offset,
             results,
             timestamps,
             in_flight: VecDeque::new(),
             recent_slots: VecDeque::new(),
-            pending: BTreeMap::new(),
             last_times: KernelTimes::default(),
             resident_stamps: Timestamps::new(ctx, 2)?,
         })
@@ -299,10 +397,15 @@ impl ScorePipeline {
 
     /// The names of every frame's values, in report order.
     pub fn columns(&self) -> &Arc<[String]> {
-        &self.names
+        self.lane_columns(0)
     }
 
-    /// Bytes the host reads back per frame.
+    /// The names of lane `k`'s values.
+    pub fn lane_columns(&self, k: usize) -> &Arc<[String]> {
+        &self.lanes[k].names
+    }
+
+    /// Bytes the host reads back per frame (for every lane).
     pub fn readback_bytes(&self) -> u64 {
         u64::from(self.result_words) * 8
     }
@@ -315,71 +418,127 @@ impl ScorePipeline {
     /// Clip-level values (libvmaf's `aggregate_metrics`), complete after
     /// [`ScorePipeline::finish`].
     pub fn aggregates(&self) -> Vec<(String, f64)> {
-        self.instances.iter().flat_map(|i| i.extractor.aggregates()).collect()
+        self.lane_aggregates(0)
+    }
+
+    /// Lane `k`'s clip-level values.
+    pub fn lane_aggregates(&self, k: usize) -> Vec<(String, f64)> {
+        self.lanes[k].instances.iter().flat_map(|i| i.extractor.aggregates()).collect()
+    }
+
+    /// What stopped lane `k` (a frame one of its features refused), once;
+    /// the other lanes go on.
+    pub fn take_failure(&mut self, k: usize) -> Option<MetricsError> {
+        self.lanes[k].failure.take()
+    }
+
+    /// Lane 0's frames, or its failure.
+    fn lane_zero(
+        &mut self,
+        mut frames: Vec<Vec<FrameScores>>,
+    ) -> Result<Vec<FrameScores>, MetricsError> {
+        match self.take_failure(0) {
+            Some(failure) => Err(failure),
+            None => Ok(frames.swap_remove(0)),
+        }
     }
 
     /// Submits `pair`; returns the frames whose values became final.
     pub fn push(&mut self, pair: &FramePair) -> Result<Vec<FrameScores>, MetricsError> {
-        let mut done = Vec::new();
+        let frames = self.push_frames(pair.index, &pair.reference, &[Some(&pair.distorted)])?;
+        self.lane_zero(frames)
+    }
+
+    /// Submits `group` (lane `k` scores its distorted frame `k`; a lane
+    /// without one is skipped); returns, per lane, the frames whose values
+    /// became final.
+    pub fn push_group(
+        &mut self,
+        group: &FrameGroup,
+    ) -> Result<Vec<Vec<FrameScores>>, MetricsError> {
+        let distorted: Vec<Option<&Frame>> = group.distorted.iter().map(Option::as_ref).collect();
+        self.push_frames(group.index, &group.reference, &distorted)
+    }
+
+    fn push_frames(
+        &mut self,
+        index: u64,
+        reference: &Frame,
+        distorted: &[Option<&Frame>],
+    ) -> Result<Vec<Vec<FrameScores>>, MetricsError> {
+        let mut done = vec![Vec::new(); self.lanes.len()];
         if self.in_flight.len() >= SLOTS - 1 {
             self.complete_oldest(&mut done)?;
         }
-        let earlier: Vec<Option<usize>> = self
-            .instances
+        let earlier: Vec<Vec<Option<usize>>> = self
+            .lanes
             .iter()
-            .map(|inst| match inst.extractor.earlier_reference(pair.index) {
-                None => Ok(None),
-                Some(p) => self
-                    .recent_slots
-                    .iter()
-                    .find(|(i, _)| *i == p)
-                    .map(|(_, s)| Some(*s))
-                    .ok_or_else(|| {
-                        MetricsError::Usage(format!(
-                            "{}: frame {p} is no longer on the GPU (frames must be pushed in \
-                             order, without gaps)",
-                            inst.name
-                        ))
-                    }),
-            })
+            .map(|lane| lane.instances.iter().map(|inst| self.earlier_slot(inst, index)).collect())
             .collect::<Result<_, _>>()?;
-        let Self { submitter, uploader, instances, results, timestamps, .. } = self;
+        let recorded: Vec<bool> = (0..self.lanes.len())
+            .map(|k| !self.lanes[k].failed && distorted.get(k).copied().flatten().is_some())
+            .collect();
+        let Self { submitter, uploader, lanes, results, timestamps, .. } = self;
         let mut slot = 0;
         let ticket = submitter.submit(|rec| {
             let stamps = &timestamps[uploader.next_slot()];
             rec.reset_timestamps(stamps);
             rec.timestamp(stamps, 0);
-            let up = uploader.upload(rec, pair)?;
+            let up = uploader.upload_lanes(rec, index, reference, distorted)?;
             slot = up.slot;
             rec.timestamp(stamps, 1);
-            let mut planes = frame_planes(uploader, &up, None);
-            for (k, (inst, earlier)) in instances.iter().zip(&earlier).enumerate() {
-                planes.earlier_reference = earlier_luma(uploader, &up, *earlier);
-                planes.earlier_distorted = earlier_distorted_luma(uploader, &up, *earlier);
-                inst.extractor.record(rec, &planes, &results[up.slot], inst.offset, None)?;
-                rec.timestamp(stamps, 2 + k as u32);
+            let mut stamp = 2;
+            for (k, lane) in lanes.iter().enumerate() {
+                for (inst, earlier) in lane.instances.iter().zip(&earlier[k]) {
+                    if let (true, Some(d)) = (recorded[k], &up.distorted[k]) {
+                        let planes = frame_planes(uploader, up.slot, &up.reference, d, *earlier);
+                        inst.extractor.record(
+                            rec,
+                            &planes,
+                            &results[up.slot],
+                            inst.offset,
+                            None,
+                        )?;
+                    }
+                    rec.timestamp(stamps, stamp);
+                    stamp += 1;
+                }
             }
             Ok(())
         })?;
-        self.recent_slots.push_back((pair.index, slot));
+        self.recent_slots.push_back((index, slot));
         while self.recent_slots.len() > SLOTS {
             self.recent_slots.pop_front();
         }
-        self.in_flight.push_back(InFlight { ticket, slot, index: pair.index });
+        self.in_flight.push_back(InFlight { ticket, slot, index, recorded });
         Ok(done)
     }
 
-    /// Records every instance for the pair already uploaded as `up`, each
-    /// temporal one against the same frame (the same work as against an
-    /// earlier one).
+    /// The ring slot of the earlier frame `inst` compares frame `index`
+    /// with, if it needs one.
+    fn earlier_slot(&self, inst: &Instance, index: u64) -> Result<Option<usize>, MetricsError> {
+        let Some(p) = inst.extractor.earlier_reference(index) else { return Ok(None) };
+        match self.recent_slots.iter().find(|(i, _)| *i == p) {
+            Some((_, s)) => Ok(Some(*s)),
+            None => Err(MetricsError::Usage(format!(
+                "{}: frame {p} is no longer on the GPU (frames must be pushed in order, without \
+                 gaps)",
+                inst.name
+            ))),
+        }
+    }
+
+    /// Records lane 0's instances for the pair already uploaded in `slot`,
+    /// each temporal one against the same frame (the same work as against
+    /// an earlier one).
     fn record_resident(
         instances: &[Instance],
         uploader: &FrameUploader,
-        up: &DeviceFramePair,
+        up: &vqscope_video::DeviceFramePair,
         out: &Buffer,
         rec: &mut Recorder<'_>,
     ) -> vqscope_gpu::Result<()> {
-        let planes = frame_planes(uploader, up, Some(up.slot));
+        let planes = frame_planes(uploader, up.slot, &up.reference, &up.distorted, Some(up.slot));
         for inst in instances {
             inst.extractor.record(rec, &planes, out, inst.offset, None)?;
         }
@@ -388,11 +547,13 @@ impl ScorePipeline {
 
     /// GPU milliseconds per frame with the pair already on the GPU: waits
     /// for everything in flight, uploads `pair` once, then records every
-    /// instance `repeats` times back to back in one submission between two
-    /// timestamps, so the GPU never idles on the host. Returns no scores.
+    /// instance (of lane 0) `repeats` times back to back in one submission
+    /// between two timestamps, so the GPU never idles on the host. Returns
+    /// no scores.
     pub fn time_resident(&mut self, pair: &FramePair, repeats: u32) -> Result<f64, MetricsError> {
         self.submitter.wait_all()?;
-        let Self { submitter, uploader, instances, results, resident_stamps: stamps, .. } = self;
+        let Self { submitter, uploader, lanes, results, resident_stamps: stamps, .. } = self;
+        let instances = &lanes[0].instances;
         submitter.run(|rec| {
             let up = uploader.upload(rec, pair)?;
             rec.reset_timestamps(stamps);
@@ -409,10 +570,11 @@ impl ScorePipeline {
         Ok(ms / f64::from(repeats.max(1)))
     }
 
-    /// Each instance's dispatches alone between barriers, on `pair`
-    /// uploaded once: per instance, `(feature, [(phase, median ms)])` over
-    /// `frames` frames, after at least 200 ms of the instance back to back
-    /// (an idle GPU clocks down). For benchmarks; returns no scores.
+    /// Each instance's (of lane 0) dispatches alone between barriers, on
+    /// `pair` uploaded once: per instance, `(feature, [(phase, median
+    /// ms)])` over `frames` frames, after at least 200 ms of the instance
+    /// back to back (an idle GPU clocks down). For benchmarks; returns no
+    /// scores.
     #[allow(clippy::type_complexity)]
     pub fn time_dispatches(
         &mut self,
@@ -420,17 +582,17 @@ impl ScorePipeline {
         frames: usize,
     ) -> Result<Vec<(&'static str, Vec<(&'static str, f64)>)>, MetricsError> {
         self.submitter.wait_all()?;
-        let Self { ctx, submitter, uploader, instances, results, .. } = self;
+        let Self { ctx, submitter, uploader, lanes, results, .. } = self;
         let mut uploaded = None;
         submitter.run(|rec| {
             uploaded = Some(uploader.upload(rec, pair)?);
             Ok(())
         })?;
         let up = uploaded.expect("the upload ran");
-        let planes = frame_planes(uploader, &up, Some(up.slot));
+        let planes = frame_planes(uploader, up.slot, &up.reference, &up.distorted, Some(up.slot));
         let out = &results[up.slot];
         let mut timed = Vec::new();
-        for inst in instances.iter() {
+        for inst in lanes[0].instances.iter() {
             let ext = &inst.extractor;
             vqscope_gpu::keep_busy(submitter, Duration::from_millis(200), |rec| {
                 ext.record(rec, &planes, out, inst.offset, None)
@@ -447,25 +609,40 @@ impl ScorePipeline {
 
     /// Waits for every frame in flight and returns all remaining values.
     pub fn finish(&mut self) -> Result<Vec<FrameScores>, MetricsError> {
-        let mut done = Vec::new();
+        let frames = self.finish_lanes()?;
+        self.lane_zero(frames)
+    }
+
+    /// [`ScorePipeline::finish`] for every lane: per lane, its remaining
+    /// frames (a lane that failed has none; see
+    /// [`ScorePipeline::take_failure`]).
+    pub fn finish_lanes(&mut self) -> Result<Vec<Vec<FrameScores>>, MetricsError> {
+        let mut done = vec![Vec::new(); self.lanes.len()];
         while !self.in_flight.is_empty() {
             self.complete_oldest(&mut done)?;
         }
-        for k in 0..self.instances.len() {
-            let flushed = self.instances[k].extractor.flush();
-            self.fill(k, flushed);
-        }
-        self.release(&mut done);
-        // Every instance delivers every frame; nothing may stay behind.
-        if let Some((index, _)) = self.pending.first_key_value() {
-            return Err(MetricsError::Usage(format!("frame {index} is missing values")));
+        for (lane, done) in self.lanes.iter_mut().zip(&mut done) {
+            if lane.failed {
+                continue;
+            }
+            for i in 0..lane.instances.len() {
+                let flushed = lane.instances[i].extractor.flush();
+                lane.fill(i, flushed);
+            }
+            lane.release(done);
+            // Every instance delivers every frame; nothing may stay behind.
+            if let Some((index, _)) = lane.pending.first_key_value() {
+                let missing = MetricsError::Usage(format!("frame {index} is missing values"));
+                lane.fail(missing);
+                done.clear();
+            }
         }
         Ok(done)
     }
 
     /// Waits for the oldest frame in flight and hands its words to the
-    /// instances.
-    fn complete_oldest(&mut self, done: &mut Vec<FrameScores>) -> Result<(), MetricsError> {
+    /// instances of the lanes that scored it.
+    fn complete_oldest(&mut self, done: &mut [Vec<FrameScores>]) -> Result<(), MetricsError> {
         let Some(frame) = self.in_flight.pop_front() else { return Ok(()) };
         self.submitter.wait(frame.ticket)?;
         let bytes = self.results[frame.slot].mapped()?;
@@ -474,48 +651,28 @@ impl ScorePipeline {
             .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
         let ms = self.timestamps[frame.slot].read_intervals_ms()?;
-        self.last_times = KernelTimes {
-            passes: std::iter::once("upload")
-                .chain(self.instances.iter().map(|i| i.name))
-                .zip(ms)
-                .collect(),
-        };
-        for k in 0..self.instances.len() {
-            let inst = &mut self.instances[k];
-            let range = inst.offset as usize..(inst.offset + inst.words) as usize;
-            let values = inst.extractor.frame(frame.index, &words[range]);
-            if let Some(failure) = inst.extractor.take_failure() {
-                return Err(failure);
+        let names = self.lanes.iter().flat_map(|l| l.instances.iter().map(|i| i.name));
+        self.last_times =
+            KernelTimes { passes: std::iter::once("upload").chain(names).zip(ms).collect() };
+        for (k, lane) in self.lanes.iter_mut().enumerate() {
+            if !frame.recorded[k] || lane.failed {
+                continue;
             }
-            self.fill(k, values);
+            for i in 0..lane.instances.len() {
+                let inst = &mut lane.instances[i];
+                let range = inst.offset as usize..(inst.offset + inst.words) as usize;
+                let values = inst.extractor.frame(frame.index, &words[range]);
+                if let Some(failure) = inst.extractor.take_failure() {
+                    lane.fail(failure);
+                    done[k].clear();
+                    break;
+                }
+                lane.fill(i, values);
+            }
+            if !lane.failed {
+                lane.release(&mut done[k]);
+            }
         }
-        self.release(done);
         Ok(())
-    }
-
-    /// Stores instance `k`'s values in their frames' rows.
-    fn fill(&mut self, k: usize, values: Vec<features::FrameValues>) {
-        let width = self.names.len();
-        for (index, frame_values) in values {
-            let row = self
-                .pending
-                .entry(index)
-                .or_insert_with(|| PendingRow { values: vec![f64::NAN; width], filled: 0 });
-            for (j, v) in frame_values.into_iter().enumerate() {
-                row.values[self.instances[k].columns[j]] = v;
-            }
-            row.filled += self.instances[k].columns.len();
-        }
-    }
-
-    /// Moves the complete rows at the front of the queue to `done`.
-    fn release(&mut self, done: &mut Vec<FrameScores>) {
-        while let Some(entry) = self.pending.first_entry() {
-            if entry.get().filled < self.names.len() {
-                break;
-            }
-            let (index, row) = entry.remove_entry();
-            done.push(FrameScores { index, names: Arc::clone(&self.names), values: row.values });
-        }
     }
 }

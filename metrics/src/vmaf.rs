@@ -18,7 +18,7 @@
 use std::sync::Arc;
 
 use vqscope_gpu::GpuContext;
-use vqscope_video::{FramePair, Geometry};
+use vqscope_video::{FrameGroup, FramePair, Geometry};
 
 use crate::MetricsError;
 use crate::features;
@@ -95,29 +95,32 @@ impl Selection {
     }
 }
 
-/// Scores a clip: the GPU feature pipeline plus the models' predictions.
+/// Scores a clip: the GPU feature pipeline plus the models' predictions
+/// (or, with [`Scorer::with_lanes`], several renditions against one
+/// reference, each with its own selection).
 pub struct Scorer {
     pipeline: ScorePipeline,
+    lanes: Vec<LaneModels>,
+}
+
+/// One lane's models, the columns each reads, and the names of every value
+/// the lane's frames carry.
+struct LaneModels {
     models: Vec<(Model, Vec<usize>)>,
     names: Arc<[String]>,
 }
 
-impl Scorer {
-    /// Builds everything `selection` needs for clips of `geometry`.
-    pub fn new(
-        ctx: &Arc<GpuContext>,
-        geometry: Geometry,
-        selection: &Selection,
-    ) -> Result<Self, MetricsError> {
-        let pipeline = ScorePipeline::new(ctx, geometry, &selection.features)?;
-        let mut names: Vec<String> = pipeline.columns().to_vec();
+impl LaneModels {
+    /// The models of `selection` reading the feature values named `columns`.
+    fn new(columns: &[String], selection: &Selection) -> Result<Self, MetricsError> {
+        let mut names: Vec<String> = columns.to_vec();
         let mut models = Vec::new();
         for planned in &selection.models {
             let inputs = planned
                 .inputs
                 .iter()
                 .map(|input| {
-                    pipeline.columns().iter().position(|c| c == input).ok_or_else(|| {
+                    columns.iter().position(|c| c == input).ok_or_else(|| {
                         MetricsError::Usage(format!(
                             "model {}: no feature value named {input}",
                             planned.model.name()
@@ -134,48 +137,10 @@ impl Scorer {
                 names.extend(pass.of(model.output_names()).iter().cloned());
             }
         }
-        Ok(Self { pipeline, models, names: names.into() })
+        Ok(Self { models, names: names.into() })
     }
 
-    /// The names of every frame's values: features, then model outputs.
-    pub fn columns(&self) -> &Arc<[String]> {
-        &self.names
-    }
-
-    /// The models, in selection order.
-    pub fn models(&self) -> impl Iterator<Item = &Model> {
-        self.models.iter().map(|(m, _)| m)
-    }
-
-    /// Submits a frame pair; returns the frames whose values became final.
-    pub fn push(&mut self, pair: &FramePair) -> Result<Vec<FrameScores>, MetricsError> {
-        let frames = self.pipeline.push(pair)?;
-        Ok(self.predict(frames))
-    }
-
-    /// Waits for the GPU and returns the remaining frames.
-    pub fn finish(&mut self) -> Result<Vec<FrameScores>, MetricsError> {
-        let frames = self.pipeline.finish()?;
-        Ok(self.predict(frames))
-    }
-
-    /// Clip-level values (`apsnr_*`), after [`Scorer::finish`].
-    pub fn aggregates(&self) -> Vec<(String, f64)> {
-        self.pipeline.aggregates()
-    }
-
-    /// GPU time per kernel of the most recently finished frame.
-    pub fn last_times(&self) -> &KernelTimes {
-        self.pipeline.last_times()
-    }
-
-    /// Bytes the host reads back per frame.
-    pub fn readback_bytes(&self) -> u64 {
-        self.pipeline.readback_bytes()
-    }
-
-    /// Adds every model's outputs to each frame, in the order of
-    /// [`Scorer::columns`].
+    /// Adds every model's outputs to each frame, in the order of `names`.
     fn predict(&self, frames: Vec<FrameScores>) -> Vec<FrameScores> {
         frames
             .into_iter()
@@ -197,6 +162,101 @@ impl Scorer {
                 frame
             })
             .collect()
+    }
+}
+
+impl Scorer {
+    /// Builds everything `selection` needs for clips of `geometry`.
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        geometry: Geometry,
+        selection: &Selection,
+    ) -> Result<Self, MetricsError> {
+        Self::with_lanes(ctx, geometry, &[selection])
+    }
+
+    /// One lane per selection: renditions scored against one reference
+    /// ([`Scorer::push_group`]), lane `k` with `selections[k]`.
+    pub fn with_lanes(
+        ctx: &Arc<GpuContext>,
+        geometry: Geometry,
+        selections: &[&Selection],
+    ) -> Result<Self, MetricsError> {
+        let sets: Vec<&FeatureSet> = selections.iter().map(|s| &s.features).collect();
+        let pipeline = ScorePipeline::with_lanes(ctx, geometry, &sets)?;
+        let lanes = selections
+            .iter()
+            .enumerate()
+            .map(|(k, selection)| LaneModels::new(pipeline.lane_columns(k), selection))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self { pipeline, lanes })
+    }
+
+    /// The names of every frame's values: features, then model outputs.
+    pub fn columns(&self) -> &Arc<[String]> {
+        &self.lanes[0].names
+    }
+
+    /// The models, in selection order.
+    pub fn models(&self) -> impl Iterator<Item = &Model> {
+        self.lanes[0].models.iter().map(|(m, _)| m)
+    }
+
+    /// Submits a frame pair; returns the frames whose values became final.
+    pub fn push(&mut self, pair: &FramePair) -> Result<Vec<FrameScores>, MetricsError> {
+        let frames = self.pipeline.push(pair)?;
+        Ok(self.lanes[0].predict(frames))
+    }
+
+    /// Submits a reference and its renditions' frames; returns, per lane,
+    /// the frames whose values became final.
+    pub fn push_group(
+        &mut self,
+        group: &FrameGroup,
+    ) -> Result<Vec<Vec<FrameScores>>, MetricsError> {
+        let frames = self.pipeline.push_group(group)?;
+        Ok(self.predict_lanes(frames))
+    }
+
+    /// Waits for the GPU and returns the remaining frames.
+    pub fn finish(&mut self) -> Result<Vec<FrameScores>, MetricsError> {
+        let frames = self.pipeline.finish()?;
+        Ok(self.lanes[0].predict(frames))
+    }
+
+    /// [`Scorer::finish`] for every lane.
+    pub fn finish_lanes(&mut self) -> Result<Vec<Vec<FrameScores>>, MetricsError> {
+        let frames = self.pipeline.finish_lanes()?;
+        Ok(self.predict_lanes(frames))
+    }
+
+    /// What stopped lane `k`, once (see [`ScorePipeline::take_failure`]).
+    pub fn take_failure(&mut self, k: usize) -> Option<MetricsError> {
+        self.pipeline.take_failure(k)
+    }
+
+    fn predict_lanes(&self, frames: Vec<Vec<FrameScores>>) -> Vec<Vec<FrameScores>> {
+        self.lanes.iter().zip(frames).map(|(lane, f)| lane.predict(f)).collect()
+    }
+
+    /// Clip-level values (`apsnr_*`), after [`Scorer::finish`].
+    pub fn aggregates(&self) -> Vec<(String, f64)> {
+        self.pipeline.aggregates()
+    }
+
+    /// Lane `k`'s clip-level values, after [`Scorer::finish_lanes`].
+    pub fn lane_aggregates(&self, k: usize) -> Vec<(String, f64)> {
+        self.pipeline.lane_aggregates(k)
+    }
+
+    /// GPU time per kernel of the most recently finished frame.
+    pub fn last_times(&self) -> &KernelTimes {
+        self.pipeline.last_times()
+    }
+
+    /// Bytes the host reads back per frame.
+    pub fn readback_bytes(&self) -> u64 {
+        self.pipeline.readback_bytes()
     }
 }
 

@@ -20,18 +20,66 @@ use std::thread::JoinHandle;
 use crate::error::{Result, VideoError};
 use crate::pair::{FramePair, Pair};
 
+/// What a [`Decoder`] reads ahead: something read in index order that can
+/// be opened again for another worker. A [`Pair`] yields frame pairs; a
+/// [`crate::read_ahead::Sequence`] one input's frames.
+pub trait Reader: Send + Sized + 'static {
+    type Item: Send + 'static;
+
+    /// A second reader of the same inputs at the same position, for another
+    /// thread; `None` when an input has a single sequential reader.
+    fn reopen(&self) -> Option<Result<Self>>;
+
+    /// The index [`Reader::next_item`] returns next.
+    fn position(&self) -> u64;
+
+    /// Moves the position so that [`Reader::next_item`] returns `index` next.
+    fn seek(&mut self, index: u64);
+
+    /// The next item, `None` at the end.
+    fn next_item(&mut self) -> Result<Option<Self::Item>>;
+
+    /// Messages for the user, complete once [`Reader::next_item`] has
+    /// returned `None`.
+    fn warnings(&self) -> &[String];
+}
+
+impl Reader for Pair {
+    type Item = FramePair;
+
+    fn reopen(&self) -> Option<Result<Self>> {
+        Pair::reopen(self)
+    }
+
+    fn position(&self) -> u64 {
+        Pair::position(self)
+    }
+
+    fn seek(&mut self, index: u64) {
+        Pair::seek(self, index);
+    }
+
+    fn next_item(&mut self) -> Result<Option<FramePair>> {
+        self.next_pair()
+    }
+
+    fn warnings(&self) -> &[String] {
+        Pair::warnings(self)
+    }
+}
+
 /// Pairs a scoring run's decoder reads ahead: enough to keep the GPU fed
 /// through a slow frame, few enough that 4K pairs do not pile up.
 pub const READ_AHEAD: usize = 8;
 
-enum Command {
+enum Command<T> {
     /// Continue from pair `index` (plus the worker's offset), sending into
     /// `tx` from now on.
-    Seek { index: u64, tx: SyncSender<Item> },
+    Seek { index: u64, tx: SyncSender<Item<T>> },
 }
 
-enum Item {
-    Pair(FramePair),
+enum Item<T> {
+    Read(T),
     /// End of input, with the warnings gathered by then.
     End(Vec<String>),
     Error(VideoError),
@@ -46,15 +94,15 @@ fn default_workers() -> usize {
 }
 
 /// One reading thread and its two channels.
-struct Worker {
-    rx: Receiver<Item>,
-    commands: Sender<Command>,
+struct Worker<T> {
+    rx: Receiver<Item<T>>,
+    commands: Sender<Command<T>>,
     thread: JoinHandle<()>,
 }
 
-/// A pair being read ahead on background threads.
-pub struct Decoder {
-    workers: Vec<Worker>,
+/// A pair (or another [`Reader`]) being read ahead on background threads.
+pub struct Decoder<R: Reader = Pair> {
+    workers: Vec<Worker<R::Item>>,
     /// The worker whose channel holds the next pair.
     turn: usize,
     /// Capacity of each worker's channel.
@@ -65,17 +113,17 @@ pub struct Decoder {
     finished: bool,
 }
 
-impl Decoder {
+impl<R: Reader> Decoder<R> {
     /// Starts reading `pair` from its current position, keeping up to
     /// `depth` (at least 1) decoded pairs ready, on as many workers as the
     /// inputs and the machine allow.
-    pub fn spawn(pair: Pair, depth: usize) -> Result<Self> {
+    pub fn spawn(pair: R, depth: usize) -> Result<Self> {
         Self::spawn_workers(pair, depth, default_workers())
     }
 
     /// Like [`Decoder::spawn`] with at most `workers` reading threads (one
     /// if the inputs cannot be reopened).
-    pub fn spawn_workers(pair: Pair, depth: usize, workers: usize) -> Result<Self> {
+    pub fn spawn_workers(pair: R, depth: usize, workers: usize) -> Result<Self> {
         let warnings = pair.warnings().to_vec();
         let mut pairs = vec![pair];
         while pairs.len() < workers {
@@ -111,7 +159,7 @@ impl Decoder {
 
     /// Next pair, blocking until it is read; `Ok(None)` at the end of the
     /// inputs (then [`Decoder::warnings`] is complete).
-    pub fn recv(&mut self) -> Result<Option<FramePair>> {
+    pub fn recv(&mut self) -> Result<Option<R::Item>> {
         let Some(worker) = self.current() else {
             return Ok(None);
         };
@@ -121,7 +169,7 @@ impl Decoder {
 
     /// Like [`Decoder::recv`] but never blocks: `Ok(None)` also when the
     /// next pair is not ready yet (check [`Decoder::is_finished`]).
-    pub fn try_recv(&mut self) -> Result<Option<FramePair>> {
+    pub fn try_recv(&mut self) -> Result<Option<R::Item>> {
         let Some(worker) = self.current() else {
             return Ok(None);
         };
@@ -134,7 +182,7 @@ impl Decoder {
     }
 
     /// The worker holding the next pair, `None` once finished.
-    fn current(&self) -> Option<&Worker> {
+    fn current(&self) -> Option<&Worker<R::Item>> {
         if self.finished { None } else { self.workers.get(self.turn) }
     }
 
@@ -171,9 +219,9 @@ impl Decoder {
         &self.warnings[self.initial_warnings..]
     }
 
-    fn accept(&mut self, item: Item) -> Result<Option<FramePair>> {
+    fn accept(&mut self, item: Item<R::Item>) -> Result<Option<R::Item>> {
         match item {
-            Item::Pair(p) => {
+            Item::Read(p) => {
                 self.turn = (self.turn + 1) % self.workers.len();
                 Ok(Some(p))
             }
@@ -217,7 +265,7 @@ impl Decoder {
     }
 }
 
-impl Drop for Decoder {
+impl<R: Reader> Drop for Decoder<R> {
     fn drop(&mut self) {
         let _ = self.stop();
     }
@@ -233,7 +281,12 @@ struct Placement {
 
 /// A worker: read its pairs while there is room, obey seeks, stop when the
 /// consumer goes away.
-fn run(mut pair: Pair, at: Placement, mut tx: SyncSender<Item>, commands: Receiver<Command>) {
+fn run<R: Reader>(
+    mut pair: R,
+    at: Placement,
+    mut tx: SyncSender<Item<R::Item>>,
+    commands: Receiver<Command<R::Item>>,
+) {
     let mut index = pair.position() + at.offset;
     // Wait for a command before reading on: after the end, an error, or
     // when the consumer dropped the channel (it sought, and the seek with a
@@ -259,10 +312,10 @@ fn run(mut pair: Pair, at: Placement, mut tx: SyncSender<Item>, commands: Receiv
             continue; // take any later seek before reading
         }
         pair.seek(index);
-        let (item, last) = match pair.next_pair() {
+        let (item, last) = match pair.next_item() {
             Ok(Some(p)) => {
                 index = index.saturating_add(at.stride);
-                (Item::Pair(p), false)
+                (Item::Read(p), false)
             }
             Ok(None) => (Item::End(pair.warnings().to_vec()), true),
             Err(e) => (Item::Error(e), true),

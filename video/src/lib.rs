@@ -14,22 +14,22 @@ mod lines;
 pub mod pair;
 mod parallel;
 pub mod raw;
+pub mod read_ahead;
 pub mod retag;
-pub mod shared;
 pub mod source;
 pub mod upload;
 pub mod y4m;
 
-pub use decode::{Decoder, READ_AHEAD};
+pub use decode::{Decoder, READ_AHEAD, Reader};
 pub use error::{MAX_DIMENSION, Result, VideoError};
 pub use frame::{
     ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, PixelFormat, Rational,
     Transfer,
 };
 pub use input::{Assumed, SourceInfo, VideoSource};
-pub use pair::{FramePair, Pair, PairOptions};
+pub use pair::{FrameGroup, FramePair, Group, Pair, PairOptions, check_compatible};
 pub use raw::RawGeometry;
+pub use read_ahead::ReadAhead;
 pub use retag::with_transfer;
-pub use shared::{SharedSource, share};
 pub use source::{check_stream_inputs, open_input, open_scaled_to};
-pub use upload::{DeviceFrame, DeviceFramePair, FrameUploader, PlaneLayout};
+pub use upload::{DeviceFrame, DeviceFrameGroup, DeviceFramePair, FrameUploader, PlaneLayout};

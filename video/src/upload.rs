@@ -1,10 +1,12 @@
 //! Frames to the GPU, once. A [`FrameUploader`] owns a ring of slots, each
 //! a host-visible staging buffer and a device buffer big enough for one
-//! reference/distorted pair. Uploading a pair copies both frames into the
-//! slot's staging memory and records the copy into the caller's command
-//! buffer; the returned [`DeviceFramePair`] is the handle every consumer
-//! (each metric kernel, the renderer) reads from. Nobody uploads a second
-//! copy.
+//! reference and its distorted frames (one for a pair, one per rendition
+//! for an encoding ladder, whose reference is uploaded once for all).
+//! Uploading copies the frames into the slot's staging memory and records
+//! the copy into the caller's command buffer; the returned
+//! [`DeviceFramePair`] (or [`DeviceFrameGroup`]) is the handle every
+//! consumer (each metric kernel, the renderer) reads from. Nobody uploads a
+//! second copy.
 //!
 //! Slot `i` is reused by the pair uploaded `slots` later. The caller records
 //! uploads inside a [`vqscope_gpu::Submitter`] ring of at least as many slots,
@@ -48,6 +50,17 @@ pub struct DeviceFramePair {
     pub distorted: DeviceFrame,
 }
 
+/// A reference and its distorted frames on the GPU, all in the device
+/// buffer of ring slot `slot`; `distorted[k]` is `None` for a lane that had
+/// no frame (its input ended).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceFrameGroup {
+    pub index: u64,
+    pub slot: usize,
+    pub reference: DeviceFrame,
+    pub distorted: Vec<Option<DeviceFrame>>,
+}
+
 struct Slot {
     staging: Buffer,
     device: Buffer,
@@ -57,6 +70,8 @@ struct Slot {
 pub struct FrameUploader {
     slots: Vec<Slot>,
     geometry: Geometry,
+    /// Distorted frames a slot holds beside the reference.
+    lanes: usize,
     next: usize,
 }
 
@@ -87,8 +102,19 @@ impl FrameUploader {
         geometry: Geometry,
         slots: usize,
     ) -> vqscope_gpu::Result<Self> {
-        let (_, end) = frame_layout(&geometry, 0);
-        let bytes = 2 * end as u64;
+        Self::with_lanes(ctx, geometry, slots, 1)
+    }
+
+    /// A ring of `slots` slots, each for a reference and `lanes` distorted
+    /// frames of `geometry`.
+    pub fn with_lanes(
+        ctx: &Arc<GpuContext>,
+        geometry: Geometry,
+        slots: usize,
+        lanes: usize,
+    ) -> vqscope_gpu::Result<Self> {
+        let lanes = lanes.max(1);
+        let bytes = Self::slot_size(geometry, lanes);
         let slots = (0..slots.max(1))
             .map(|_| {
                 Ok(Slot {
@@ -97,7 +123,14 @@ impl FrameUploader {
                 })
             })
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
-        Ok(Self { slots, geometry, next: 0 })
+        Ok(Self { slots, geometry, lanes, next: 0 })
+    }
+
+    /// Bytes a slot for a reference and `lanes` distorted frames of
+    /// `geometry` takes (what must fit the device's storage buffer range).
+    pub fn slot_size(geometry: Geometry, lanes: usize) -> u64 {
+        let (_, end) = frame_layout(&geometry, 0);
+        (1 + lanes as u64) * end as u64
     }
 
     /// Bytes one slot holds (both frames of a pair).
@@ -125,7 +158,29 @@ impl FrameUploader {
         reference: &Frame,
         distorted: &Frame,
     ) -> vqscope_gpu::Result<DeviceFramePair> {
-        for frame in [reference, distorted] {
+        let up = self.upload_lanes(rec, index, reference, &[Some(distorted)])?;
+        let distorted = up.distorted[0].expect("lane 0 was given");
+        Ok(DeviceFramePair { index, slot: up.slot, reference: up.reference, distorted })
+    }
+
+    /// Copies `reference` once and each lane's `distorted` frame (`None`:
+    /// that lane has none, its space is left as it was) into the next slot
+    /// and records the transfer, as [`FrameUploader::upload`].
+    pub fn upload_lanes(
+        &mut self,
+        rec: &mut Recorder<'_>,
+        index: u64,
+        reference: &Frame,
+        distorted: &[Option<&Frame>],
+    ) -> vqscope_gpu::Result<DeviceFrameGroup> {
+        if distorted.len() > self.lanes {
+            return Err(vqscope_gpu::GpuError::Usage(format!(
+                "{} distorted frames for an upload ring of {} lanes",
+                distorted.len(),
+                self.lanes
+            )));
+        }
+        for frame in std::iter::once(reference).chain(distorted.iter().copied().flatten()) {
             if frame.geometry != self.geometry {
                 return Err(vqscope_gpu::GpuError::Usage(format!(
                     "frame {} is {}x{}, the upload ring was made for {}x{}",
@@ -140,20 +195,21 @@ impl FrameUploader {
         let slot_index = self.next;
         self.next = (self.next + 1) % self.slots.len();
         let slot = &mut self.slots[slot_index];
-        let (ref_layout, end) = frame_layout(&self.geometry, 0);
-        let (dis_layout, _) = frame_layout(&self.geometry, end);
-        write_frames(
-            slot.staging.mapped_mut()?,
-            [(&ref_layout, reference), (&dis_layout, distorted)],
-        );
-        rec.copy_buffer(&slot.staging, 0, &slot.device, 0, slot.device.size());
+        let (ref_layout, mut end) = frame_layout(&self.geometry, 0);
+        let mut layouts = Vec::with_capacity(distorted.len());
+        let mut jobs = vec![(ref_layout, reference)];
+        for frame in distorted {
+            let (layout, next) = frame_layout(&self.geometry, end);
+            end = next;
+            layouts.push(frame.map(|f| {
+                jobs.push((layout, f));
+                layout
+            }));
+        }
+        write_frames(slot.staging.mapped_mut()?, &jobs);
+        rec.copy_buffer(&slot.staging, 0, &slot.device, 0, end as u64);
         rec.barrier();
-        Ok(DeviceFramePair {
-            index,
-            slot: slot_index,
-            reference: ref_layout,
-            distorted: dis_layout,
-        })
+        Ok(DeviceFrameGroup { index, slot: slot_index, reference: ref_layout, distorted: layouts })
     }
 
     /// The device buffer of ring slot `slot` (for a consumer that needs an
@@ -175,7 +231,7 @@ impl FrameUploader {
 /// Copies every plane of the frames to where their layouts put them, all
 /// planes at once on several threads. Layout offsets only grow, so the
 /// staging memory splits into one disjoint slice per plane.
-fn write_frames(staging: &mut [u8], frames: [(&DeviceFrame, &Frame); 2]) {
+fn write_frames(staging: &mut [u8], frames: &[(DeviceFrame, &Frame)]) {
     let mut jobs = Vec::new();
     let mut rest = staging;
     let mut consumed = 0;
