@@ -26,7 +26,9 @@ use vqscope_metrics::frontend::{ModelLabel, REPORT_VERSION, open_distorted, pool
 use vqscope_metrics::pipeline::FrameScores;
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
-use vqscope_video::{Group, PairOptions, RawGeometry, ReadAhead, VideoSource, open_input};
+use vqscope_video::{
+    FrameUploader, Geometry, Group, PairOptions, RawGeometry, ReadAhead, VideoSource, open_input,
+};
 
 use crate::output::outln;
 use crate::score::{Args, selection};
@@ -238,7 +240,6 @@ pub(crate) fn score(
 ) -> Result<Vec<Result<()>>> {
     let source = open_input(reference, options.raw)?;
     let geometry = source.info().geometry;
-    let workers = workers_per_input(renditions.len() + 1);
     let mut results: Vec<Result<()>> = renditions.iter().map(|_| Ok(())).collect();
     // Each rendition opened and checked against the reference, with the
     // messages a run of its own prints; those that fail leave here.
@@ -252,8 +253,57 @@ pub(crate) fn score(
     if opened.is_empty() {
         return Ok(results);
     }
+    // As many renditions at once as one upload slot (the reference and a
+    // frame per rendition) can hold within the device's storage buffer
+    // range; the reference is read again for each further chunk.
+    let ctx = gpu.get()?;
+    let limit = u64::from(ctx.info().max_storage_buffer_range);
+    let per_chunk = lanes_per_pass(geometry, limit, opened.len());
+    let mut source = Some(source);
+    let mut opened = opened.into_iter().peekable();
+    while opened.peek().is_some() {
+        let chunk: Vec<_> = opened.by_ref().take(per_chunk).collect();
+        let reference = match source.take() {
+            Some(s) => Ok(s),
+            None => open_input(reference, options.raw).map_err(anyhow::Error::from),
+        };
+        match reference {
+            Ok(reference) => score_chunk(&ctx, reference, chunk, options, started, &mut results)?,
+            Err(e) => {
+                let line = crate::one_line(&e);
+                for (index, ..) in chunk {
+                    results[index] = Err(anyhow!("{line}"));
+                }
+            }
+        }
+    }
+    Ok(results)
+}
+
+/// How many of `renditions` one pass scores: the most whose upload slot
+/// (the reference and a frame per rendition) fits in `limit` bytes, at
+/// least one.
+fn lanes_per_pass(geometry: Geometry, limit: u64, renditions: usize) -> usize {
+    (2..=renditions)
+        .take_while(|&n| FrameUploader::slot_size(geometry, n) <= limit)
+        .last()
+        .unwrap_or(1)
+}
+
+/// Scores `chunk`'s renditions (opened, with their place in `results`)
+/// against `source` in one pass: one group, one scorer.
+fn score_chunk(
+    ctx: &Arc<GpuContext>,
+    source: Box<dyn VideoSource>,
+    chunk: Vec<(usize, Rendition, Box<dyn VideoSource>)>,
+    options: &Options,
+    started: Instant,
+    results: &mut [Result<()>],
+) -> Result<()> {
+    let geometry = source.info().geometry;
+    let workers = workers_per_input(chunk.len() + 1);
     let (mut kept, distorted): (Vec<_>, Vec<_>) =
-        opened.into_iter().map(|(i, r, d)| ((i, r), d)).unzip();
+        chunk.into_iter().map(|(i, r, d)| ((i, r), d)).unzip();
     let reference = Box::new(ReadAhead::new(source, workers));
     let distorted = distorted
         .into_iter()
@@ -271,12 +321,11 @@ pub(crate) fn score(
             print_new_warnings(&rendition.name, &group.warnings(k)[warned[k]..]);
             results[index] = Err(anyhow!("no frames to score"));
         }
-        return Ok(results);
+        return Ok(());
     }
-    let ctx = gpu.get()?;
-    let scorer = build_scorer(&ctx, geometry, &mut kept, &mut group, &mut results);
+    let scorer = build_scorer(ctx, geometry, &mut kept, &mut group, results);
     let _ = ctx.save_pipeline_cache();
-    let Some(mut scorer) = scorer else { return Ok(results) };
+    let Some(mut scorer) = scorer else { return Ok(()) };
     let mut lanes = Vec::new();
     for (k, (index, rendition)) in kept.into_iter().enumerate() {
         let frames = match &rendition.report {
@@ -284,9 +333,10 @@ pub(crate) fn score(
                 .map(|f| ReportStream::new(*format, options.subsample, f)),
             None => Ok(ReportStream::pool_only(options.subsample)),
         };
-        let failed = frames.is_err();
         match frames {
-            Ok(frames) => lanes.push(Lane { index, rendition, frames, warned: warned[k], failed }),
+            Ok(frames) => {
+                lanes.push(Lane { index, rendition, frames, warned: warned[k], failed: false })
+            }
             Err(e) => {
                 results[index] = Err(e);
                 group.close_lane(k);
@@ -338,7 +388,7 @@ pub(crate) fn score(
             Ok(())
         });
     }
-    Ok(results)
+    Ok(())
 }
 
 /// Hands each lane its scored frames; a lane whose input or features
@@ -384,7 +434,7 @@ fn print_new_warnings(name: &str, warnings: &[String]) {
 /// lane is left.
 fn build_scorer(
     ctx: &Arc<GpuContext>,
-    geometry: vqscope_video::Geometry,
+    geometry: Geometry,
     kept: &mut Vec<(usize, Rendition)>,
     group: &mut Group,
     results: &mut [Result<()>],
@@ -493,7 +543,21 @@ fn body_error(e: std::io::Error) -> anyhow::Error {
 mod tests {
     use std::path::PathBuf;
 
-    use super::rendition_names;
+    use vqscope_video::{ChromaFormat, FrameUploader, Geometry, PixelFormat};
+
+    use super::{lanes_per_pass, rendition_names};
+
+    #[test]
+    fn a_pass_takes_the_renditions_whose_slot_fits() {
+        let format = PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 };
+        let g = Geometry { width: 3840, height: 2160, format };
+        let frame = FrameUploader::slot_size(g, 1) / 2;
+        assert_eq!(lanes_per_pass(g, u64::MAX, 30), 30);
+        assert_eq!(lanes_per_pass(g, 9 * frame, 30), 8);
+        assert_eq!(lanes_per_pass(g, 9 * frame - 1, 30), 7);
+        assert_eq!(lanes_per_pass(g, frame, 30), 1, "one at least");
+        assert_eq!(lanes_per_pass(g, u64::MAX, 1), 1);
+    }
 
     fn names(paths: &[&str]) -> anyhow::Result<Vec<String>> {
         rendition_names(&paths.iter().map(PathBuf::from).collect::<Vec<_>>())
