@@ -221,13 +221,6 @@ struct Lane {
     failed: bool,
 }
 
-/// Reading threads for each of `inputs` inputs: the machine's cores shared
-/// among them, at least one each.
-fn workers_per_input(inputs: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (cores / inputs.max(1)).clamp(1, 6)
-}
-
 /// Scores every rendition against `reference`: one result per rendition,
 /// in order; `Err` only when nothing could be scored (the reference, the
 /// GPU).
@@ -301,7 +294,7 @@ fn score_chunk(
     results: &mut [Result<()>],
 ) -> Result<()> {
     let geometry = source.info().geometry;
-    let workers = workers_per_input(chunk.len() + 1);
+    let workers = vqscope_video::read_ahead::workers_per_input(chunk.len() + 1);
     let (mut kept, distorted): (Vec<_>, Vec<_>) =
         chunk.into_iter().map(|(i, r, d)| ((i, r), d)).unzip();
     let reference = Box::new(ReadAhead::new(source, workers));

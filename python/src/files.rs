@@ -1,6 +1,7 @@
 //! Scoring files (y4m, raw yuv, anything ffmpeg reads), as `vqscope score
 //! -r REF -d DIS` does: the same readers, pair rules, read-ahead and
-//! messages.
+//! messages; a ladder (several distorted) as `vqscope score -r REF -d A -d
+//! B …` does, the reference read and uploaded once per frame for all.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -8,14 +9,15 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use pyo3::prelude::*;
 use vqscope_metrics::frontend;
-use vqscope_video::{Decoder, READ_AHEAD, open_input};
+use vqscope_video::read_ahead::workers_per_input;
+use vqscope_video::{Decoder, Group, READ_AHEAD, ReadAhead, VideoSource, open_input};
 
 use crate::options::Options;
 use crate::result::NativeResult;
 use crate::run::Run;
 
-/// Scores each of `distorted` against `reference`, one after the other on
-/// one GPU context; the GIL is released while scoring.
+/// Scores each of `distorted` against `reference` (several at once, as
+/// the lanes of one pipeline); the GIL is released while scoring.
 #[pyfunction]
 pub(crate) fn score_files(
     py: Python<'_>,
@@ -23,10 +25,55 @@ pub(crate) fn score_files(
     distorted: Vec<PathBuf>,
     options: &Options,
 ) -> PyResult<Vec<NativeResult>> {
-    py.detach(|| {
-        distorted.iter().map(|d| score_pair(&reference, d, options)).collect::<Result<Vec<_>>>()
+    py.detach(|| match distorted.as_slice() {
+        [one] => Ok(vec![score_pair(&reference, one, options)?]),
+        many => score_ladder(&reference, many, options),
     })
     .map_err(crate::to_py)
+}
+
+/// Every rendition of a ladder against `reference` in one pass.
+fn score_ladder(
+    reference: &Path,
+    distorted: &[PathBuf],
+    options: &Options,
+) -> Result<Vec<NativeResult>> {
+    let started = Instant::now();
+    let selection = options.selection()?;
+    let mut inputs = vec![reference];
+    inputs.extend(distorted.iter().map(PathBuf::as_path));
+    vqscope_video::check_stream_inputs(&inputs)?;
+    let geometry = options.raw_geometry()?;
+    let reference = open_input(reference, geometry)?;
+    let clip_geometry = reference.info().geometry;
+    let workers = options.threads.unwrap_or_else(|| workers_per_input(inputs.len()));
+    let distorted = distorted
+        .iter()
+        .map(|d| {
+            let source =
+                frontend::open_distorted(reference.as_ref(), d, geometry, options.scale_distorted)?;
+            Ok(Box::new(ReadAhead::new(source, workers)) as Box<dyn VideoSource>)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let reference = Box::new(ReadAhead::new(reference, workers));
+    let mut group = Group::new(reference, distorted, options.pair)?;
+    if !group.has_frames()? {
+        bail!("no frames to score");
+    }
+    let ctx = crate::context::context(options.device.as_deref())?;
+    let lanes = group.lanes();
+    let mut run = Run::new(&ctx, clip_geometry, selection, lanes, options.subsample, started)?;
+    while let Some(frames) = group.next_group()? {
+        if let Some(e) = (0..lanes).find_map(|k| group.take_failure(k)) {
+            return Err(e.into());
+        }
+        run.push_group(&frames)?;
+        frames.recycle();
+    }
+    if let Some(e) = (0..lanes).find_map(|k| group.take_failure(k)) {
+        return Err(e.into());
+    }
+    run.finish((0..lanes).map(|k| group.warnings(k).to_vec()).collect())
 }
 
 fn score_pair(reference: &Path, distorted: &Path, options: &Options) -> Result<NativeResult> {
@@ -47,12 +94,12 @@ fn score_pair(reference: &Path, distorted: &Path, options: &Options) -> Result<N
         None => Decoder::spawn(pair, READ_AHEAD)?,
     };
     let ctx = crate::context::context(options.device.as_deref())?;
-    let mut run = Run::new(&ctx, clip_geometry, selection, options.subsample, started)?;
+    let mut run = Run::new(&ctx, clip_geometry, selection, 1, options.subsample, started)?;
     while let Some(pair) = decoder.recv()? {
         run.push(&pair)?;
         pair.recycle();
     }
     warnings.extend(decoder.end_warnings().iter().cloned());
     decoder.shutdown()?;
-    run.finish(warnings)
+    Ok(run.finish(vec![warnings])?.swap_remove(0))
 }

@@ -94,13 +94,13 @@ fn score(
             None => {
                 let ctx = crate::context::context(options.device.as_deref())?;
                 let selection = selection.take().expect("the selection is used once");
-                run.insert(Run::new(&ctx, geometry, selection, options.subsample, started)?)
+                run.insert(Run::new(&ctx, geometry, selection, 1, options.subsample, started)?)
             }
         };
         run.push(&pair)?;
     }
     match run {
-        Some(run) => run.finish(Vec::new()),
+        Some(run) => Ok(run.finish(vec![Vec::new()])?.swap_remove(0)),
         None => bail!("no frames to score"),
     }
 }

@@ -1,6 +1,7 @@
 //! One scoring run: the selection's [`Scorer`] on the shared GPU context,
-//! fed frame pairs, pooled as the CLI pools (a [`ReportStream`] without a
-//! report file), every frame kept for the Python side.
+//! fed frame pairs (or, for a ladder, groups of a reference and its
+//! renditions, one lane each), pooled as the CLI pools (a [`ReportStream`]
+//! without a report file), every frame kept for the Python side.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -11,7 +12,7 @@ use vqscope_metrics::frontend::{self, ModelLabel};
 use vqscope_metrics::pipeline::FrameScores;
 use vqscope_metrics::report::ReportStream;
 use vqscope_metrics::vmaf::{Scorer, Selection};
-use vqscope_video::{FramePair, Geometry};
+use vqscope_video::{FrameGroup, FramePair, Geometry};
 
 use crate::result::NativeResult;
 
@@ -19,8 +20,8 @@ use crate::result::NativeResult;
 pub(crate) struct Run {
     scorer: Scorer,
     labels: Vec<ModelLabel>,
-    stream: ReportStream<std::io::Empty>,
-    frames: Vec<FrameScores>,
+    /// Per lane (one for a pair), its pooling and its frames.
+    lanes: Vec<(ReportStream<std::io::Empty>, Vec<FrameScores>)>,
     geometry: Geometry,
     subsample: u64,
     device: String,
@@ -28,23 +29,27 @@ pub(crate) struct Run {
 }
 
 impl Run {
-    /// Builds the pipeline for clips of `geometry`; saves the pipeline
-    /// cache, as the CLI does, so that the next process starts faster.
+    /// Builds the pipeline for clips of `geometry`, with `lanes` lanes (the
+    /// renditions of a ladder; one for a pair); saves the pipeline cache,
+    /// as the CLI does, so that the next process starts faster.
     pub fn new(
         ctx: &Arc<GpuContext>,
         geometry: Geometry,
         (selection, labels): (Selection, Vec<ModelLabel>),
+        lanes: usize,
         subsample: u64,
         started: Instant,
     ) -> Result<Self> {
-        let scorer = Scorer::new(ctx, geometry, &selection)?;
+        let selections = vec![&selection; lanes.max(1)];
+        let scorer = Scorer::with_lanes(ctx, geometry, &selections)?;
         // A cache that cannot be written only costs the next start-up time.
         let _ = ctx.save_pipeline_cache();
         Ok(Self {
             scorer,
             labels,
-            stream: ReportStream::pool_only(subsample),
-            frames: Vec::new(),
+            lanes: (0..selections.len())
+                .map(|_| (ReportStream::pool_only(subsample), Vec::new()))
+                .collect(),
             geometry,
             subsample,
             device: ctx.info().name.clone(),
@@ -55,36 +60,53 @@ impl Run {
     /// Scores the next pair.
     pub fn push(&mut self, pair: &FramePair) -> Result<()> {
         let scored = self.scorer.push(pair)?;
+        self.keep(vec![scored])
+    }
+
+    /// Scores the next group (lane `k` its distorted frame `k`).
+    pub fn push_group(&mut self, group: &FrameGroup) -> Result<()> {
+        let scored = self.scorer.push_group(group)?;
         self.keep(scored)
     }
 
-    fn keep(&mut self, scored: Vec<FrameScores>) -> Result<()> {
-        for f in scored {
-            self.stream.push(&f.names, &f.values)?;
-            self.frames.push(f);
+    fn keep(&mut self, scored: Vec<Vec<FrameScores>>) -> Result<()> {
+        for (k, (frames, (stream, kept))) in scored.into_iter().zip(&mut self.lanes).enumerate() {
+            if let Some(failure) = self.scorer.take_failure(k) {
+                return Err(failure.into());
+            }
+            for f in frames {
+                stream.push(&f.names, &f.values)?;
+                kept.push(f);
+            }
         }
         Ok(())
     }
 
-    /// Waits for the last frames; the result with `warnings` from reading.
-    pub fn finish(mut self, warnings: Vec<String>) -> Result<NativeResult> {
-        let scored = self.scorer.finish()?;
+    /// Waits for the last frames; per lane, the result with its warnings
+    /// from reading.
+    pub fn finish(mut self, warnings: Vec<Vec<String>>) -> Result<Vec<NativeResult>> {
+        let scored = self.scorer.finish_lanes()?;
         self.keep(scored)?;
-        if self.frames.is_empty() {
-            bail!("no frames to score");
+        let seconds = self.started.elapsed().as_secs_f64();
+        let mut results = Vec::new();
+        for (k, ((stream, frames), warnings)) in self.lanes.into_iter().zip(warnings).enumerate() {
+            if frames.is_empty() {
+                bail!("no frames to score");
+            }
+            let lines = frontend::pooled_lines(&self.labels, |name| stream.pooled_mean(name));
+            results.push(NativeResult {
+                names: frames[0].names.to_vec(),
+                aggregates: self.scorer.lane_aggregates(k),
+                pooled: stream.pooled(),
+                pooled_lines: lines,
+                frames,
+                subsample: self.subsample,
+                size: (self.geometry.width, self.geometry.height),
+                device: self.device.clone(),
+                warnings,
+                seconds,
+            });
         }
-        let lines = frontend::pooled_lines(&self.labels, |name| self.stream.pooled_mean(name));
-        Ok(NativeResult {
-            names: self.frames[0].names.to_vec(),
-            aggregates: self.scorer.aggregates(),
-            pooled: self.stream.pooled(),
-            pooled_lines: lines,
-            frames: self.frames,
-            subsample: self.subsample,
-            size: (self.geometry.width, self.geometry.height),
-            device: self.device,
-            warnings,
-            seconds: self.started.elapsed().as_secs_f64(),
-        })
+        Ok(results)
     }
 }

@@ -11,6 +11,13 @@ use crate::frame::Frame;
 use crate::input::{Assumed, SourceInfo, VideoSource};
 use crate::pair::read_or_end;
 
+/// Reading threads for each of `inputs` inputs read ahead at once: the
+/// machine's cores shared among them, at least one each.
+pub fn workers_per_input(inputs: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores / inputs.max(1)).clamp(1, 6)
+}
+
 /// One input's frames in order from a starting index: what a [`Decoder`]
 /// reads ahead for a [`ReadAhead`].
 pub struct Sequence {
