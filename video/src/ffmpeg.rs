@@ -201,7 +201,8 @@ pub fn probe_color(p: &Probe) -> ColorInfo {
     ColorInfo { matrix, range, transfer }
 }
 
-fn missing(path: &Path, program: &Path, e: std::io::Error) -> VideoError {
+/// The error for a tool that cannot be started: missing from PATH, or failing to run.
+pub(crate) fn missing(path: &Path, program: &Path, e: std::io::Error) -> VideoError {
     if e.kind() == std::io::ErrorKind::NotFound {
         VideoError::FfmpegMissing { path: Shown::new(path), program: program.display().to_string() }
     } else {
@@ -226,7 +227,7 @@ pub fn file_url(path: &Path) -> OsString {
 }
 
 /// Last meaningful line of a tool's stderr, for a one-line error.
-fn last_line(text: &str) -> String {
+pub(crate) fn last_line(text: &str) -> String {
     text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("no message").to_string()
 }
 
