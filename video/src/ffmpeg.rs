@@ -44,7 +44,7 @@ use std::thread::JoinHandle;
 
 use crate::error::{Result, Shown, VideoError};
 use crate::frame::{ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, Transfer};
-use crate::input::{Assumed, SourceInfo, VideoSource};
+use crate::input::{Assumed, FFMPEG_READER, SourceInfo, VideoSource};
 use crate::y4m::Y4mStream;
 
 /// Bytes of decoded frames kept for stepping backwards.
@@ -334,7 +334,7 @@ impl FfmpegSource {
             None => output_pix_fmt(&p.pix_fmt),
         };
         let container = p.format_name.split(',').next().unwrap_or("").to_string();
-        let mut description = format!("{} in {container} via ffmpeg", p.codec);
+        let mut description = format!("{} in {container}{FFMPEG_READER}", p.codec);
         if converted {
             description.push_str(&format!(" (converted from {})", p.pix_fmt));
         }

@@ -29,6 +29,17 @@ impl Codec {
         }
     }
 
+    /// A `level_idc` as people write the level: "5.1" (H.264 counts tenths,
+    /// with 9 for level 1b; H.265 thirtieths).
+    pub fn level_name(self, level_idc: u32) -> String {
+        let (whole, tenths) = match self {
+            Codec::H264 if level_idc == 9 => return "1b".into(),
+            Codec::H264 => (level_idc / 10, level_idc % 10),
+            Codec::H265 => (level_idc / 30, level_idc % 30 / 3),
+        };
+        if tenths == 0 { whole.to_string() } else { format!("{whole}.{tenths}") }
+    }
+
     /// The codec of a raw elementary stream, from its file extension.
     fn from_extension(path: &Path) -> Option<Self> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
@@ -176,6 +187,17 @@ fn no_sps(path: &Path, codec: Codec, what: &str) -> VideoError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn level_names() {
+        // H.264 Table A-1 and H.265 Table A.8 (A.9 in later editions) name levels so.
+        assert_eq!(Codec::H264.level_name(9), "1b");
+        assert_eq!(Codec::H264.level_name(30), "3");
+        assert_eq!(Codec::H264.level_name(51), "5.1");
+        assert_eq!(Codec::H265.level_name(93), "3.1");
+        assert_eq!(Codec::H265.level_name(120), "4");
+        assert_eq!(Codec::H265.level_name(186), "6.2");
+    }
 
     #[test]
     fn codec_from_extension() {

@@ -76,6 +76,16 @@ impl SequenceInfo {
         )
     }
 
+    /// DPB slots a Vulkan Video session needs: H.264's count leaves out the
+    /// picture being decoded, which needs a slot of its own to become a
+    /// reference; H.265's `sps_max_dec_pic_buffering` already counts it.
+    pub fn dpb_slots(&self) -> u32 {
+        match self.codec {
+            Codec::H264 => self.max_dpb_frames + 1,
+            Codec::H265 => self.max_dpb_frames,
+        }
+    }
+
     /// "H.265 Main 10, 4:2:0 10-bit": how messages name the stream's format.
     pub fn describe(&self) -> String {
         let chroma = match self.chroma {
