@@ -73,6 +73,31 @@ fn h264_high422_10bit_mkv() {
 }
 
 #[test]
+fn h264_with_nal_hrd_parameters_in_the_vui() {
+    // x264 nal-hrd=vbr: nal_hrd_parameters_present_flag 1 (cpb_cnt_minus1 0) comes before
+    // bitstream_restriction in the VUI; max_dec_frame_buffering 4 lies beyond it. (Level 1.3
+    // alone would allow 2376 / (22 x 18) = 6 frames, so a misread VUI shows.)
+    let s = read("h264_nal_hrd_352x288.h264").sequence;
+    assert_eq!((s.profile, s.level_idc), ("High", 13));
+    assert_eq!((s.coded_width, s.coded_height, s.crop), (352, 288, Crop::default()));
+    assert_eq!((s.max_dpb_frames, s.max_num_ref_frames), (4, 4));
+}
+
+#[test]
+fn h264_interlaced_fields() {
+    // x264 tff: frame_mbs_only_flag 0, pic_width_in_mbs_minus1 43,
+    // pic_height_in_map_units_minus1 17 (map units of two macroblock rows),
+    // frame_crop_bottom_offset 1 (in units of 2 x 2 rows); ffprobe: 704x572, field_order tt.
+    let s = read("h264_interlaced_704x572.h264").sequence;
+    assert_eq!((s.profile, s.level_idc), ("High", 30));
+    assert_eq!((s.coded_width, s.coded_height), (44 * 16, 18 * 2 * 16));
+    assert_eq!(s.crop, Crop { left: 0, right: 0, top: 0, bottom: 4 });
+    assert_eq!(s.display_size(), (704, 572));
+    // max_dec_frame_buffering 1, max_num_ref_frames 1.
+    assert_eq!((s.max_dpb_frames, s.max_num_ref_frames), (1, 1));
+}
+
+#[test]
 fn h265_main10_1918x1078_raw_annexb() {
     let sets = read("hevc_main10_1918x1078.hevc");
     let s = &sets.sequence;

@@ -263,6 +263,70 @@ mod tests {
         assert_eq!(level_dpb_frames(11, false, 99), 9);
     }
 
+    /// Writes syntax elements as the standard encodes them (9.1), so that a
+    /// test can build the SPS paths x264 never takes.
+    #[derive(Default)]
+    struct Writer(Vec<bool>);
+
+    impl Writer {
+        fn u(&mut self, bits: u32, value: u32) -> &mut Self {
+            self.0.extend((0..bits).rev().map(|i| (value >> i) & 1 == 1));
+            self
+        }
+        fn ue(&mut self, value: u32) -> &mut Self {
+            let code = value + 1;
+            let len = 32 - code.leading_zeros();
+            self.u(len - 1, 0).u(len, code)
+        }
+        fn se(&mut self, value: i32) -> &mut Self {
+            self.ue(if value > 0 { 2 * value as u32 - 1 } else { (-2 * value) as u32 })
+        }
+        /// The RBSP: the bits, then rbsp_stop_one_bit and zero padding.
+        fn rbsp(&mut self) -> Vec<u8> {
+            self.0.push(true);
+            self.0
+                .chunks(8)
+                .map(|c| c.iter().fold(0, |b, &bit| (b << 1) | u8::from(bit)) << (8 - c.len()))
+                .collect()
+        }
+    }
+
+    /// x264 puts its scaling lists in the PPS and never writes POC type 1,
+    /// so this SPS is written by hand. (Given a start code, ffmpeg's
+    /// `trace_headers` reads it with the same values, down to
+    /// `rbsp_stop_one_bit`.)
+    #[test]
+    fn scaling_lists_poc_type_1_and_fields() {
+        let mut w = Writer::default();
+        w.u(8, 0x67).u(8, 100).u(8, 0).u(8, 41).ue(0); // header, High, level 4.1, id 0
+        w.ue(1).ue(0).ue(0).u(1, 0); // 4:2:0, 8-bit, no transform bypass
+        w.u(1, 1); // seq_scaling_matrix_present_flag
+        // List 0: one delta that makes nextScale 0 (use the default list) ends it.
+        w.u(1, 1).se(-8);
+        w.u(1, 0).u(1, 0).u(1, 0).u(1, 0).u(1, 0);
+        // List 6 (8x8): all 64 deltas 0, nextScale stays 8.
+        w.u(1, 1);
+        for _ in 0..64 {
+            w.se(0);
+        }
+        w.u(1, 0); // list 7
+        w.ue(0); // log2_max_frame_num_minus4
+        // pic_order_cnt_type 1 with a cycle of two offsets.
+        w.ue(1).u(1, 0).se(-2).se(1).ue(2).se(3).se(-1);
+        w.ue(3).u(1, 0); // max_num_ref_frames 3, no gaps
+        w.ue(79).ue(22); // 80 macroblocks wide, 23 map units (field pairs) high
+        w.u(1, 0).u(1, 1).u(1, 1); // fields, MBAFF, direct_8x8_inference
+        w.u(1, 1).ue(0).ue(0).ue(0).ue(4); // crop 4 units (2 x 2 rows) at the bottom
+        w.u(1, 0); // no VUI
+        let s = parse_sps(&w.rbsp()).unwrap();
+        assert_eq!((s.profile, s.level_idc, s.chroma), ("High", 41, ChromaFormat::Yuv420));
+        assert_eq!((s.coded_width, s.coded_height), (1280, 23 * 2 * 16));
+        assert_eq!(s.crop, Crop { left: 0, right: 0, top: 0, bottom: 16 });
+        assert_eq!(s.display_size(), (1280, 720));
+        // No VUI: level 4.1's MaxDpbMbs 32768 over 80 x 46 macroblocks is 8 frames.
+        assert_eq!((s.max_num_ref_frames, s.max_dpb_frames), (3, 8));
+    }
+
     #[test]
     fn truncated_sps_is_an_error() {
         // High profile, level 4, then nothing.
