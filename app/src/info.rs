@@ -140,6 +140,7 @@ fn decode_profile(s: &SequenceInfo) -> DecodeProfile {
         },
         luma_bit_depth: s.bit_depth_luma,
         chroma_bit_depth: s.bit_depth_chroma,
+        interlaced: s.interlaced,
     }
 }
 
@@ -219,6 +220,7 @@ mod tests {
             coded_width: 1920,
             coded_height: 1080,
             crop: Crop::default(),
+            interlaced: false,
             max_dpb_frames: 5,
             max_num_ref_frames: 4,
         }

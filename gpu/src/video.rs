@@ -23,6 +23,9 @@ pub struct DecodeProfile {
     pub chroma: vk::VideoChromaSubsamplingFlagsKHR,
     pub luma_bit_depth: u32,
     pub chroma_bit_depth: u32,
+    /// H.264 field or MBAFF coding: asked as interleaved lines (both fields
+    /// in one image), the layout a frame-based reader wants.
+    pub interlaced: bool,
 }
 
 /// The limits `vkGetPhysicalDeviceVideoCapabilitiesKHR` gives for a profile.
@@ -129,10 +132,14 @@ impl GpuContext {
         profile: &DecodeProfile,
     ) -> std::result::Result<DecodeCapabilities, vk::Result> {
         let h265 = profile.operation == vk::VideoCodecOperationFlagsKHR::DECODE_H265;
-        // Progressive frames: interlaced H.264 is out of vqscope's scope.
+        let layout = if profile.interlaced {
+            vk::VideoDecodeH264PictureLayoutFlagsKHR::INTERLACED_INTERLEAVED_LINES
+        } else {
+            vk::VideoDecodeH264PictureLayoutFlagsKHR::PROGRESSIVE
+        };
         let mut h264_profile = vk::VideoDecodeH264ProfileInfoKHR::default()
             .std_profile_idc(profile.profile_idc)
-            .picture_layout(vk::VideoDecodeH264PictureLayoutFlagsKHR::PROGRESSIVE);
+            .picture_layout(layout);
         let mut h265_profile =
             vk::VideoDecodeH265ProfileInfoKHR::default().std_profile_idc(profile.profile_idc);
         let chroma_depth = if profile.chroma == vk::VideoChromaSubsamplingFlagsKHR::MONOCHROME {

@@ -13,6 +13,7 @@ fn profile(operation: vk::VideoCodecOperationFlagsKHR, idc: u32, depth: u32) -> 
         chroma: vk::VideoChromaSubsamplingFlagsKHR::TYPE_420,
         luma_bit_depth: depth,
         chroma_bit_depth: depth,
+        interlaced: false,
     }
 }
 

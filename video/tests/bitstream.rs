@@ -38,6 +38,7 @@ fn h264_high_854x480_raw_annexb() {
     // frame_crop_right_offset 5, in 4:2:0 chroma samples.
     assert_eq!(s.crop, Crop { left: 0, right: 5 * 2, top: 0, bottom: 0 });
     assert_eq!(s.display_size(), (854, 480));
+    assert!(!s.interlaced, "frame_mbs_only_flag 1");
     // VUI max_dec_frame_buffering 4, max_num_ref_frames 4.
     assert_eq!((s.max_dpb_frames, s.max_num_ref_frames), (4, 4));
 }
@@ -93,6 +94,8 @@ fn h264_interlaced_fields() {
     assert_eq!((s.coded_width, s.coded_height), (44 * 16, 18 * 2 * 16));
     assert_eq!(s.crop, Crop { left: 0, right: 0, top: 0, bottom: 4 });
     assert_eq!(s.display_size(), (704, 572));
+    assert!(s.interlaced);
+    assert_eq!(s.describe(), "H.264 High, 4:2:0 8-bit, interlaced");
     // max_dec_frame_buffering 1, max_num_ref_frames 1.
     assert_eq!((s.max_dpb_frames, s.max_num_ref_frames), (1, 1));
 }

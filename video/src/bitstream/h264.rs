@@ -104,6 +104,7 @@ pub fn parse_sps(rbsp: &[u8]) -> Result<SequenceInfo, ParseError> {
         coded_width,
         coded_height,
         crop,
+        interlaced: !frame_mbs_only,
         max_dpb_frames,
         max_num_ref_frames,
     })
@@ -323,6 +324,7 @@ mod tests {
         assert_eq!((s.coded_width, s.coded_height), (1280, 23 * 2 * 16));
         assert_eq!(s.crop, Crop { left: 0, right: 0, top: 0, bottom: 16 });
         assert_eq!(s.display_size(), (1280, 720));
+        assert!(s.interlaced);
         // No VUI: level 4.1's MaxDpbMbs 32768 over 80 x 46 macroblocks is 8 frames.
         assert_eq!((s.max_num_ref_frames, s.max_dpb_frames), (3, 8));
     }

@@ -89,6 +89,7 @@ pub fn parse_sps(rbsp: &[u8]) -> Result<SequenceInfo, ParseError> {
         coded_width,
         coded_height,
         crop,
+        interlaced: false,
         max_dpb_frames,
         // H.265 does not cap references apart from the DPB: a picture may
         // refer to every other picture it holds.

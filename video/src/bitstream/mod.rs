@@ -58,6 +58,10 @@ pub struct SequenceInfo {
     pub coded_width: u32,
     pub coded_height: u32,
     pub crop: Crop,
+    /// H.264 field or MBAFF coding (`frame_mbs_only_flag` 0): decoders take
+    /// a different picture layout. H.265 codes fields as whole pictures, so
+    /// it is always `false` there.
+    pub interlaced: bool,
     /// Pictures the decoded picture buffer must hold: H.264's
     /// `max_dec_frame_buffering` (the VUI's, else the level's MaxDpbFrames),
     /// H.265's `sps_max_dec_pic_buffering_minus1 + 1` of the highest sub-layer.
@@ -86,7 +90,8 @@ impl SequenceInfo {
         }
     }
 
-    /// "H.265 Main 10, 4:2:0 10-bit": how messages name the stream's format.
+    /// "H.265 Main 10, 4:2:0 10-bit" (", interlaced" for H.264 fields): how
+    /// messages name the stream's format.
     pub fn describe(&self) -> String {
         let chroma = match self.chroma {
             ChromaFormat::Mono => "4:0:0",
@@ -99,7 +104,8 @@ impl SequenceInfo {
         } else {
             format!("{}/{}-bit", self.bit_depth_luma, self.bit_depth_chroma)
         };
-        format!("{} {}, {chroma} {depth}", self.codec.name(), self.profile)
+        let fields = if self.interlaced { ", interlaced" } else { "" };
+        format!("{} {}, {chroma} {depth}{fields}", self.codec.name(), self.profile)
     }
 }
 
