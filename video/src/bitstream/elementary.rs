@@ -145,6 +145,8 @@ pub fn read_parameter_sets(path: &Path, tools: &FfmpegTools) -> Result<Parameter
 }
 
 /// Reads `reader` until the first SPS is whole; `None` when it ends first.
+/// Each read takes as much as has been read so far (64 KiB at first), so
+/// scanning the growing buffer again after each read stays linear overall.
 fn scan(mut reader: impl Read, codec: Codec, path: &Path) -> Result<Option<ParameterSets>> {
     let bad = |e: ParseError| VideoError::Bitstream {
         path: Shown::new(path),
@@ -152,22 +154,20 @@ fn scan(mut reader: impl Read, codec: Codec, path: &Path) -> Result<Option<Param
         reason: e.to_string(),
     };
     let mut stream = Vec::new();
-    let mut chunk = vec![0u8; 64 << 10];
     loop {
-        let n = match reader.read(&mut chunk) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(VideoError::io(path, None, e)),
-        };
-        stream.extend_from_slice(&chunk[..n]);
-        let at_end = n == 0;
+        let want = stream.len().max(64 << 10) as u64;
+        let n = (&mut reader)
+            .take(want)
+            .read_to_end(&mut stream)
+            .map_err(|e| VideoError::io(path, None, e))?;
+        let at_end = (n as u64) < want;
         if let Some(sets) = parameter_sets(&stream, codec, at_end).map_err(bad)? {
             return Ok(Some(sets));
         }
         if at_end {
             return Ok(None);
         }
-        if stream.len() > SCAN_LIMIT {
+        if stream.len() >= SCAN_LIMIT {
             return Err(bad(ParseError::new(format!(
                 "no sequence parameter set in the first {} MiB",
                 SCAN_LIMIT >> 20
@@ -207,6 +207,17 @@ mod tests {
         assert_eq!(Codec::from_extension(Path::new("a.h265")), Some(Codec::H265));
         assert_eq!(Codec::from_extension(Path::new("a.mp4")), None);
         assert_eq!(Codec::from_extension(Path::new("h264")), None);
+    }
+
+    #[test]
+    fn an_endless_stream_without_sps_gives_up() {
+        let err = scan(std::io::repeat(0xff), Codec::H265, Path::new("s.hevc")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "s.hevc: H.265 stream: no sequence parameter set in the first 16 MiB"
+        );
+        // A stream that ends without one is `None`, for the caller to name.
+        assert!(scan(&[0u8, 0, 1, 0x02, 1][..], Codec::H265, Path::new("s")).unwrap().is_none());
     }
 
     #[test]
