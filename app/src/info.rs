@@ -148,7 +148,7 @@ fn decode_profile(s: &SequenceInfo) -> DecodeProfile {
 /// the device offers for it and that vqscope does not use it yet.
 fn verdict(s: &SequenceInfo, device: &str, support: &DecodeSupport) -> String {
     let what = s.describe();
-    let c = match support {
+    let (c, queues) = match support {
         DecodeSupport::MissingExtensions(missing) => {
             return format!(
                 "no — {device} has no video decode queue (it lacks {})",
@@ -161,7 +161,7 @@ fn verdict(s: &SequenceInfo, device: &str, support: &DecodeSupport) -> String {
         DecodeSupport::ProfileNotSupported(result) => {
             return format!("no — {device} does not decode {what} ({result:?})");
         }
-        DecodeSupport::Supported { capabilities, .. } => capabilities,
+        DecodeSupport::Supported { capabilities, queue_count, .. } => (capabilities, *queue_count),
     };
     let (max_w, max_h) = c.max_coded_extent;
     let (min_w, min_h) = c.min_coded_extent;
@@ -194,9 +194,10 @@ fn verdict(s: &SequenceInfo, device: &str, support: &DecodeSupport) -> String {
         None => String::new(),
     };
     format!(
-        "{what} offered by {device}, up to {max_w}x{max_h}, {} DPB slots{max_level} \
-         — not used yet: vqscope decodes with ffmpeg",
-        c.max_dpb_slots
+        "{what} offered by {device}, up to {max_w}x{max_h}, {} DPB slots{max_level}, \
+         {queues} decode queue{} — not used yet: vqscope decodes with ffmpeg",
+        c.max_dpb_slots,
+        if queues == 1 { "" } else { "s" }
     )
 }
 
@@ -246,7 +247,7 @@ mod tests {
         assert_eq!(
             verdict(&main10(), "GPU", &offered((8192, 8192), 16, 186)),
             "H.265 Main 10, 4:2:0 10-bit offered by GPU, up to 8192x8192, 16 DPB slots, \
-             level 6.2 — not used yet: vqscope decodes with ffmpeg"
+             level 6.2, 7 decode queues — not used yet: vqscope decodes with ffmpeg"
         );
     }
 
