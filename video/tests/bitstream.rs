@@ -194,3 +194,34 @@ fn missing_ffmpeg_is_one_clear_line() {
     // Raw streams need no ffmpeg at all.
     assert!(read_parameter_sets(&data("h264_high_854x480.h264"), &tools).is_ok());
 }
+
+#[test]
+fn damaged_parameter_sets_give_errors_not_panics() {
+    // Every truncation and every single-bit flip of the first parameter
+    // sets of real streams: the parser must answer Ok or Err (overflow
+    // checks are on in tests, so arithmetic on garbage shows too).
+    use vqscope_video::bitstream::parameter_sets;
+    for (name, codec) in [
+        ("h264_high_854x480.h264", Codec::H264),
+        ("h264_interlaced_704x572.h264", Codec::H264),
+        ("h264_nal_hrd_352x288.h264", Codec::H264),
+        ("hevc_main10_1918x1078.hevc", Codec::H265),
+        ("hevc_main_2sublayers_352x288.hevc", Codec::H265),
+    ] {
+        let bytes = std::fs::read(data(name)).unwrap();
+        // The parameter sets sit in the first 200 bytes of these streams.
+        let head = &bytes[..200];
+        assert!(parameter_sets(head, codec, false).unwrap().is_some(), "{name}");
+        let mut outcomes = [0usize; 2];
+        for len in 0..head.len() {
+            outcomes[parameter_sets(&head[..len], codec, true).is_ok() as usize] += 1;
+        }
+        for bit in 0..head.len() * 8 {
+            let mut flipped = head.to_vec();
+            flipped[bit / 8] ^= 0x80 >> (bit % 8);
+            outcomes[parameter_sets(&flipped, codec, false).is_ok() as usize] += 1;
+        }
+        // Both kinds of answer happen: the damage reaches the parser.
+        assert!(outcomes[0] > 0 && outcomes[1] > 0, "{name}: {outcomes:?}");
+    }
+}
