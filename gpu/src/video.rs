@@ -142,15 +142,20 @@ impl GpuContext {
             .picture_layout(layout);
         let mut h265_profile =
             vk::VideoDecodeH265ProfileInfoKHR::default().std_profile_idc(profile.profile_idc);
+        // A depth Vulkan Video has no flag for (9, 14 bits) cannot even be
+        // asked: the profile structure must name one. Monochrome names none
+        // for chroma.
+        let unsupported = vk::Result::ERROR_VIDEO_PROFILE_FORMAT_NOT_SUPPORTED_KHR;
+        let luma_depth = component_depth(profile.luma_bit_depth).ok_or(unsupported)?;
         let chroma_depth = if profile.chroma == vk::VideoChromaSubsamplingFlagsKHR::MONOCHROME {
             vk::VideoComponentBitDepthFlagsKHR::INVALID
         } else {
-            component_depth(profile.chroma_bit_depth)
+            component_depth(profile.chroma_bit_depth).ok_or(unsupported)?
         };
         let info = vk::VideoProfileInfoKHR::default()
             .video_codec_operation(profile.operation)
             .chroma_subsampling(profile.chroma)
-            .luma_bit_depth(component_depth(profile.luma_bit_depth))
+            .luma_bit_depth(luma_depth)
             .chroma_bit_depth(chroma_depth);
         let info = if h265 {
             info.push_next(&mut h265_profile)
@@ -203,14 +208,13 @@ impl GpuContext {
     }
 }
 
-/// Vulkan's bit depth flag for a component depth; `INVALID` for depths
-/// Vulkan Video has no flag for (the driver then refuses the profile).
-fn component_depth(bits: u32) -> vk::VideoComponentBitDepthFlagsKHR {
+/// Vulkan's bit depth flag for a component depth, if it has one.
+fn component_depth(bits: u32) -> Option<vk::VideoComponentBitDepthFlagsKHR> {
     match bits {
-        8 => vk::VideoComponentBitDepthFlagsKHR::TYPE_8,
-        10 => vk::VideoComponentBitDepthFlagsKHR::TYPE_10,
-        12 => vk::VideoComponentBitDepthFlagsKHR::TYPE_12,
-        _ => vk::VideoComponentBitDepthFlagsKHR::INVALID,
+        8 => Some(vk::VideoComponentBitDepthFlagsKHR::TYPE_8),
+        10 => Some(vk::VideoComponentBitDepthFlagsKHR::TYPE_10),
+        12 => Some(vk::VideoComponentBitDepthFlagsKHR::TYPE_12),
+        _ => None,
     }
 }
 

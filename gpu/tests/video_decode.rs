@@ -48,5 +48,20 @@ fn decode_support_for_h264_high_and_h265_main10() {
             | DecodeSupport::ProfileNotSupported(_) => {}
         }
     }
+    // 14-bit samples have no Vulkan Video flag: refused without asking the driver.
+    let odd = ctx
+        .video_decode_support(&profile(vk::VideoCodecOperationFlagsKHR::DECODE_H265, 4, 14))
+        .unwrap();
+    assert!(
+        matches!(
+            odd,
+            DecodeSupport::MissingExtensions(_)
+                | DecodeSupport::NoDecodeQueue
+                | DecodeSupport::ProfileNotSupported(
+                    vk::Result::ERROR_VIDEO_PROFILE_FORMAT_NOT_SUPPORTED_KHR
+                )
+        ),
+        "{odd:?}"
+    );
     assert_no_validation_messages();
 }
