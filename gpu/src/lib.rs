@@ -2,7 +2,8 @@
 //! instance and device choice, validation, buffers and images through
 //! gpu-allocator, compute pipelines from the shaders crate's records
 //! (SPIR-V and the layout read from it), command submission with timeline
-//! semaphores, timestamp queries, and a window's surface and swapchain.
+//! semaphores, timestamp queries, a window's surface and swapchain, and
+//! what the device offers for video decode.
 //! It knows nothing of UI or VMAF. All of vqscope's `unsafe` is here.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -21,6 +22,7 @@ pub mod testing;
 mod timing;
 mod transfer;
 mod validation;
+mod video;
 
 /// The `ash` this context was built with, so crates that drive extensions of
 /// their own (the renderer's surface and swapchain) name the very same types
@@ -40,3 +42,4 @@ pub use swapchain::{Acquired, Presented, Swapchain, SwapchainDesc};
 pub use timing::{Timestamps, keep_busy, median, phase_medians};
 pub use transfer::{download_buffer, download_image, upload_buffer};
 pub use validation::all_messages as validation_messages;
+pub use video::{DecodeCapabilities, DecodeProfile, DecodeSupport};

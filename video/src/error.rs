@@ -90,6 +90,10 @@ pub enum VideoError {
     #[error("{path}: ffmpeg failed{}: {message}", at_frame(*frame))]
     Ffmpeg { path: Shown, frame: Option<u64>, message: String },
 
+    /// A malformed or missing parameter set in an H.264 or H.265 stream.
+    #[error("{path}: {codec} stream: {reason}")]
+    Bitstream { path: Shown, codec: &'static str, reason: String },
+
     #[error("{0}")]
     Mismatch(String),
 

@@ -44,7 +44,7 @@ use std::thread::JoinHandle;
 
 use crate::error::{Result, Shown, VideoError};
 use crate::frame::{ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, Transfer};
-use crate::input::{Assumed, SourceInfo, VideoSource};
+use crate::input::{Assumed, FFMPEG_READER, SourceInfo, VideoSource};
 use crate::y4m::Y4mStream;
 
 /// Bytes of decoded frames kept for stepping backwards.
@@ -201,7 +201,8 @@ pub fn probe_color(p: &Probe) -> ColorInfo {
     ColorInfo { matrix, range, transfer }
 }
 
-fn missing(path: &Path, program: &Path, e: std::io::Error) -> VideoError {
+/// The error for a tool that cannot be started: missing from PATH, or failing to run.
+pub(crate) fn missing(path: &Path, program: &Path, e: std::io::Error) -> VideoError {
     if e.kind() == std::io::ErrorKind::NotFound {
         VideoError::FfmpegMissing { path: Shown::new(path), program: program.display().to_string() }
     } else {
@@ -226,7 +227,7 @@ pub fn file_url(path: &Path) -> OsString {
 }
 
 /// Last meaningful line of a tool's stderr, for a one-line error.
-fn last_line(text: &str) -> String {
+pub(crate) fn last_line(text: &str) -> String {
     text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("no message").to_string()
 }
 
@@ -333,7 +334,7 @@ impl FfmpegSource {
             None => output_pix_fmt(&p.pix_fmt),
         };
         let container = p.format_name.split(',').next().unwrap_or("").to_string();
-        let mut description = format!("{} in {container} via ffmpeg", p.codec);
+        let mut description = format!("{} in {container}{FFMPEG_READER}", p.codec);
         if converted {
             description.push_str(&format!(" (converted from {})", p.pix_fmt));
         }

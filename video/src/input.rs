@@ -9,6 +9,9 @@ use std::path::PathBuf;
 use crate::error::{Result, Shown};
 use crate::frame::{ColorInfo, Frame, Geometry, Rational};
 
+/// The words in [`SourceInfo::description`] that mark an input ffmpeg decodes.
+pub(crate) const FFMPEG_READER: &str = " via ffmpeg";
+
 /// What vqscope knows about an input before reading frames.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SourceInfo {
@@ -46,6 +49,12 @@ impl Assumed {
 }
 
 impl SourceInfo {
+    /// Whether ffmpeg decodes this input (a compressed one), not vqscope's
+    /// own y4m and raw readers.
+    pub fn decoded_by_ffmpeg(&self) -> bool {
+        self.description.contains(FFMPEG_READER)
+    }
+
     /// The text `vqscope info` prints for one input, with the values in
     /// `assumed` marked as defaults (`BT.709 limited range (assumed: not
     /// tagged)`), so that a default is not read as a fact about the file.

@@ -4,6 +4,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bitstream;
 mod buffers;
 pub mod decode;
 pub mod error;

@@ -1,0 +1,338 @@
+//! The H.264 sequence parameter set (ITU-T H.264, 7.3.2.1.1 and the VUI of
+//! E.1.1), read as far as a decoder must know before its first picture: the
+//! profile and level, sample format, coded and cropped size, and how many
+//! pictures it must hold (the DPB).
+
+use super::bits::BitReader;
+use super::{Codec, Crop, ParseError, SequenceInfo};
+use crate::frame::ChromaFormat;
+
+/// Parses an SPS from its RBSP (the NAL header byte included).
+pub fn parse_sps(rbsp: &[u8]) -> Result<SequenceInfo, ParseError> {
+    let mut r = BitReader::new(rbsp);
+    r.skip(8)?; // NAL unit header
+    let profile_idc = r.bits(8)?;
+    let constraints = r.bits(8)?; // constraint_set0..5_flag, reserved_zero_2bits
+    let level_idc = r.bits(8)?;
+    r.ue_max(31, "seq_parameter_set_id")?;
+
+    let (mut chroma_format_idc, mut separate_planes, mut depth_luma, mut depth_chroma) =
+        (1, false, 8, 8);
+    if HIGH_PROFILES.contains(&profile_idc) {
+        chroma_format_idc = r.ue_max(3, "chroma_format_idc")?;
+        if chroma_format_idc == 3 {
+            separate_planes = r.flag()?;
+        }
+        depth_luma = 8 + r.ue_max(6, "bit_depth_luma_minus8")?;
+        depth_chroma = 8 + r.ue_max(6, "bit_depth_chroma_minus8")?;
+        r.skip(1)?; // qpprime_y_zero_transform_bypass_flag
+        if r.flag()? {
+            // seq_scaling_matrix_present_flag: 6 lists of 16, then 2 or 6 of 64.
+            let lists = if chroma_format_idc == 3 { 12 } else { 8 };
+            for i in 0..lists {
+                if r.flag()? {
+                    skip_scaling_list(&mut r, if i < 6 { 16 } else { 64 })?;
+                }
+            }
+        }
+    }
+    r.ue_max(12, "log2_max_frame_num_minus4")?;
+    match r.ue_max(2, "pic_order_cnt_type")? {
+        0 => {
+            r.ue_max(12, "log2_max_pic_order_cnt_lsb_minus4")?;
+        }
+        1 => {
+            r.skip(1)?; // delta_pic_order_always_zero_flag
+            r.se()?; // offset_for_non_ref_pic
+            r.se()?; // offset_for_top_to_bottom_field
+            let cycle = r.ue_max(255, "num_ref_frames_in_pic_order_cnt_cycle")?;
+            for _ in 0..cycle {
+                r.se()?;
+            }
+        }
+        _ => {}
+    }
+    let max_num_ref_frames = r.ue_max(16, "max_num_ref_frames")?;
+    r.skip(1)?; // gaps_in_frame_num_value_allowed_flag
+    let width_mbs = r.ue_max(1023, "pic_width_in_mbs_minus1")? + 1;
+    let height_map_units = r.ue_max(1023, "pic_height_in_map_units_minus1")? + 1;
+    let frame_mbs_only = r.flag()?;
+    if !frame_mbs_only {
+        r.skip(1)?; // mb_adaptive_frame_field_flag
+    }
+    r.skip(1)?; // direct_8x8_inference_flag
+    let offsets = if r.flag()? { [r.ue()?, r.ue()?, r.ue()?, r.ue()?] } else { [0; 4] };
+    let vui_dpb = if r.flag()? { vui_max_dec_frame_buffering(&mut r)? } else { None };
+
+    let chroma = chroma_format(chroma_format_idc)?;
+    // Frames of field-coded streams are two map units of macroblock rows high.
+    let height_mbs = height_map_units * if frame_mbs_only { 1 } else { 2 };
+    let (coded_width, coded_height) = (width_mbs * 16, height_mbs * 16);
+    // Cropping counts in chroma samples (luma pairs of rows for fields);
+    // equation 7-19 to 7-22.
+    let (shift_x, shift_y) = if separate_planes { (0, 0) } else { chroma.shifts() };
+    let (sub_x, sub_y) = (1 << shift_x, 1 << shift_y);
+    let unit_y = sub_y * if frame_mbs_only { 1 } else { 2 };
+    let [left, right, top, bottom] = offsets;
+    let crop = Crop {
+        left: left.saturating_mul(sub_x),
+        right: right.saturating_mul(sub_x),
+        top: top.saturating_mul(unit_y),
+        bottom: bottom.saturating_mul(unit_y),
+    };
+    if crop.left.saturating_add(crop.right) >= coded_width
+        || crop.top.saturating_add(crop.bottom) >= coded_height
+    {
+        return Err(ParseError::new(format!(
+            "the cropping window is empty (coded {coded_width}x{coded_height})"
+        )));
+    }
+    let level_1b =
+        level_idc == 11 && constraints & 0x10 != 0 && matches!(profile_idc, 66 | 77 | 88);
+    let max_dpb_frames = vui_dpb
+        .unwrap_or_else(|| level_dpb_frames(level_idc, level_1b, width_mbs * height_mbs))
+        // A stream may ask for more than its level allows; it then needs them.
+        .max(max_num_ref_frames);
+    Ok(SequenceInfo {
+        codec: Codec::H264,
+        profile_idc,
+        profile: h264_profile_name(profile_idc, constraints),
+        level_idc,
+        chroma,
+        bit_depth_luma: depth_luma,
+        bit_depth_chroma: depth_chroma,
+        coded_width,
+        coded_height,
+        crop,
+        interlaced: !frame_mbs_only,
+        max_dpb_frames,
+        max_num_ref_frames,
+    })
+}
+
+/// `profile_idc` values whose SPS carries chroma format, bit depths and
+/// scaling matrices (the `if( profile_idc == 100 || ...)` of 7.3.2.1.1).
+const HIGH_PROFILES: [u32; 13] = [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135];
+
+fn chroma_format(idc: u32) -> Result<ChromaFormat, ParseError> {
+    Ok(match idc {
+        0 => ChromaFormat::Mono,
+        1 => ChromaFormat::Yuv420,
+        2 => ChromaFormat::Yuv422,
+        3 => ChromaFormat::Yuv444,
+        _ => return Err(ParseError::new(format!("chroma_format_idc {idc} is out of range"))),
+    })
+}
+
+/// Reads past a `scaling_list()` (7.3.2.1.1.1): delta-coded entries until
+/// one makes the next scale 0 (then the rest repeat the last).
+fn skip_scaling_list(r: &mut BitReader<'_>, size: usize) -> Result<(), ParseError> {
+    let (mut last, mut next) = (8i32, 8i32);
+    for _ in 0..size {
+        if next != 0 {
+            let delta = r.se()?;
+            next = (last + delta).rem_euclid(256);
+        }
+        if next != 0 {
+            last = next;
+        }
+    }
+    Ok(())
+}
+
+/// The VUI's `max_dec_frame_buffering` (E.1.1), when the stream states it
+/// (`bitstream_restriction_flag`). Everything before it is read only to
+/// reach it.
+fn vui_max_dec_frame_buffering(r: &mut BitReader<'_>) -> Result<Option<u32>, ParseError> {
+    if r.flag()? {
+        // aspect_ratio_info_present_flag; 255 is Extended_SAR with 2x16 bits.
+        if r.bits(8)? == 255 {
+            r.skip(32)?;
+        }
+    }
+    if r.flag()? {
+        r.skip(1)?; // overscan_appropriate_flag
+    }
+    if r.flag()? {
+        // video_signal_type_present_flag: format, full range, then colour.
+        r.skip(4)?;
+        if r.flag()? {
+            r.skip(24)?;
+        }
+    }
+    if r.flag()? {
+        r.ue()?; // chroma_sample_loc_type_top_field
+        r.ue()?; // chroma_sample_loc_type_bottom_field
+    }
+    if r.flag()? {
+        r.skip(65)?; // num_units_in_tick, time_scale, fixed_frame_rate_flag
+    }
+    let nal_hrd = r.flag()?;
+    if nal_hrd {
+        skip_hrd_parameters(r)?;
+    }
+    let vcl_hrd = r.flag()?;
+    if vcl_hrd {
+        skip_hrd_parameters(r)?;
+    }
+    if nal_hrd || vcl_hrd {
+        r.skip(1)?; // low_delay_hrd_flag
+    }
+    r.skip(1)?; // pic_struct_present_flag
+    if !r.flag()? {
+        return Ok(None);
+    }
+    r.skip(1)?; // motion_vectors_over_pic_boundaries_flag
+    for _ in 0..5 {
+        // max_bytes_per_pic_denom, max_bits_per_mb_denom, log2_max_mv_length
+        // horizontal and vertical, max_num_reorder_frames
+        r.ue()?;
+    }
+    Ok(Some(r.ue_max(16, "max_dec_frame_buffering")?))
+}
+
+/// Reads past `hrd_parameters()` (E.1.2).
+fn skip_hrd_parameters(r: &mut BitReader<'_>) -> Result<(), ParseError> {
+    let count = r.ue_max(31, "cpb_cnt_minus1")? + 1;
+    r.skip(8)?; // bit_rate_scale, cpb_size_scale
+    for _ in 0..count {
+        r.ue()?; // bit_rate_value_minus1
+        r.ue()?; // cpb_size_value_minus1
+        r.skip(1)?; // cbr_flag
+    }
+    r.skip(20) // four 5-bit lengths and delays
+}
+
+/// MaxDpbFrames when the VUI does not say (A.3.1 item h, A.3.2 item f):
+/// the level's MaxDpbMbs (Table A-1) over the frame's macroblocks, at most 16.
+fn level_dpb_frames(level_idc: u32, level_1b: bool, frame_mbs: u32) -> u32 {
+    let max_dpb_mbs = match level_idc {
+        _ if level_1b => 396,
+        9 | 10 => 396,
+        11 => 900,
+        12 | 13 | 20 => 2376,
+        21 => 4752,
+        22 | 30 => 8100,
+        31 => 18000,
+        32 => 20480,
+        40 | 41 => 32768,
+        42 => 34816,
+        50 => 110400,
+        51 | 52 => 184320,
+        // Levels 6 to 6.2, and any later one: the largest in the table.
+        _ => 696320,
+    };
+    (max_dpb_mbs / frame_mbs.max(1)).min(16)
+}
+
+/// The profile's name as ffprobe prints it (A.2), with the constraint flags
+/// that make a subset profile (constraint_set1 on Baseline, constraint_set3
+/// on the intra-only High ones).
+fn h264_profile_name(profile_idc: u32, constraints: u32) -> &'static str {
+    let set = |n: u32| constraints & (0x80 >> n) != 0;
+    match profile_idc {
+        66 if set(1) => "Constrained Baseline",
+        66 => "Baseline",
+        77 => "Main",
+        88 => "Extended",
+        100 => "High",
+        110 if set(3) => "High 10 Intra",
+        110 => "High 10",
+        122 if set(3) => "High 4:2:2 Intra",
+        122 => "High 4:2:2",
+        244 if set(3) => "High 4:4:4 Intra",
+        244 => "High 4:4:4 Predictive",
+        44 => "CAVLC 4:4:4",
+        _ => "unknown",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dpb_from_the_level_when_the_vui_is_silent() {
+        // 854x480 is 54x30 macroblocks; level 3's MaxDpbMbs 8100 holds 5.
+        assert_eq!(level_dpb_frames(30, false, 54 * 30), 5);
+        // 1080p (120x68) at level 4.1: 32768 / 8160 = 4.
+        assert_eq!(level_dpb_frames(41, false, 120 * 68), 4);
+        // Tiny frames are capped at 16.
+        assert_eq!(level_dpb_frames(51, false, 1), 16);
+        // Level 1b is level_idc 11 with constraint_set3 in the Baseline family.
+        assert_eq!(level_dpb_frames(11, true, 99), 4);
+        assert_eq!(level_dpb_frames(11, false, 99), 9);
+    }
+
+    /// Writes syntax elements as the standard encodes them (9.1), so that a
+    /// test can build the SPS paths x264 never takes.
+    #[derive(Default)]
+    struct Writer(Vec<bool>);
+
+    impl Writer {
+        fn u(&mut self, bits: u32, value: u32) -> &mut Self {
+            self.0.extend((0..bits).rev().map(|i| (value >> i) & 1 == 1));
+            self
+        }
+        fn ue(&mut self, value: u32) -> &mut Self {
+            let code = value + 1;
+            let len = 32 - code.leading_zeros();
+            self.u(len - 1, 0).u(len, code)
+        }
+        fn se(&mut self, value: i32) -> &mut Self {
+            self.ue(if value > 0 { 2 * value as u32 - 1 } else { (-2 * value) as u32 })
+        }
+        /// The RBSP: the bits, then rbsp_stop_one_bit and zero padding.
+        fn rbsp(&mut self) -> Vec<u8> {
+            self.0.push(true);
+            self.0
+                .chunks(8)
+                .map(|c| c.iter().fold(0, |b, &bit| (b << 1) | u8::from(bit)) << (8 - c.len()))
+                .collect()
+        }
+    }
+
+    /// x264 puts its scaling lists in the PPS and never writes POC type 1,
+    /// so this SPS is written by hand. (Given a start code, ffmpeg's
+    /// `trace_headers` reads it with the same values, down to
+    /// `rbsp_stop_one_bit`.)
+    #[test]
+    fn scaling_lists_poc_type_1_and_fields() {
+        let mut w = Writer::default();
+        w.u(8, 0x67).u(8, 100).u(8, 0).u(8, 41).ue(0); // header, High, level 4.1, id 0
+        w.ue(1).ue(0).ue(0).u(1, 0); // 4:2:0, 8-bit, no transform bypass
+        w.u(1, 1); // seq_scaling_matrix_present_flag
+        // List 0: one delta that makes nextScale 0 (use the default list) ends it.
+        w.u(1, 1).se(-8);
+        w.u(1, 0).u(1, 0).u(1, 0).u(1, 0).u(1, 0);
+        // List 6 (8x8): all 64 deltas 0, nextScale stays 8.
+        w.u(1, 1);
+        for _ in 0..64 {
+            w.se(0);
+        }
+        w.u(1, 0); // list 7
+        w.ue(0); // log2_max_frame_num_minus4
+        // pic_order_cnt_type 1 with a cycle of two offsets.
+        w.ue(1).u(1, 0).se(-2).se(1).ue(2).se(3).se(-1);
+        w.ue(3).u(1, 0); // max_num_ref_frames 3, no gaps
+        w.ue(79).ue(22); // 80 macroblocks wide, 23 map units (field pairs) high
+        w.u(1, 0).u(1, 1).u(1, 1); // fields, MBAFF, direct_8x8_inference
+        w.u(1, 1).ue(0).ue(0).ue(0).ue(4); // crop 4 units (2 x 2 rows) at the bottom
+        w.u(1, 0); // no VUI
+        let s = parse_sps(&w.rbsp()).unwrap();
+        assert_eq!((s.profile, s.level_idc, s.chroma), ("High", 41, ChromaFormat::Yuv420));
+        assert_eq!((s.coded_width, s.coded_height), (1280, 23 * 2 * 16));
+        assert_eq!(s.crop, Crop { left: 0, right: 0, top: 0, bottom: 16 });
+        assert_eq!(s.display_size(), (1280, 720));
+        assert!(s.interlaced);
+        // No VUI: level 4.1's MaxDpbMbs 32768 over 80 x 46 macroblocks is 8 frames.
+        assert_eq!((s.max_num_ref_frames, s.max_dpb_frames), (3, 8));
+    }
+
+    #[test]
+    fn truncated_sps_is_an_error() {
+        // High profile, level 4, then nothing.
+        let err = parse_sps(&[0x67, 100, 0, 40]).unwrap_err();
+        assert_eq!(err.to_string(), "the parameter set ends early");
+    }
+}
