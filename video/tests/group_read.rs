@@ -15,20 +15,6 @@ fn clip(name: &str, frames: u32) -> PathBuf {
     write_temp(name, &y4m_bytes(HEADER, &plane_dims(4, 2, Some((2, 2))), 8, frames, &bare))
 }
 
-/// A named pipe fed with `file`'s bytes, so that the input's length is not
-/// known until it ends.
-fn fifo_of(file: &Path, name: &str) -> (PathBuf, std::thread::JoinHandle<()>) {
-    let fifo = temp_path(name);
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let bytes = std::fs::read(file).unwrap();
-    let path = fifo.clone();
-    let feeder = std::thread::spawn(move || {
-        let mut w = std::fs::OpenOptions::new().write(true).open(path).unwrap();
-        std::io::Write::write_all(&mut w, &bytes).unwrap();
-    });
-    (fifo, feeder)
-}
-
 /// Every pair a pair of its own reads, and its warnings at the end.
 fn pairs_alone(
     reference: &Path,

@@ -17,23 +17,6 @@ fn clip(
     write_temp(name, &y4m_bytes(header, dims, depth, frames, &bare))
 }
 
-/// A named pipe fed with the bytes of `file` by a thread (join it once
-/// the pipe is read), so the input is a stream rather than a file.
-fn fifo_of(
-    file: &std::path::Path,
-    name: &str,
-) -> (std::path::PathBuf, std::thread::JoinHandle<()>) {
-    let fifo = temp_path(name);
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let bytes = std::fs::read(file).unwrap();
-    let path = fifo.clone();
-    let feeder = std::thread::spawn(move || {
-        let mut w = std::fs::OpenOptions::new().write(true).open(path).unwrap();
-        std::io::Write::write_all(&mut w, &bytes).unwrap();
-    });
-    (fifo, feeder)
-}
-
 fn d420(w: u32, h: u32) -> Vec<(u32, u32)> {
     plane_dims(w, h, Some((2, 2)))
 }

@@ -96,3 +96,20 @@ pub fn write_temp(name: &str, bytes: &[u8]) -> PathBuf {
     std::fs::write(&p, bytes).unwrap();
     p
 }
+
+/// A named pipe fed with the bytes of `file` by a thread (join it once
+/// the pipe is read), so the input is a stream rather than a file.
+pub fn fifo_of(
+    file: &std::path::Path,
+    name: &str,
+) -> (std::path::PathBuf, std::thread::JoinHandle<()>) {
+    let fifo = temp_path(name);
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let bytes = std::fs::read(file).unwrap();
+    let path = fifo.clone();
+    let feeder = std::thread::spawn(move || {
+        let mut w = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        std::io::Write::write_all(&mut w, &bytes).unwrap();
+    });
+    (fifo, feeder)
+}
