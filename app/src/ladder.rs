@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 use vqscope_gpu::{ContextOptions, GpuContext};
+use vqscope_metrics::MetricsError;
 use vqscope_metrics::frontend::{ModelLabel, REPORT_VERSION, open_distorted, pooled_lines};
 use vqscope_metrics::pipeline::FrameScores;
 use vqscope_metrics::report::{Format, ReportStream};
@@ -219,6 +220,9 @@ struct Lane {
     warned: usize,
     /// Set once the lane failed; it scores nothing more.
     failed: bool,
+    /// Its rendition turned out longer or shorter than announced while it
+    /// shared reference-only features with others: score it again alone.
+    diverged: bool,
 }
 
 /// Scores every rendition against `reference`: one result per rendition,
@@ -256,21 +260,51 @@ pub(crate) fn score(
     let mut opened = opened.into_iter().peekable();
     while opened.peek().is_some() {
         let chunk: Vec<_> = opened.by_ref().take(per_chunk).collect();
-        let reference = match source.take() {
+        let input = match source.take() {
             Some(s) => Ok(s),
             None => open_input(reference, options.raw).map_err(anyhow::Error::from),
         };
-        match reference {
-            Ok(reference) => score_chunk(&ctx, reference, chunk, options, started, &mut results)?,
+        let again = match input {
+            Ok(input) => score_chunk(&ctx, input, chunk, options, started, &mut results, true)?,
             Err(e) => {
                 let line = crate::one_line(&e);
                 for (index, ..) in chunk {
                     results[index] = Err(anyhow!("{line}"));
                 }
+                Vec::new()
             }
+        };
+        if !again.is_empty() {
+            score_again(&ctx, reference, again, options, started, &mut results)?;
         }
     }
     Ok(results)
+}
+
+/// Scores renditions once more without sharing anything but the
+/// reference's reading and upload (their lengths were not as announced).
+fn score_again(
+    ctx: &Arc<GpuContext>,
+    reference: &Path,
+    again: Vec<(usize, Rendition)>,
+    options: &Options,
+    started: Instant,
+    results: &mut [Result<()>],
+) -> Result<()> {
+    let source = open_input(reference, options.raw)?;
+    let mut chunk = Vec::new();
+    for (index, rendition) in again {
+        let opened =
+            open_distorted(source.as_ref(), &rendition.distorted, options.raw, rendition.scale);
+        match opened {
+            Ok(distorted) => chunk.push((index, rendition, distorted)),
+            Err(e) => results[index] = Err(e.into()),
+        }
+    }
+    if !chunk.is_empty() {
+        score_chunk(ctx, source, chunk, options, started, results, false)?;
+    }
+    Ok(())
 }
 
 /// How many of `renditions` one pass scores: the most whose upload slot
@@ -284,7 +318,11 @@ fn lanes_per_pass(geometry: Geometry, limit: u64, renditions: usize) -> usize {
 }
 
 /// Scores `chunk`'s renditions (opened, with their place in `results`)
-/// against `source` in one pass: one group, one scorer.
+/// against `source` in one pass: one group, one scorer. With `share`, and
+/// when every rendition announces the same number of frames to score,
+/// features that read only the reference (motion) run once for all; the
+/// renditions whose length then turns out otherwise are returned, to be
+/// scored again without that.
 fn score_chunk(
     ctx: &Arc<GpuContext>,
     source: Box<dyn VideoSource>,
@@ -292,7 +330,8 @@ fn score_chunk(
     options: &Options,
     started: Instant,
     results: &mut [Result<()>],
-) -> Result<()> {
+    share: bool,
+) -> Result<Vec<(usize, Rendition)>> {
     let geometry = source.info().geometry;
     let workers = vqscope_video::read_ahead::workers_per_input(chunk.len() + 1);
     let (mut kept, distorted): (Vec<_>, Vec<_>) =
@@ -314,11 +353,13 @@ fn score_chunk(
             print_new_warnings(&rendition.name, &group.warnings(k)[warned[k]..]);
             results[index] = Err(anyhow!("no frames to score"));
         }
-        return Ok(());
+        return Ok(Vec::new());
     }
-    let scorer = build_scorer(ctx, geometry, &mut kept, &mut group, results);
+    let counts: Vec<Option<u64>> = (0..kept.len()).map(|k| group.frame_count(k)).collect();
+    let same_frames = share && counts[0].is_some() && counts.iter().all(|c| *c == counts[0]);
+    let scorer = build_scorer(ctx, geometry, &mut kept, &mut group, results, same_frames);
     let _ = ctx.save_pipeline_cache();
-    let Some(mut scorer) = scorer else { return Ok(()) };
+    let Some(mut scorer) = scorer else { return Ok(Vec::new()) };
     let mut lanes = Vec::new();
     for (k, (index, rendition)) in kept.into_iter().enumerate() {
         let frames = match &rendition.report {
@@ -328,7 +369,15 @@ fn score_chunk(
         };
         match frames {
             Ok(frames) => {
-                lanes.push(Lane { index, rendition, frames, warned: warned[k], failed: false })
+                let warned = warned[k];
+                lanes.push(Lane {
+                    index,
+                    rendition,
+                    frames,
+                    warned,
+                    failed: false,
+                    diverged: false,
+                })
             }
             Err(e) => {
                 results[index] = Err(e);
@@ -339,6 +388,7 @@ fn score_chunk(
                     frames: ReportStream::pool_only(options.subsample),
                     warned: warned[k],
                     failed: true,
+                    diverged: false,
                 });
             }
         }
@@ -364,7 +414,12 @@ fn score_chunk(
     for (index, e) in failures {
         results[index] = Err(e);
     }
+    let mut again = Vec::new();
     for (k, lane) in lanes.into_iter().enumerate() {
+        if lane.diverged {
+            again.push((lane.index, lane.rendition));
+            continue;
+        }
         if lane.failed {
             continue;
         }
@@ -381,7 +436,7 @@ fn score_chunk(
             Ok(())
         });
     }
-    Ok(())
+    Ok(again)
 }
 
 /// Hands each lane its scored frames; a lane whose input or features
@@ -399,6 +454,12 @@ fn deliver(
         }
         let failure = match (group.take_failure(k), scorer.take_failure(k)) {
             (Some(e), _) => Some(anyhow::Error::from(e)),
+            (None, Some(MetricsError::LanesDiverged)) => {
+                lane.failed = true;
+                lane.diverged = true;
+                group.close_lane(k);
+                None
+            }
             (None, Some(e)) => Some(e.into()),
             (None, None) => frames
                 .iter()
@@ -431,9 +492,10 @@ fn build_scorer(
     kept: &mut Vec<(usize, Rendition)>,
     group: &mut Group,
     results: &mut [Result<()>],
+    same_frames: bool,
 ) -> Option<Scorer> {
     let selections: Vec<&Selection> = kept.iter().map(|(_, r)| &r.selection).collect();
-    if let Ok(scorer) = Scorer::with_lanes(ctx, geometry, &selections) {
+    if let Ok(scorer) = Scorer::with_lanes(ctx, geometry, &selections, same_frames) {
         return Some(scorer);
     }
     // Which lanes fail: each built alone (the pipeline cache makes the
@@ -455,7 +517,7 @@ fn build_scorer(
     if selections.is_empty() {
         return None;
     }
-    match Scorer::with_lanes(ctx, geometry, &selections) {
+    match Scorer::with_lanes(ctx, geometry, &selections, same_frames) {
         Ok(scorer) => Some(scorer),
         Err(e) => {
             let line = crate::one_line(&e.into());

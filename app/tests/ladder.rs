@@ -86,6 +86,45 @@ fn ladder_reports_equal_separate_runs() {
     }
 }
 
+/// Renditions that announce the same length share the features that read
+/// only the reference (motion); one that then ends early (an mp4 cut in
+/// half still announces its ten frames) is scored again on its own lane:
+/// every report still equals a separate run's.
+#[test]
+fn ladder_shares_motion_and_rescores_a_rendition_shorter_than_announced() {
+    let dir = scratch("shared");
+    let p = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    let (r, a, b, full) = (p("ref.y4m"), p("a.y4m"), p("b.y4m"), p("full.mp4"));
+    let src = "testsrc2=size=96x64:rate=25";
+    ffmpeg(&["-f", "lavfi", "-i", src, "-frames:v", "10", "-pix_fmt", "yuv420p", &r]);
+    ffmpeg(&["-i", &r, "-vf", "boxblur=1", "-pix_fmt", "yuv420p", &a]);
+    ffmpeg(&["-i", &r, "-vf", "noise=alls=20:allf=t", "-pix_fmt", "yuv420p", &b]);
+    ffmpeg(&["-i", &r, "-c:v", "mpeg4", "-movflags", "+faststart", &full]);
+    let bytes = std::fs::read(&full).unwrap();
+    let cut = p("cut.mp4");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    for (case, renditions) in [("same", vec![&a, &b]), ("cut", vec![&a, &b, &cut])] {
+        let out = dir.join(case);
+        let mut args = vec!["score", "-r", &r];
+        for d in &renditions {
+            args.extend(["-d", d.as_str()]);
+        }
+        args.extend(["--scale-distorted", "--json", "-q", "-o", out.to_str().unwrap()]);
+        args.extend(FEATURES);
+        let ladder = vqscope(&args);
+        let stderr = text(&ladder.stderr);
+        assert!(ladder.status.success(), "{case}: {stderr}");
+        assert!(!stderr.contains("[vulkan"), "validation messages:\n{stderr}");
+        for d in renditions {
+            let name = Path::new(d).file_stem().unwrap().to_string_lossy().into_owned();
+            let own = dir.join(format!("own-{name}.json"));
+            separate(&r, d, &own);
+            let ours = values(&out.join(format!("{name}.json")));
+            assert_eq!(ours, values(&own), "{case}, rendition {name}: ladder and own run differ");
+        }
+    }
+}
+
 #[test]
 fn folder_output_and_same_stems() {
     let dir = scratch("names");

@@ -95,6 +95,12 @@ pub enum MetricsError {
     /// the pipeline it was built for.
     #[error("{0}")]
     Usage(String),
+    /// Lanes built to see the same frames (sharing the instances that read
+    /// only the reference) were pushed different frames: their values near
+    /// the end may differ from a run of their own. Score them again
+    /// without sharing.
+    #[error("the renditions did not have the frame counts they announced")]
+    LanesDiverged,
     /// The GPU could not set up or run a kernel.
     #[error("GPU: {0}")]
     Gpu(#[from] vqscope_gpu::GpuError),

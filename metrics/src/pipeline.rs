@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use vqscope_gpu::{Buffer, GpuContext, Recorder, Submitter, Ticket, Timestamps};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, Ticket, Timestamps};
 use vqscope_video::{DeviceFrame, Frame, FrameGroup, FramePair, FrameUploader, Geometry};
 
 use crate::MetricsError;
@@ -145,16 +145,21 @@ struct Instance {
     /// First result word and word count in a slot's result buffer.
     offset: u32,
     words: u32,
-    /// The frame table column of each of the instance's values.
-    columns: Vec<usize>,
+    /// The lanes its values go to (one, or every lane of a ladder for an
+    /// instance that reads only the reference), each with the frame table
+    /// column of each value.
+    users: Vec<(usize, Vec<usize>)>,
 }
 
-/// One rendition of the pipeline: its instances, the names of its values
-/// and its frames still waiting for values.
+/// One rendition of the pipeline: the names of its values and its frames
+/// still waiting for values.
 struct Lane {
-    instances: Vec<Instance>,
+    /// The instances whose values fill its rows, in report order.
+    uses: Vec<usize>,
     names: Arc<[String]>,
     pending: BTreeMap<u64, PendingRow>,
+    /// The frames pushed with the lane present: `first..end`.
+    frames: Option<(u64, u64)>,
     /// Why the lane stopped (an instance refused a frame); it records and
     /// delivers nothing more.
     failure: Option<MetricsError>,
@@ -165,7 +170,7 @@ struct InFlight {
     ticket: Ticket,
     slot: usize,
     index: u64,
-    /// Per lane, whether its kernels ran on this frame.
+    /// Per instance, whether its kernels ran on this frame.
     recorded: Vec<bool>,
 }
 
@@ -186,6 +191,7 @@ pub struct ScorePipeline {
     /// Declared before the resources its submissions use (see above).
     submitter: Submitter,
     uploader: FrameUploader,
+    instances: Vec<Instance>,
     lanes: Vec<Lane>,
     result_words: u32,
     results: Vec<Buffer>,
@@ -228,104 +234,126 @@ fn earlier_luma<'a>(
     earlier.map(|s| uploaded_plane(uploader.slot_buffer(s), frame, 0))
 }
 
-/// A built extractor and its feature's name.
-type Built = (&'static str, Box<dyn Extractor>);
+/// What one instance is built from: its request and the lanes that use it.
+struct Plan<'a> {
+    request: &'a Request,
+    subsample: u64,
+    lanes: Vec<usize>,
+}
 
-/// Builds every instance of `sets` (one list per lane), each on a thread of
-/// its own: building is mostly the driver compiling pipelines (or finding
-/// them in the cache), which runs in parallel. The first error in lane and
-/// report order wins.
+/// The instances `sets` need (lane `k` asks for `sets[k]`) and, per lane,
+/// the plans it uses in report order. With `share_reference_only`, a
+/// request that reads only the reference and is asked the same way by
+/// several lanes is planned once for all of them.
+fn plan<'a>(
+    sets: &[&'a FeatureSet],
+    share_reference_only: bool,
+) -> (Vec<Plan<'a>>, Vec<Vec<usize>>) {
+    let mut plans: Vec<Plan<'a>> = Vec::new();
+    let mut uses = Vec::new();
+    for (k, set) in sets.iter().enumerate() {
+        let subsample = set.subsample.max(1);
+        let mut lane = Vec::new();
+        for request in set.ordered() {
+            let shared = plans.iter().position(|p| {
+                share_reference_only
+                    && !request.feature.reads_distorted()
+                    && p.request.feature.name() == request.feature.name()
+                    && p.request.options.same_as(&request.options)
+                    && p.subsample == subsample
+            });
+            let at = shared.unwrap_or_else(|| {
+                plans.push(Plan { request, subsample, lanes: Vec::new() });
+                plans.len() - 1
+            });
+            plans[at].lanes.push(k);
+            lane.push(at);
+        }
+        uses.push(lane);
+    }
+    (plans, uses)
+}
+
+/// Builds every planned instance, each on a thread of its own: building is
+/// mostly the driver compiling pipelines (or finding them in the cache),
+/// which runs in parallel. The first error in plan order wins.
 fn build_instances(
     ctx: &Arc<GpuContext>,
     geometry: Geometry,
-    sets: &[&FeatureSet],
-) -> Result<Vec<Vec<Built>>, MetricsError> {
-    let requests: Vec<Vec<&Request>> = sets.iter().map(|set| set.ordered()).collect();
-    let built: Vec<Vec<Result<Box<dyn Extractor>, MetricsError>>> = std::thread::scope(|s| {
-        let threads: Vec<Vec<_>> = requests
+    plans: &[Plan<'_>],
+) -> Result<Vec<Box<dyn Extractor>>, MetricsError> {
+    std::thread::scope(|s| {
+        let threads: Vec<_> = plans
             .iter()
-            .zip(sets)
-            .map(|(lane, set)| {
-                lane.iter()
-                    .map(|r| {
-                        s.spawn(move || {
-                            let setup = Setup { ctx, geometry, subsample: set.subsample.max(1) };
-                            r.feature.build(&setup, &r.options)
-                        })
-                    })
-                    .collect()
+            .map(|p| {
+                s.spawn(move || {
+                    let setup = Setup { ctx, geometry, subsample: p.subsample };
+                    p.request.feature.build(&setup, &p.request.options)
+                })
             })
             .collect();
         threads
             .into_iter()
-            .map(|lane| {
-                lane.into_iter()
-                    .map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-                    .collect()
-            })
+            .map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
             .collect()
-    });
-    requests
-        .iter()
-        .zip(built)
-        .map(|(lane, built)| {
-            lane.iter().zip(built).map(|(r, e)| Ok((r.feature.name(), e?))).collect()
-        })
-        .collect()
+    })
 }
 
 impl Lane {
-    /// Places `built` from result word `offset` on; returns the lane and
-    /// the first word past it. Columns: every instance's ordinary values,
+    /// A lane using `uses` of `instances`; gives each used instance the
+    /// lane's columns for its values: every instance's ordinary values,
     /// then the late ones.
-    fn new(built: Vec<Built>, offset: &mut u32) -> Lane {
+    fn new(k: usize, uses: Vec<usize>, instances: &mut [Instance]) -> Lane {
         let mut names: Vec<String> = Vec::new();
-        let mut maps: Vec<Vec<usize>> = vec![Vec::new(); built.len()];
+        let mut maps: Vec<Vec<usize>> = vec![Vec::new(); uses.len()];
         for late in [false, true] {
-            for (k, (_, extractor)) in built.iter().enumerate() {
-                let columns = extractor.columns();
-                if maps[k].is_empty() {
-                    maps[k] = vec![usize::MAX; columns.len()];
+            for (u, &i) in uses.iter().enumerate() {
+                let columns = instances[i].extractor.columns();
+                if maps[u].is_empty() {
+                    maps[u] = vec![usize::MAX; columns.len()];
                 }
                 for (j, column) in columns.into_iter().enumerate() {
                     if column.late == late {
-                        maps[k][j] = names.len();
+                        maps[u][j] = names.len();
                         names.push(column.name);
                     }
                 }
             }
         }
-        let instances = built
-            .into_iter()
-            .zip(maps)
-            .map(|((name, extractor), columns)| {
-                let words = extractor.result_words();
-                let inst = Instance { name, extractor, offset: *offset, words, columns };
-                *offset += words;
-                inst
-            })
-            .collect();
+        for (&i, map) in uses.iter().zip(maps) {
+            instances[i].users.push((k, map));
+        }
         Lane {
-            instances,
+            uses,
             names: names.into(),
             pending: BTreeMap::new(),
+            frames: None,
             failure: None,
             failed: false,
         }
     }
 
-    /// Stores instance `i`'s values in their frames' rows.
-    fn fill(&mut self, i: usize, values: Vec<features::FrameValues>) {
+    /// Whether frame `index` was pushed with the lane present.
+    fn has_frame(&self, index: u64) -> bool {
+        self.frames.is_some_and(|(first, end)| (first..end).contains(&index))
+    }
+
+    /// Stores `values` (an instance's, for the columns `columns`) in their
+    /// frames' rows.
+    fn fill(&mut self, columns: &[usize], values: &[features::FrameValues]) {
         let width = self.names.len();
         for (index, frame_values) in values {
+            if !self.has_frame(*index) {
+                continue;
+            }
             let row = self
                 .pending
-                .entry(index)
+                .entry(*index)
                 .or_insert_with(|| PendingRow { values: vec![f64::NAN; width], filled: 0 });
-            for (j, v) in frame_values.into_iter().enumerate() {
-                row.values[self.instances[i].columns[j]] = v;
+            for (j, v) in frame_values.iter().enumerate() {
+                row.values[columns[j]] = *v;
             }
-            row.filled += self.instances[i].columns.len();
+            row.filled += columns.len();
         }
     }
 
@@ -348,6 +376,15 @@ impl Lane {
     }
 }
 
+/// Hands `values` of the instance `inst` to each lane that uses it.
+fn fill_users(lanes: &mut [Lane], inst: &Instance, values: &[features::FrameValues]) {
+    for (k, columns) in &inst.users {
+        if !lanes[*k].failed {
+            lanes[*k].fill(columns, values);
+        }
+    }
+}
+
 impl ScorePipeline {
     /// Builds every instance of `set` for clips of `geometry`; size and
     /// option errors come from the features (the same as the CPU twins').
@@ -356,34 +393,51 @@ impl ScorePipeline {
         geometry: Geometry,
         set: &FeatureSet,
     ) -> Result<Self, MetricsError> {
-        Self::with_lanes(ctx, geometry, &[set])
+        Self::with_lanes(ctx, geometry, &[set], false)
     }
 
     /// A pipeline of one lane per set: renditions scored against one
     /// reference ([`ScorePipeline::push_group`]), lane `k` with the
-    /// instances of `sets[k]`.
+    /// instances of `sets[k]`. With `same_frames` (every lane will be
+    /// pushed exactly the same frames: the renditions have the same
+    /// length), the instances that read only the reference run once for
+    /// all the lanes that ask for them alike.
     pub fn with_lanes(
         ctx: &Arc<GpuContext>,
         geometry: Geometry,
         sets: &[&FeatureSet],
+        same_frames: bool,
     ) -> Result<Self, MetricsError> {
+        let (plans, uses) = plan(sets, same_frames);
         let mut offset = 0u32;
-        let lanes: Vec<Lane> = build_instances(ctx, geometry, sets)?
+        let mut instances: Vec<Instance> = build_instances(ctx, geometry, &plans)?
             .into_iter()
-            .map(|built| Lane::new(built, &mut offset))
+            .zip(&plans)
+            .map(|(extractor, plan)| {
+                let words = extractor.result_words();
+                let name = plan.request.feature.name();
+                let inst = Instance { name, extractor, offset, words, users: Vec::new() };
+                offset += words;
+                inst
+            })
             .collect();
-        let instances: usize = lanes.iter().map(|l| l.instances.len()).sum();
+        let lanes: Vec<Lane> = uses
+            .into_iter()
+            .enumerate()
+            .map(|(k, uses)| Lane::new(k, uses, &mut instances))
+            .collect();
         let words = u64::from(offset.max(1));
         let results = (0..SLOTS)
             .map(|_| Buffer::readback(ctx, "frame results", words * 8))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
         let timestamps = (0..SLOTS)
-            .map(|_| Timestamps::new(ctx, instances as u32 + 2))
+            .map(|_| Timestamps::new(ctx, instances.len() as u32 + 2))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
         Ok(Self {
             ctx: Arc::clone(ctx),
             submitter: Submitter::new(ctx, SLOTS)?,
             uploader: FrameUploader::with_lanes(ctx, geometry, SLOTS, lanes.len())?,
+            instances,
             lanes,
             result_words: offset,
             results,
@@ -423,7 +477,12 @@ impl ScorePipeline {
 
     /// Lane `k`'s clip-level values.
     pub fn lane_aggregates(&self, k: usize) -> Vec<(String, f64)> {
-        self.lanes[k].instances.iter().flat_map(|i| i.extractor.aggregates()).collect()
+        self.lanes[k].uses.iter().flat_map(|&i| self.instances[i].extractor.aggregates()).collect()
+    }
+
+    /// How many instances run (an instance several lanes share counts once).
+    pub fn instance_count(&self) -> usize {
+        self.instances.len()
     }
 
     /// What stopped lane `k` (a frame one of its features refused), once;
@@ -470,15 +529,26 @@ impl ScorePipeline {
         if self.in_flight.len() >= SLOTS - 1 {
             self.complete_oldest(&mut done)?;
         }
-        let earlier: Vec<Vec<Option<usize>>> = self
-            .lanes
+        let earlier: Vec<Option<usize>> = self
+            .instances
             .iter()
-            .map(|lane| lane.instances.iter().map(|inst| self.earlier_slot(inst, index)).collect())
+            .map(|inst| self.earlier_slot(inst, index))
             .collect::<Result<_, _>>()?;
-        let recorded: Vec<bool> = (0..self.lanes.len())
-            .map(|k| !self.lanes[k].failed && distorted.get(k).copied().flatten().is_some())
+        for (k, lane) in self.lanes.iter_mut().enumerate() {
+            if !lane.failed && distorted.get(k).copied().flatten().is_some() {
+                lane.frames = Some(lane.frames.map_or((index, index + 1), |(f, _)| (f, index + 1)));
+            }
+        }
+        // Each instance runs if a lane that uses it has this frame, with
+        // that lane's distorted frame.
+        let lane_of: Vec<Option<usize>> = self
+            .instances
+            .iter()
+            .map(|inst| {
+                inst.users.iter().map(|(k, _)| *k).find(|&k| self.lanes[k].has_frame(index))
+            })
             .collect();
-        let Self { submitter, uploader, lanes, results, timestamps, .. } = self;
+        let Self { submitter, uploader, instances, results, timestamps, .. } = self;
         let mut slot = 0;
         let ticket = submitter.submit(|rec| {
             let stamps = &timestamps[uploader.next_slot()];
@@ -487,22 +557,12 @@ impl ScorePipeline {
             let up = uploader.upload_lanes(rec, index, reference, distorted)?;
             slot = up.slot;
             rec.timestamp(stamps, 1);
-            let mut stamp = 2;
-            for (k, lane) in lanes.iter().enumerate() {
-                for (inst, earlier) in lane.instances.iter().zip(&earlier[k]) {
-                    if let (true, Some(d)) = (recorded[k], &up.distorted[k]) {
-                        let planes = frame_planes(uploader, up.slot, &up.reference, d, *earlier);
-                        inst.extractor.record(
-                            rec,
-                            &planes,
-                            &results[up.slot],
-                            inst.offset,
-                            None,
-                        )?;
-                    }
-                    rec.timestamp(stamps, stamp);
-                    stamp += 1;
+            for (i, inst) in instances.iter().enumerate() {
+                if let Some(d) = lane_of[i].and_then(|k| up.distorted[k].as_ref()) {
+                    let planes = frame_planes(uploader, up.slot, &up.reference, d, earlier[i]);
+                    inst.extractor.record(rec, &planes, &results[up.slot], inst.offset, None)?;
                 }
+                rec.timestamp(stamps, 2 + i as u32);
             }
             Ok(())
         })?;
@@ -510,6 +570,7 @@ impl ScorePipeline {
         while self.recent_slots.len() > SLOTS {
             self.recent_slots.pop_front();
         }
+        let recorded = lane_of.iter().map(Option::is_some).collect();
         self.in_flight.push_back(InFlight { ticket, slot, index, recorded });
         Ok(done)
     }
@@ -528,38 +589,32 @@ impl ScorePipeline {
         }
     }
 
-    /// Records lane 0's instances for the pair already uploaded in `slot`,
-    /// each temporal one against the same frame (the same work as against
-    /// an earlier one).
-    fn record_resident(
-        instances: &[Instance],
-        uploader: &FrameUploader,
-        up: &vqscope_video::DeviceFramePair,
-        out: &Buffer,
-        rec: &mut Recorder<'_>,
-    ) -> vqscope_gpu::Result<()> {
-        let planes = frame_planes(uploader, up.slot, &up.reference, &up.distorted, Some(up.slot));
-        for inst in instances {
-            inst.extractor.record(rec, &planes, out, inst.offset, None)?;
-        }
-        Ok(())
+    /// Lane 0's instances, for the timing helpers.
+    fn lane_zero_instances(&self) -> Vec<usize> {
+        self.lanes[0].uses.clone()
     }
 
     /// GPU milliseconds per frame with the pair already on the GPU: waits
     /// for everything in flight, uploads `pair` once, then records every
     /// instance (of lane 0) `repeats` times back to back in one submission
-    /// between two timestamps, so the GPU never idles on the host. Returns
-    /// no scores.
+    /// between two timestamps, so the GPU never idles on the host. Each
+    /// temporal instance runs against the same frame (the same work as
+    /// against an earlier one). Returns no scores.
     pub fn time_resident(&mut self, pair: &FramePair, repeats: u32) -> Result<f64, MetricsError> {
         self.submitter.wait_all()?;
-        let Self { submitter, uploader, lanes, results, resident_stamps: stamps, .. } = self;
-        let instances = &lanes[0].instances;
+        let used = self.lane_zero_instances();
+        let Self { submitter, uploader, instances, results, resident_stamps: stamps, .. } = self;
         submitter.run(|rec| {
             let up = uploader.upload(rec, pair)?;
+            let planes =
+                frame_planes(uploader, up.slot, &up.reference, &up.distorted, Some(up.slot));
             rec.reset_timestamps(stamps);
             rec.timestamp(stamps, 0);
             for _ in 0..repeats.max(1) {
-                Self::record_resident(instances, uploader, &up, &results[up.slot], rec)?;
+                for &i in &used {
+                    let inst = &instances[i];
+                    inst.extractor.record(rec, &planes, &results[up.slot], inst.offset, None)?;
+                }
             }
             rec.timestamp(stamps, 1);
             Ok(())
@@ -582,7 +637,8 @@ impl ScorePipeline {
         frames: usize,
     ) -> Result<Vec<(&'static str, Vec<(&'static str, f64)>)>, MetricsError> {
         self.submitter.wait_all()?;
-        let Self { ctx, submitter, uploader, lanes, results, .. } = self;
+        let used = self.lane_zero_instances();
+        let Self { ctx, submitter, uploader, instances, results, .. } = self;
         let mut uploaded = None;
         submitter.run(|rec| {
             uploaded = Some(uploader.upload(rec, pair)?);
@@ -592,7 +648,8 @@ impl ScorePipeline {
         let planes = frame_planes(uploader, up.slot, &up.reference, &up.distorted, Some(up.slot));
         let out = &results[up.slot];
         let mut timed = Vec::new();
-        for inst in lanes[0].instances.iter() {
+        for &i in &used {
+            let inst = &instances[i];
             let ext = &inst.extractor;
             vqscope_gpu::keep_busy(submitter, Duration::from_millis(200), |rec| {
                 ext.record(rec, &planes, out, inst.offset, None)
@@ -621,13 +678,25 @@ impl ScorePipeline {
         while !self.in_flight.is_empty() {
             self.complete_oldest(&mut done)?;
         }
+        // A shared instance is right only for lanes that saw the same frames.
+        for inst in &self.instances {
+            let live: Vec<usize> =
+                inst.users.iter().map(|(k, _)| *k).filter(|&k| !self.lanes[k].failed).collect();
+            let frames = |k: usize| self.lanes[k].frames;
+            if live.iter().any(|&k| frames(k) != frames(live[0])) {
+                for k in live {
+                    self.lanes[k].fail(MetricsError::LanesDiverged);
+                    done[k].clear();
+                }
+            }
+        }
+        for inst in &mut self.instances {
+            let flushed = inst.extractor.flush();
+            fill_users(&mut self.lanes, inst, &flushed);
+        }
         for (lane, done) in self.lanes.iter_mut().zip(&mut done) {
             if lane.failed {
                 continue;
-            }
-            for i in 0..lane.instances.len() {
-                let flushed = lane.instances[i].extractor.flush();
-                lane.fill(i, flushed);
             }
             lane.release(done);
             // Every instance delivers every frame; nothing may stay behind.
@@ -641,7 +710,7 @@ impl ScorePipeline {
     }
 
     /// Waits for the oldest frame in flight and hands its words to the
-    /// instances of the lanes that scored it.
+    /// instances that ran on it, their values to the lanes that use them.
     fn complete_oldest(&mut self, done: &mut [Vec<FrameScores>]) -> Result<(), MetricsError> {
         let Some(frame) = self.in_flight.pop_front() else { return Ok(()) };
         self.submitter.wait(frame.ticket)?;
@@ -651,26 +720,32 @@ impl ScorePipeline {
             .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
         let ms = self.timestamps[frame.slot].read_intervals_ms()?;
-        let names = self.lanes.iter().flat_map(|l| l.instances.iter().map(|i| i.name));
+        let names = self.instances.iter().map(|i| i.name);
         self.last_times =
             KernelTimes { passes: std::iter::once("upload").chain(names).zip(ms).collect() };
-        for (k, lane) in self.lanes.iter_mut().enumerate() {
-            if !frame.recorded[k] || lane.failed {
-                continue;
-            }
-            for i in 0..lane.instances.len() {
-                let inst = &mut lane.instances[i];
-                let range = inst.offset as usize..(inst.offset + inst.words) as usize;
-                let values = inst.extractor.frame(frame.index, &words[range]);
-                if let Some(failure) = inst.extractor.take_failure() {
-                    lane.fail(failure);
-                    done[k].clear();
-                    break;
+        for (inst, _) in self.instances.iter_mut().zip(&frame.recorded).filter(|(_, r)| **r) {
+            let range = inst.offset as usize..(inst.offset + inst.words) as usize;
+            let values = inst.extractor.frame(frame.index, &words[range]);
+            match inst.extractor.take_failure() {
+                Some(failure) => {
+                    // The first lane gets the error itself, any other its text.
+                    let message = failure.to_string();
+                    let mut failure = Some(failure);
+                    for (k, _) in &inst.users {
+                        let lane = &mut self.lanes[*k];
+                        if !lane.failed {
+                            let copy = || MetricsError::Usage(message.clone());
+                            lane.fail(failure.take().unwrap_or_else(copy));
+                            done[*k].clear();
+                        }
+                    }
                 }
-                lane.fill(i, values);
+                None => fill_users(&mut self.lanes, inst, &values),
             }
+        }
+        for (lane, done) in self.lanes.iter_mut().zip(done.iter_mut()) {
             if !lane.failed {
-                lane.release(&mut done[k]);
+                lane.release(done);
             }
         }
         Ok(())

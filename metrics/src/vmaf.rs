@@ -172,18 +172,21 @@ impl Scorer {
         geometry: Geometry,
         selection: &Selection,
     ) -> Result<Self, MetricsError> {
-        Self::with_lanes(ctx, geometry, &[selection])
+        Self::with_lanes(ctx, geometry, &[selection], false)
     }
 
     /// One lane per selection: renditions scored against one reference
-    /// ([`Scorer::push_group`]), lane `k` with `selections[k]`.
+    /// ([`Scorer::push_group`]), lane `k` with `selections[k]`; with
+    /// `same_frames`, features that read only the reference run once for
+    /// all lanes ([`ScorePipeline::with_lanes`]).
     pub fn with_lanes(
         ctx: &Arc<GpuContext>,
         geometry: Geometry,
         selections: &[&Selection],
+        same_frames: bool,
     ) -> Result<Self, MetricsError> {
         let sets: Vec<&FeatureSet> = selections.iter().map(|s| &s.features).collect();
-        let pipeline = ScorePipeline::with_lanes(ctx, geometry, &sets)?;
+        let pipeline = ScorePipeline::with_lanes(ctx, geometry, &sets, same_frames)?;
         let lanes = selections
             .iter()
             .enumerate()
@@ -257,6 +260,11 @@ impl Scorer {
     /// Bytes the host reads back per frame.
     pub fn readback_bytes(&self) -> u64 {
         self.pipeline.readback_bytes()
+    }
+
+    /// How many feature instances run (one shared by lanes counts once).
+    pub fn instance_count(&self) -> usize {
+        self.pipeline.instance_count()
     }
 }
 

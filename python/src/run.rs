@@ -41,7 +41,8 @@ impl Run {
         started: Instant,
     ) -> Result<Self> {
         let selections = vec![&selection; lanes.max(1)];
-        let scorer = Scorer::with_lanes(ctx, geometry, &selections)?;
+        // Lanes may end apart (each rendition's own length): nothing shared.
+        let scorer = Scorer::with_lanes(ctx, geometry, &selections, false)?;
         // A cache that cannot be written only costs the next start-up time.
         let _ = ctx.save_pipeline_cache();
         Ok(Self {

@@ -106,6 +106,13 @@ pub trait Feature: Sync {
         false
     }
 
+    /// Whether its values depend on the distorted frames. Those that read
+    /// only the reference (motion) run once per frame for every rendition
+    /// of a ladder that sees the same frames.
+    fn reads_distorted(&self) -> bool {
+        true
+    }
+
     /// Every option at its default.
     fn default_options(&self) -> FeatureOptions {
         FeatureOptions::defaults(self.options())

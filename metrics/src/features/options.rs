@@ -341,6 +341,20 @@ impl FeatureOptions {
         key(self) == key(other)
     }
 
+    /// Whether `other` sets exactly the same options to the same values
+    /// (an option set to its default counts as different from one left
+    /// unset: the answer errs on the side of "not the same").
+    pub fn same_as(&self, other: &Self) -> bool {
+        let sorted = |o: &Self| {
+            let mut set = o.set.clone();
+            set.sort_by_key(|(i, _)| *i);
+            let mut texts = o.texts.clone();
+            texts.sort_by_key(|(i, _)| *i);
+            (set, texts)
+        };
+        std::ptr::eq(self.specs, other.specs) && sorted(self) == sorted(other)
+    }
+
     /// libvmaf's `vmaf_feature_name_from_options`: `base` followed by
     /// `_alias` for each non-default boolean parameter and `_alias_value`
     /// for each other one, in the alphabetical order of the option names.

@@ -77,6 +77,10 @@ impl Feature for FloatMotion {
         true
     }
 
+    fn reads_distorted(&self) -> bool {
+        false
+    }
+
     #[cfg(test)]
     fn twins(&self) -> Vec<vqscope_shaders::twin::Twin> {
         super::gpu::twins()

@@ -78,6 +78,10 @@ impl Feature for Motion {
         true
     }
 
+    fn reads_distorted(&self) -> bool {
+        false
+    }
+
     #[cfg(test)]
     fn twins(&self) -> Vec<vqscope_shaders::twin::Twin> {
         super::gpu::twins()
