@@ -10,8 +10,9 @@
 //! file, another size, a model that does not load, a read error) is
 //! reported on its own line and the others go on.
 //!
-//! Not shared yet: features whose per-frame terms depend on the reference
-//! alone compute them once per rendition.
+//! Features that read only the reference (motion) run once for every
+//! rendition when all announce the same length; a rendition that then
+//! ends apart is scored again without that ([`score_chunk`]).
 
 use std::collections::BTreeSet;
 use std::fs::File;
