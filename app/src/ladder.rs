@@ -356,8 +356,7 @@ fn score_chunk(
         }
         return Ok(Vec::new());
     }
-    let counts: Vec<Option<u64>> = (0..kept.len()).map(|k| group.frame_count(k)).collect();
-    let same_frames = share && counts[0].is_some() && counts.iter().all(|c| *c == counts[0]);
+    let same_frames = share && group.same_announced_length();
     let scorer = build_scorer(ctx, geometry, &mut kept, &mut group, results, same_frames);
     let _ = ctx.save_pipeline_cache();
     let Some(mut scorer) = scorer else { return Ok(Vec::new()) };

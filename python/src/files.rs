@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use pyo3::prelude::*;
-use vqscope_metrics::frontend;
+use vqscope_metrics::{MetricsError, frontend};
 use vqscope_video::read_ahead::workers_per_input;
 use vqscope_video::{Decoder, Group, READ_AHEAD, ReadAhead, VideoSource, open_input};
 
@@ -27,16 +27,26 @@ pub(crate) fn score_files(
 ) -> PyResult<Vec<NativeResult>> {
     py.detach(|| match distorted.as_slice() {
         [one] => Ok(vec![score_pair(&reference, one, options)?]),
-        many => score_ladder(&reference, many, options),
+        many => match score_ladder(&reference, many, options, true) {
+            // A rendition was not as long as announced while motion was
+            // shared: score them again without sharing.
+            Err(e) if matches!(e.downcast_ref(), Some(MetricsError::LanesDiverged)) => {
+                score_ladder(&reference, many, options, false)
+            }
+            scored => scored,
+        },
     })
     .map_err(crate::to_py)
 }
 
-/// Every rendition of a ladder against `reference` in one pass.
+/// Every rendition of a ladder against `reference` in one pass; with
+/// `share`, and when the renditions announce the same length, the features
+/// that read only the reference run once for all.
 fn score_ladder(
     reference: &Path,
     distorted: &[PathBuf],
     options: &Options,
+    share: bool,
 ) -> Result<Vec<NativeResult>> {
     let started = Instant::now();
     let selection = options.selection()?;
@@ -62,7 +72,9 @@ fn score_ladder(
     }
     let ctx = crate::context::context(options.device.as_deref())?;
     let lanes = group.lanes();
-    let mut run = Run::new(&ctx, clip_geometry, selection, lanes, options.subsample, started)?;
+    let same_frames = share && group.same_announced_length();
+    let mut run =
+        Run::new(&ctx, clip_geometry, selection, (lanes, same_frames), options.subsample, started)?;
     while let Some(frames) = group.next_group()? {
         if let Some(e) = (0..lanes).find_map(|k| group.take_failure(k)) {
             return Err(e.into());
@@ -94,7 +106,7 @@ fn score_pair(reference: &Path, distorted: &Path, options: &Options) -> Result<N
         None => Decoder::spawn(pair, READ_AHEAD)?,
     };
     let ctx = crate::context::context(options.device.as_deref())?;
-    let mut run = Run::new(&ctx, clip_geometry, selection, 1, options.subsample, started)?;
+    let mut run = Run::new(&ctx, clip_geometry, selection, (1, false), options.subsample, started)?;
     while let Some(pair) = decoder.recv()? {
         run.push(&pair)?;
         pair.recycle();

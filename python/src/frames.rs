@@ -94,7 +94,14 @@ fn score(
             None => {
                 let ctx = crate::context::context(options.device.as_deref())?;
                 let selection = selection.take().expect("the selection is used once");
-                run.insert(Run::new(&ctx, geometry, selection, 1, options.subsample, started)?)
+                run.insert(Run::new(
+                    &ctx,
+                    geometry,
+                    selection,
+                    (1, false),
+                    options.subsample,
+                    started,
+                )?)
             }
         };
         run.push(&pair)?;

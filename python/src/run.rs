@@ -30,19 +30,20 @@ pub(crate) struct Run {
 
 impl Run {
     /// Builds the pipeline for clips of `geometry`, with `lanes` lanes (the
-    /// renditions of a ladder; one for a pair); saves the pipeline cache,
-    /// as the CLI does, so that the next process starts faster.
+    /// renditions of a ladder; one for a pair), sharing the features that
+    /// read only the reference with `same_frames`
+    /// ([`Scorer::with_lanes`]); saves the pipeline cache, as the CLI
+    /// does, so that the next process starts faster.
     pub fn new(
         ctx: &Arc<GpuContext>,
         geometry: Geometry,
         (selection, labels): (Selection, Vec<ModelLabel>),
-        lanes: usize,
+        (lanes, same_frames): (usize, bool),
         subsample: u64,
         started: Instant,
     ) -> Result<Self> {
         let selections = vec![&selection; lanes.max(1)];
-        // Lanes may end apart (each rendition's own length): nothing shared.
-        let scorer = Scorer::with_lanes(ctx, geometry, &selections, false)?;
+        let scorer = Scorer::with_lanes(ctx, geometry, &selections, same_frames)?;
         // A cache that cannot be written only costs the next start-up time.
         let _ = ctx.save_pipeline_cache();
         Ok(Self {

@@ -3,8 +3,11 @@ the same per-frame values, pooled values and printed lines."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pickle
+
+import subprocess
 
 import numpy as np
 import pytest
@@ -86,6 +89,27 @@ def test_score_many_equals_separate_calls(clips):
         assert np.array_equal(one.values, r.values)
         assert one.pooled == r.pooled and one.pooled_lines == r.pooled_lines
     assert many[0].pooled["vmaf"]["mean"] > many[2].pooled["vmaf"]["mean"]
+
+
+def test_score_many_with_a_rendition_shorter_than_announced(clips, tmp_path):
+    """Renditions announcing the same length share motion; an mp4 cut in
+    half still announces its frames, so the ladder is scored again without
+    sharing: every result still equals its separate call."""
+    full, cut = tmp_path / "full.mp4", tmp_path / "cut.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", clips.path("b"), "-c:v", "mpeg4",
+                    "-movflags", "+faststart", str(full)], check=True)
+    data = full.read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    ref = clips.path("ref")
+    renditions = [clips.path("a"), str(cut)]
+    with pytest.warns(UserWarning, match="cut.mp4 ended before reference"):
+        many = vqscope.score_many(ref, renditions, features="psnr")
+    for dis, r in zip(renditions, many):
+        with pytest.warns(UserWarning) if dis == str(cut) else contextlib.nullcontext():
+            one = vqscope.score(ref, dis, features=["psnr"])
+        assert np.array_equal(one.values, r.values)
+        assert one.pooled == r.pooled and one.warnings == r.warnings
+    assert len(many[1].frame_numbers) < clips.n
 
 
 @pytest.mark.parametrize("depth", [8, 10])

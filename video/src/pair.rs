@@ -206,6 +206,14 @@ impl Group {
         Some(self.options.frame_cnt.map_or(n, |c| c.min(n)))
     }
 
+    /// Whether every lane announces the same number of pairs to score (all
+    /// lengths known): then they will see the same frames, unless an input
+    /// turns out shorter than its container said.
+    pub fn same_announced_length(&self) -> bool {
+        let first = self.frame_count(0);
+        first.is_some() && (1..self.lanes.len()).all(|k| self.frame_count(k) == first)
+    }
+
     /// Lane `k`'s messages for the user (unequal lengths, inputs that
     /// ended early), as a pair of its own would have them; complete once
     /// the lane has ended.
