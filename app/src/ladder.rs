@@ -28,6 +28,7 @@ use vqscope_metrics::frontend::{ModelLabel, REPORT_VERSION, open_distorted, pool
 use vqscope_metrics::pipeline::FrameScores;
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
+use vqscope_video::read_ahead::Plan;
 use vqscope_video::{
     FrameUploader, Geometry, Group, PairOptions, RawGeometry, ReadAhead, VideoSource, open_input,
 };
@@ -334,13 +335,13 @@ fn score_chunk(
     share: bool,
 ) -> Result<Vec<(usize, Rendition)>> {
     let geometry = source.info().geometry;
-    let workers = vqscope_video::read_ahead::workers_per_input(chunk.len() + 1);
+    let plan = Plan::shared(chunk.len() + 1, geometry.frame_bytes());
     let (mut kept, distorted): (Vec<_>, Vec<_>) =
         chunk.into_iter().map(|(i, r, d)| ((i, r), d)).unzip();
-    let reference = Box::new(ReadAhead::new(source, workers));
+    let reference = Box::new(ReadAhead::new(source, plan));
     let distorted = distorted
         .into_iter()
-        .map(|d| Box::new(ReadAhead::new(d, workers)) as Box<dyn VideoSource>)
+        .map(|d| Box::new(ReadAhead::new(d, plan)) as Box<dyn VideoSource>)
         .collect();
     let mut group = Group::new(reference, distorted, options.pair)?;
     for (k, (_, rendition)) in kept.iter().enumerate() {

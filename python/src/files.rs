@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use pyo3::prelude::*;
 use vqscope_metrics::{MetricsError, frontend};
-use vqscope_video::read_ahead::workers_per_input;
+use vqscope_video::read_ahead::Plan;
 use vqscope_video::{Decoder, Group, READ_AHEAD, ReadAhead, VideoSource, open_input};
 
 use crate::options::Options;
@@ -56,16 +56,19 @@ fn score_ladder(
     let geometry = options.raw_geometry()?;
     let reference = open_input(reference, geometry)?;
     let clip_geometry = reference.info().geometry;
-    let workers = options.threads.unwrap_or_else(|| workers_per_input(inputs.len()));
+    let mut plan = Plan::shared(inputs.len(), clip_geometry.frame_bytes());
+    if let Some(n) = options.threads {
+        plan.workers = n;
+    }
     let distorted = distorted
         .iter()
         .map(|d| {
             let source =
                 frontend::open_distorted(reference.as_ref(), d, geometry, options.scale_distorted)?;
-            Ok(Box::new(ReadAhead::new(source, workers)) as Box<dyn VideoSource>)
+            Ok(Box::new(ReadAhead::new(source, plan)) as Box<dyn VideoSource>)
         })
         .collect::<Result<Vec<_>>>()?;
-    let reference = Box::new(ReadAhead::new(reference, workers));
+    let reference = Box::new(ReadAhead::new(reference, plan));
     let mut group = Group::new(reference, distorted, options.pair)?;
     if !group.has_frames()? {
         bail!("no frames to score");

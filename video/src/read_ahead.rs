@@ -11,11 +11,34 @@ use crate::frame::Frame;
 use crate::input::{Assumed, SourceInfo, VideoSource};
 use crate::pair::read_or_end;
 
-/// Reading threads for each of `inputs` inputs read ahead at once: the
-/// machine's cores shared among them, at least one each.
-pub fn workers_per_input(inputs: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (cores / inputs.max(1)).clamp(1, 6)
+/// Frames held read ahead by all the inputs of one run together, at most
+/// (a ladder of many 4K renditions must not hold gigabytes of frames).
+pub const READ_AHEAD_BYTES: usize = 2 << 30;
+
+/// How one of several inputs read at once is read ahead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// Reading threads (one unless the input can be reopened).
+    pub workers: usize,
+    /// Frames kept ready.
+    pub depth: usize,
+}
+
+impl Plan {
+    /// For each of `inputs` inputs with frames of `frame_bytes` bytes: the
+    /// machine's cores shared among them (one to six threads each), and
+    /// [`READ_AHEAD`] frames each unless that would hold more than
+    /// [`READ_AHEAD_BYTES`] in all (then fewer, at least two).
+    pub fn shared(inputs: usize, frame_bytes: usize) -> Plan {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Plan::for_cores(cores, inputs, frame_bytes)
+    }
+
+    fn for_cores(cores: usize, inputs: usize, frame_bytes: usize) -> Plan {
+        let inputs = inputs.max(1);
+        let depth = READ_AHEAD_BYTES / inputs / frame_bytes.max(1);
+        Plan { workers: (cores / inputs).clamp(1, 6), depth: depth.clamp(2, READ_AHEAD) }
+    }
 }
 
 /// One input's frames in order from a starting index: what a [`Decoder`]
@@ -82,7 +105,7 @@ pub struct ReadAhead {
     /// The input until the first read starts the workers.
     source: Option<Box<dyn VideoSource>>,
     decoder: Option<Decoder<Sequence>>,
-    workers: usize,
+    plan: Plan,
     info: SourceInfo,
     assumed: Assumed,
     /// The index the read-ahead frames start at.
@@ -91,15 +114,14 @@ pub struct ReadAhead {
 }
 
 impl ReadAhead {
-    /// Reads `source` ahead on at most `workers` threads (one unless the
-    /// input can be reopened).
-    pub fn new(source: Box<dyn VideoSource>, workers: usize) -> Self {
+    /// Reads `source` ahead as `plan` says.
+    pub fn new(source: Box<dyn VideoSource>, plan: Plan) -> Self {
         ReadAhead {
             info: source.info().clone(),
             assumed: source.assumed(),
             source: Some(source),
             decoder: None,
-            workers: workers.max(1),
+            plan,
             next: 0,
             end_warning: None,
         }
@@ -117,7 +139,8 @@ impl VideoSource for ReadAhead {
             (Some(_), _) => {}
             (None, Some(source)) => {
                 let sequence = Sequence { source, next: index, ended: false, warnings: Vec::new() };
-                self.decoder = Some(Decoder::spawn_workers(sequence, READ_AHEAD, self.workers)?);
+                let Plan { workers, depth } = self.plan;
+                self.decoder = Some(Decoder::spawn_workers(sequence, depth, workers.max(1))?);
             }
             (None, None) => unreachable!("the input is either waiting or read ahead"),
         }
@@ -148,5 +171,24 @@ impl VideoSource for ReadAhead {
 
     fn assumed(&self) -> Assumed {
         self.assumed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Plan, READ_AHEAD, READ_AHEAD_BYTES};
+
+    #[test]
+    fn inputs_share_the_cores_and_a_bounded_read_ahead() {
+        let hd = 1920 * 1080 * 3 / 2;
+        assert_eq!(Plan::for_cores(16, 9, hd), Plan { workers: 1, depth: READ_AHEAD });
+        assert_eq!(Plan::for_cores(16, 2, hd), Plan { workers: 6, depth: READ_AHEAD });
+        // 31 inputs of 4K 10-bit frames: 8 each would hold 6 GB.
+        let uhd10 = 3840 * 2160 * 3;
+        let plan = Plan::for_cores(64, 31, uhd10);
+        assert_eq!(plan, Plan { workers: 2, depth: 2 });
+        assert!(31 * plan.depth * uhd10 <= READ_AHEAD_BYTES);
+        assert_eq!(Plan::for_cores(2, 4, uhd10), Plan { workers: 1, depth: READ_AHEAD });
+        assert_eq!(Plan::for_cores(1, 0, 0), Plan { workers: 1, depth: READ_AHEAD });
     }
 }

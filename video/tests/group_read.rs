@@ -7,6 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::*;
+use vqscope_video::read_ahead::Plan;
 use vqscope_video::{FramePair, Group, Pair, PairOptions, ReadAhead, VideoSource, open_input};
 
 const HEADER: &str = "YUV4MPEG2 W4 H2 F25:1 C420jpeg";
@@ -71,7 +72,11 @@ fn each_lane_reads_and_warns_as_a_pair_of_its_own() {
         for read_ahead in [false, true] {
             let open = |p: &Path| -> Box<dyn VideoSource> {
                 let source = open_input(p, None).unwrap();
-                if read_ahead { Box::new(ReadAhead::new(source, 3)) } else { source }
+                if read_ahead {
+                    Box::new(ReadAhead::new(source, Plan { workers: 3, depth: 4 }))
+                } else {
+                    source
+                }
             };
             let mut group =
                 Group::new(open(&reference), lanes.iter().map(|p| open(p)).collect(), options)
@@ -97,7 +102,10 @@ fn lanes_from_pipes_warn_when_they_end_as_pairs_do() {
     let (fifo_short, feed_short) = fifo_of(&short, "p-short.fifo");
     let (fifo_long, feed_long) = fifo_of(&long, "p-long.fifo");
     let mut group = Group::new(
-        Box::new(ReadAhead::new(open_input(&reference, None).unwrap(), 2)),
+        Box::new(ReadAhead::new(
+            open_input(&reference, None).unwrap(),
+            Plan { workers: 2, depth: 2 },
+        )),
         vec![open_input(&fifo_short, None).unwrap(), open_input(&fifo_long, None).unwrap()],
         PairOptions::default(),
     )
@@ -150,7 +158,7 @@ fn a_lane_that_fails_to_read_ends_alone() {
 fn read_ahead_gives_the_inputs_frames_through_jumps() {
     let path = clip("ra.y4m", 17);
     let mut plain = open_input(&path, None).unwrap();
-    let mut ahead = ReadAhead::new(open_input(&path, None).unwrap(), 4);
+    let mut ahead = ReadAhead::new(open_input(&path, None).unwrap(), Plan { workers: 4, depth: 3 });
     assert_eq!(ahead.info().frame_count, Some(17));
     for index in [2, 3, 4, 5, 11, 12, 0, 1, 16] {
         let (a, b) = (plain.read_frame(index).unwrap(), ahead.read_frame(index).unwrap());
