@@ -28,9 +28,9 @@ use vqscope_metrics::frontend::{ModelLabel, REPORT_VERSION, open_distorted, pool
 use vqscope_metrics::pipeline::FrameScores;
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
-use vqscope_video::read_ahead::Plan;
+use vqscope_video::read_ahead::read_ahead_group;
 use vqscope_video::{
-    FrameUploader, Geometry, Group, PairOptions, RawGeometry, ReadAhead, VideoSource, open_input,
+    FrameUploader, Geometry, Group, PairOptions, RawGeometry, VideoSource, open_input,
 };
 
 use crate::output::outln;
@@ -335,15 +335,9 @@ fn score_chunk(
     share: bool,
 ) -> Result<Vec<(usize, Rendition)>> {
     let geometry = source.info().geometry;
-    let plan = Plan::shared(chunk.len() + 1, geometry.frame_bytes());
     let (mut kept, distorted): (Vec<_>, Vec<_>) =
         chunk.into_iter().map(|(i, r, d)| ((i, r), d)).unzip();
-    let reference = Box::new(ReadAhead::new(source, plan));
-    let distorted = distorted
-        .into_iter()
-        .map(|d| Box::new(ReadAhead::new(d, plan)) as Box<dyn VideoSource>)
-        .collect();
-    let mut group = Group::new(reference, distorted, options.pair)?;
+    let mut group = read_ahead_group(source, distorted, options.pair, None)?;
     for (k, (_, rendition)) in kept.iter().enumerate() {
         for warning in group.warnings(k) {
             eprintln!("vqscope: {}: warning: {warning}", rendition.name);

@@ -9,8 +9,8 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use pyo3::prelude::*;
 use vqscope_metrics::{MetricsError, frontend};
-use vqscope_video::read_ahead::Plan;
-use vqscope_video::{Decoder, Group, READ_AHEAD, ReadAhead, VideoSource, open_input};
+use vqscope_video::read_ahead::read_ahead_group;
+use vqscope_video::{Decoder, READ_AHEAD, open_input};
 
 use crate::options::Options;
 use crate::result::NativeResult;
@@ -56,20 +56,11 @@ fn score_ladder(
     let geometry = options.raw_geometry()?;
     let reference = open_input(reference, geometry)?;
     let clip_geometry = reference.info().geometry;
-    let mut plan = Plan::shared(inputs.len(), clip_geometry.frame_bytes());
-    if let Some(n) = options.threads {
-        plan.workers = n;
-    }
     let distorted = distorted
         .iter()
-        .map(|d| {
-            let source =
-                frontend::open_distorted(reference.as_ref(), d, geometry, options.scale_distorted)?;
-            Ok(Box::new(ReadAhead::new(source, plan)) as Box<dyn VideoSource>)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let reference = Box::new(ReadAhead::new(reference, plan));
-    let mut group = Group::new(reference, distorted, options.pair)?;
+        .map(|d| frontend::open_distorted(reference.as_ref(), d, geometry, options.scale_distorted))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut group = read_ahead_group(reference, distorted, options.pair, options.threads)?;
     if !group.has_frames()? {
         bail!("no frames to score");
     }

@@ -277,21 +277,9 @@ impl Group {
     /// Keeps only the lanes listed (in increasing order), dropping the
     /// others' inputs; lane numbers then count the kept ones.
     pub fn keep_lanes(&mut self, keep: &[usize]) {
-        let lanes = std::mem::take(&mut self.lanes);
-        self.lanes = lanes
-            .into_iter()
-            .enumerate()
-            .filter(|(k, _)| keep.contains(k))
-            .map(|(_, lane)| lane)
-            .collect();
+        self.lanes = kept(std::mem::take(&mut self.lanes), keep);
         if let Some(peeked) = &mut self.peeked {
-            let distorted = std::mem::take(&mut peeked.distorted);
-            peeked.distorted = distorted
-                .into_iter()
-                .enumerate()
-                .filter(|(k, _)| keep.contains(k))
-                .map(|(_, frame)| frame)
-                .collect();
+            peeked.distorted = kept(std::mem::take(&mut peeked.distorted), keep);
         }
     }
 
@@ -549,6 +537,11 @@ fn into_pair(g: FrameGroup) -> FramePair {
     let FrameGroup { index, reference, distorted } = g;
     let distorted = distorted.into_iter().next().flatten().expect("the pair's lane is open");
     FramePair { index, reference, distorted }
+}
+
+/// The items of `items` whose positions are in `keep`.
+fn kept<T>(items: Vec<T>, keep: &[usize]) -> Vec<T> {
+    items.into_iter().enumerate().filter(|(k, _)| keep.contains(k)).map(|(_, x)| x).collect()
 }
 
 /// `1 frame`, `2 frames`.

@@ -9,7 +9,7 @@ use crate::decode::{Decoder, READ_AHEAD, Reader};
 use crate::error::{Result, VideoError};
 use crate::frame::Frame;
 use crate::input::{Assumed, SourceInfo, VideoSource};
-use crate::pair::read_or_end;
+use crate::pair::{Group, PairOptions, read_or_end};
 
 /// Frames held read ahead by all the inputs of one run together, at most
 /// (a ladder of many 4K renditions must not hold gigabytes of frames).
@@ -39,6 +39,24 @@ impl Plan {
         let depth = READ_AHEAD_BYTES / inputs / frame_bytes.max(1);
         Plan { workers: (cores / inputs).clamp(1, 6), depth: depth.clamp(2, READ_AHEAD) }
     }
+}
+
+/// A [`Group`] of `reference` and `distorted` whose every input is read
+/// ahead on threads of its own, sharing the cores and the read-ahead
+/// budget ([`Plan::shared`]); `workers` overrides the threads per input.
+pub fn read_ahead_group(
+    reference: Box<dyn VideoSource>,
+    distorted: Vec<Box<dyn VideoSource>>,
+    options: PairOptions,
+    workers: Option<usize>,
+) -> Result<Group> {
+    let frame_bytes = reference.info().geometry.frame_bytes();
+    let mut plan = Plan::shared(distorted.len() + 1, frame_bytes);
+    if let Some(n) = workers {
+        plan.workers = n;
+    }
+    let ahead = |source| Box::new(ReadAhead::new(source, plan)) as Box<dyn VideoSource>;
+    Group::new(ahead(reference), distorted.into_iter().map(ahead).collect(), options)
 }
 
 /// One input's frames in order from a starting index: what a [`Decoder`]
@@ -142,7 +160,10 @@ impl VideoSource for ReadAhead {
                 let Plan { workers, depth } = self.plan;
                 self.decoder = Some(Decoder::spawn_workers(sequence, depth, workers.max(1))?);
             }
-            (None, None) => unreachable!("the input is either waiting or read ahead"),
+            // Starting the workers failed before: the input went with them.
+            (None, None) => {
+                return Err(VideoError::Decoder("the read-ahead threads did not start".into()));
+            }
         }
         let decoder = self.decoder.as_mut().expect("started above");
         self.next = index + 1;
