@@ -269,8 +269,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     }
     let folder = args.manifest.parent().unwrap_or(Path::new(""));
     let mut failed = 0;
-    let mut fail = |name: &str, e: &anyhow::Error| {
-        failed += 1;
+    let say_failed = |name: &str, e: &anyhow::Error| {
         eprintln!("vqscope: {name}: {}", crate::one_line(e));
     };
     // Jobs by reference, in the order each reference first appears.
@@ -290,31 +289,35 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
                     None => groups.push((reference, vec![rendition])),
                 }
             }
-            Err(e) => fail(&format!("job {}", k + 1), &e),
+            Err(e) => {
+                failed += 1;
+                say_failed(&format!("job {}", k + 1), &e);
+            }
         }
     }
     let options =
         Options { raw: None, pair: PairOptions::default(), subsample: 1, quiet: args.quiet };
     let mut gpu = Gpu::default();
+    let mut stdout_error = None;
     for (reference, renditions) in groups {
         let names: Vec<String> = renditions.iter().map(|r| r.name.clone()).collect();
         match crate::ladder::score(&mut gpu, &reference, renditions, &options, started) {
             Ok(results) => {
-                for (name, result) in names.iter().zip(results) {
-                    if let Err(e) = result {
-                        fail(name, &e);
-                    }
-                }
+                failed += crate::ladder::print_results(&names, results, &mut stdout_error)
             }
             Err(e) => {
+                failed += names.len();
                 for name in &names {
-                    fail(name, &e);
+                    say_failed(name, &e);
                 }
             }
         }
     }
     if failed > 0 {
         bail!("{failed} of {} jobs failed", jobs.len());
+    }
+    if let Some(e) = stdout_error {
+        return Err(e);
     }
     eprintln!("vqscope: {} jobs in {:.2} s", jobs.len(), started.elapsed().as_secs_f64());
     Ok(())

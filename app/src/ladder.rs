@@ -110,17 +110,43 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     };
     let names: Vec<String> = renditions.iter().map(|r| r.name.clone()).collect();
     let results = score(&mut Gpu::default(), reference, renditions, &options, started)?;
-    let mut failed = 0;
-    for (name, result) in names.iter().zip(results) {
-        if let Err(e) = result {
-            failed += 1;
-            eprintln!("vqscope: {name}: {}", crate::one_line(&e));
-        }
-    }
+    let mut stdout_error = None;
+    let failed = print_results(&names, results, &mut stdout_error);
     if failed > 0 {
         bail!("{failed} of {} renditions failed", names.len());
     }
-    Ok(())
+    // A reader that closed stdout (main ends quietly) or a full disk
+    // stopped the pooled lines only.
+    stdout_error.map_or(Ok(()), Err)
+}
+
+/// Prints each rendition's outcome in order: its pooled scores (stdout)
+/// and time (stderr), or its error (stderr); returns how many failed. A
+/// failed write to stdout (a reader that went away) is no rendition's
+/// failure: it stops the stdout lines and is kept in `stdout_error`.
+pub(crate) fn print_results(
+    names: &[String],
+    results: Vec<Result<Finished>>,
+    stdout_error: &mut Option<anyhow::Error>,
+) -> usize {
+    let mut failed = 0;
+    for (name, result) in names.iter().zip(results) {
+        match result {
+            Ok(f) => {
+                if stdout_error.is_none()
+                    && let Err(e) = f.lines.iter().try_for_each(|line| outln!("{line}"))
+                {
+                    *stdout_error = Some(e);
+                }
+                eprintln!("{}", f.summary);
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("vqscope: {name}: {}", crate::one_line(&e));
+            }
+        }
+    }
+    failed
 }
 
 /// What each distorted input is called: its file stem, or where two share
@@ -228,18 +254,19 @@ struct Lane {
 }
 
 /// Scores every rendition against `reference`: one result per rendition,
-/// in order; `Err` only when nothing could be scored (the reference, the
-/// GPU).
+/// in order, with what to print for it ([`print_results`]); `Err` only
+/// when nothing could be scored (the reference, the GPU).
 pub(crate) fn score(
     gpu: &mut Gpu,
     reference: &Path,
     renditions: Vec<Rendition>,
     options: &Options,
     started: Instant,
-) -> Result<Vec<Result<()>>> {
+) -> Result<Vec<Result<Finished>>> {
     let source = open_input(reference, options.raw)?;
     let geometry = source.info().geometry;
-    let mut results: Vec<Result<()>> = renditions.iter().map(|_| Ok(())).collect();
+    let mut results: Vec<Result<Finished>> =
+        renditions.iter().map(|_| Err(anyhow!("not scored"))).collect();
     // Each rendition opened and checked against the reference, with the
     // messages a run of its own prints; those that fail leave here.
     let mut opened = Vec::new();
@@ -291,7 +318,7 @@ fn score_again(
     again: Vec<(usize, Rendition)>,
     options: &Options,
     started: Instant,
-    results: &mut [Result<()>],
+    results: &mut [Result<Finished>],
 ) -> Result<()> {
     let source = open_input(reference, options.raw)?;
     let mut chunk = Vec::new();
@@ -331,7 +358,7 @@ fn score_chunk(
     chunk: Vec<(usize, Rendition, Box<dyn VideoSource>)>,
     options: &Options,
     started: Instant,
-    results: &mut [Result<()>],
+    results: &mut [Result<Finished>],
     share: bool,
 ) -> Result<Vec<(usize, Rendition)>> {
     let geometry = source.info().geometry;
@@ -423,13 +450,7 @@ fn score_chunk(
         print_new_warnings(&name, &group.warnings(k)[lane.warned..]);
         let size = (geometry.width, geometry.height);
         let index = lane.index;
-        results[index] = lane.finish(&aggregates, size, started).and_then(|f| {
-            for line in f.lines {
-                outln!("{line}")?;
-            }
-            eprintln!("{}", f.summary);
-            Ok(())
-        });
+        results[index] = lane.finish(&aggregates, size, started);
     }
     Ok(again)
 }
@@ -486,7 +507,7 @@ fn build_scorer(
     geometry: Geometry,
     kept: &mut Vec<(usize, Rendition)>,
     group: &mut Group,
-    results: &mut [Result<()>],
+    results: &mut [Result<Finished>],
     same_frames: bool,
 ) -> Option<Scorer> {
     let selections: Vec<&Selection> = kept.iter().map(|(_, r)| &r.selection).collect();
@@ -580,7 +601,7 @@ impl Lane {
 
 /// A rendition's printed lines: its pooled scores (stdout) and its frame
 /// count and time (stderr).
-struct Finished {
+pub(crate) struct Finished {
     lines: Vec<String>,
     summary: String,
 }

@@ -305,6 +305,30 @@ fn score_stdout_closed_or_full() {
     fails_with(&out, "writing to stdout: No space left on device");
 }
 
+/// A ladder whose stdout is closed still writes every report and ends
+/// quietly; a full stdout is one error, not a failure of each rendition.
+#[test]
+fn ladder_stdout_closed_or_full() {
+    let dir = scratch("ladder-stdout");
+    let (a, b) = (dir.join("a.y4m"), dir.join("b.y4m"));
+    y4m(&a, 2);
+    y4m(&b, 2);
+    let out_dir = dir.join("reports");
+    let extra = ["-d", b.to_str().unwrap(), "--json", "-o", out_dir.to_str().unwrap()];
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = run(score(&a, &a, &extra).stdout(writer));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(!stderr_of(&out).contains("failed"), "{}", stderr_of(&out));
+    assert!(out_dir.join("a.json").is_file() && out_dir.join("b.json").is_file());
+    let full = std::fs::File::options().write(true).open("/dev/full").unwrap();
+    let out = run(score(&a, &a, &extra).stdout(full));
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("vqscope: writing to stdout: No space left on device"), "{stderr}");
+    assert!(!stderr.contains("renditions failed") && !stderr.contains("panicked"), "{stderr}");
+}
+
 #[test]
 fn score_report_to_stdout() {
     let dir = scratch("score-dash");
