@@ -6,7 +6,10 @@
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
-use vqscope_gpu::{Buffer, GpuContext, Submitter, upload_buffer};
+use vqscope_gpu::{
+    Binding, Buffer, ComputePipeline, GpuContext, PipelineDesc, Submitter, download_buffer,
+    upload_buffer,
+};
 
 use vqscope_video::DeviceFrame;
 
@@ -116,6 +119,35 @@ pub fn upload_plane(
     let bytes = plane_bytes(plane);
     let buffer = upload_buffer(ctx, submitter, "plane", &bytes)?;
     Ok((buffer, packed_desc(plane.width, plane.height, plane.bpc, 0)))
+}
+
+/// Whether the device's `fma()` on doubles rounds once (fma_probe.comp).
+/// Vulkan does not say: lavapipe computes it as a product and a sum, NVIDIA
+/// fuses it. The operands' exact `a·b + c` is 2^-54, which a product rounded
+/// first loses entirely (a·b = 1 + 2^-26 + 2^-54 rounds to 1 + 2^-26).
+pub(crate) fn fma_fuses(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+) -> vqscope_gpu::Result<bool> {
+    let a = 1.0 + 2f64.powi(-27);
+    let operands = [a, a, -(1.0 + 2f64.powi(-26)), 0.0];
+    let bytes: Vec<u8> = operands.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let probe = upload_buffer(ctx, submitter, "fma probe", &bytes)?;
+    let pipeline = ComputePipeline::new(
+        ctx,
+        &PipelineDesc {
+            name: "metrics/fma_probe",
+            ..PipelineDesc::new(vqscope_shaders::METRICS_FMA_PROBE)
+        },
+    )?;
+    submitter.run(|rec| {
+        rec.dispatch(&pipeline, &[Binding::Buffer(&probe)], &[], [1, 1, 1])?;
+        rec.barrier();
+        Ok(())
+    })?;
+    let out = download_buffer(ctx, submitter, &probe, 32)?;
+    let fused = f64::from_le_bytes(out[24..32].try_into().expect("8 bytes"));
+    Ok(fused == 2f64.powi(-54))
 }
 
 /// Every `#[repr(C)]` twin of a GLSL struct in this crate against the

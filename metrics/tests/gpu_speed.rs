@@ -1,10 +1,13 @@
-//! The GPU decimation of SpEED (`speed::gpu`) against its CPU twin
-//! (`speed::{float_plane, decimate}`): random planes of random sizes at 8,
+//! SpEED's GPU kernels (`speed::gpu`) against their CPU twin
+//! (`speed::{float_plane, decimate, remove_local_mean, window_means,
+//! covariance_sum, covariance_matrix}`): random planes of random sizes at 8,
 //! 10, 12 and 16 bits, several kernel scales, one to four planes at odd
 //! offsets and strides in a shared buffer, planes wider and taller than the
 //! size SpEED reads (as 4:2:0 chroma of an odd-sized frame is) — every
-//! decimated float must equal the twin's bit for bit, at every subgroup size
-//! lavapipe offers. Half the cases decimate the float difference of two
+//! centered float and every covariance sum (a double) must equal the twin's
+//! bit for bit, at every subgroup size lavapipe offers. The sizes reach
+//! windows wider than 16 samples, so that every step of the covariance
+//! order is taken. Half the cases work on the float difference of two
 //! planes (`speed_temporal`'s previous minus current frame).
 
 use vqscope_gpu::testing::{
@@ -14,8 +17,11 @@ use vqscope_gpu::{Buffer, Submitter, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
 use vqscope_metrics::features::float_vif::filter::FloatPlane;
-use vqscope_metrics::features::speed::gpu::SpeedDecimateKernel;
-use vqscope_metrics::features::speed::{Dimensions, SpeedOptions, decimate, float_plane};
+use vqscope_metrics::features::speed::gpu::SpeedKernel;
+use vqscope_metrics::features::speed::{
+    BLOCK, Dimensions, SpeedOptions, covariance_entry, covariance_matrix, covariance_pairs,
+    covariance_sum, decimate, float_plane, remove_local_mean, window_means,
+};
 
 const POISON: u32 = 0xDEAD_BEEF;
 const OFFSET: u32 = 3;
@@ -38,15 +44,24 @@ fn random_samples(rng: &mut Rng, n: usize, bpc: u32) -> Vec<u16> {
 }
 
 #[test]
-fn decimation_matches_the_twin() {
-    if !at_every_lavapipe_subgroup_size("decimation_matches_the_twin") {
+fn kernels_match_the_twin() {
+    if !at_every_lavapipe_subgroup_size("kernels_match_the_twin") {
         return;
     }
     let ctx = test_context();
     let mut submitter = Submitter::new(&ctx, 1).unwrap();
     let mut rng = Rng(0x5EED_5BEED);
-    for case in 0..10 {
-        let (w, h) = (80 + rng.below(220) as usize, 80 + rng.below(160) as usize);
+    for case in 0..12 {
+        // Random sizes, then a 1080p frame's chroma and luma.
+        let wide = case % 3 == 0;
+        let (w, h) = match case {
+            10 => (960, 540),
+            11 => (1920, 1080),
+            _ => (
+                80 + rng.below(if wide { 1100 } else { 220 }) as usize,
+                80 + rng.below(160) as usize,
+            ),
+        };
         let bpc = [8, 10, 12, 16][rng.below(4) as usize];
         let ks = [1.0, 0.5, 1.5, 2.0, 4.0 / 3.0, 3.0][rng.below(6) as usize];
         let count = 1 + rng.below(4) as usize;
@@ -76,8 +91,7 @@ fn decimation_matches_the_twin() {
         bytes.extend([0u8; 4]);
         let buffer = upload_buffer(&ctx, &mut submitter, "test planes", &bytes).unwrap();
         let kernel =
-            SpeedDecimateKernel::new(&ctx, "speed", w as u32, h as u32, bpc, ks, count as u32)
-                .unwrap();
+            SpeedKernel::new(&ctx, "speed", w as u32, h as u32, bpc, ks, count as u32).unwrap();
         let total = u64::from(kernel.result_words() + OFFSET + 1) * 8;
         let results = Buffer::storage(&ctx, "test results", total).unwrap();
         let plane = |i: usize| DevicePlane { buffer: &buffer, desc: descs[i] };
@@ -108,6 +122,10 @@ fn decimation_matches_the_twin() {
             let view = PlaneView { width: pw, height: ph, stride: *stride, bpc, samples };
             float_plane(&view, w, h).unwrap()
         };
+        let (dw, dh) = dims.operating;
+        let centered_words = (count * dw * dh).div_ceil(2);
+        let (ww, wh) = (dims.blocks.0 * BLOCK - BLOCK + 1, dims.blocks.1 * BLOCK - BLOCK + 1);
+        let at = |e: usize| (e % BLOCK, e / BLOCK);
         for (i, got) in got.iter().enumerate() {
             let src = if subtract {
                 let (a, b) = (input(2 * i), input(2 * i + 1));
@@ -116,19 +134,32 @@ fn decimation_matches_the_twin() {
             } else {
                 input(i)
             };
-            let want = decimate(&src, &dims, &o);
-            assert_eq!((got.width, got.height), (want.width, want.height));
-            for (k, (g, t)) in got.data.iter().zip(&want.data).enumerate() {
-                assert_eq!(
-                    g.to_bits(),
-                    t.to_bits(),
-                    "case {case}: {w}x{h} ({pw}x{ph}) {bpc}-bit ks {ks} subtract {subtract} plane {i} \
-                     sample {k}: gpu {g} twin {t}"
-                );
+            let want = remove_local_mean(&decimate(&src, &dims, &o), &o);
+            let what = format!(
+                "case {case}: {w}x{h} ({pw}x{ph}) {bpc}-bit ks {ks} subtract {subtract} plane {i}"
+            );
+            assert_eq!((got.plane.width, got.plane.height), (want.width, want.height));
+            for (k, (g, t)) in got.plane.data.iter().zip(&want.data).enumerate() {
+                assert_eq!(g.to_bits(), t.to_bits(), "{what} sample {k}: gpu {g} twin {t}");
             }
+            let means = window_means(&want, &dims);
+            for (p, &(x, y)) in covariance_pairs().iter().enumerate() {
+                let (mx, my) = (f64::from(means[x]), f64::from(means[y]));
+                let sum = covariance_sum(&want, at(x), at(y), ww, wh, mx, my);
+                let word = words[OFFSET as usize + centered_words + i * 325 + p];
+                let gpu = f64::from_bits(word as u64);
+                assert_eq!(
+                    gpu.to_bits(),
+                    sum.to_bits(),
+                    "{what} pair {x},{y}: gpu {gpu} twin {sum}"
+                );
+                assert_eq!(got.covariance.at(x, y), covariance_entry(sum, &dims));
+            }
+            assert_eq!(got.covariance, covariance_matrix(&want, &dims), "{what}");
         }
         println!(
-            "case {case}: {count} planes {w}x{h} {bpc}-bit ks {ks} subtract {subtract}: equal"
+            "case {case}: {count} planes {w}x{h} (windows {ww}x{wh}) {bpc}-bit ks {ks} \
+             subtract {subtract}: equal"
         );
     }
     assert_no_validation_messages();
@@ -137,6 +168,6 @@ fn decimation_matches_the_twin() {
 #[test]
 fn refuses_what_the_twin_refuses() {
     let ctx = test_context();
-    assert!(SpeedDecimateKernel::new(&ctx, "speed", 79, 200, 8, 1.0, 1).is_err());
-    assert!(SpeedDecimateKernel::new(&ctx, "speed", 200, 200, 9, 1.0, 1).is_err());
+    assert!(SpeedKernel::new(&ctx, "speed", 79, 200, 8, 1.0, 1).is_err());
+    assert!(SpeedKernel::new(&ctx, "speed", 200, 200, 9, 1.0, 1).is_err());
 }

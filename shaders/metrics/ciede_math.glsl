@@ -13,7 +13,7 @@
 // Every expression is `precise`: a fused multiply-add would change the
 // roundings the error-free transformations below rely on.
 
-const double SPLITTER = 134217729.0lf; // 2^27 + 1: Dekker's splitting constant
+#include "exact_double.glsl"
 
 const double INV_LN2 = 1.4426950408889634lf;
 // ln 2 = LN2_HI + LN2_LO; LN2_HI has 32 significant bits, so k·LN2_HI is
@@ -50,28 +50,6 @@ const double ATAN_LO[17] = double[](
     -5.4556305485916264e-18lf, 2.950430737228402e-17lf, 1.5834785051444286e-17lf,
     6.943223671560008e-18lf, -2.1478388444456983e-17lf, -2.4256934659182068e-17lf,
     3.061616997868383e-17lf);
-
-// a·b exactly, as hi + lo (Dekker's product: no fma, which lavapipe does
-// not fuse).
-dvec2 two_prod(double a, double b) {
-    precise double p = a * b;
-    precise double ta = SPLITTER * a;
-    precise double ah = ta - (ta - a);
-    precise double al = a - ah;
-    precise double tb = SPLITTER * b;
-    precise double bh = tb - (tb - b);
-    precise double bl = b - bh;
-    precise double e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-    return dvec2(p, e);
-}
-
-// a + b exactly, as hi + lo (Knuth's sum).
-dvec2 two_sum(double a, double b) {
-    precise double s = a + b;
-    precise double bb = s - a;
-    precise double e = (a - (s - bb)) + (b - bb);
-    return dvec2(s, e);
-}
 
 // exp(hi + lo) for |lo| far below ulp(hi): hi = k·ln2 + r, |r| ≤ ln2/2,
 // exp(r) from its Taylor series to r^13 (truncation below 2^-57).

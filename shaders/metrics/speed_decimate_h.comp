@@ -1,9 +1,7 @@
 #version 460
-// SpEED, pass 2 of 2: the horizontal pass of the anti-aliasing filter at
+// SpEED, pass 2 of 5: the horizontal pass of the anti-aliasing filter at
 // the columns the decimation by 16 keeps (16·ox), over pass 1's rows: one
-// decimated sample per invocation, its float bits into
-// results[out_index + oy * out_w + ox] (32-bit halves of the frame's result
-// words, low half first).
+// decimated sample per invocation, into decimated[out_base + oy * out_w + ox].
 // CPU twin: metrics/src/features/speed/mod.rs (`decimate`); driver:
 // metrics/src/features/speed/gpu.rs.
 
@@ -11,7 +9,7 @@ layout(local_size_x = 64, local_size_y = 4) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer Vertical { float vertical[]; };
 layout(set = 0, binding = 1, std430) readonly buffer Taps { float taps[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer Results { uint results[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer Decimated { float decimated[]; };
 
 // Twin: `HorizontalPush` in metrics/src/features/speed/gpu.rs; the two must
 // agree.
@@ -21,7 +19,7 @@ layout(push_constant, std430) uniform Push {
     uint out_h;
     uint taps_len;
     uint in_base;
-    uint out_index;
+    uint out_base;
 };
 
 int mirror(int i, int n) {
@@ -42,5 +40,5 @@ void main() {
         precise float product = taps[k] * vertical[in_base + oy * width + col];
         acc = acc + product;
     }
-    results[out_index + oy * out_w + ox] = floatBitsToUint(acc);
+    decimated[out_base + oy * out_w + ox] = acc;
 }

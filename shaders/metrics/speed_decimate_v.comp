@@ -1,5 +1,5 @@
 #version 460
-// SpEED, pass 1 of 2: the vertical pass of the anti-aliasing filter over one
+// SpEED, pass 1 of 5: the vertical pass of the anti-aliasing filter over one
 // plane, only at the rows the decimation by 16 keeps (16·oy), every column,
 // into vertical[out_base + oy * width + x].
 // CPU twin: metrics/src/features/speed/mod.rs (`float_plane`, `decimate`);

@@ -3,8 +3,9 @@
 //!
 //! **Where it runs.** Without a prescale (the default, and every v1 model
 //! but the 2160 ones) the GPU decimates the four chroma planes of the
-//! shared upload ([`super::gpu`]) and the host finishes from 4 × 1/256 of
-//! the samples. **Interim:** with `speed_prescale` ≠ 1 (the 2160 models'
+//! shared upload and computes their covariance matrices ([`super::gpu`]);
+//! the host finishes (eigenvalues, solve, entropies) from 4 × 1/256 of the
+//! samples. **Interim:** with `speed_prescale` ≠ 1 (the 2160 models'
 //! 0.5 and 0.6, bilinear) the GPU does not resample yet, so the entry copies
 //! the four chroma planes into the result buffer (a transfer copy, 2 MiB a
 //! 1080p 4:2:0 frame instead of 31 KiB) and runs the whole CPU twin on the
@@ -13,9 +14,9 @@
 use vqscope_gpu::{Buffer, Recorder, Timestamps};
 use vqscope_video::ChromaFormat;
 
-use super::gpu::SpeedDecimateKernel;
+use super::gpu::SpeedKernel;
 use super::readback::{PlaneCopy, record_copies};
-use super::{Dimensions, SpeedOptions, check_options, decimated_score, float_plane, speed_score};
+use super::{Dimensions, SpeedOptions, centered_score, check_options, float_plane, speed_score};
 use crate::MetricsError;
 use crate::features::float_vif::PrescaleMethod;
 use crate::features::{
@@ -211,7 +212,7 @@ impl Feature for SpeedChroma {
         let source = if super::almost_one(o.prescale) {
             let (w, h) = (size.0 as u32, size.1 as u32);
             let bpc = g.format.bit_depth;
-            Source::Gpu(Box::new(SpeedDecimateKernel::new(
+            Source::Gpu(Box::new(SpeedKernel::new(
                 setup.ctx,
                 FEATURE,
                 w,
@@ -242,7 +243,7 @@ impl Feature for SpeedChroma {
 /// (interim, with a prescale, which the GPU does not resample yet) whole
 /// plane copies for the host.
 enum Source {
-    Gpu(Box<SpeedDecimateKernel>),
+    Gpu(Box<SpeedKernel>),
     /// Cb and Cr, as uploaded.
     Copy([PlaneCopy; 2]),
 }
@@ -271,7 +272,7 @@ impl Extractor for SpeedChromaExtractor {
 
     fn phases(&self) -> &'static [&'static str] {
         match &self.source {
-            Source::Gpu(_) => &["decimate chroma planes"],
+            Source::Gpu(_) => &["decimate chroma planes, covariances"],
             Source::Copy(_) => &["copy chroma planes"],
         }
     }
@@ -306,7 +307,8 @@ impl Extractor for SpeedChromaExtractor {
         let values = match &self.source {
             Source::Gpu(kernel) => {
                 let p = kernel.decode(words);
-                let score = |c: usize| decimated_score(&p[c], &p[c + 2], &self.dims, o);
+                let side = |i: usize| (&p[i].plane, &p[i].covariance);
+                let score = |c: usize| centered_score(side(c), side(c + 2), &self.dims, o);
                 combine([score(0), score(1)], self.max_val)
             }
             Source::Copy([u, v]) => {

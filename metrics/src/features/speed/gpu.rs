@@ -1,20 +1,27 @@
-//! SpEED's per-pixel work on the GPU: the anti-aliasing filter and the
-//! decimation by 16 ([`super::decimate`], without prescale) of one or more
-//! planes of the shared upload, bit-identical to the twin. What remains per
-//! plane — the 3-tap blur of a plane 16 times smaller, the 25×25
-//! covariance, its eigenvalues and the solve — runs on the host from the
-//! decimated planes the kernel leaves in the result words (a 1080p 4:2:0
-//! frame's four chroma planes: 4 × 60 × 33 floats, 31 KiB).
+//! SpEED's per-pixel work on the GPU, bit-identical to the twin: the
+//! anti-aliasing filter and the decimation by 16 ([`super::decimate`],
+//! without prescale), the local mean removal ([`super::remove_local_mean`])
+//! and the 25×25 covariance matrix ([`super::covariance_matrix`]) of one or
+//! more planes of the shared upload. What remains per plane — the
+//! eigenvalues, the solve and the entropies — runs on the host from the
+//! centered planes and the covariance sums the kernels leave in the result
+//! words (a 1080p 4:2:0 frame's four chroma planes: 4 × 60 × 33 floats and
+//! 4 × 325 doubles, 18 KiB).
 //!
-//! Per frame, after a barrier (shaders/metrics/speed_decimate_*.comp):
+//! Per frame, after a barrier (shaders/metrics/speed_*.comp):
 //! 1. `decimate_v`, per plane: the vertical pass at the rows 16·y only
 //!    (of the float difference of two planes for `speed_temporal`);
-//! 2. `decimate_h`, per plane: the horizontal pass at the columns 16·x,
-//!    each result's float bits in a 32-bit half of the result words.
+//! 2. `decimate_h`, per plane: the horizontal pass at the columns 16·x;
+//! 3. `center`, all planes: each decimated sample minus its scale-4 blur,
+//!    kept for the next passes and written to the result words;
+//! 4. `means`: the 25 window means of each plane;
+//! 5. `covariance`: the 325 covariance sums of each plane, in the order of
+//!    libvmaf's AVX-512 kernel, with fused multiply-adds (the device's own
+//!    where its `fma()` rounds once, else an exact emulation).
 //!
-//! Both passes are sums of separately rounded float products in tap order,
-//! `precise` in the shaders, as in libvmaf (its AVX convolution adds the
-//! same products in the same order).
+//! The filter passes are sums of separately rounded float products in tap
+//! order, `precise` in the shaders, as in libvmaf (its AVX convolution adds
+//! the same products in the same order).
 
 use std::sync::Arc;
 
@@ -24,15 +31,22 @@ use vqscope_gpu::{
     Submitter, upload_buffer,
 };
 
-use super::{Dimensions, antialias_taps};
-use crate::device::{DevicePlane, PlaneDesc};
+use super::linalg::Square;
+use super::{
+    Dimensions, ELEMENTS, NUM_SCALES, antialias_taps, covariance_entry, covariance_from_entries,
+    covariance_pairs,
+};
+use crate::device::{DevicePlane, PlaneDesc, fma_fuses};
 use crate::error::MetricsError;
-use crate::features::float_vif::filter::FloatPlane;
+use crate::features::float_vif::filter::{FloatPlane, filter_taps};
 use crate::features::float_vif::scaler;
 
-/// Local size of both passes (`local_size_x`, `_y`).
+/// Local size of the filter passes (`local_size_x`, `_y`).
 const GROUP_W: u32 = 64;
 const GROUP_H: u32 = 4;
+
+/// Covariance sums per plane: the lower triangle of the 25×25 matrix.
+const ELEMENTS_PAIRS: u32 = (ELEMENTS * (ELEMENTS + 1) / 2) as u32;
 
 /// Twin of speed_decimate_v.comp's push constants; the two must agree.
 #[repr(C)]
@@ -55,19 +69,61 @@ struct HorizontalPush {
     out_h: u32,
     taps_len: u32,
     in_base: u32,
+    out_base: u32,
+}
+
+/// Twin of speed_center.comp's push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct CenterPush {
+    width: u32,
+    height: u32,
+    taps_len: u32,
     out_index: u32,
+}
+
+/// Twin of speed_means.comp's push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct WindowPush {
+    width: u32,
+    height: u32,
+    win_w: u32,
+    win_h: u32,
+}
+
+/// Twin of speed_covariance.comp's push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct CovariancePush {
+    width: u32,
+    height: u32,
+    win_w: u32,
+    win_h: u32,
+    pair_count: u32,
+    out_word: u32,
 }
 
 /// The twins above as the layout test checks them against the SPIR-V.
 #[cfg(test)]
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
-    use vqscope_shaders::{METRICS_SPEED_DECIMATE_H, METRICS_SPEED_DECIMATE_V, twin};
+    use vqscope_shaders::{
+        METRICS_SPEED_CENTER, METRICS_SPEED_COVARIANCE, METRICS_SPEED_DECIMATE_H,
+        METRICS_SPEED_DECIMATE_V, METRICS_SPEED_MEANS, twin,
+    };
     vec![
         twin!(VerticalPush as "Push" in [METRICS_SPEED_DECIMATE_V] {
             plane, minus, subtract, taps_len, out_rows, out_base
         }),
         twin!(HorizontalPush as "Push" in [METRICS_SPEED_DECIMATE_H] {
-            width, out_w, out_h, taps_len, in_base, out_index
+            width, out_w, out_h, taps_len, in_base, out_base
+        }),
+        twin!(CenterPush as "Push" in [METRICS_SPEED_CENTER] {
+            width, height, taps_len, out_index
+        }),
+        twin!(WindowPush as "Push" in [METRICS_SPEED_MEANS] { width, height, win_w, win_h }),
+        twin!(CovariancePush as "Push" in [METRICS_SPEED_COVARIANCE] {
+            width, height, win_w, win_h, pair_count, out_word
         }),
     ]
 }
@@ -76,28 +132,53 @@ fn pipeline(
     ctx: &Arc<GpuContext>,
     name: &str,
     shader: &Shader,
+    specialization: &[(u32, u32)],
 ) -> vqscope_gpu::Result<ComputePipeline> {
-    ComputePipeline::new(ctx, &PipelineDesc { name, ..PipelineDesc::new(shader) })
+    ComputePipeline::new(ctx, &PipelineDesc { name, specialization, ..PipelineDesc::new(shader) })
 }
 
-/// The decimation kernels for `planes` planes of one size, bit depth and
-/// kernel scale, with their intermediate allocated once.
-pub struct SpeedDecimateKernel {
+/// One plane's statistics as the kernels leave them: the plane after
+/// [`super::remove_local_mean`] and its [`super::covariance_matrix`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct CenteredPlane {
+    pub plane: FloatPlane,
+    pub covariance: Square,
+}
+
+/// The kernels for `planes` planes of one size, bit depth and kernel scale,
+/// with their intermediates allocated once.
+pub struct SpeedKernel {
     width: u32,
     height: u32,
     bpc: u32,
-    /// The decimated size.
-    out: (u32, u32),
+    dims: Dimensions,
     planes: u32,
     taps_len: u32,
+    blur_taps_len: u32,
     vertical_pass: ComputePipeline,
     horizontal_pass: ComputePipeline,
+    center_pass: ComputePipeline,
+    means_pass: ComputePipeline,
+    covariance_pass: ComputePipeline,
     taps: Buffer,
+    blur_taps: Buffer,
+    /// [`covariance_pairs`], packed as the covariance pass reads them.
+    pairs: Buffer,
     /// Every plane's vertical pass at the kept rows.
     vertical: Buffer,
+    /// Every plane decimated, then centered (operating size, back to back).
+    decimated: Buffer,
+    centered: Buffer,
+    /// 25 window means per plane.
+    means: Buffer,
 }
 
-impl SpeedDecimateKernel {
+/// A buffer holding `floats` floats (at least one word).
+fn float_buffer(ctx: &Arc<GpuContext>, name: &str, floats: u64) -> vqscope_gpu::Result<Buffer> {
+    Buffer::storage(ctx, name, floats.max(1) * 4)
+}
+
+impl SpeedKernel {
     /// Kernels for `planes` planes whose top-left `width × height` samples
     /// at `bpc` bits SpEED reads (libvmaf's chroma size can leave out the
     /// last column and row of an odd-sized frame's planes), refused where
@@ -113,41 +194,85 @@ impl SpeedDecimateKernel {
     ) -> Result<Self, MetricsError> {
         scaler(bpc)?;
         let dims = Dimensions::new(feature, width as usize, height as usize, 1.0)?;
-        let (dw, dh) = (dims.operating.0 as u32, dims.operating.1 as u32);
+        let (dw, dh) = (dims.operating.0 as u64, dims.operating.1 as u64);
         let taps = antialias_taps(kernelscale);
+        let blur_taps = filter_taps(NUM_SCALES, kernelscale);
         let mut submitter = Submitter::new(ctx, 1)?;
-        let bytes: Vec<u8> = taps.iter().flat_map(|t| t.to_le_bytes()).collect();
-        let rows = u64::from(planes) * u64::from(dh) * u64::from(width);
+        let fused = u32::from(fma_fuses(ctx, &mut submitter)?);
+        let floats = |t: &[f32]| -> Vec<u8> { t.iter().flat_map(|v| v.to_le_bytes()).collect() };
+        let pairs: Vec<u8> = covariance_pairs()
+            .iter()
+            .flat_map(|&(x, y)| (x as u32 | (y as u32) << 8).to_le_bytes())
+            .collect();
+        let n = u64::from(planes);
         Ok(Self {
             width,
             height,
             bpc,
-            out: (dw, dh),
+            dims,
             planes,
             taps_len: taps.len() as u32,
+            blur_taps_len: blur_taps.len() as u32,
             vertical_pass: pipeline(
                 ctx,
                 "metrics/speed_decimate_v",
                 vqscope_shaders::METRICS_SPEED_DECIMATE_V,
+                &[],
             )?,
             horizontal_pass: pipeline(
                 ctx,
                 "metrics/speed_decimate_h",
                 vqscope_shaders::METRICS_SPEED_DECIMATE_H,
+                &[],
             )?,
-            taps: upload_buffer(ctx, &mut submitter, "speed taps", &bytes)?,
-            vertical: Buffer::storage(ctx, "speed vertical", rows * 4)?,
+            center_pass: pipeline(
+                ctx,
+                "metrics/speed_center",
+                vqscope_shaders::METRICS_SPEED_CENTER,
+                &[],
+            )?,
+            means_pass: pipeline(
+                ctx,
+                "metrics/speed_means",
+                vqscope_shaders::METRICS_SPEED_MEANS,
+                &[],
+            )?,
+            covariance_pass: pipeline(
+                ctx,
+                "metrics/speed_covariance",
+                vqscope_shaders::METRICS_SPEED_COVARIANCE,
+                &[(0, fused)],
+            )?,
+            taps: upload_buffer(ctx, &mut submitter, "speed taps", &floats(&taps))?,
+            blur_taps: upload_buffer(ctx, &mut submitter, "speed blur taps", &floats(&blur_taps))?,
+            pairs: upload_buffer(ctx, &mut submitter, "speed pairs", &pairs)?,
+            vertical: float_buffer(ctx, "speed vertical", n * dh * u64::from(width))?,
+            decimated: float_buffer(ctx, "speed decimated", n * dw * dh)?,
+            centered: float_buffer(ctx, "speed centered", n * dw * dh)?,
+            means: float_buffer(ctx, "speed means", n * ELEMENTS as u64)?,
         })
     }
 
-    /// int64 result words the decimated planes take (two floats a word).
-    pub fn result_words(&self) -> u32 {
-        (self.planes * self.out.0 * self.out.1).div_ceil(2)
+    /// The operating (decimated) size.
+    fn out(&self) -> (u32, u32) {
+        (self.dims.operating.0 as u32, self.dims.operating.1 as u32)
     }
 
-    /// Records the decimation of `planes` into `results[offset_words..]`:
-    /// each a plane, or with a second plane the float difference of the
-    /// two (first minus second).
+    /// Result words the centered planes take (two floats a word).
+    fn centered_words(&self) -> u32 {
+        let (dw, dh) = self.out();
+        (self.planes * dw * dh).div_ceil(2)
+    }
+
+    /// int64 result words a frame takes: the centered planes, then each
+    /// plane's covariance sums (a double a word).
+    pub fn result_words(&self) -> u32 {
+        self.centered_words() + self.planes * ELEMENTS_PAIRS
+    }
+
+    /// Records the kernels on `planes` into `results[offset_words..]`: each
+    /// a plane, or with a second plane the float difference of the two
+    /// (first minus second).
     pub fn record(
         &self,
         rec: &mut Recorder<'_>,
@@ -171,8 +296,8 @@ impl SpeedDecimateKernel {
                 )));
             }
         }
-        let (w, (dw, dh)) = (self.width, self.out);
-        // Earlier frames may still read the intermediate.
+        let (w, (dw, dh)) = (self.width, self.out());
+        // Earlier frames may still read the intermediates.
         rec.barrier();
         for (i, (p, minus)) in planes.iter().enumerate() {
             let q = minus.unwrap_or(*p);
@@ -204,35 +329,93 @@ impl SpeedDecimateKernel {
                 out_h: dh,
                 taps_len: self.taps_len,
                 in_base: i * dh * w,
-                out_index: offset_words * 2 + i * dw * dh,
+                out_base: i * dw * dh,
             };
             rec.dispatch(
                 &self.horizontal_pass,
                 &[
                     Binding::Buffer(&self.vertical),
                     Binding::Buffer(&self.taps),
-                    Binding::Buffer(results),
+                    Binding::Buffer(&self.decimated),
                 ],
                 bytemuck::bytes_of(&push),
                 [dw.div_ceil(GROUP_W), dh.div_ceil(GROUP_H), 1],
             )?;
         }
-        Ok(())
+        rec.barrier();
+        let push = CenterPush {
+            width: dw,
+            height: dh,
+            taps_len: self.blur_taps_len,
+            out_index: offset_words * 2,
+        };
+        rec.dispatch(
+            &self.center_pass,
+            &[
+                Binding::Buffer(&self.decimated),
+                Binding::Buffer(&self.blur_taps),
+                Binding::Buffer(&self.centered),
+                Binding::Buffer(results),
+            ],
+            bytemuck::bytes_of(&push),
+            [dw.div_ceil(GROUP_W), dh.div_ceil(GROUP_H), self.planes],
+        )?;
+        rec.barrier();
+        let (ww, wh) = self.dims.window();
+        let push = WindowPush { width: dw, height: dh, win_w: ww as u32, win_h: wh as u32 };
+        rec.dispatch(
+            &self.means_pass,
+            &[Binding::Buffer(&self.centered), Binding::Buffer(&self.means)],
+            bytemuck::bytes_of(&push),
+            [self.planes, 1, 1],
+        )?;
+        rec.barrier();
+        let push = CovariancePush {
+            width: dw,
+            height: dh,
+            win_w: ww as u32,
+            win_h: wh as u32,
+            pair_count: ELEMENTS_PAIRS,
+            out_word: offset_words + self.centered_words(),
+        };
+        rec.dispatch(
+            &self.covariance_pass,
+            &[
+                Binding::Buffer(&self.centered),
+                Binding::Buffer(&self.means),
+                Binding::Buffer(&self.pairs),
+                Binding::Buffer(results),
+            ],
+            bytemuck::bytes_of(&push),
+            [ELEMENTS_PAIRS, self.planes, 1],
+        )
     }
 
-    /// The decimated planes, in the order recorded, from the kernel's
+    /// The planes' statistics, in the order recorded, from the kernels'
     /// result words.
-    pub fn decode(&self, words: &[i64]) -> Vec<FloatPlane> {
-        let (dw, dh) = (self.out.0 as usize, self.out.1 as usize);
-        let floats: Vec<f32> = words
+    pub fn decode(&self, words: &[i64]) -> Vec<CenteredPlane> {
+        let (dw, dh) = self.dims.operating;
+        let centered = self.centered_words() as usize;
+        let floats: Vec<f32> = words[..centered]
             .iter()
             .flat_map(|&w| [w as u64 as u32, (w as u64 >> 32) as u32])
             .map(f32::from_bits)
             .collect();
+        let sums = words[centered..].chunks_exact(ELEMENTS_PAIRS as usize);
         floats
             .chunks_exact(dw * dh)
+            .zip(sums)
             .take(self.planes as usize)
-            .map(|c| FloatPlane { width: dw, height: dh, data: c.to_vec() })
+            .map(|(c, sums)| {
+                let entries: Vec<f32> = sums
+                    .iter()
+                    .map(|&s| covariance_entry(f64::from_bits(s as u64), &self.dims))
+                    .collect();
+                CenteredPlane {
+                    plane: FloatPlane { width: dw, height: dh, data: c.to_vec() },
+                    covariance: covariance_from_entries(&entries),
+                }
+            })
             .collect()
     }
 }

@@ -307,31 +307,62 @@ pub fn covariance_sum(
     (pair[0] + pair[1]) + tail
 }
 
+/// The 325 entries of the symmetric covariance matrix that are computed,
+/// `(x, y)` with `y ≤ x`, in the order their values are listed (the GPU
+/// writes them in this order too).
+pub fn covariance_pairs() -> Vec<(usize, usize)> {
+    (0..ELEMENTS).flat_map(|x| (0..=x).map(move |y| (x, y))).collect()
+}
+
+/// Where the offset `e` of a block lies: `(column, row)`.
+fn offset_of(e: usize) -> (usize, usize) {
+    (e % BLOCK, e / BLOCK)
+}
+
+/// The mean of the `window`-sized area at each of a block's 25 offsets:
+/// an `f32` sum in raster order divided by the area.
+pub fn window_means(plane: &FloatPlane, dims: &Dimensions) -> [f32; ELEMENTS] {
+    let (ww, wh) = dims.window();
+    std::array::from_fn(|e| {
+        let (c, r) = offset_of(e);
+        let mut sum = 0.0f32;
+        for i in 0..wh {
+            for &v in &plane.data[(r + i) * plane.width + c..][..ww] {
+                sum += v;
+            }
+        }
+        sum / (ww * wh) as f32
+    })
+}
+
+/// A covariance matrix entry from its [`covariance_sum`]: divided by the
+/// window's area in `double`, stored as `f32`.
+pub fn covariance_entry(sum: f64, dims: &Dimensions) -> f32 {
+    let (ww, wh) = dims.window();
+    (sum / (ww * wh) as f64) as f32
+}
+
+/// The symmetric matrix from its entries in [`covariance_pairs`] order.
+pub fn covariance_from_entries(entries: &[f32]) -> Square {
+    let mut k = Square::zeros(ELEMENTS);
+    for (&(x, y), &cov) in covariance_pairs().iter().zip(entries) {
+        k.set(x, y, cov);
+        k.set(y, x, cov);
+    }
+    k
+}
+
 /// `compute_covariance_matrix`: the 25×25 covariance of the samples at the
 /// 25 offsets of a block, over the `window`-sized area each offset starts.
 pub fn covariance_matrix(plane: &FloatPlane, dims: &Dimensions) -> Square {
     let (ww, wh) = dims.window();
-    let count = ww * wh;
-    let mut means = [0.0f32; ELEMENTS];
-    for (e, m) in means.iter_mut().enumerate() {
-        let (r, c) = (e / BLOCK, e % BLOCK);
-        let mut sum = 0.0f32;
-        for i in 0..wh {
-            for j in 0..ww {
-                sum += plane.data[(r + i) * plane.width + c + j];
-            }
-        }
-        *m = sum / count as f32;
-    }
+    let means = window_means(plane, dims);
     // The 325 sums are independent and each keeps libvmaf's order, so they
-    // are spread over threads: on a 4K frame they are most of the host's
-    // work per frame (2.6 M fused multiply-adds a plane, each a libm call).
-    let pairs: Vec<(usize, usize)> =
-        (0..ELEMENTS).flat_map(|x| (0..=x).map(move |y| (x, y))).collect();
+    // are spread over threads (the GPU path computes them on the device).
+    let pairs = covariance_pairs();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(16);
     let chunk = pairs.len().div_ceil(threads);
-    let at = |e: usize| (e % BLOCK, e / BLOCK);
-    let covariances: Vec<f32> = std::thread::scope(|scope| {
+    let entries: Vec<f32> = std::thread::scope(|scope| {
         let workers: Vec<_> = pairs
             .chunks(chunk)
             .map(|part| {
@@ -339,8 +370,9 @@ pub fn covariance_matrix(plane: &FloatPlane, dims: &Dimensions) -> Square {
                     part.iter()
                         .map(|&(x, y)| {
                             let (mx, my) = (f64::from(means[x]), f64::from(means[y]));
-                            let sum = covariance_sum(plane, at(x), at(y), ww, wh, mx, my);
-                            (sum / count as f64) as f32
+                            let sum =
+                                covariance_sum(plane, offset_of(x), offset_of(y), ww, wh, mx, my);
+                            covariance_entry(sum, dims)
                         })
                         .collect::<Vec<f32>>()
                 })
@@ -348,12 +380,7 @@ pub fn covariance_matrix(plane: &FloatPlane, dims: &Dimensions) -> Square {
             .collect();
         workers.into_iter().flat_map(|w| w.join().expect("a covariance thread panicked")).collect()
     });
-    let mut k = Square::zeros(ELEMENTS);
-    for (&(x, y), &cov) in pairs.iter().zip(&covariances) {
-        k.set(x, y, cov);
-        k.set(y, x, cov);
-    }
-    k
+    covariance_from_entries(&entries)
 }
 
 /// One plane's block statistics (`est_params`'s outputs).
@@ -367,10 +394,10 @@ pub struct BlockStats {
     pub singular: bool,
 }
 
-/// `est_params` on a plane after [`remove_local_mean`].
-pub fn est_params(plane: &FloatPlane, dims: &Dimensions, sigma_nn: f32) -> BlockStats {
-    let k = covariance_matrix(plane, dims);
-    let eig = linalg::eigenvalues(&k);
+/// `est_params` on a plane after [`remove_local_mean`], given its
+/// [`covariance_matrix`] `k`.
+pub fn est_params(k: &Square, plane: &FloatPlane, dims: &Dimensions, sigma_nn: f32) -> BlockStats {
+    let eig = linalg::eigenvalues(k);
     let (bw, bh) = dims.blocks;
     let nb = dims.block_count();
     // Y: row e = the sample at offset e of every block.
@@ -384,7 +411,7 @@ pub fn est_params(plane: &FloatPlane, dims: &Dimensions, sigma_nn: f32) -> Block
         }
     }
     let regular = eig.iter().all(|&l| f64::from(l) >= linalg::EIGENVALUE_EPS);
-    let solved = if regular { linalg::solve(&k, &y, nb) } else { None };
+    let solved = if regular { linalg::solve(k, &y, nb) } else { None };
     let singular = solved.is_none();
     let mut x = solved.unwrap_or_else(|| vec![0.0f32; ELEMENTS * nb]);
     for (xv, &yv) in x.iter_mut().zip(&y) {
@@ -462,9 +489,22 @@ pub fn decimated_score(
     dims: &Dimensions,
     o: &SpeedOptions,
 ) -> (f32, bool) {
+    let (r, d) = (remove_local_mean(reference, o), remove_local_mean(distorted, o));
+    let (kr, kd) = (covariance_matrix(&r, dims), covariance_matrix(&d, dims));
+    centered_score((&r, &kr), (&d, &kd), dims, o)
+}
+
+/// [`speed_score`] from the two planes after [`remove_local_mean`], each
+/// with its [`covariance_matrix`] (what the GPU path reads back).
+pub fn centered_score(
+    (reference, k_reference): (&FloatPlane, &Square),
+    (distorted, k_distorted): (&FloatPlane, &Square),
+    dims: &Dimensions,
+    o: &SpeedOptions,
+) -> (f32, bool) {
     let sigma_nn = o.sigma_nn as f32;
-    let r = est_params(&remove_local_mean(reference, o), dims, sigma_nn);
-    let d = est_params(&remove_local_mean(distorted, o), dims, sigma_nn);
+    let r = est_params(k_reference, reference, dims, sigma_nn);
+    let d = est_params(k_distorted, distorted, dims, sigma_nn);
     let score = if r.singular != d.singular {
         0.0
     } else {

@@ -6,8 +6,9 @@
 //!
 //! **Where it runs.** Without a prescale the GPU decimates the float
 //! differences of the previous and the current luma on each side
-//! ([`super::gpu`], the previous frame's planes from the pipeline) and the
-//! host finishes from the decimated planes. **Interim:** with
+//! ([`super::gpu`], the previous frame's planes from the pipeline) and
+//! computes their covariance matrices; the host finishes from the centered
+//! planes. **Interim:** with
 //! `speed_prescale` ≠ 1 (not resampled on the GPU yet) the entry copies the
 //! luma planes into the result buffer and runs the CPU twin on the host,
 //! which keeps the previous frame's float planes (frames reach the host in
@@ -16,9 +17,9 @@
 use vqscope_gpu::{Buffer, Recorder, Timestamps};
 
 use super::chroma::{KERNELSCALE, MAX_VAL, NN_FLOOR, PRESCALE, PRESCALE_METHOD, SIGMA_NN};
-use super::gpu::SpeedDecimateKernel;
+use super::gpu::SpeedKernel;
 use super::readback::{PlaneCopy, record_copies};
-use super::{Dimensions, SpeedOptions, check_options, decimated_score, float_plane, speed_score};
+use super::{Dimensions, SpeedOptions, centered_score, check_options, float_plane, speed_score};
 use crate::MetricsError;
 use crate::features::float_vif::filter::FloatPlane;
 use crate::features::{
@@ -132,15 +133,8 @@ impl Feature for SpeedTemporalFeature {
         let scorer = SpeedTemporal::new(w, h, o, use_ref_diff)?;
         let source = if super::almost_one(o.prescale) {
             let bpc = g.format.bit_depth;
-            let kernel = SpeedDecimateKernel::new(
-                setup.ctx,
-                FEATURE,
-                w as u32,
-                h as u32,
-                bpc,
-                o.kernelscale,
-                2,
-            )?;
+            let kernel =
+                SpeedKernel::new(setup.ctx, FEATURE, w as u32, h as u32, bpc, o.kernelscale, 2)?;
             Source::Gpu(Box::new(kernel))
         } else {
             Source::Copy(PlaneCopy::new(w, h, g.format.bit_depth))
@@ -157,7 +151,7 @@ impl Feature for SpeedTemporalFeature {
 /// Where an instance's planes go: the GPU decimation of the differences
 /// (no prescale), or (interim) whole luma copies for the host.
 enum Source {
-    Gpu(Box<SpeedDecimateKernel>),
+    Gpu(Box<SpeedKernel>),
     Copy(PlaneCopy),
 }
 
@@ -191,7 +185,7 @@ impl Extractor for SpeedTemporalExtractor {
 
     fn phases(&self) -> &'static [&'static str] {
         match &self.source {
-            Source::Gpu(_) => &["decimate luma differences"],
+            Source::Gpu(_) => &["decimate luma differences, covariances"],
             Source::Copy(_) => &["copy luma planes"],
         }
     }
@@ -229,7 +223,8 @@ impl Extractor for SpeedTemporalExtractor {
             Source::Gpu(kernel) => {
                 let p = kernel.decode(words);
                 let (dims, o) = (&self.scorer.dims, &self.scorer.options);
-                f64::from(decimated_score(&p[0], &p[1], dims, o).0)
+                let side = |i: usize| (&p[i].plane, &p[i].covariance);
+                f64::from(centered_score(side(0), side(1), dims, o).0)
             }
             Source::Copy(luma) => {
                 let n = luma.words() as usize;

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
     Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder, Shader,
-    Submitter, download_buffer, upload_buffer,
+    Submitter, upload_buffer,
 };
 
 use super::{DECIMATED_BPC, VifFrameSums, VifOptions, VifScaleSums, check, log2_table, scale_size};
@@ -167,7 +167,7 @@ impl VifKernel {
         check(&shape, &shape, &options)?;
 
         let mut submitter = Submitter::new(ctx, 1)?;
-        let fused_fma = fma_fuses(ctx, &mut submitter)?;
+        let fused_fma = crate::device::fma_fuses(ctx, &mut submitter)?;
         let scale_pipelines = (0..4u32)
             .map(|k| scale_pipeline(ctx, k, k == 0 && bpc == 8, fused_fma, ulps))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
@@ -405,7 +405,7 @@ const DECIMATE_SHADERS: [&Shader; 2] =
 /// 32 bits (specialization constant 2, `SQ32`: only for scale 0 of 8-bit
 /// input, where they provably fit); `fused_fma` takes the division check's
 /// remainder from one fma (constant 3, `FUSED_FMA`: only where
-/// [`fma_fuses`]); `ulps` is the test-only division perturbation (constant 1,
+/// [`crate::device::fma_fuses`]); `ulps` is the test-only division perturbation (constant 1,
 /// `DIV_PERTURB_ULPS`).
 fn scale_pipeline(
     ctx: &Arc<GpuContext>,
@@ -427,32 +427,6 @@ fn scale_pipeline(
             ..PipelineDesc::new(SCALE_SHADERS[k as usize])
         },
     )
-}
-
-/// Whether the device's `fma()` on doubles rounds once (fma_probe.comp).
-/// Vulkan does not say: lavapipe computes it as a product and a sum, NVIDIA
-/// fuses it. The operands' exact `a·b + c` is 2^-54, which a product rounded
-/// first loses entirely (a·b = 1 + 2^-26 + 2^-54 rounds to 1 + 2^-26).
-fn fma_fuses(ctx: &Arc<GpuContext>, submitter: &mut Submitter) -> vqscope_gpu::Result<bool> {
-    let a = 1.0 + 2f64.powi(-27);
-    let operands = [a, a, -(1.0 + 2f64.powi(-26)), 0.0];
-    let bytes: Vec<u8> = operands.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let probe = upload_buffer(ctx, submitter, "fma probe", &bytes)?;
-    let pipeline = ComputePipeline::new(
-        ctx,
-        &PipelineDesc {
-            name: "metrics/fma_probe",
-            ..PipelineDesc::new(vqscope_shaders::METRICS_FMA_PROBE)
-        },
-    )?;
-    submitter.run(|rec| {
-        rec.dispatch(&pipeline, &[Binding::Buffer(&probe)], &[], [1, 1, 1])?;
-        rec.barrier();
-        Ok(())
-    })?;
-    let out = download_buffer(ctx, submitter, &probe, 32)?;
-    let fused = f64::from_le_bytes(out[24..32].try_into().expect("8 bytes"));
-    Ok(fused == 2f64.powi(-54))
 }
 
 /// The decimation producing scale `k` (it blurs with `FILTERS[k]`).
