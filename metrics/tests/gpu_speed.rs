@@ -1,7 +1,8 @@
 //! SpEED's GPU kernels (`speed::gpu`) against their CPU twin
 //! (`speed::{float_plane, decimate, remove_local_mean, window_means,
 //! covariance_sum, covariance_matrix}`): random planes of random sizes at 8,
-//! 10, 12 and 16 bits, several kernel scales, one to four planes at odd
+//! 10, 12 and 16 bits, several kernel scales, prescales and methods (but
+//! Lanczos, which the host keeps), one to four planes at odd
 //! offsets and strides in a shared buffer, planes wider and taller than the
 //! size SpEED reads (as 4:2:0 chroma of an odd-sized frame is) — every
 //! centered float and every covariance sum (a double) must equal the twin's
@@ -16,6 +17,7 @@ use vqscope_gpu::testing::{
 use vqscope_gpu::{Buffer, Submitter, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
+use vqscope_metrics::features::float_vif::PrescaleMethod;
 use vqscope_metrics::features::float_vif::filter::FloatPlane;
 use vqscope_metrics::features::speed::gpu::SpeedKernel;
 use vqscope_metrics::features::speed::{
@@ -58,12 +60,22 @@ fn kernels_match_the_twin() {
             10 => (960, 540),
             11 => (1920, 1080),
             _ => (
-                80 + rng.below(if wide { 1100 } else { 220 }) as usize,
-                80 + rng.below(160) as usize,
+                170 + rng.below(if wide { 1000 } else { 220 }) as usize,
+                170 + rng.below(160) as usize,
             ),
         };
         let bpc = [8, 10, 12, 16][rng.below(4) as usize];
         let ks = [1.0, 0.5, 1.5, 2.0, 4.0 / 3.0, 3.0][rng.below(6) as usize];
+        // Half the cases resample first, as the 2160 models' 0.5 bilinear.
+        let prescale =
+            if case % 2 == 1 { [0.5, 0.6, 1.5, 2.0][rng.below(4) as usize] } else { 1.0 };
+        let method = ["nearest", "bilinear", "bicubic"][case / 2 % 3];
+        let o = SpeedOptions {
+            kernelscale: ks,
+            prescale,
+            prescale_method: PrescaleMethod::from_name(method).unwrap(),
+            ..SpeedOptions::default()
+        };
         let count = 1 + rng.below(4) as usize;
         let subtract = rng.below(2) == 1;
         // The planes are up to one sample wider and taller than SpEED reads.
@@ -91,7 +103,7 @@ fn kernels_match_the_twin() {
         bytes.extend([0u8; 4]);
         let buffer = upload_buffer(&ctx, &mut submitter, "test planes", &bytes).unwrap();
         let kernel =
-            SpeedKernel::new(&ctx, "speed", w as u32, h as u32, bpc, ks, count as u32).unwrap();
+            SpeedKernel::new(&ctx, "speed", w as u32, h as u32, bpc, &o, count as u32).unwrap();
         let total = u64::from(kernel.result_words() + OFFSET + 1) * 8;
         let results = Buffer::storage(&ctx, "test results", total).unwrap();
         let plane = |i: usize| DevicePlane { buffer: &buffer, desc: descs[i] };
@@ -115,8 +127,7 @@ fn kernels_match_the_twin() {
         let got = kernel.decode(&words[OFFSET as usize..OFFSET as usize + n]);
         assert_eq!(got.len(), count);
         assert_eq!(words[OFFSET as usize + n] as u64, u64::from(POISON) * 0x1_0000_0001);
-        let o = SpeedOptions { kernelscale: ks, ..SpeedOptions::default() };
-        let dims = Dimensions::new("speed", w, h, 1.0).unwrap();
+        let dims = Dimensions::new("speed", w, h, prescale).unwrap();
         let input = |i: usize| {
             let (stride, samples) = &planes[i];
             let view = PlaneView { width: pw, height: ph, stride: *stride, bpc, samples };
@@ -136,7 +147,8 @@ fn kernels_match_the_twin() {
             };
             let want = remove_local_mean(&decimate(&src, &dims, &o), &o);
             let what = format!(
-                "case {case}: {w}x{h} ({pw}x{ph}) {bpc}-bit ks {ks} subtract {subtract} plane {i}"
+                "case {case}: {w}x{h} ({pw}x{ph}) {bpc}-bit ks {ks} prescale {prescale} {method:?} \
+                 subtract {subtract} plane {i}"
             );
             assert_eq!((got.plane.width, got.plane.height), (want.width, want.height));
             for (k, (g, t)) in got.plane.data.iter().zip(&want.data).enumerate() {
@@ -159,7 +171,7 @@ fn kernels_match_the_twin() {
         }
         println!(
             "case {case}: {count} planes {w}x{h} (windows {ww}x{wh}) {bpc}-bit ks {ks} \
-             subtract {subtract}: equal"
+             prescale {prescale} {method:?} subtract {subtract}: equal"
         );
     }
     assert_no_validation_messages();
@@ -168,6 +180,16 @@ fn kernels_match_the_twin() {
 #[test]
 fn refuses_what_the_twin_refuses() {
     let ctx = test_context();
-    assert!(SpeedKernel::new(&ctx, "speed", 79, 200, 8, 1.0, 1).is_err());
-    assert!(SpeedKernel::new(&ctx, "speed", 200, 200, 9, 1.0, 1).is_err());
+    let o = SpeedOptions::default();
+    assert!(SpeedKernel::new(&ctx, "speed", 79, 200, 8, &o, 1).is_err());
+    assert!(SpeedKernel::new(&ctx, "speed", 200, 200, 9, &o, 1).is_err());
+    assert!(
+        SpeedKernel::new(&ctx, "speed", 150, 150, 8, &SpeedOptions { prescale: 0.5, ..o }, 1)
+            .is_err()
+    );
+    let lanczos = PrescaleMethod::from_name("lanczos4").unwrap();
+    let o = SpeedOptions { prescale: 2.0, prescale_method: lanczos, ..o };
+    assert!(!SpeedKernel::runs(&o));
+    assert!(SpeedKernel::new(&ctx, "speed", 200, 200, 8, &o, 1).is_err());
+    assert!(SpeedKernel::runs(&SpeedOptions { prescale: 1.0, ..o }));
 }

@@ -6,17 +6,21 @@
 // driver: metrics/src/features/speed/gpu.rs.
 //
 // A sample becomes libvmaf's float: scaled by 2^(8 - bpc) (exact) minus 128
-// (exact). With `subtract` (speed_temporal) the filtered value is the float
+// (exact). With FLOAT_INPUT (a prescale) the samples are pass 0's resampled
+// floats instead, at scaled[float_base + y * width + x]. With `subtract` (speed_temporal) the filtered value is the float
 // difference of the plane's and the `minus` plane's floats (previous frame
 // minus current). The tap sum is ((0 + t0*s0) + t1*s1) + ... in float with each
 // product rounded: `precise` keeps the driver from fusing it into FMAs.
 
 layout(local_size_x = 64, local_size_y = 4) in;
 
+layout(constant_id = 0) const bool FLOAT_INPUT = false;
+
 layout(set = 0, binding = 0, std430) readonly buffer PlaneWords { uint plane_words[]; };
 layout(set = 0, binding = 1, std430) readonly buffer Taps { float taps[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer Vertical { float vertical[]; };
 layout(set = 0, binding = 3, std430) readonly buffer MinusWords { uint minus_words[]; };
+layout(set = 0, binding = 4, std430) readonly buffer Scaled { float scaled[]; };
 
 #define PLANE_WORDS_A plane_words
 #define PLANE_WORDS_B minus_words
@@ -31,6 +35,7 @@ layout(push_constant, std430) uniform Push {
     uint taps_len;
     uint out_rows;
     uint out_base;
+    uint float_base;
 };
 
 float to_float(uint v, uint bpc) {
@@ -55,9 +60,14 @@ void main() {
     precise float acc = 0.0;
     for (uint k = 0u; k < taps_len; k++) {
         uint row = uint(mirror(y - radius + int(k), int(plane.height)));
-        float s = to_float(plane_load(plane, x, row), plane.bpc);
-        if (subtract != 0u) {
-            s = s - to_float(plane_load_b(minus, x, row), minus.bpc);
+        float s;
+        if (FLOAT_INPUT) {
+            s = scaled[float_base + row * w + x];
+        } else {
+            s = to_float(plane_load(plane, x, row), plane.bpc);
+            if (subtract != 0u) {
+                s = s - to_float(plane_load_b(minus, x, row), minus.bpc);
+            }
         }
         precise float product = taps[k] * s;
         acc = acc + product;

@@ -1,15 +1,14 @@
 //! `speed_chroma` (`speed_chroma_u`, `speed_chroma_v`, `speed_chroma_uv`):
 //! SpEED on each chroma plane pair, and its registry entry.
 //!
-//! **Where it runs.** Without a prescale (the default, and every v1 model
-//! but the 2160 ones) the GPU decimates the four chroma planes of the
-//! shared upload and computes their covariance matrices ([`super::gpu`]);
-//! the host finishes (eigenvalues, solve, entropies) from 4 × 1/256 of the
-//! samples. **Interim:** with `speed_prescale` ≠ 1 (the 2160 models'
-//! 0.5 and 0.6, bilinear) the GPU does not resample yet, so the entry copies
-//! the four chroma planes into the result buffer (a transfer copy, 2 MiB a
-//! 1080p 4:2:0 frame instead of 31 KiB) and runs the whole CPU twin on the
-//! host.
+//! **Where it runs.** The GPU resamples (with a prescale: the 2160 models'
+//! 0.5, bilinear) and decimates the four chroma planes of the shared upload
+//! and computes their covariance matrices ([`super::gpu`]); the host
+//! finishes (eigenvalues, solve, entropies) from 4 × 1/256 of the samples.
+//! Only with `speed_prescale_method=lanczos4`, whose weights are libm's
+//! sines, the entry copies the four chroma planes into the result buffer (a
+//! transfer copy, 2 MiB a 1080p 4:2:0 frame) and runs the whole CPU twin on
+//! the host.
 
 use vqscope_gpu::{Buffer, Recorder, Timestamps};
 use vqscope_video::ChromaFormat;
@@ -209,18 +208,10 @@ impl Feature for SpeedChroma {
         let o = speed_options(options, options.int("speed_weight_var_mode"));
         check_options(FEATURE, &o)?;
         let size = chroma_size(g.format.chroma, g.width as usize, g.height as usize)?;
-        let source = if super::almost_one(o.prescale) {
+        let source = if SpeedKernel::runs(&o) {
             let (w, h) = (size.0 as u32, size.1 as u32);
             let bpc = g.format.bit_depth;
-            Source::Gpu(Box::new(SpeedKernel::new(
-                setup.ctx,
-                FEATURE,
-                w,
-                h,
-                bpc,
-                o.kernelscale,
-                4,
-            )?))
+            Source::Gpu(Box::new(SpeedKernel::new(setup.ctx, FEATURE, w, h, bpc, &o, 4)?))
         } else {
             let plane = |i| {
                 let (w, h) = g.plane_size(i);
@@ -239,9 +230,8 @@ impl Feature for SpeedChroma {
     }
 }
 
-/// Where an instance's planes go: the GPU decimation (no prescale), or
-/// (interim, with a prescale, which the GPU does not resample yet) whole
-/// plane copies for the host.
+/// Where an instance's planes go: the GPU kernels, or (a Lanczos prescale)
+/// whole plane copies for the host.
 enum Source {
     Gpu(Box<SpeedKernel>),
     /// Cb and Cr, as uploaded.

@@ -1,6 +1,6 @@
 //! SpEED's per-pixel work on the GPU, bit-identical to the twin: the
-//! anti-aliasing filter and the decimation by 16 ([`super::decimate`],
-//! without prescale), the local mean removal ([`super::remove_local_mean`])
+//! prescale's resampling, the anti-aliasing filter and the decimation by 16
+//! ([`super::decimate`]), the local mean removal ([`super::remove_local_mean`])
 //! and the 25×25 covariance matrix ([`super::covariance_matrix`]) of one or
 //! more planes of the shared upload. What remains per plane — the
 //! eigenvalues, the solve and the entropies — runs on the host from the
@@ -9,8 +9,13 @@
 //! 4 × 325 doubles, 18 KiB).
 //!
 //! Per frame, after a barrier (shaders/metrics/speed_*.comp):
+//! 0. with a prescale, `resample`, per plane: the floats (or the float
+//!    difference of two planes for `speed_temporal`) resampled to the
+//!    prescaled size (nearest, bilinear or bicubic; Lanczos stays on the
+//!    host, see [`SpeedKernel::runs`]);
 //! 1. `decimate_v`, per plane: the vertical pass at the rows 16·y only
-//!    (of the float difference of two planes for `speed_temporal`);
+//!    (of the float difference of two planes for `speed_temporal`, or of
+//!    pass 0's floats);
 //! 2. `decimate_h`, per plane: the horizontal pass at the columns 16·x;
 //! 3. `center`, all planes: each decimated sample minus its scale-4 blur,
 //!    kept for the next passes and written to the result words;
@@ -33,13 +38,14 @@ use vqscope_gpu::{
 
 use super::linalg::Square;
 use super::{
-    Dimensions, ELEMENTS, NUM_SCALES, antialias_taps, covariance_entry, covariance_from_entries,
-    covariance_pairs,
+    Dimensions, ELEMENTS, NUM_SCALES, SpeedOptions, almost_one, antialias_taps, covariance_entry,
+    covariance_from_entries, covariance_pairs,
 };
 use crate::device::{DevicePlane, PlaneDesc, fma_fuses};
 use crate::error::MetricsError;
 use crate::features::float_vif::filter::{FloatPlane, filter_taps};
-use crate::features::float_vif::scaler;
+use crate::features::float_vif::resample::scale_ratio;
+use crate::features::float_vif::{PrescaleMethod, scaler};
 
 /// Local size of the filter passes (`local_size_x`, `_y`).
 const GROUP_W: u32 = 64;
@@ -57,6 +63,23 @@ struct VerticalPush {
     subtract: u32,
     taps_len: u32,
     out_rows: u32,
+    out_base: u32,
+    float_base: u32,
+}
+
+/// Twin of speed_resample.comp's push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct ResamplePush {
+    plane: PlaneDesc,
+    minus: PlaneDesc,
+    subtract: u32,
+    src_w: u32,
+    src_h: u32,
+    dst_w: u32,
+    dst_h: u32,
+    ratio_x: f32,
+    ratio_y: f32,
     out_base: u32,
 }
 
@@ -109,11 +132,14 @@ struct CovariancePush {
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
     use vqscope_shaders::{
         METRICS_SPEED_CENTER, METRICS_SPEED_COVARIANCE, METRICS_SPEED_DECIMATE_H,
-        METRICS_SPEED_DECIMATE_V, METRICS_SPEED_MEANS, twin,
+        METRICS_SPEED_DECIMATE_V, METRICS_SPEED_MEANS, METRICS_SPEED_RESAMPLE, twin,
     };
     vec![
+        twin!(ResamplePush as "Push" in [METRICS_SPEED_RESAMPLE] {
+            plane, minus, subtract, src_w, src_h, dst_w, dst_h, ratio_x, ratio_y, out_base
+        }),
         twin!(VerticalPush as "Push" in [METRICS_SPEED_DECIMATE_V] {
-            plane, minus, subtract, taps_len, out_rows, out_base
+            plane, minus, subtract, taps_len, out_rows, out_base, float_base
         }),
         twin!(HorizontalPush as "Push" in [METRICS_SPEED_DECIMATE_H] {
             width, out_w, out_h, taps_len, in_base, out_base
@@ -155,6 +181,8 @@ pub struct SpeedKernel {
     planes: u32,
     taps_len: u32,
     blur_taps_len: u32,
+    /// With a prescale: the resampling pass and the two axes' ratios.
+    resample: Option<(ComputePipeline, [f32; 2])>,
     vertical_pass: ComputePipeline,
     horizontal_pass: ComputePipeline,
     center_pass: ComputePipeline,
@@ -164,6 +192,9 @@ pub struct SpeedKernel {
     blur_taps: Buffer,
     /// [`covariance_pairs`], packed as the covariance pass reads them.
     pairs: Buffer,
+    /// Every plane resampled (prescaled size, back to back; one float
+    /// without a prescale).
+    scaled: Buffer,
     /// Every plane's vertical pass at the kept rows.
     vertical: Buffer,
     /// Every plane decimated, then centered (operating size, back to back).
@@ -178,25 +209,53 @@ fn float_buffer(ctx: &Arc<GpuContext>, name: &str, floats: u64) -> vqscope_gpu::
     Buffer::storage(ctx, name, floats.max(1) * 4)
 }
 
+/// The resampling method constant of speed_resample.comp, where the GPU
+/// resamples with `method`.
+fn resample_method(method: PrescaleMethod) -> Option<u32> {
+    match method {
+        PrescaleMethod::Nearest => Some(0),
+        PrescaleMethod::Bilinear => Some(1),
+        PrescaleMethod::Bicubic => Some(2),
+        // Its weights are libm's double sines.
+        PrescaleMethod::Lanczos4 => None,
+    }
+}
+
 impl SpeedKernel {
+    /// Whether the kernels compute SpEED with `options`: everything but a
+    /// Lanczos prescale, whose weights need libm's `sin`.
+    pub fn runs(options: &SpeedOptions) -> bool {
+        almost_one(options.prescale) || resample_method(options.prescale_method).is_some()
+    }
+
     /// Kernels for `planes` planes whose top-left `width × height` samples
     /// at `bpc` bits SpEED reads (libvmaf's chroma size can leave out the
-    /// last column and row of an odd-sized frame's planes), refused where
-    /// the twin refuses. `feature` names the extractor in errors.
+    /// last column and row of an odd-sized frame's planes), with `options`'
+    /// kernel scale and prescale, refused where the twin refuses or where
+    /// the kernels do not [`run`](Self::runs). `feature` names the
+    /// extractor in errors.
     pub fn new(
         ctx: &Arc<GpuContext>,
         feature: &'static str,
         width: u32,
         height: u32,
         bpc: u32,
-        kernelscale: f64,
+        options: &SpeedOptions,
         planes: u32,
     ) -> Result<Self, MetricsError> {
         scaler(bpc)?;
-        let dims = Dimensions::new(feature, width as usize, height as usize, 1.0)?;
+        let dims = Dimensions::new(feature, width as usize, height as usize, options.prescale)?;
+        let prescaled = !almost_one(options.prescale);
+        let method = resample_method(options.prescale_method);
+        if prescaled && method.is_none() {
+            return Err(MetricsError::Usage(format!(
+                "{feature}: the GPU does not resample with lanczos4 (the host does)"
+            )));
+        }
+        let (sw, sh) = (dims.scaled.0 as u64, dims.scaled.1 as u64);
         let (dw, dh) = (dims.operating.0 as u64, dims.operating.1 as u64);
-        let taps = antialias_taps(kernelscale);
-        let blur_taps = filter_taps(NUM_SCALES, kernelscale);
+        let taps = antialias_taps(options.kernelscale);
+        let blur_taps = filter_taps(NUM_SCALES, options.kernelscale);
         let mut submitter = Submitter::new(ctx, 1)?;
         let fused = u32::from(fma_fuses(ctx, &mut submitter)?);
         let floats = |t: &[f32]| -> Vec<u8> { t.iter().flat_map(|v| v.to_le_bytes()).collect() };
@@ -213,11 +272,26 @@ impl SpeedKernel {
             planes,
             taps_len: taps.len() as u32,
             blur_taps_len: blur_taps.len() as u32,
+            resample: match (prescaled, method) {
+                (true, Some(m)) => Some((
+                    pipeline(
+                        ctx,
+                        "metrics/speed_resample",
+                        vqscope_shaders::METRICS_SPEED_RESAMPLE,
+                        &[(0, m)],
+                    )?,
+                    [
+                        scale_ratio(width as usize, dims.scaled.0),
+                        scale_ratio(height as usize, dims.scaled.1),
+                    ],
+                )),
+                _ => None,
+            },
             vertical_pass: pipeline(
                 ctx,
                 "metrics/speed_decimate_v",
                 vqscope_shaders::METRICS_SPEED_DECIMATE_V,
-                &[],
+                &[(0, u32::from(prescaled))],
             )?,
             horizontal_pass: pipeline(
                 ctx,
@@ -246,7 +320,8 @@ impl SpeedKernel {
             taps: upload_buffer(ctx, &mut submitter, "speed taps", &floats(&taps))?,
             blur_taps: upload_buffer(ctx, &mut submitter, "speed blur taps", &floats(&blur_taps))?,
             pairs: upload_buffer(ctx, &mut submitter, "speed pairs", &pairs)?,
-            vertical: float_buffer(ctx, "speed vertical", n * dh * u64::from(width))?,
+            scaled: float_buffer(ctx, "speed scaled", if prescaled { n * sw * sh } else { 0 })?,
+            vertical: float_buffer(ctx, "speed vertical", n * dh * sw)?,
             decimated: float_buffer(ctx, "speed decimated", n * dw * dh)?,
             centered: float_buffer(ctx, "speed centered", n * dw * dh)?,
             means: float_buffer(ctx, "speed means", n * ELEMENTS as u64)?,
@@ -296,18 +371,48 @@ impl SpeedKernel {
                 )));
             }
         }
-        let (w, (dw, dh)) = (self.width, self.out());
+        let (sw, sh) = (self.dims.scaled.0 as u32, self.dims.scaled.1 as u32);
+        let (w, (dw, dh)) = (sw, self.out());
         // Earlier frames may still read the intermediates.
         rec.barrier();
+        if let Some((resample, [ratio_x, ratio_y])) = &self.resample {
+            for (i, (p, minus)) in planes.iter().enumerate() {
+                let q = minus.unwrap_or(*p);
+                let push = ResamplePush {
+                    plane: p.desc,
+                    minus: q.desc,
+                    subtract: u32::from(minus.is_some()),
+                    src_w: self.width,
+                    src_h: self.height,
+                    dst_w: sw,
+                    dst_h: sh,
+                    ratio_x: *ratio_x,
+                    ratio_y: *ratio_y,
+                    out_base: i as u32 * sw * sh,
+                };
+                rec.dispatch(
+                    resample,
+                    &[
+                        Binding::Buffer(p.buffer),
+                        Binding::Buffer(q.buffer),
+                        Binding::Buffer(&self.scaled),
+                    ],
+                    bytemuck::bytes_of(&push),
+                    [sw.div_ceil(GROUP_W), sh.div_ceil(GROUP_H), 1],
+                )?;
+            }
+            rec.barrier();
+        }
         for (i, (p, minus)) in planes.iter().enumerate() {
             let q = minus.unwrap_or(*p);
             let push = VerticalPush {
-                plane: PlaneDesc { width: w, height: self.height, ..p.desc },
-                minus: PlaneDesc { width: w, height: self.height, ..q.desc },
+                plane: PlaneDesc { width: w, height: sh, ..p.desc },
+                minus: PlaneDesc { width: w, height: sh, ..q.desc },
                 subtract: u32::from(minus.is_some()),
                 taps_len: self.taps_len,
                 out_rows: dh,
                 out_base: i as u32 * dh * w,
+                float_base: i as u32 * sw * sh,
             };
             rec.dispatch(
                 &self.vertical_pass,
@@ -316,6 +421,7 @@ impl SpeedKernel {
                     Binding::Buffer(&self.taps),
                     Binding::Buffer(&self.vertical),
                     Binding::Buffer(q.buffer),
+                    Binding::Buffer(&self.scaled),
                 ],
                 bytemuck::bytes_of(&push),
                 [w.div_ceil(GROUP_W), dh.div_ceil(GROUP_H), 1],

@@ -1,4 +1,5 @@
-//! The interim host path of both SpEED extractors: whole planes of the
+//! The host path of both SpEED extractors for a Lanczos prescale (which the
+//! GPU does not resample: its weights are libm's sines): whole planes of the
 //! shared upload copied into the frame's result buffer (transfer copies,
 //! no shader), read back and handed to the CPU twin.
 

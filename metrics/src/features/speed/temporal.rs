@@ -4,15 +4,14 @@
 //! (it changes the output name) that caps nothing, and the weighting mode is
 //! always 0.
 //!
-//! **Where it runs.** Without a prescale the GPU decimates the float
-//! differences of the previous and the current luma on each side
+//! **Where it runs.** The GPU resamples (with a prescale) and decimates the
+//! float differences of the previous and the current luma on each side
 //! ([`super::gpu`], the previous frame's planes from the pipeline) and
 //! computes their covariance matrices; the host finishes from the centered
-//! planes. **Interim:** with
-//! `speed_prescale` ≠ 1 (not resampled on the GPU yet) the entry copies the
-//! luma planes into the result buffer and runs the CPU twin on the host,
-//! which keeps the previous frame's float planes (frames reach the host in
-//! order).
+//! planes. Only with `speed_prescale_method=lanczos4` (libm's sines) the
+//! entry copies the luma planes into the result buffer and runs the CPU
+//! twin on the host, which keeps the previous frame's float planes (frames
+//! reach the host in order).
 
 use vqscope_gpu::{Buffer, Recorder, Timestamps};
 
@@ -131,10 +130,9 @@ impl Feature for SpeedTemporalFeature {
         let o = super::chroma::speed_options(options, 0);
         let use_ref_diff = options.bool("speed_use_ref_diff");
         let scorer = SpeedTemporal::new(w, h, o, use_ref_diff)?;
-        let source = if super::almost_one(o.prescale) {
+        let source = if SpeedKernel::runs(&o) {
             let bpc = g.format.bit_depth;
-            let kernel =
-                SpeedKernel::new(setup.ctx, FEATURE, w as u32, h as u32, bpc, o.kernelscale, 2)?;
+            let kernel = SpeedKernel::new(setup.ctx, FEATURE, w as u32, h as u32, bpc, &o, 2)?;
             Source::Gpu(Box::new(kernel))
         } else {
             Source::Copy(PlaneCopy::new(w, h, g.format.bit_depth))
@@ -148,8 +146,8 @@ impl Feature for SpeedTemporalFeature {
     }
 }
 
-/// Where an instance's planes go: the GPU decimation of the differences
-/// (no prescale), or (interim) whole luma copies for the host.
+/// Where an instance's planes go: the GPU kernels on the differences, or
+/// (a Lanczos prescale) whole luma copies for the host.
 enum Source {
     Gpu(Box<SpeedKernel>),
     Copy(PlaneCopy),
