@@ -10,6 +10,9 @@
 mod bits;
 mod elementary;
 pub mod h264;
+pub mod h264_dpb;
+pub mod h264_slice;
+pub mod h264_stream;
 pub mod h265;
 pub mod nal;
 

@@ -1,0 +1,90 @@
+//! H.264 decoded on the device (Vulkan Video) against ffmpeg's software
+//! decode, frame by frame: each output picture's FNV-1a 64 hash of its
+//! cropped Y, U and V planes (in that order, rows tight) must equal the
+//! hash of the same frame of `ffmpeg -i S -f rawvideo -pix_fmt yuv420p -`,
+//! computed by `tests/data/bitstream/ffmpeg_frame_hashes.py` into `S.fnv64`
+//! (see the README there). The expected values come from ffmpeg, never
+//! from this decoder.
+//!
+//! Needs a device with H.264 video decode; on one without (lavapipe) it
+//! fails, naming what is missing. `VQSCOPE_BITSTREAM_DATA` points at the
+//! streams where the source tree is not at hand (the GPU machine).
+
+use std::path::PathBuf;
+
+use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
+use vqscope_video::device_decode::decode_h264;
+
+const STREAMS: [&str; 3] =
+    ["h264_high_854x480", "h264_high_1918x1078", "h264_high_pyramid_slices_640x360"];
+
+fn data_dir() -> PathBuf {
+    std::env::var_os("VQSCOPE_BITSTREAM_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/bitstream"))
+}
+
+/// FNV-1a, 64 bits, over the planes in order (as the hash script).
+fn fnv1a64(planes: &[&[u8]]) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for byte in planes.iter().flat_map(|p| p.iter()) {
+        hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+#[test]
+#[ignore = "needs a Vulkan Video H.264 decoder; run with --ignored on the GPU machine"]
+fn h264_streams_match_ffmpeg_frame_by_frame() {
+    let ctx = test_context();
+    println!("device: {}", ctx.info().name);
+    let mut failures = Vec::new();
+    for name in STREAMS {
+        let dir = data_dir();
+        let stream = std::fs::read(dir.join(format!("{name}.h264")))
+            .unwrap_or_else(|e| panic!("{name}.h264: {e}"));
+        let expected: Vec<u64> = std::fs::read_to_string(dir.join(format!("{name}.fnv64")))
+            .unwrap_or_else(|e| panic!("{name}.fnv64: {e}"))
+            .lines()
+            .map(|l| u64::from_str_radix(l.trim(), 16).expect("a hex hash a line"))
+            .collect();
+        let mut got = Vec::new();
+        let result = decode_h264(&ctx, &stream, |picture| {
+            let hash = fnv1a64(&[&picture.y, &picture.u, &picture.v]);
+            let want = expected.get(picture.number as usize).copied();
+            println!(
+                "{name} frame {:3} {}x{}: {hash:016x} {}",
+                picture.number,
+                picture.width,
+                picture.height,
+                match want {
+                    Some(w) if w == hash => "ok".to_string(),
+                    Some(w) => format!("MISMATCH (ffmpeg {w:016x})"),
+                    None => "EXTRA (ffmpeg has no such frame)".to_string(),
+                }
+            );
+            got.push(hash);
+        });
+        match result {
+            Ok(count) => println!("{name}: {count} pictures"),
+            Err(e) => {
+                println!("{name}: error: {e}");
+                failures.push(format!("{name}: {e}"));
+            }
+        }
+        let matching = got.iter().zip(&expected).filter(|(a, b)| a == b).count();
+        println!("{name}: {matching} of {} frames equal ffmpeg's", expected.len());
+        if got != expected {
+            failures.push(format!(
+                "{name}: {matching} of {} frames match ({} decoded)",
+                expected.len(),
+                got.len()
+            ));
+        }
+        for message in ctx.validation_messages() {
+            println!("validation: {message}");
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert_no_validation_messages();
+}
