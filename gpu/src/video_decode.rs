@@ -523,7 +523,10 @@ impl H264DecodeSession {
         Ok(())
     }
 
-    /// Device memory for `requirements` with `flags`.
+    /// Device memory for `requirements`: of a type with `flags` where the
+    /// requirements allow one, else (for `DEVICE_LOCAL`, which some video
+    /// session bindings exclude) of any type they allow. Host access
+    /// (`HOST_VISIBLE`) is never given up.
     fn allocate(
         &self,
         requirements: vk::MemoryRequirements,
@@ -532,14 +535,19 @@ impl H264DecodeSession {
         let ctx = &self.ctx;
         // SAFETY: the physical device belongs to this live instance.
         let props = unsafe { ctx.instance.get_physical_device_memory_properties(ctx.physical) };
-        let index = (0..props.memory_type_count)
-            .find(|&i| {
+        let find = |wanted: vk::MemoryPropertyFlags| {
+            (0..props.memory_type_count).find(|&i| {
                 requirements.memory_type_bits & (1 << i) != 0
-                    && props.memory_types[i as usize].property_flags.contains(flags)
+                    && props.memory_types[i as usize].property_flags.contains(wanted)
             })
-            .ok_or_else(|| {
-                GpuError::VideoDecode(format!("no memory type {flags:?} for the decoder"))
-            })?;
+        };
+        let fallback = flags & vk::MemoryPropertyFlags::HOST_VISIBLE;
+        let index = find(flags).or_else(|| find(fallback)).ok_or_else(|| {
+            GpuError::VideoDecode(format!(
+                "no memory type {flags:?} among {:#x} for the decoder",
+                requirements.memory_type_bits
+            ))
+        })?;
         let info = vk::MemoryAllocateInfo::default()
             .allocation_size(requirements.size)
             .memory_type_index(index);

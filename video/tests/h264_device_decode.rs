@@ -8,7 +8,9 @@
 //!
 //! Needs a device with H.264 video decode; on one without (lavapipe) it
 //! fails, naming what is missing. `VQSCOPE_BITSTREAM_DATA` points at the
-//! streams where the source tree is not at hand (the GPU machine).
+//! streams where the source tree is not at hand (the GPU machine), and
+//! `VQSCOPE_DECODE_DUMP` names a folder to write each stream's decoded
+//! frames into (`NAME.yuv`, yuv420p), to find where a mismatch starts.
 
 use std::path::PathBuf;
 
@@ -49,6 +51,7 @@ fn h264_streams_match_ffmpeg_frame_by_frame() {
             .map(|l| u64::from_str_radix(l.trim(), 16).expect("a hex hash a line"))
             .collect();
         let mut got = Vec::new();
+        let mut dump = Vec::new();
         let result = decode_h264(&ctx, &stream, |picture| {
             let hash = fnv1a64(&[&picture.y, &picture.u, &picture.v]);
             let want = expected.get(picture.number as usize).copied();
@@ -64,7 +67,14 @@ fn h264_streams_match_ffmpeg_frame_by_frame() {
                 }
             );
             got.push(hash);
+            for plane in [&picture.y, &picture.u, &picture.v] {
+                dump.extend_from_slice(plane);
+            }
         });
+        if let Some(dir) = std::env::var_os("VQSCOPE_DECODE_DUMP") {
+            let path = PathBuf::from(dir).join(format!("{name}.yuv"));
+            std::fs::write(&path, &dump).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
         match result {
             Ok(count) => println!("{name}: {count} pictures"),
             Err(e) => {
