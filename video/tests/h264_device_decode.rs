@@ -17,8 +17,32 @@ use std::path::PathBuf;
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
 use vqscope_video::device_decode::decode_h264;
 
-const STREAMS: [&str; 3] =
-    ["h264_high_854x480", "h264_high_1918x1078", "h264_high_pyramid_slices_640x360"];
+/// The committed streams with ffmpeg's hashes; every other `NAME.h264`
+/// with a `NAME.fnv64` beside it in the data folder is decoded too.
+const STREAMS: [&str; 5] = [
+    "h264_high_854x480",
+    "h264_high_1918x1078",
+    "h264_high_pyramid_slices_640x360",
+    "h264_main_cavlc_poc2_352x288",
+    "h264_high_refs8_opengop_426x240",
+];
+
+/// The names of the streams in `dir` that have expected hashes.
+fn streams(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name().into_string().ok()?;
+            let stem = name.strip_suffix(".fnv64")?.to_string();
+            dir.join(format!("{stem}.h264")).exists().then_some(stem)
+        })
+        .collect();
+    names.sort();
+    for name in STREAMS {
+        assert!(names.iter().any(|n| n == name), "{name}.h264 or .fnv64 is missing");
+    }
+    names
+}
 
 fn data_dir() -> PathBuf {
     std::env::var_os("VQSCOPE_BITSTREAM_DATA")
@@ -41,8 +65,9 @@ fn h264_streams_match_ffmpeg_frame_by_frame() {
     let ctx = test_context();
     println!("device: {}", ctx.info().name);
     let mut failures = Vec::new();
-    for name in STREAMS {
-        let dir = data_dir();
+    let dir = data_dir();
+    for name in streams(&dir) {
+        let name = name.as_str();
         let stream = std::fs::read(dir.join(format!("{name}.h264")))
             .unwrap_or_else(|e| panic!("{name}.h264: {e}"));
         let expected: Vec<u64> = std::fs::read_to_string(dir.join(format!("{name}.fnv64")))
@@ -52,6 +77,7 @@ fn h264_streams_match_ffmpeg_frame_by_frame() {
             .collect();
         let mut got = Vec::new();
         let mut dump = Vec::new();
+        let start = std::time::Instant::now();
         let result = decode_h264(&ctx, &stream, |picture| {
             let hash = fnv1a64(&[&picture.y, &picture.u, &picture.v]);
             let want = expected.get(picture.number as usize).copied();
@@ -76,7 +102,15 @@ fn h264_streams_match_ffmpeg_frame_by_frame() {
             std::fs::write(&path, &dump).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
         match result {
-            Ok(count) => println!("{name}: {count} pictures"),
+            Ok(count) => {
+                let seconds = start.elapsed().as_secs_f64();
+                println!(
+                    "{name}: {count} pictures in {:.1} ms ({:.0} pictures/s, one at a time, \
+                     each read back and hashed)",
+                    seconds * 1e3,
+                    count as f64 / seconds
+                );
+            }
             Err(e) => {
                 println!("{name}: error: {e}");
                 failures.push(format!("{name}: {e}"));

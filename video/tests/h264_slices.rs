@@ -117,4 +117,18 @@ fn output_order_matches_ffmpeg() {
     );
     // max_num_ref_frames 4 (x264 -refs 4): the MMCOs keep the DPB within it.
     assert!(most <= 4, "{most}");
+    // pic_order_cnt_type 2, no B-frames: output in decoding order.
+    let (order, most) = output_order("h264_main_cavlc_poc2_352x288.h264");
+    assert_eq!(order, (0..20).collect::<Vec<u64>>());
+    assert!(most <= 3, "{most}"); // max_num_ref_frames 3
+    // Open GOPs (non-IDR I pictures with leading B-frames), strict pyramid.
+    let (order, most) = output_order("h264_high_refs8_opengop_426x240.h264");
+    assert_eq!(
+        order,
+        [
+            0, 3, 2, 4, 1, 7, 6, 8, 5, 11, 10, 12, 9, 15, 14, 16, 13, 19, 18, 20, 17, 23, 22, 24,
+            21, 27, 26, 28, 25, 30, 31, 29, 34, 33, 35, 32, 38, 37, 39, 36
+        ]
+    );
+    assert!(most <= 7, "{most}"); // max_num_ref_frames 7
 }

@@ -366,3 +366,131 @@ impl Dpb {
         Ok(None)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bitstream::h264_slice::RefPicMarking;
+
+    /// An SPS of frames with the given POC type, 16 frame_num values and
+    /// 16 POC lsb values.
+    fn sps(pic_order_cnt_type: u32, max_num_ref_frames: u32) -> Sps {
+        Sps {
+            profile_idc: 100,
+            constraints: 0,
+            level_idc: 30,
+            id: 0,
+            chroma_format_idc: 1,
+            separate_colour_plane: false,
+            bit_depth_luma: 8,
+            bit_depth_chroma: 8,
+            qpprime_y_zero_transform_bypass: false,
+            scaling_matrix_present: false,
+            log2_max_frame_num: 4,
+            pic_order_cnt_type,
+            log2_max_pic_order_cnt_lsb: 4,
+            delta_pic_order_always_zero: false,
+            offset_for_non_ref_pic: 0,
+            offset_for_top_to_bottom_field: 0,
+            offset_for_ref_frame: Vec::new(),
+            max_num_ref_frames,
+            gaps_in_frame_num_allowed: false,
+            pic_width_in_mbs: 2,
+            pic_height_in_map_units: 2,
+            frame_mbs_only: true,
+            mb_adaptive_frame_field: false,
+            direct_8x8_inference: true,
+            crop_offsets: None,
+            vui_present: false,
+            vui_max_dec_frame_buffering: None,
+        }
+    }
+
+    /// A P frame's first slice header (an IDR's for `frame_num` None).
+    fn header(frame_num: Option<u32>, lsb: u32, adaptive: Option<Vec<Mmco>>) -> SliceHeader {
+        SliceHeader {
+            nal_unit_type: if frame_num.is_none() { 5 } else { 1 },
+            nal_ref_idc: 2,
+            first_mb_in_slice: 0,
+            slice_type: if frame_num.is_none() { 2 } else { 0 },
+            pps_id: 0,
+            frame_num: frame_num.unwrap_or(0),
+            field_pic: false,
+            bottom_field: false,
+            idr_pic_id: 0,
+            pic_order_cnt_lsb: lsb,
+            delta_pic_order_cnt_bottom: 0,
+            delta_pic_order_cnt: [0; 2],
+            marking: Some(RefPicMarking { adaptive, ..RefPicMarking::default() }),
+        }
+    }
+
+    #[test]
+    fn poc_type_0_carries_the_msb_when_the_lsb_wraps() {
+        let sps = sps(0, 1);
+        let mut dpb = Dpb::new(2, 1);
+        // MaxPicOrderCntLsb 16: lsb 12 then 2 is a step forward by 6 (8.2.1.1).
+        let lsbs = [(None, 0), (Some(1), 6), (Some(2), 12), (Some(3), 2), (Some(4), 8)];
+        let pocs: Vec<i32> = lsbs
+            .iter()
+            .map(|&(f, l)| dpb.picture(&header(f, l, None), &sps).unwrap().poc[0])
+            .collect();
+        assert_eq!(pocs, [0, 6, 12, 18, 24]);
+    }
+
+    #[test]
+    fn sliding_window_across_a_frame_num_wrap() {
+        let sps = sps(2, 2);
+        let mut dpb = Dpb::new(3, 2);
+        let mut last = None;
+        // frame_num 0 (IDR), 1, ..., 15, 0, 1, 2.
+        for i in 0..19u32 {
+            let frame_num = if i == 0 { None } else { Some(i % 16) };
+            last = Some(dpb.picture(&header(frame_num, 0, None), &sps).unwrap());
+        }
+        let last = last.unwrap();
+        // Before frame_num 2 the references are 0 and 1 of the new cycle:
+        // 15 had FrameNumWrap -1 when frame_num 1 came (8.2.4.1), so it went.
+        let mut held: Vec<u32> = last.references.iter().map(|r| r.frame_num).collect();
+        held.sort();
+        assert_eq!(held, [0, 1]);
+        // POC type 2: FrameNumOffset grows by MaxFrameNum at the wrap.
+        assert_eq!(last.poc, [2 * (16 + 2); 2]);
+    }
+
+    #[test]
+    fn long_term_references_by_mmco_6_2_and_3() {
+        let sps = sps(0, 3);
+        let mut dpb = Dpb::new(4, 3);
+        let lsb = |n: u32| 2 * n;
+        dpb.picture(&header(None, 0, None), &sps).unwrap();
+        let ops = vec![
+            Mmco::MaxLongTermIndex { max_long_term_frame_idx_plus1: 1 },
+            Mmco::CurrentToLongTerm { long_term_frame_idx: 0 },
+        ];
+        let p1 = dpb.picture(&header(Some(1), lsb(1), Some(ops)), &sps).unwrap();
+        assert!(p1.setup.long_term && p1.setup.frame_num == 0);
+        dpb.picture(&header(Some(2), lsb(2), None), &sps).unwrap();
+        // frame_num 0 and 2 short-term, 1 long-term with index 0.
+        let ops = vec![Mmco::ForgetLongTerm { long_term_pic_num: 0 }];
+        let p3 = dpb.picture(&header(Some(3), lsb(3), Some(ops)), &sps).unwrap();
+        let refs = |p: &PicturePlan| {
+            let mut r: Vec<(u32, bool)> =
+                p.references.iter().map(|r| (r.frame_num, r.long_term)).collect();
+            r.sort();
+            r
+        };
+        assert_eq!(refs(&p3), [(0, false), (0, true), (2, false)]);
+        // MMCO 1 drops frame_num 0 (PicNum 4 - 3 - 1), MMCO 3 makes frame_num 2
+        // (PicNum 4 - 1 - 1) long-term with index 0.
+        let ops = vec![
+            Mmco::ForgetShortTerm { difference_of_pic_nums_minus1: 3 },
+            Mmco::ShortToLongTerm { difference_of_pic_nums_minus1: 1, long_term_frame_idx: 0 },
+        ];
+        let p4 = dpb.picture(&header(Some(4), lsb(4), Some(ops)), &sps).unwrap();
+        assert_eq!(refs(&p4), [(0, false), (2, false), (3, false)]);
+        let p5 = dpb.picture(&header(Some(5), lsb(5), None), &sps).unwrap();
+        assert_eq!(refs(&p5), [(0, true), (3, false), (4, false)]);
+        assert_eq!(p5.references.iter().find(|r| r.long_term).unwrap().poc, [4, 4]);
+    }
+}
