@@ -566,6 +566,49 @@ impl H264DecodeSession {
 
     /// Decodes `picture` into its slot, waits, and copies it to the host.
     pub fn decode(&mut self, picture: &H264Picture<'_>) -> Result<Nv12Picture> {
+        let readback = self.readback.take().expect("made at creation");
+        let copied = self.decode_and_copy(picture, readback.raw());
+        let readback = self.readback.insert(readback);
+        copied?;
+        let bytes = readback.mapped()?;
+        let (w, h) = (self.extent.width, self.extent.height);
+        let luma_size = (w * h) as usize;
+        Ok(Nv12Picture {
+            width: w,
+            height: h,
+            luma: bytes[..luma_size].to_vec(),
+            chroma: bytes[luma_size..luma_size + luma_size / 2].to_vec(),
+        })
+    }
+
+    /// Decodes `picture` into its slot and copies it, NV12 with rows of the
+    /// coded width, into `nv12` on the device (at least
+    /// [`H264DecodeSession::nv12_size`] bytes, a transfer destination), for
+    /// work recorded later on the context's queue; waits for the copy.
+    pub fn decode_into(&mut self, picture: &H264Picture<'_>, nv12: &Buffer) -> Result<()> {
+        if nv12.size() < self.nv12_size() {
+            return Err(GpuError::Usage(format!(
+                "an NV12 buffer of {} bytes for {} bytes",
+                nv12.size(),
+                self.nv12_size()
+            )));
+        }
+        self.decode_and_copy(picture, nv12.raw())
+    }
+
+    /// Bytes of one decoded picture as NV12 at the coded size.
+    pub fn nv12_size(&self) -> u64 {
+        u64::from(self.extent.width) * u64::from(self.extent.height) * 3 / 2
+    }
+
+    /// The coded size pictures are decoded at.
+    pub fn coded_size(&self) -> (u32, u32) {
+        (self.extent.width, self.extent.height)
+    }
+
+    /// Decodes `picture` and copies its planes into `dst` (NV12, rows of the
+    /// coded width), then waits for both.
+    fn decode_and_copy(&mut self, picture: &H264Picture<'_>, dst: vk::Buffer) -> Result<()> {
         let ctx = self.ctx.clone();
         let device = &ctx.device;
         let decode = ctx.decode.as_ref().expect("a session exists only with a decode queue");
@@ -721,8 +764,7 @@ impl H264DecodeSession {
         drop(queue);
         self.copy_pending = false;
 
-        // The copy of the decoded picture to the host, on the context's queue.
-        let readback = self.readback.as_ref().expect("made at creation");
+        // The copy of the decoded picture, on the context's queue.
         let (w, h) = (self.extent.width, self.extent.height);
         let slot = picture.setup.slot;
         let to_copy = vk::ImageMemoryBarrier2::default()
@@ -745,14 +787,15 @@ impl H264DecodeSession {
             .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
             .image(self.dpb)
             .subresource_range(layers(slot, 1));
+        // For the host (fence wait) and for later work on this queue alike.
         let host = vk::BufferMemoryBarrier2::default()
             .src_stage_mask(vk::PipelineStageFlags2::COPY)
             .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
-            .dst_stage_mask(vk::PipelineStageFlags2::HOST)
-            .dst_access_mask(vk::AccessFlags2::HOST_READ)
+            .dst_stage_mask(vk::PipelineStageFlags2::HOST | vk::PipelineStageFlags2::ALL_COMMANDS)
+            .dst_access_mask(vk::AccessFlags2::HOST_READ | vk::AccessFlags2::MEMORY_READ)
             .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
             .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-            .buffer(readback.raw())
+            .buffer(dst)
             .offset(0)
             .size(vk::WHOLE_SIZE);
         let plane = |aspect, offset, width, height| vk::BufferImageCopy {
@@ -792,7 +835,7 @@ impl H264DecodeSession {
                 cmd,
                 self.dpb,
                 vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                readback.raw(),
+                dst,
                 &regions,
             );
             device.cmd_pipeline_barrier2(
@@ -826,14 +869,7 @@ impl H264DecodeSession {
                 .map_err(vk_error("vkWaitForFences"))?;
             device.reset_fences(&[self.fence]).map_err(vk_error("vkResetFences"))?;
         }
-        let bytes = readback.mapped()?;
-        let luma_size = (w * h) as usize;
-        Ok(Nv12Picture {
-            width: w,
-            height: h,
-            luma: bytes[..luma_size].to_vec(),
-            chroma: bytes[luma_size..luma_size + luma_size / 2].to_vec(),
-        })
+        Ok(())
     }
 }
 

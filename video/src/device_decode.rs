@@ -9,9 +9,10 @@
 //! reads every picture back to the host: it is the correctness base for
 //! the decode path that keeps pictures on the device.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::vk::native::{
     StdVideoDecodeH264PictureInfo, StdVideoDecodeH264PictureInfoFlags,
     StdVideoDecodeH264ReferenceInfo, StdVideoDecodeH264ReferenceInfoFlags,
@@ -19,15 +20,17 @@ use vqscope_gpu::vk::native::{
     StdVideoH264SpsFlags,
 };
 use vqscope_gpu::{
-    GpuContext, GpuError, H264DecodeSession, H264ParameterSets, H264Picture, H264Reference,
-    H264Sps, Nv12Picture, h264_std_level,
+    Binding, Buffer, ComputePipeline, GpuContext, GpuError, H264DecodeSession, H264ParameterSets,
+    H264Picture, H264Reference, H264Sps, Nv12Picture, PipelineDesc, Submitter, h264_std_level,
 };
 
+use crate::PlaneLayout;
 use crate::bitstream::ParseError;
 use crate::bitstream::h264::Sps;
-use crate::bitstream::h264_dpb::{Dpb, Reference};
+use crate::bitstream::h264_dpb::{Dpb, PicturePlan, Reference};
 use crate::bitstream::h264_slice::{Pps, SliceHeader};
 use crate::bitstream::h264_stream::H264Stream;
+use crate::bitstream::{Crop, SequenceInfo};
 
 /// Why a stream could not be decoded on the device.
 #[derive(Debug, thiserror::Error)]
@@ -52,11 +55,74 @@ pub struct DecodedPicture {
 }
 
 /// Decodes an H.264 Annex B stream on `ctx`'s decode queue and hands each
-/// picture to `emit` in display order. Returns the number of pictures.
+/// picture to `emit` in display order, read back to the host. Returns the
+/// number of pictures.
 pub fn decode_h264(
     ctx: &Arc<GpuContext>,
     stream: &[u8],
     mut emit: impl FnMut(DecodedPicture),
+) -> Result<u64, DeviceDecodeError> {
+    decode_h264_with(
+        ctx,
+        stream,
+        |session, picture, info| {
+            let nv12 = session.decode(picture)?;
+            Ok(crop(&nv12, &info.crop, info.display_size()))
+        },
+        |number, mut picture| {
+            picture.number = number;
+            emit(picture);
+        },
+    )
+}
+
+/// A decoded picture's three planes in a device buffer, cropped: 8-bit
+/// samples, rows tight, as [`crate::PlaneLayout`]s describe them.
+pub struct DevicePlanes {
+    pub buffer: Buffer,
+    pub width: u32,
+    pub height: u32,
+    pub planes: [PlaneLayout; 3],
+}
+
+/// Like [`decode_h264`], but the pictures stay on the device: each is
+/// copied from the decoder's image and turned into three planes by a
+/// compute pass ([`Nv12ToPlanes`]). `emit` gets the display number too.
+pub fn decode_h264_to_planes(
+    ctx: &Arc<GpuContext>,
+    stream: &[u8],
+    mut emit: impl FnMut(u64, DevicePlanes),
+) -> Result<u64, DeviceDecodeError> {
+    let mut pass = Nv12ToPlanes::new(ctx)?;
+    let mut nv12: Option<Buffer> = None;
+    decode_h264_with(
+        ctx,
+        stream,
+        |session, picture, info| {
+            let nv12 = match &mut nv12 {
+                Some(buffer) => buffer,
+                None => nv12.insert(Buffer::storage(ctx, "decoded NV12", session.nv12_size())?),
+            };
+            session.decode_into(picture, nv12)?;
+            Ok(pass.run(nv12, session.coded_size(), &info.crop, info.display_size())?)
+        },
+        &mut emit,
+    )
+}
+
+/// The decode loop: parses `stream`, creates the session, and for each
+/// picture in decoding order calls `decode` (which decodes it and keeps
+/// what it makes of it), then hands what the DPB lets go to `emit` with
+/// its display number.
+fn decode_h264_with<T>(
+    ctx: &Arc<GpuContext>,
+    stream: &[u8],
+    mut decode: impl FnMut(
+        &mut H264DecodeSession,
+        &H264Picture<'_>,
+        &SequenceInfo,
+    ) -> Result<T, DeviceDecodeError>,
+    mut emit: impl FnMut(u64, T),
 ) -> Result<u64, DeviceDecodeError> {
     let parsed = H264Stream::parse(stream)?;
     let (sps, pps) = (&parsed.sps, &parsed.pps);
@@ -77,20 +143,39 @@ pub fn decode_h264(
         slots,
         &parameter_sets,
     )?;
-    let mut decoder = Decoder {
-        session: &mut session,
-        dpb: Dpb::new(slots, info.max_dpb_frames),
-        waiting: HashMap::new(),
-        shown: 0,
-        sps,
-        emit: &mut emit,
+    let mut dpb = Dpb::new(slots, info.max_dpb_frames);
+    // Decoded pictures awaiting output, by decoding-order index.
+    let mut waiting: HashMap<u64, T> = HashMap::new();
+    let mut shown = 0;
+    let mut output = |indices: &[u64], waiting: &mut HashMap<u64, T>| {
+        for index in indices {
+            if let Some(picture) = waiting.remove(index) {
+                emit(shown, picture);
+                shown += 1;
+            }
+        }
     };
-    for picture in &parsed.pictures {
-        decoder.picture(picture, pps)?;
+    for slices in &parsed.pictures {
+        let (first, _) = &slices[0];
+        let p = &pps[&first.pps_id];
+        let sps = &sps[&p.sps_id];
+        let plan = dpb.picture(first, sps)?;
+        let intra = slices.iter().all(|(h, _)| h.intra());
+        let std = std_picture(first, p, &plan, intra);
+        let setup = H264Reference { slot: plan.setup.slot, std: std_reference(&plan.setup) };
+        let references: Vec<H264Reference> = plan
+            .references
+            .iter()
+            .map(|r| H264Reference { slot: r.slot, std: std_reference(r) })
+            .collect();
+        let units: Vec<&[u8]> = slices.iter().map(|(_, unit)| *unit).collect();
+        let picture = H264Picture { std, slices: &units, setup, references: &references };
+        let made = decode(&mut session, &picture, &sps.info()?)?;
+        waiting.insert(plan.index, made);
+        output(&plan.output, &mut waiting);
     }
-    let rest = decoder.dpb.flush();
-    decoder.output(&rest);
-    Ok(decoder.shown)
+    output(&dpb.flush(), &mut waiting);
+    Ok(shown)
 }
 
 /// What this first version decodes; anything else is a clear error.
@@ -111,76 +196,110 @@ fn check_supported<'a>(
     Ok(())
 }
 
-struct Decoder<'a, F: FnMut(DecodedPicture)> {
-    session: &'a mut H264DecodeSession,
-    dpb: Dpb,
-    /// Decoded pictures awaiting output, by decoding-order index.
-    waiting: HashMap<u64, DecodedPicture>,
-    shown: u64,
-    sps: &'a BTreeMap<u32, Sps>,
-    emit: &'a mut F,
+fn std_picture(
+    first: &SliceHeader,
+    pps: &Pps,
+    plan: &PicturePlan,
+    intra: bool,
+) -> StdVideoDecodeH264PictureInfo {
+    StdVideoDecodeH264PictureInfo {
+        flags: StdVideoDecodeH264PictureInfoFlags {
+            _bitfield_align_1: [],
+            _bitfield_1: StdVideoDecodeH264PictureInfoFlags::new_bitfield_1(
+                0,
+                intra.into(),
+                first.idr().into(),
+                0,
+                plan.reference.into(),
+                0,
+            ),
+            __bindgen_padding_0: [0; 3],
+        },
+        seq_parameter_set_id: pps.sps_id as u8,
+        pic_parameter_set_id: pps.id as u8,
+        reserved1: 0,
+        reserved2: 0,
+        frame_num: first.frame_num as u16,
+        idr_pic_id: first.idr_pic_id as u16,
+        PicOrderCnt: plan.poc,
+    }
 }
 
-impl<F: FnMut(DecodedPicture)> Decoder<'_, F> {
-    /// Decodes the picture made of `slices` and outputs what the DPB lets go.
-    fn picture(
-        &mut self,
-        slices: &[(SliceHeader, &[u8])],
-        pps: &BTreeMap<u32, Pps>,
-    ) -> Result<(), DeviceDecodeError> {
-        let (first, _) = &slices[0];
-        let p = &pps[&first.pps_id];
-        let sps = &self.sps[&p.sps_id];
-        let plan = self.dpb.picture(first, sps)?;
-        let intra = slices.iter().all(|(h, _)| h.intra());
-        let std = StdVideoDecodeH264PictureInfo {
-            flags: StdVideoDecodeH264PictureInfoFlags {
-                _bitfield_align_1: [],
-                _bitfield_1: StdVideoDecodeH264PictureInfoFlags::new_bitfield_1(
-                    0,
-                    intra.into(),
-                    first.idr().into(),
-                    0,
-                    plan.reference.into(),
-                    0,
-                ),
-                __bindgen_padding_0: [0; 3],
+/// Twin of `shaders/video/nv12_planes.comp`'s push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+struct Nv12Push {
+    stride: u32,
+    coded_height: u32,
+    left: u32,
+    top: u32,
+    width: u32,
+    height: u32,
+    y_offset: u32,
+    u_offset: u32,
+    v_offset: u32,
+}
+
+/// The compute pass from a decoded NV12 picture (rows of the coded width,
+/// on the device) to three cropped planes: what [`crop`] does on the host.
+pub struct Nv12ToPlanes {
+    ctx: Arc<GpuContext>,
+    pipeline: ComputePipeline,
+    submitter: Submitter,
+}
+
+impl Nv12ToPlanes {
+    pub fn new(ctx: &Arc<GpuContext>) -> vqscope_gpu::Result<Self> {
+        let pipeline = ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "video/nv12_planes",
+                ..PipelineDesc::new(vqscope_shaders::VIDEO_NV12_PLANES)
             },
-            seq_parameter_set_id: p.sps_id as u8,
-            pic_parameter_set_id: p.id as u8,
-            reserved1: 0,
-            reserved2: 0,
-            frame_num: first.frame_num as u16,
-            idr_pic_id: first.idr_pic_id as u16,
-            PicOrderCnt: plan.poc,
-        };
-        let setup = H264Reference { slot: plan.setup.slot, std: std_reference(&plan.setup) };
-        let references: Vec<H264Reference> = plan
-            .references
-            .iter()
-            .map(|r| H264Reference { slot: r.slot, std: std_reference(r) })
-            .collect();
-        let units: Vec<&[u8]> = slices.iter().map(|(_, unit)| *unit).collect();
-        let decoded = self.session.decode(&H264Picture {
-            std,
-            slices: &units,
-            setup,
-            references: &references,
-        })?;
-        let info = sps.info()?;
-        self.waiting.insert(plan.index, crop(&decoded, &info.crop, info.display_size()));
-        self.output(&plan.output);
-        Ok(())
+        )?;
+        Ok(Self { ctx: ctx.clone(), pipeline, submitter: Submitter::new(ctx, 1)? })
     }
 
-    fn output(&mut self, indices: &[u64]) {
-        for index in indices {
-            if let Some(mut picture) = self.waiting.remove(index) {
-                picture.number = self.shown;
-                self.shown += 1;
-                (self.emit)(picture);
-            }
-        }
+    /// Converts the NV12 picture of `coded` size in `nv12` into a new
+    /// buffer of three planes of the display size `(width, height)` after
+    /// `crop`, and waits for it.
+    pub fn run(
+        &mut self,
+        nv12: &Buffer,
+        coded: (u32, u32),
+        crop: &Crop,
+        (width, height): (u32, u32),
+    ) -> vqscope_gpu::Result<DevicePlanes> {
+        let (cw, ch) = (width.div_ceil(2), height.div_ceil(2));
+        let plane =
+            |offset: u32, width, height| PlaneLayout { offset, width, height, bytes_per_sample: 1 };
+        let y = plane(0, width, height);
+        let u = plane((width * height).next_multiple_of(4), cw, ch);
+        let v = plane((u.offset + cw * ch).next_multiple_of(4), cw, ch);
+        let buffer = Buffer::storage(&self.ctx, "decoded planes", u64::from(v.offset + cw * ch))?;
+        let push = Nv12Push {
+            stride: coded.0,
+            coded_height: coded.1,
+            left: crop.left,
+            top: crop.top,
+            width,
+            height,
+            y_offset: y.offset,
+            u_offset: u.offset,
+            v_offset: v.offset,
+        };
+        self.submitter.run(|rec| {
+            rec.barrier();
+            rec.dispatch(
+                &self.pipeline,
+                &[Binding::Buffer(nv12), Binding::Buffer(&buffer)],
+                bytemuck::bytes_of(&push),
+                [width.div_ceil(16), height.div_ceil(16), 1],
+            )?;
+            rec.barrier();
+            Ok(())
+        })?;
+        Ok(DevicePlanes { buffer, width, height, planes: [y, u, v] })
     }
 }
 
@@ -203,12 +322,9 @@ fn std_reference(r: &Reference) -> StdVideoDecodeH264ReferenceInfo {
     }
 }
 
-/// The cropped Y, U and V planes of a decoded NV12 picture.
-fn crop(
-    picture: &Nv12Picture,
-    crop: &crate::bitstream::Crop,
-    (width, height): (u32, u32),
-) -> DecodedPicture {
+/// The cropped Y, U and V planes of a decoded NV12 picture (the host twin
+/// of [`Nv12ToPlanes`]).
+pub fn crop(picture: &Nv12Picture, crop: &Crop, (width, height): (u32, u32)) -> DecodedPicture {
     let stride = picture.width as usize;
     let (left, top) = (crop.left as usize, crop.top as usize);
     let (w, h) = (width as usize, height as usize);
@@ -317,5 +433,19 @@ fn std_pps(p: &Pps) -> StdVideoH264PictureParameterSet {
         chroma_qp_index_offset: p.chroma_qp_index_offset as i8,
         second_chroma_qp_index_offset: p.second_chroma_qp_index_offset as i8,
         pScalingLists: std::ptr::null(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_constants_match_the_shader() {
+        use vqscope_shaders::{VIDEO_NV12_PLANES, twin};
+        let twin = twin!(Nv12Push as "Push" in [VIDEO_NV12_PLANES] {
+            stride, coded_height, left, top, width, height, y_offset, u_offset, v_offset
+        });
+        twin.check().unwrap();
     }
 }

@@ -15,7 +15,7 @@
 use std::path::PathBuf;
 
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
-use vqscope_video::device_decode::decode_h264;
+use vqscope_video::device_decode::{decode_h264, decode_h264_to_planes};
 
 /// The committed streams with ffmpeg's hashes; every other `NAME.h264`
 /// with a `NAME.fnv64` beside it in the data folder is decoded too.
@@ -125,10 +125,85 @@ fn h264_streams_match_ffmpeg_frame_by_frame() {
                 got.len()
             ));
         }
+
+        // Again, the pictures kept on the device and split into planes there.
+        let mut submitter = vqscope_gpu::Submitter::new(&ctx, 1).unwrap();
+        let mut on_device = Vec::new();
+        let start = std::time::Instant::now();
+        let result = decode_h264_to_planes(&ctx, &stream, |number, planes| {
+            let bytes = vqscope_gpu::download_buffer(
+                &ctx,
+                &mut submitter,
+                &planes.buffer,
+                planes.buffer.size(),
+            )
+            .expect("download");
+            let plane = |p: vqscope_video::PlaneLayout| {
+                &bytes[p.offset as usize..(p.offset + p.width * p.height) as usize]
+            };
+            let [y, u, v] = planes.planes;
+            assert_eq!(number as usize, on_device.len());
+            on_device.push(fnv1a64(&[plane(y), plane(u), plane(v)]));
+        });
+        if let Err(e) = result {
+            failures.push(format!("{name} (planes on the device): {e}"));
+        }
+        let matching = on_device.iter().zip(&expected).filter(|(a, b)| a == b).count();
+        println!(
+            "{name}: planes on the device: {matching} of {} frames equal ffmpeg's ({:.1} ms)",
+            expected.len(),
+            start.elapsed().as_secs_f64() * 1e3
+        );
+        if on_device != expected {
+            failures.push(format!("{name} (planes on the device): {matching} frames match"));
+        }
         for message in ctx.validation_messages() {
             println!("validation: {message}");
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+    assert_no_validation_messages();
+}
+
+/// The NV12 to planes pass against its host twin (`crop`), on any device:
+/// an odd display size inside a larger coded one, cropped on every side.
+#[test]
+fn nv12_pass_matches_the_host_crop() {
+    use vqscope_gpu::{Buffer, Submitter, download_buffer, upload_buffer};
+    use vqscope_video::bitstream::Crop;
+    use vqscope_video::device_decode::{Nv12ToPlanes, crop};
+
+    let ctx = test_context();
+    let (coded_w, coded_h) = (48u32, 32u32);
+    let crop_window = Crop { left: 4, right: 10, top: 2, bottom: 5 };
+    let (w, h) = (coded_w - 14, coded_h - 7); // 34 x 25: odd height, chroma rounds up
+    let mut seed = 0x1234_5678_u32;
+    let bytes: Vec<u8> = (0..coded_w * coded_h * 3 / 2)
+        .map(|_| {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 24) as u8
+        })
+        .collect();
+    let host = vqscope_gpu::Nv12Picture {
+        width: coded_w,
+        height: coded_h,
+        luma: bytes[..(coded_w * coded_h) as usize].to_vec(),
+        chroma: bytes[(coded_w * coded_h) as usize..].to_vec(),
+    };
+    let want = crop(&host, &crop_window, (w, h));
+
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let nv12: Buffer = upload_buffer(&ctx, &mut submitter, "nv12", &bytes).unwrap();
+    let mut pass = Nv12ToPlanes::new(&ctx).unwrap();
+    let planes = pass.run(&nv12, (coded_w, coded_h), &crop_window, (w, h)).unwrap();
+    let got = download_buffer(&ctx, &mut submitter, &planes.buffer, planes.buffer.size()).unwrap();
+    let plane = |i: usize| {
+        let p = planes.planes[i];
+        &got[p.offset as usize..(p.offset + p.width * p.height) as usize]
+    };
+    assert_eq!((planes.width, planes.height), (w, h));
+    assert_eq!(plane(0), &want.y[..]);
+    assert_eq!(plane(1), &want.u[..]);
+    assert_eq!(plane(2), &want.v[..]);
     assert_no_validation_messages();
 }
