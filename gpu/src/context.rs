@@ -505,8 +505,12 @@ impl GpuContext {
 
     /// Waits until the device is idle.
     pub fn wait_idle(&self) -> Result<()> {
-        // SAFETY: the queue lock is held, as vkDeviceWaitIdle needs every queue externally
-        // synchronised.
+        // The decode queue too, where there is one (taken before the compute queue;
+        // nothing else holds both).
+        let _decode =
+            self.decode.as_ref().map(|d| d.queue.lock().unwrap_or_else(|e| e.into_inner()));
+        // SAFETY: every queue's lock is held, as vkDeviceWaitIdle needs every queue
+        // externally synchronised.
         self.with_queue(|_| unsafe { self.device.device_wait_idle() })
             .map_err(vk_error("vkDeviceWaitIdle"))
     }

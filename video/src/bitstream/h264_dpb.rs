@@ -77,7 +77,7 @@ pub struct Dpb {
 }
 
 impl Dpb {
-    /// A DPB for a stream whose SPS is `sps`, with `slots` device slots
+    /// A DPB with `slots` device slots
     /// (at least `max_num_ref_frames + 1`) and room for `dpb_frames`
     /// pictures (`max_dec_frame_buffering`).
     pub fn new(slots: u32, dpb_frames: u32) -> Dpb {
