@@ -27,6 +27,9 @@ fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let mut files = Vec::new();
+    // The root too, so that a new folder of shaders is seen (each folder's
+    // own line only covers what is added inside it).
+    println!("cargo:rerun-if-changed={}", root.display());
     collect(&root, &mut files);
     // Each file plainly, then as each of its variants (right after it, so
     // `ALL` stays sorted by path).

@@ -238,6 +238,9 @@ mod tests {
                 max_active_reference_pictures: slots - 1,
                 max_level_idc: Some(level),
                 decode_flags: vk::VideoDecodeCapabilityFlagsKHR::DPB_AND_OUTPUT_COINCIDE,
+                bitstream_offset_alignment: 256,
+                bitstream_size_alignment: 256,
+                std_header_version: vk::make_api_version(0, 1, 0, 0),
             },
         }
     }

@@ -108,10 +108,23 @@ pub struct GpuContext {
     pub(crate) push_descriptor: ash::khr::push_descriptor::Device,
     pub(crate) pipeline_cache: PipelineCache,
     info: DeviceInfo,
+    /// The H.264 decode queue, where the device offers Vulkan Video H.264
+    /// decode (see [`crate::video_decode`]); `None` leaves the device as it
+    /// was before video decode existed.
+    pub(crate) decode: Option<DecodeQueue>,
     startup: Vec<(&'static str, Duration)>,
     pub(crate) pipeline_stats: PipelineCounters,
     swapchain_colorspace: bool,
     hdr_metadata: bool,
+}
+
+/// A queue of the video decode family, with the function tables of the
+/// video extensions enabled for it.
+pub(crate) struct DecodeQueue {
+    pub(crate) family: u32,
+    pub(crate) queue: Mutex<vk::Queue>,
+    pub(crate) video_queue: ash::khr::video_queue::Device,
+    pub(crate) video_decode: ash::khr::video_decode_queue::Device,
 }
 
 /// What building pipelines has cost so far (see [`GpuContext::pipeline_stats`]).
@@ -221,10 +234,17 @@ impl GpuContext {
         };
         lap("instance", &mut startup);
         match Self::create_device(&instance, options) {
-            Ok((physical, device, queue_family, info, hdr_metadata)) => {
+            Ok((physical, device, queue_family, info, hdr_metadata, decode_family)) => {
                 lap("device", &mut startup);
                 // SAFETY: the device was created with one queue in this family.
                 let queue = unsafe { device.get_device_queue(queue_family, 0) };
+                let decode = decode_family.map(|family| DecodeQueue {
+                    family,
+                    // SAFETY: the device was created with one queue in the decode family.
+                    queue: Mutex::new(unsafe { device.get_device_queue(family, 0) }),
+                    video_queue: ash::khr::video_queue::Device::new(&instance, &device),
+                    video_decode: ash::khr::video_decode_queue::Device::new(&instance, &device),
+                });
                 let allocator = Allocator::new(&AllocatorCreateDesc {
                     instance: instance.clone(),
                     device: device.clone(),
@@ -267,6 +287,7 @@ impl GpuContext {
                     push_descriptor,
                     pipeline_cache,
                     info,
+                    decode,
                     startup,
                     pipeline_stats: PipelineCounters::default(),
                     swapchain_colorspace,
@@ -286,7 +307,7 @@ impl GpuContext {
     fn create_device(
         instance: &ash::Instance,
         options: &ContextOptions,
-    ) -> Result<(vk::PhysicalDevice, ash::Device, u32, DeviceInfo, bool)> {
+    ) -> Result<(vk::PhysicalDevice, ash::Device, u32, DeviceInfo, bool, Option<u32>)> {
         // SAFETY: the instance is alive; the call only fills a vector.
         let physicals = unsafe { instance.enumerate_physical_devices() }
             .map_err(vk_error("vkEnumeratePhysicalDevices"))?;
@@ -333,9 +354,11 @@ impl GpuContext {
         };
 
         let priorities = [1.0];
-        let queue_infos = [vk::DeviceQueueCreateInfo::default()
-            .queue_family_index(queue_family)
-            .queue_priorities(&priorities)];
+        let mut queue_infos = vec![
+            vk::DeviceQueueCreateInfo::default()
+                .queue_family_index(queue_family)
+                .queue_priorities(&priorities),
+        ];
         let mut extensions = vec![ash::khr::push_descriptor::NAME.as_ptr()];
         if options.swapchain {
             extensions.push(ash::khr::swapchain::NAME.as_ptr());
@@ -343,6 +366,16 @@ impl GpuContext {
         // SAFETY: the physical device belongs to this live instance.
         let offered = unsafe { instance.enumerate_device_extension_properties(physical) }
             .map_err(vk_error("vkEnumerateDeviceExtensionProperties"))?;
+        let decode_family = crate::video_decode::h264_decode_family(instance, physical, &offered)
+            .filter(|&family| family != queue_family);
+        if let Some(family) = decode_family {
+            extensions.extend(crate::video_decode::H264_EXTENSIONS.map(CStr::as_ptr));
+            queue_infos.push(
+                vk::DeviceQueueCreateInfo::default()
+                    .queue_family_index(family)
+                    .queue_priorities(&priorities),
+            );
+        }
         let hdr_metadata = options.swapchain
             && offered
                 .iter()
@@ -378,7 +411,7 @@ impl GpuContext {
         // (features, extension names, queue infos) outlives the call.
         let device = unsafe { instance.create_device(physical, &create_info, None) }
             .map_err(vk_error("vkCreateDevice"))?;
-        Ok((physical, device, queue_family, info, hdr_metadata))
+        Ok((physical, device, queue_family, info, hdr_metadata, decode_family))
     }
 
     /// Facts about the chosen device.
@@ -472,8 +505,12 @@ impl GpuContext {
 
     /// Waits until the device is idle.
     pub fn wait_idle(&self) -> Result<()> {
-        // SAFETY: the queue lock is held, as vkDeviceWaitIdle needs every queue externally
-        // synchronised.
+        // The decode queue too, where there is one (taken before the compute queue;
+        // nothing else holds both).
+        let _decode =
+            self.decode.as_ref().map(|d| d.queue.lock().unwrap_or_else(|e| e.into_inner()));
+        // SAFETY: every queue's lock is held, as vkDeviceWaitIdle needs every queue
+        // externally synchronised.
         self.with_queue(|_| unsafe { self.device.device_wait_idle() })
             .map_err(vk_error("vkDeviceWaitIdle"))
     }

@@ -46,6 +46,9 @@ pub enum GpuError {
     WindowHandle(String),
     #[error("{0}")]
     Usage(String),
+    /// The device's video decoder cannot take this stream or picture.
+    #[error("video decode: {0}")]
+    VideoDecode(String),
 }
 
 /// Maps a `vk::Result` from `call` to its named error.

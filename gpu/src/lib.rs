@@ -23,6 +23,7 @@ mod timing;
 mod transfer;
 mod validation;
 mod video;
+mod video_decode;
 
 /// The `ash` this context was built with, so crates that drive extensions of
 /// their own (the renderer's surface and swapchain) name the very same types
@@ -42,4 +43,7 @@ pub use swapchain::{Acquired, Presented, Swapchain, SwapchainDesc};
 pub use timing::{Timestamps, keep_busy, median, phase_medians};
 pub use transfer::{download_buffer, download_image, upload_buffer};
 pub use validation::all_messages as validation_messages;
-pub use video::{DecodeCapabilities, DecodeProfile, DecodeSupport};
+pub use video::{DecodeCapabilities, DecodeProfile, DecodeSupport, h264_std_level};
+pub use video_decode::{
+    H264DecodeSession, H264ParameterSets, H264Picture, H264Reference, H264Sps, Nv12Picture,
+};

@@ -42,6 +42,13 @@ pub struct DecodeCapabilities {
     /// Whether decoded pictures can be read from the DPB images themselves
     /// (`DPB_AND_OUTPUT_COINCIDE`) or need separate output images (`DISTINCT`).
     pub decode_flags: vk::VideoDecodeCapabilityFlagsKHR,
+    /// Where a picture's data may start in a bitstream buffer, and what its
+    /// size must be a multiple of.
+    pub bitstream_offset_alignment: u64,
+    pub bitstream_size_alignment: u64,
+    /// `specVersion` of the codec's std header the driver implements, which
+    /// a video session names.
+    pub std_header_version: u32,
 }
 
 /// Whether, and how far, the device decodes a profile.
@@ -58,7 +65,9 @@ pub enum DecodeSupport {
 }
 
 /// The device extensions a decoder of `operation` needs.
-fn required_extensions(operation: vk::VideoCodecOperationFlagsKHR) -> [&'static CStr; 3] {
+pub(crate) fn required_extensions(
+    operation: vk::VideoCodecOperationFlagsKHR,
+) -> [&'static CStr; 3] {
     let codec = if operation == vk::VideoCodecOperationFlagsKHR::DECODE_H265 {
         ash::khr::video_decode_h265::NAME
     } else {
@@ -81,7 +90,9 @@ impl GpuContext {
         if !missing.is_empty() {
             return Ok(DecodeSupport::MissingExtensions(missing));
         }
-        let Some((queue_family, queue_count)) = self.decode_queue_family(profile.operation) else {
+        let Some((queue_family, queue_count)) =
+            decode_queue_family(&self.instance, self.physical, profile.operation)
+        else {
             return Ok(DecodeSupport::NoDecodeQueue);
         };
         match self.decode_capabilities(profile) {
@@ -92,42 +103,10 @@ impl GpuContext {
         }
     }
 
-    /// The first queue family with `VK_QUEUE_VIDEO_DECODE_BIT_KHR` whose
-    /// video operations include `operation`, and its queue count.
-    /// Only called once `VK_KHR_video_queue` is known to be offered, as
-    /// chaining `VkQueueFamilyVideoPropertiesKHR` requires.
-    fn decode_queue_family(
-        &self,
-        operation: vk::VideoCodecOperationFlagsKHR,
-    ) -> Option<(u32, u32)> {
-        // SAFETY: the physical device belongs to this live instance.
-        let count = unsafe {
-            self.instance.get_physical_device_queue_family_properties2_len(self.physical)
-        };
-        let mut video = vec![vk::QueueFamilyVideoPropertiesKHR::default(); count];
-        let mut families: Vec<vk::QueueFamilyProperties2> =
-            video.iter_mut().map(|v| vk::QueueFamilyProperties2::default().push_next(v)).collect();
-        // SAFETY: `families` has the length the driver reported, and each
-        // chained video structure lives in `video`, which outlives the call.
-        unsafe {
-            self.instance.get_physical_device_queue_family_properties2(self.physical, &mut families)
-        };
-        let queues: Vec<(vk::QueueFlags, u32)> = families
-            .iter()
-            .map(|f| (f.queue_family_properties.queue_flags, f.queue_family_properties.queue_count))
-            .collect();
-        drop(families);
-        queues.iter().zip(&video).enumerate().find_map(|(index, (&(flags, count), v))| {
-            (flags.contains(vk::QueueFlags::VIDEO_DECODE_KHR)
-                && v.video_codec_operations.contains(operation))
-            .then_some((index as u32, count))
-        })
-    }
-
     /// `vkGetPhysicalDeviceVideoCapabilitiesKHR` for `profile`, with the
     /// decode and codec structures chained as the call requires; the
     /// driver's error code when it refuses the profile.
-    fn decode_capabilities(
+    pub(crate) fn decode_capabilities(
         &self,
         profile: &DecodeProfile,
     ) -> std::result::Result<DecodeCapabilities, vk::Result> {
@@ -192,6 +171,11 @@ impl GpuContext {
             caps.max_dpb_slots,
             caps.max_active_reference_pictures,
         );
+        let (bitstream_offset_alignment, bitstream_size_alignment, std_header_version) = (
+            caps.min_bitstream_buffer_offset_alignment,
+            caps.min_bitstream_buffer_size_alignment,
+            caps.std_header_version.spec_version,
+        );
         let max_level_idc = if h265 {
             level_idc(&H265_LEVELS, h265_caps.max_level_idc)
         } else {
@@ -204,8 +188,40 @@ impl GpuContext {
             max_active_reference_pictures,
             max_level_idc,
             decode_flags: decode_caps.flags,
+            bitstream_offset_alignment,
+            bitstream_size_alignment,
+            std_header_version,
         })
     }
+}
+
+/// The first queue family with `VK_QUEUE_VIDEO_DECODE_BIT_KHR` whose
+/// video operations include `operation`, and its queue count.
+/// Only called once `VK_KHR_video_queue` is known to be offered, as
+/// chaining `VkQueueFamilyVideoPropertiesKHR` requires.
+pub(crate) fn decode_queue_family(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    operation: vk::VideoCodecOperationFlagsKHR,
+) -> Option<(u32, u32)> {
+    // SAFETY: the physical device belongs to this live instance.
+    let count = unsafe { instance.get_physical_device_queue_family_properties2_len(physical) };
+    let mut video = vec![vk::QueueFamilyVideoPropertiesKHR::default(); count];
+    let mut families: Vec<vk::QueueFamilyProperties2> =
+        video.iter_mut().map(|v| vk::QueueFamilyProperties2::default().push_next(v)).collect();
+    // SAFETY: `families` has the length the driver reported, and each
+    // chained video structure lives in `video`, which outlives the call.
+    unsafe { instance.get_physical_device_queue_family_properties2(physical, &mut families) };
+    let queues: Vec<(vk::QueueFlags, u32)> = families
+        .iter()
+        .map(|f| (f.queue_family_properties.queue_flags, f.queue_family_properties.queue_count))
+        .collect();
+    drop(families);
+    queues.iter().zip(&video).enumerate().find_map(|(index, (&(flags, count), v))| {
+        (flags.contains(vk::QueueFlags::VIDEO_DECODE_KHR)
+            && v.video_codec_operations.contains(operation))
+        .then_some((index as u32, count))
+    })
 }
 
 /// Vulkan's bit depth flag for a component depth, if it has one.
@@ -224,6 +240,14 @@ fn component_depth(bits: u32) -> Option<vk::VideoComponentBitDepthFlagsKHR> {
 const H264_LEVELS: [u32; 19] =
     [10, 11, 12, 13, 20, 21, 22, 30, 31, 32, 40, 41, 42, 50, 51, 52, 60, 61, 62];
 const H265_LEVELS: [u32; 13] = [30, 60, 63, 90, 93, 120, 123, 150, 153, 156, 180, 183, 186];
+
+/// The `StdVideoH264LevelIdc` of an H.264 `level_idc` (10 x level), for
+/// session parameters; `None` for a level the table lacks (level 1b, which
+/// decoders treat as 1.1, maps to 1.1 since it is coded as 11 or 9).
+pub fn h264_std_level(level_idc: u32) -> Option<u32> {
+    let level_idc = if level_idc == 9 { 11 } else { level_idc };
+    H264_LEVELS.iter().position(|&l| l == level_idc).map(|i| i as u32)
+}
 
 fn level_idc(table: &[u32], std_level: u32) -> Option<u32> {
     table.get(std_level as usize).copied()

@@ -7,6 +7,7 @@
 pub mod bitstream;
 mod buffers;
 pub mod decode;
+pub mod device_decode;
 pub mod error;
 pub mod ffmpeg;
 pub mod frame;

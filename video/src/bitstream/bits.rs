@@ -71,6 +71,16 @@ impl<'a> BitReader<'a> {
         Ok(if k % 2 == 1 { magnitude } else { -magnitude } as i32)
     }
 
+    /// `more_rbsp_data()` (7.2): whether syntax remains before the
+    /// `rbsp_stop_one_bit`, the last 1 bit of the RBSP.
+    pub fn more_rbsp_data(&self) -> bool {
+        let Some(last) = self.data.iter().rposition(|&b| b != 0) else {
+            return false;
+        };
+        let stop_bit = last * 8 + 7 - self.data[last].trailing_zeros() as usize;
+        self.pos < stop_bit
+    }
+
     /// `ue(v)` that the standard bounds by `max`: a larger value means a
     /// corrupt stream (and would size loops and arrays from garbage).
     pub fn ue_max(&mut self, max: u32, name: &str) -> Result<u32, ParseError> {

@@ -7,112 +7,209 @@ use super::bits::BitReader;
 use super::{Codec, Crop, ParseError, SequenceInfo};
 use crate::frame::ChromaFormat;
 
-/// Parses an SPS from its RBSP (the NAL header byte included).
-pub fn parse_sps(rbsp: &[u8]) -> Result<SequenceInfo, ParseError> {
-    let mut r = BitReader::new(rbsp);
-    r.skip(8)?; // NAL unit header
-    let profile_idc = r.bits(8)?;
-    let constraints = r.bits(8)?; // constraint_set0..5_flag, reserved_zero_2bits
-    let level_idc = r.bits(8)?;
-    r.ue_max(31, "seq_parameter_set_id")?;
+/// The fields of an H.264 SPS that decoding needs (7.3.2.1.1): what a
+/// device decoder's session parameters take, and what POC computation and
+/// reference marking read. Scaling matrices are only noted as present.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sps {
+    pub profile_idc: u32,
+    /// `constraint_set0_flag` .. `constraint_set5_flag` and the two reserved
+    /// bits, first flag highest, as coded.
+    pub constraints: u32,
+    pub level_idc: u32,
+    pub id: u32,
+    pub chroma_format_idc: u32,
+    pub separate_colour_plane: bool,
+    pub bit_depth_luma: u32,
+    pub bit_depth_chroma: u32,
+    pub qpprime_y_zero_transform_bypass: bool,
+    pub scaling_matrix_present: bool,
+    pub log2_max_frame_num: u32,
+    pub pic_order_cnt_type: u32,
+    pub log2_max_pic_order_cnt_lsb: u32,
+    pub delta_pic_order_always_zero: bool,
+    pub offset_for_non_ref_pic: i32,
+    pub offset_for_top_to_bottom_field: i32,
+    pub offset_for_ref_frame: Vec<i32>,
+    pub max_num_ref_frames: u32,
+    pub gaps_in_frame_num_allowed: bool,
+    pub pic_width_in_mbs: u32,
+    pub pic_height_in_map_units: u32,
+    pub frame_mbs_only: bool,
+    pub mb_adaptive_frame_field: bool,
+    pub direct_8x8_inference: bool,
+    /// `frame_crop_left/right/top/bottom_offset` as coded (chroma units).
+    pub crop_offsets: Option<[u32; 4]>,
+    pub vui_present: bool,
+    /// The VUI's `max_dec_frame_buffering`, when the stream states it.
+    pub vui_max_dec_frame_buffering: Option<u32>,
+}
 
-    let (mut chroma_format_idc, mut separate_planes, mut depth_luma, mut depth_chroma) =
-        (1, false, 8, 8);
-    if HIGH_PROFILES.contains(&profile_idc) {
-        chroma_format_idc = r.ue_max(3, "chroma_format_idc")?;
-        if chroma_format_idc == 3 {
-            separate_planes = r.flag()?;
-        }
-        depth_luma = 8 + r.ue_max(6, "bit_depth_luma_minus8")?;
-        depth_chroma = 8 + r.ue_max(6, "bit_depth_chroma_minus8")?;
-        r.skip(1)?; // qpprime_y_zero_transform_bypass_flag
-        if r.flag()? {
-            // seq_scaling_matrix_present_flag: 6 lists of 16, then 2 or 6 of 64.
-            let lists = if chroma_format_idc == 3 { 12 } else { 8 };
-            for i in 0..lists {
-                if r.flag()? {
-                    skip_scaling_list(&mut r, if i < 6 { 16 } else { 64 })?;
+impl Sps {
+    /// Parses an SPS from its RBSP (the NAL header byte included).
+    pub fn parse(rbsp: &[u8]) -> Result<Sps, ParseError> {
+        let mut r = BitReader::new(rbsp);
+        r.skip(8)?; // NAL unit header
+        let profile_idc = r.bits(8)?;
+        let constraints = r.bits(8)?; // constraint_set0..5_flag, reserved_zero_2bits
+        let level_idc = r.bits(8)?;
+        let id = r.ue_max(31, "seq_parameter_set_id")?;
+
+        let (mut chroma_format_idc, mut separate_colour_plane, mut depth_luma, mut depth_chroma) =
+            (1, false, 8, 8);
+        let (mut bypass, mut scaling_matrix_present) = (false, false);
+        if HIGH_PROFILES.contains(&profile_idc) {
+            chroma_format_idc = r.ue_max(3, "chroma_format_idc")?;
+            if chroma_format_idc == 3 {
+                separate_colour_plane = r.flag()?;
+            }
+            depth_luma = 8 + r.ue_max(6, "bit_depth_luma_minus8")?;
+            depth_chroma = 8 + r.ue_max(6, "bit_depth_chroma_minus8")?;
+            bypass = r.flag()?;
+            scaling_matrix_present = r.flag()?;
+            if scaling_matrix_present {
+                // 6 lists of 16, then 2 or 6 of 64.
+                let lists = if chroma_format_idc == 3 { 12 } else { 8 };
+                for i in 0..lists {
+                    if r.flag()? {
+                        skip_scaling_list(&mut r, if i < 6 { 16 } else { 64 })?;
+                    }
                 }
             }
         }
-    }
-    r.ue_max(12, "log2_max_frame_num_minus4")?;
-    match r.ue_max(2, "pic_order_cnt_type")? {
-        0 => {
-            r.ue_max(12, "log2_max_pic_order_cnt_lsb_minus4")?;
-        }
-        1 => {
-            r.skip(1)?; // delta_pic_order_always_zero_flag
-            r.se()?; // offset_for_non_ref_pic
-            r.se()?; // offset_for_top_to_bottom_field
-            let cycle = r.ue_max(255, "num_ref_frames_in_pic_order_cnt_cycle")?;
-            for _ in 0..cycle {
-                r.se()?;
+        let log2_max_frame_num = 4 + r.ue_max(12, "log2_max_frame_num_minus4")?;
+        let pic_order_cnt_type = r.ue_max(2, "pic_order_cnt_type")?;
+        let (mut log2_max_pic_order_cnt_lsb, mut delta_pic_order_always_zero) = (0, false);
+        let (mut offset_for_non_ref_pic, mut offset_for_top_to_bottom_field) = (0, 0);
+        let mut offset_for_ref_frame = Vec::new();
+        match pic_order_cnt_type {
+            0 => {
+                log2_max_pic_order_cnt_lsb =
+                    4 + r.ue_max(12, "log2_max_pic_order_cnt_lsb_minus4")?;
             }
+            1 => {
+                delta_pic_order_always_zero = r.flag()?;
+                offset_for_non_ref_pic = r.se()?;
+                offset_for_top_to_bottom_field = r.se()?;
+                let cycle = r.ue_max(255, "num_ref_frames_in_pic_order_cnt_cycle")?;
+                for _ in 0..cycle {
+                    offset_for_ref_frame.push(r.se()?);
+                }
+            }
+            _ => {}
         }
-        _ => {}
+        let max_num_ref_frames = r.ue_max(16, "max_num_ref_frames")?;
+        let gaps_in_frame_num_allowed = r.flag()?;
+        let pic_width_in_mbs = r.ue_max(1023, "pic_width_in_mbs_minus1")? + 1;
+        let pic_height_in_map_units = r.ue_max(1023, "pic_height_in_map_units_minus1")? + 1;
+        let frame_mbs_only = r.flag()?;
+        let mb_adaptive_frame_field = !frame_mbs_only && r.flag()?;
+        let direct_8x8_inference = r.flag()?;
+        let crop_offsets =
+            if r.flag()? { Some([r.ue()?, r.ue()?, r.ue()?, r.ue()?]) } else { None };
+        let vui_present = r.flag()?;
+        let vui_max_dec_frame_buffering =
+            if vui_present { vui_max_dec_frame_buffering(&mut r)? } else { None };
+        Ok(Sps {
+            profile_idc,
+            constraints,
+            level_idc,
+            id,
+            chroma_format_idc,
+            separate_colour_plane,
+            bit_depth_luma: depth_luma,
+            bit_depth_chroma: depth_chroma,
+            qpprime_y_zero_transform_bypass: bypass,
+            scaling_matrix_present,
+            log2_max_frame_num,
+            pic_order_cnt_type,
+            log2_max_pic_order_cnt_lsb,
+            delta_pic_order_always_zero,
+            offset_for_non_ref_pic,
+            offset_for_top_to_bottom_field,
+            offset_for_ref_frame,
+            max_num_ref_frames,
+            gaps_in_frame_num_allowed,
+            pic_width_in_mbs,
+            pic_height_in_map_units,
+            frame_mbs_only,
+            mb_adaptive_frame_field,
+            direct_8x8_inference,
+            crop_offsets,
+            vui_present,
+            vui_max_dec_frame_buffering,
+        })
     }
-    let max_num_ref_frames = r.ue_max(16, "max_num_ref_frames")?;
-    r.skip(1)?; // gaps_in_frame_num_value_allowed_flag
-    let width_mbs = r.ue_max(1023, "pic_width_in_mbs_minus1")? + 1;
-    let height_map_units = r.ue_max(1023, "pic_height_in_map_units_minus1")? + 1;
-    let frame_mbs_only = r.flag()?;
-    if !frame_mbs_only {
-        r.skip(1)?; // mb_adaptive_frame_field_flag
-    }
-    r.skip(1)?; // direct_8x8_inference_flag
-    let offsets = if r.flag()? { [r.ue()?, r.ue()?, r.ue()?, r.ue()?] } else { [0; 4] };
-    let vui_dpb = if r.flag()? { vui_max_dec_frame_buffering(&mut r)? } else { None };
 
-    let chroma = chroma_format(chroma_format_idc)?;
-    // Frames of field-coded streams are two map units of macroblock rows high.
-    let height_mbs = height_map_units * if frame_mbs_only { 1 } else { 2 };
-    let (coded_width, coded_height) = (width_mbs * 16, height_mbs * 16);
-    // Cropping counts in chroma samples (luma pairs of rows for fields);
-    // equation 7-19 to 7-22.
-    let (shift_x, shift_y) = if separate_planes { (0, 0) } else { chroma.shifts() };
-    let (sub_x, sub_y) = (1 << shift_x, 1 << shift_y);
-    let unit_y = sub_y * if frame_mbs_only { 1 } else { 2 };
-    let [left, right, top, bottom] = offsets;
-    let crop = Crop {
-        left: left.saturating_mul(sub_x),
-        right: right.saturating_mul(sub_x),
-        top: top.saturating_mul(unit_y),
-        bottom: bottom.saturating_mul(unit_y),
-    };
-    if crop.left.saturating_add(crop.right) >= coded_width
-        || crop.top.saturating_add(crop.bottom) >= coded_height
-    {
-        return Err(ParseError::new(format!(
-            "the cropping window is empty (coded {coded_width}x{coded_height})"
-        )));
+    /// `ChromaArrayType` (7.4.2.1.1): 0 for monochrome or separately coded
+    /// colour planes, else `chroma_format_idc`.
+    pub fn chroma_array_type(&self) -> u32 {
+        if self.separate_colour_plane { 0 } else { self.chroma_format_idc }
     }
-    let level_1b =
-        level_idc == 11 && constraints & 0x10 != 0 && matches!(profile_idc, 66 | 77 | 88);
-    let max_dpb_frames = vui_dpb
-        .unwrap_or_else(|| level_dpb_frames(level_idc, level_1b, width_mbs * height_mbs))
-        // A stream may ask for more than its level allows; it then needs them.
-        .max(max_num_ref_frames);
-    Ok(SequenceInfo {
-        codec: Codec::H264,
-        profile_idc,
-        profile: h264_profile_name(profile_idc, constraints),
-        level_idc,
-        chroma,
-        bit_depth_luma: depth_luma,
-        bit_depth_chroma: depth_chroma,
-        coded_width,
-        coded_height,
-        crop,
-        interlaced: !frame_mbs_only,
-        max_dpb_frames,
-        max_num_ref_frames,
-    })
+
+    /// What the SPS says about the pictures (size, format, DPB).
+    pub fn info(&self) -> Result<SequenceInfo, ParseError> {
+        let chroma = chroma_format(self.chroma_format_idc)?;
+        let frame_mbs_only = self.frame_mbs_only;
+        // Frames of field-coded streams are two map units of macroblock rows high.
+        let height_mbs = self.pic_height_in_map_units * if frame_mbs_only { 1 } else { 2 };
+        let width_mbs = self.pic_width_in_mbs;
+        let (coded_width, coded_height) = (width_mbs * 16, height_mbs * 16);
+        // Cropping counts in chroma samples (luma pairs of rows for fields);
+        // equation 7-19 to 7-22.
+        let (shift_x, shift_y) = if self.separate_colour_plane { (0, 0) } else { chroma.shifts() };
+        let (sub_x, sub_y) = (1 << shift_x, 1 << shift_y);
+        let unit_y = sub_y * if frame_mbs_only { 1 } else { 2 };
+        let [left, right, top, bottom] = self.crop_offsets.unwrap_or_default();
+        let crop = Crop {
+            left: left.saturating_mul(sub_x),
+            right: right.saturating_mul(sub_x),
+            top: top.saturating_mul(unit_y),
+            bottom: bottom.saturating_mul(unit_y),
+        };
+        if crop.left.saturating_add(crop.right) >= coded_width
+            || crop.top.saturating_add(crop.bottom) >= coded_height
+        {
+            return Err(ParseError::new(format!(
+                "the cropping window is empty (coded {coded_width}x{coded_height})"
+            )));
+        }
+        let (profile_idc, level_idc) = (self.profile_idc, self.level_idc);
+        let level_1b =
+            level_idc == 11 && self.constraints & 0x10 != 0 && matches!(profile_idc, 66 | 77 | 88);
+        let max_dpb_frames = self
+            .vui_max_dec_frame_buffering
+            .unwrap_or_else(|| level_dpb_frames(level_idc, level_1b, width_mbs * height_mbs))
+            // A stream may ask for more than its level allows; it then needs them.
+            .max(self.max_num_ref_frames);
+        Ok(SequenceInfo {
+            codec: Codec::H264,
+            profile_idc,
+            profile: h264_profile_name(profile_idc, self.constraints),
+            level_idc,
+            chroma,
+            bit_depth_luma: self.bit_depth_luma,
+            bit_depth_chroma: self.bit_depth_chroma,
+            coded_width,
+            coded_height,
+            crop,
+            interlaced: !frame_mbs_only,
+            max_dpb_frames,
+            max_num_ref_frames: self.max_num_ref_frames,
+        })
+    }
+}
+
+/// Parses an SPS from its RBSP (the NAL header byte included) as far as
+/// [`SequenceInfo`] goes.
+pub fn parse_sps(rbsp: &[u8]) -> Result<SequenceInfo, ParseError> {
+    Sps::parse(rbsp)?.info()
 }
 
 /// `profile_idc` values whose SPS carries chroma format, bit depths and
 /// scaling matrices (the `if( profile_idc == 100 || ...)` of 7.3.2.1.1).
-const HIGH_PROFILES: [u32; 13] = [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135];
+pub(super) const HIGH_PROFILES: [u32; 13] =
+    [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135];
 
 fn chroma_format(idc: u32) -> Result<ChromaFormat, ParseError> {
     Ok(match idc {
@@ -126,7 +223,7 @@ fn chroma_format(idc: u32) -> Result<ChromaFormat, ParseError> {
 
 /// Reads past a `scaling_list()` (7.3.2.1.1.1): delta-coded entries until
 /// one makes the next scale 0 (then the rest repeat the last).
-fn skip_scaling_list(r: &mut BitReader<'_>, size: usize) -> Result<(), ParseError> {
+pub(super) fn skip_scaling_list(r: &mut BitReader<'_>, size: usize) -> Result<(), ParseError> {
     let (mut last, mut next) = (8i32, 8i32);
     for _ in 0..size {
         if next != 0 {

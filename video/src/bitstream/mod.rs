@@ -1,15 +1,20 @@
-//! H.264 and H.265 elementary streams, read as far as the parameter sets:
-//! what a device decoder must know before it can be set up (codec, profile,
-//! sample format, coded and display size, DPB size), and what `vqscope info`
-//! compares with the device's video decode capabilities.
+//! H.264 and H.265 elementary streams: the parameter sets, which say what a
+//! device decoder must know before it can be set up (codec, profile, sample
+//! format, coded and display size, DPB size) and what `vqscope info`
+//! compares with the device's video decode capabilities; and for H.264 what
+//! decoding each picture needs: PPS and slice headers, picture order,
+//! reference marking and output order (`h264_slice`, `h264_stream`,
+//! `h264_dpb`).
 //!
 //! Written from ITU-T H.264 and H.265 (Annex B byte streams, 7.3.2.1.1,
-//! 7.3.2.1 and 7.3.2.2.1). Slice headers, PPS and reference management are
-//! the decode session's part and not here.
+//! 7.3.2.1 and 7.3.2.2.1; for H.264 also 7.3.2.2, 7.3.3, 8.2.1, 8.2.5 and C.4).
 
 mod bits;
 mod elementary;
 pub mod h264;
+pub mod h264_dpb;
+pub mod h264_slice;
+pub mod h264_stream;
 pub mod h265;
 pub mod nal;
 

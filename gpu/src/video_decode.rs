@@ -1,0 +1,925 @@
+//! H.264 decode on the device (Vulkan Video), on the context's own
+//! `VkDevice`: a video session with its memory, the session parameters made
+//! from the stream's SPS and PPS, a DPB image with one array layer per slot
+//! (DPB and output coincide, as NVIDIA's decoder reports), a bitstream
+//! buffer, and a copy of each decoded picture back to the host.
+//!
+//! The caller (the `video` crate) parses the stream and manages the DPB:
+//! it says which slot each picture is decoded into and which slots hold its
+//! references. This first version decodes one picture at a time and waits
+//! for it: decode on the decode queue, then a copy of the picture on the
+//! context's queue, ordered by semaphores. The DPB image is shared
+//! concurrently by both queue families, so no ownership transfers are needed.
+
+use std::ffi::CStr;
+use std::sync::Arc;
+
+use ash::vk;
+use ash::vk::native::{
+    StdVideoDecodeH264PictureInfo, StdVideoDecodeH264ReferenceInfo,
+    StdVideoH264PictureParameterSet, StdVideoH264SequenceParameterSet,
+};
+
+use crate::context::{DecodeQueue, GpuContext};
+use crate::error::{GpuError, Result, vk_error};
+use crate::memory::Buffer;
+use crate::video::{DecodeProfile, DecodeSupport, decode_queue_family, required_extensions};
+
+/// The device extensions H.264 decode needs, enabled at device creation
+/// where the device offers them all and a queue family decodes H.264.
+pub(crate) const H264_EXTENSIONS: [&CStr; 3] = [
+    ash::khr::video_queue::NAME,
+    ash::khr::video_decode_queue::NAME,
+    ash::khr::video_decode_h264::NAME,
+];
+
+/// The queue family to decode H.264 on, if the device offers every
+/// extension in [`H264_EXTENSIONS`] (`offered` lists the device's).
+pub(crate) fn h264_decode_family(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    offered: &[vk::ExtensionProperties],
+) -> Option<u32> {
+    let all = required_extensions(vk::VideoCodecOperationFlagsKHR::DECODE_H264)
+        .iter()
+        .all(|name| offered.iter().any(|e| e.extension_name_as_c_str() == Ok(*name)));
+    if !all {
+        return None;
+    }
+    decode_queue_family(instance, physical, vk::VideoCodecOperationFlagsKHR::DECODE_H264)
+        .map(|(family, _)| family)
+}
+
+/// An SPS as the session parameters take it. The pointers in `std` are
+/// ignored: the session points them at `offset_for_ref_frame` (and at no
+/// scaling lists or VUI, which it does not take yet).
+#[derive(Debug, Clone)]
+pub struct H264Sps {
+    pub std: StdVideoH264SequenceParameterSet,
+    pub offset_for_ref_frame: Vec<i32>,
+}
+
+/// The parameter sets of a stream (the last of each id).
+#[derive(Debug, Clone, Default)]
+pub struct H264ParameterSets {
+    pub sps: Vec<H264Sps>,
+    /// Their `pScalingLists` is ignored (none is passed).
+    pub pps: Vec<StdVideoH264PictureParameterSet>,
+}
+
+/// A reference picture: the DPB slot it is in, and what the decoder must
+/// know of it.
+#[derive(Debug, Clone, Copy)]
+pub struct H264Reference {
+    pub slot: u32,
+    pub std: StdVideoDecodeH264ReferenceInfo,
+}
+
+/// One picture to decode: its slices (NAL units without start codes), the
+/// slot it goes to (`setup`) and the references it may read.
+#[derive(Debug, Clone, Copy)]
+pub struct H264Picture<'a> {
+    pub std: StdVideoDecodeH264PictureInfo,
+    pub slices: &'a [&'a [u8]],
+    pub setup: H264Reference,
+    pub references: &'a [H264Reference],
+}
+
+/// A decoded picture on the host, whole coded size: the luma plane, then
+/// the chroma plane with Cb and Cr interleaved (NV12), rows tight.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Nv12Picture {
+    pub width: u32,
+    pub height: u32,
+    pub luma: Vec<u8>,
+    pub chroma: Vec<u8>,
+}
+
+/// The format decoded pictures take: 8-bit 4:2:0, two planes.
+const NV12: vk::Format = vk::Format::G8_B8R8_2PLANE_420_UNORM;
+
+/// Room for the slices of one picture in the bitstream buffer.
+const BITSTREAM_SIZE: u64 = 8 << 20;
+
+/// A decode session for one H.264 stream, and everything it decodes into.
+/// Dropped in reverse order of creation, after the device is idle.
+pub struct H264DecodeSession {
+    ctx: Arc<GpuContext>,
+    extent: vk::Extent2D,
+    slots: u32,
+    size_alignment: u64,
+    session: vk::VideoSessionKHR,
+    session_memory: Vec<vk::DeviceMemory>,
+    parameters: vk::VideoSessionParametersKHR,
+    dpb: vk::Image,
+    dpb_memory: vk::DeviceMemory,
+    views: Vec<vk::ImageView>,
+    bitstream: vk::Buffer,
+    bitstream_memory: vk::DeviceMemory,
+    bitstream_map: *mut u8,
+    readback: Option<Buffer>,
+    decode_pool: vk::CommandPool,
+    copy_pool: vk::CommandPool,
+    decode_cmd: vk::CommandBuffer,
+    copy_cmd: vk::CommandBuffer,
+    decoded: vk::Semaphore,
+    copied: vk::Semaphore,
+    fence: vk::Fence,
+    /// The first decode resets the session and lays out the DPB image.
+    started: bool,
+    /// A copy has signalled `copied`, which the next decode must wait on.
+    copy_pending: bool,
+}
+
+// SAFETY: `bitstream_map` points into memory owned by the session; the
+// session is used from one thread at a time (`&mut self` for every access).
+unsafe impl Send for H264DecodeSession {}
+
+impl H264DecodeSession {
+    /// A session for pictures of `width` x `height` (the coded size, whole
+    /// macroblocks) of `profile_idc`, with `slots` DPB slots, and the
+    /// stream's parameter sets. Fails with [`GpuError::VideoDecode`] on a
+    /// device without H.264 decode, saying why.
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        profile_idc: u32,
+        width: u32,
+        height: u32,
+        slots: u32,
+        parameter_sets: &H264ParameterSets,
+    ) -> Result<Self> {
+        let Some(decode) = ctx.decode.as_ref() else {
+            return Err(GpuError::VideoDecode(format!(
+                "{} has no H.264 video decode queue",
+                ctx.info().name
+            )));
+        };
+        let profile = DecodeProfile {
+            operation: vk::VideoCodecOperationFlagsKHR::DECODE_H264,
+            profile_idc,
+            chroma: vk::VideoChromaSubsamplingFlagsKHR::TYPE_420,
+            luma_bit_depth: 8,
+            chroma_bit_depth: 8,
+            interlaced: false,
+        };
+        let caps = match ctx.video_decode_support(&profile)? {
+            DecodeSupport::Supported { capabilities, .. } => capabilities,
+            other => {
+                return Err(GpuError::VideoDecode(format!(
+                    "the device cannot decode it: {other:?}"
+                )));
+            }
+        };
+        let (min, max) = (caps.min_coded_extent, caps.max_coded_extent);
+        if width < min.0 || height < min.1 || width > max.0 || height > max.1 {
+            return Err(GpuError::VideoDecode(format!(
+                "{width}x{height} is outside the decoder's {}x{} to {}x{}",
+                min.0, min.1, max.0, max.1
+            )));
+        }
+        if slots > caps.max_dpb_slots {
+            return Err(GpuError::VideoDecode(format!(
+                "the stream needs {slots} DPB slots, the decoder has {}",
+                caps.max_dpb_slots
+            )));
+        }
+        if !caps.decode_flags.contains(vk::VideoDecodeCapabilityFlagsKHR::DPB_AND_OUTPUT_COINCIDE) {
+            return Err(GpuError::VideoDecode(
+                "the decoder writes output apart from the DPB, which is not supported yet".into(),
+            ));
+        }
+        let extent = vk::Extent2D { width, height };
+        let mut session = H264DecodeSession {
+            ctx: ctx.clone(),
+            extent,
+            slots,
+            size_alignment: caps.bitstream_size_alignment.max(1),
+            session: vk::VideoSessionKHR::null(),
+            session_memory: Vec::new(),
+            parameters: vk::VideoSessionParametersKHR::null(),
+            dpb: vk::Image::null(),
+            dpb_memory: vk::DeviceMemory::null(),
+            views: Vec::new(),
+            bitstream: vk::Buffer::null(),
+            bitstream_memory: vk::DeviceMemory::null(),
+            bitstream_map: std::ptr::null_mut(),
+            readback: None,
+            decode_pool: vk::CommandPool::null(),
+            copy_pool: vk::CommandPool::null(),
+            decode_cmd: vk::CommandBuffer::null(),
+            copy_cmd: vk::CommandBuffer::null(),
+            decoded: vk::Semaphore::null(),
+            copied: vk::Semaphore::null(),
+            fence: vk::Fence::null(),
+            started: false,
+            copy_pending: false,
+        };
+        // On failure `session` drops and destroys what was made so far.
+        session.create(decode, profile_idc, caps.std_header_version, parameter_sets)?;
+        Ok(session)
+    }
+
+    fn create(
+        &mut self,
+        decode: &DecodeQueue,
+        profile_idc: u32,
+        std_header_version: u32,
+        parameter_sets: &H264ParameterSets,
+    ) -> Result<()> {
+        let ctx = self.ctx.clone();
+        let device = &ctx.device;
+        let mut h264_profile = vk::VideoDecodeH264ProfileInfoKHR::default()
+            .std_profile_idc(profile_idc)
+            .picture_layout(vk::VideoDecodeH264PictureLayoutFlagsKHR::PROGRESSIVE);
+        let profile = vk::VideoProfileInfoKHR::default()
+            .video_codec_operation(vk::VideoCodecOperationFlagsKHR::DECODE_H264)
+            .chroma_subsampling(vk::VideoChromaSubsamplingFlagsKHR::TYPE_420)
+            .luma_bit_depth(vk::VideoComponentBitDepthFlagsKHR::TYPE_8)
+            .chroma_bit_depth(vk::VideoComponentBitDepthFlagsKHR::TYPE_8)
+            .push_next(&mut h264_profile);
+        let profiles = [profile];
+        let usage = vk::ImageUsageFlags::VIDEO_DECODE_DPB_KHR
+            | vk::ImageUsageFlags::VIDEO_DECODE_DST_KHR
+            | vk::ImageUsageFlags::TRANSFER_SRC;
+        self.check_format(&profiles, usage)?;
+
+        // The session.
+        let std_name = c"VK_STD_vulkan_video_codec_h264_decode";
+        let mut std_header = vk::ExtensionProperties::default().spec_version(std_header_version);
+        for (dst, src) in std_header.extension_name.iter_mut().zip(std_name.to_bytes_with_nul()) {
+            *dst = *src as std::ffi::c_char;
+        }
+        let info = vk::VideoSessionCreateInfoKHR::default()
+            .queue_family_index(decode.family)
+            .video_profile(&profiles[0])
+            .picture_format(NV12)
+            .max_coded_extent(self.extent)
+            .reference_picture_format(NV12)
+            .max_dpb_slots(self.slots)
+            .max_active_reference_pictures(self.slots - 1)
+            .std_header_version(&std_header);
+        let fp = decode.video_queue.fp();
+        // SAFETY: the device enabled VK_KHR_video_queue (a decode queue exists); `info`
+        // and what it points to live until the call returns.
+        let result = unsafe {
+            (fp.create_video_session_khr)(
+                device.handle(),
+                &info,
+                std::ptr::null(),
+                &mut self.session,
+            )
+        };
+        check(result, "vkCreateVideoSessionKHR")?;
+
+        // Its memory, each binding in memory of its own.
+        let mut count = 0;
+        // SAFETY: a live session of this device; the first call only counts.
+        let result = unsafe {
+            (fp.get_video_session_memory_requirements_khr)(
+                device.handle(),
+                self.session,
+                &mut count,
+                std::ptr::null_mut(),
+            )
+        };
+        check(result, "vkGetVideoSessionMemoryRequirementsKHR")?;
+        let mut requirements =
+            vec![vk::VideoSessionMemoryRequirementsKHR::default(); count as usize];
+        // SAFETY: `requirements` holds `count` structures.
+        let result = unsafe {
+            (fp.get_video_session_memory_requirements_khr)(
+                device.handle(),
+                self.session,
+                &mut count,
+                requirements.as_mut_ptr(),
+            )
+        };
+        check(result, "vkGetVideoSessionMemoryRequirementsKHR")?;
+        let mut binds = Vec::new();
+        for r in &requirements[..count as usize] {
+            let memory =
+                self.allocate(r.memory_requirements, vk::MemoryPropertyFlags::DEVICE_LOCAL)?;
+            self.session_memory.push(memory);
+            binds.push(
+                vk::BindVideoSessionMemoryInfoKHR::default()
+                    .memory_bind_index(r.memory_bind_index)
+                    .memory(memory)
+                    .memory_offset(0)
+                    .memory_size(r.memory_requirements.size),
+            );
+        }
+        // SAFETY: each memory was allocated for its binding's requirements and is unbound.
+        let result = unsafe {
+            (fp.bind_video_session_memory_khr)(
+                device.handle(),
+                self.session,
+                binds.len() as u32,
+                binds.as_ptr(),
+            )
+        };
+        check(result, "vkBindVideoSessionMemoryKHR")?;
+
+        // The session parameters: every SPS and PPS of the stream.
+        let std_sps: Vec<StdVideoH264SequenceParameterSet> = parameter_sets
+            .sps
+            .iter()
+            .map(|s| StdVideoH264SequenceParameterSet {
+                pOffsetForRefFrame: if s.offset_for_ref_frame.is_empty() {
+                    std::ptr::null()
+                } else {
+                    s.offset_for_ref_frame.as_ptr()
+                },
+                pScalingLists: std::ptr::null(),
+                pSequenceParameterSetVui: std::ptr::null(),
+                ..s.std
+            })
+            .collect();
+        let std_pps: Vec<StdVideoH264PictureParameterSet> = parameter_sets
+            .pps
+            .iter()
+            .map(|p| StdVideoH264PictureParameterSet { pScalingLists: std::ptr::null(), ..*p })
+            .collect();
+        let add = vk::VideoDecodeH264SessionParametersAddInfoKHR::default()
+            .std_sp_ss(&std_sps)
+            .std_pp_ss(&std_pps);
+        let mut h264_parameters = vk::VideoDecodeH264SessionParametersCreateInfoKHR::default()
+            .max_std_sps_count(std_sps.len() as u32)
+            .max_std_pps_count(std_pps.len() as u32)
+            .parameters_add_info(&add);
+        let info = vk::VideoSessionParametersCreateInfoKHR::default()
+            .video_session(self.session)
+            .push_next(&mut h264_parameters);
+        // SAFETY: a live session; the parameter sets' pointers go to vectors of
+        // `parameter_sets` and to the null scaling lists and VUI their flags allow
+        // (the caller clears `vui_parameters_present_flag` and refuses scaling matrices).
+        let result = unsafe {
+            (fp.create_video_session_parameters_khr)(
+                device.handle(),
+                &info,
+                std::ptr::null(),
+                &mut self.parameters,
+            )
+        };
+        check(result, "vkCreateVideoSessionParametersKHR")?;
+
+        // The DPB: one layer per slot, shared by the decode and copy queues.
+        let families = [decode.family, ctx.queue_family];
+        let mut profile_list = vk::VideoProfileListInfoKHR::default().profiles(&profiles);
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(NV12)
+            .extent(vk::Extent3D { width: self.extent.width, height: self.extent.height, depth: 1 })
+            .mip_levels(1)
+            .array_layers(self.slots)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::CONCURRENT)
+            .queue_family_indices(&families)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .push_next(&mut profile_list);
+        // SAFETY: `info` and its chain outlive the call.
+        self.dpb =
+            unsafe { device.create_image(&info, None) }.map_err(vk_error("vkCreateImage"))?;
+        // SAFETY: a live image of this device.
+        let requirements = unsafe { device.get_image_memory_requirements(self.dpb) };
+        self.dpb_memory = self.allocate(requirements, vk::MemoryPropertyFlags::DEVICE_LOCAL)?;
+        // SAFETY: fresh memory allocated for this image's requirements.
+        unsafe { device.bind_image_memory(self.dpb, self.dpb_memory, 0) }
+            .map_err(vk_error("vkBindImageMemory"))?;
+        for layer in 0..self.slots {
+            let info = vk::ImageViewCreateInfo::default()
+                .image(self.dpb)
+                .view_type(vk::ImageViewType::TYPE_2D)
+                .format(NV12)
+                .subresource_range(vk::ImageSubresourceRange {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    base_mip_level: 0,
+                    level_count: 1,
+                    base_array_layer: layer,
+                    layer_count: 1,
+                });
+            // SAFETY: a view of a live, bound image.
+            let view = unsafe { device.create_image_view(&info, None) }
+                .map_err(vk_error("vkCreateImageView"))?;
+            self.views.push(view);
+        }
+
+        // The bitstream buffer, mapped for the host to write slices into.
+        let mut profile_list = vk::VideoProfileListInfoKHR::default().profiles(&profiles);
+        let info = vk::BufferCreateInfo::default()
+            .size(BITSTREAM_SIZE)
+            .usage(vk::BufferUsageFlags::VIDEO_DECODE_SRC_KHR)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .push_next(&mut profile_list);
+        // SAFETY: `info` and its chain outlive the call.
+        self.bitstream =
+            unsafe { device.create_buffer(&info, None) }.map_err(vk_error("vkCreateBuffer"))?;
+        // SAFETY: a live buffer of this device.
+        let requirements = unsafe { device.get_buffer_memory_requirements(self.bitstream) };
+        self.bitstream_memory = self.allocate(
+            requirements,
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        )?;
+        // SAFETY: fresh host-visible memory allocated for this buffer, mapped once whole.
+        unsafe {
+            device
+                .bind_buffer_memory(self.bitstream, self.bitstream_memory, 0)
+                .map_err(vk_error("vkBindBufferMemory"))?;
+            self.bitstream_map = device
+                .map_memory(self.bitstream_memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .map_err(vk_error("vkMapMemory"))? as *mut u8;
+        }
+
+        let (w, h) = (u64::from(self.extent.width), u64::from(self.extent.height));
+        self.readback = Some(Buffer::readback(&ctx, "decoded NV12", w * h * 3 / 2)?);
+
+        // Command buffers, semaphores, the fence.
+        for (family, pool, cmd) in [
+            (decode.family, &mut self.decode_pool, &mut self.decode_cmd),
+            (ctx.queue_family, &mut self.copy_pool, &mut self.copy_cmd),
+        ] {
+            let info = vk::CommandPoolCreateInfo::default()
+                .queue_family_index(family)
+                .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+            // SAFETY: plain create info.
+            *pool = unsafe { device.create_command_pool(&info, None) }
+                .map_err(vk_error("vkCreateCommandPool"))?;
+            let info = vk::CommandBufferAllocateInfo::default()
+                .command_pool(*pool)
+                .level(vk::CommandBufferLevel::PRIMARY)
+                .command_buffer_count(1);
+            // SAFETY: a live pool of this device.
+            *cmd = unsafe { device.allocate_command_buffers(&info) }
+                .map_err(vk_error("vkAllocateCommandBuffers"))?[0];
+        }
+        // SAFETY: plain create infos.
+        unsafe {
+            self.decoded = device
+                .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+                .map_err(vk_error("vkCreateSemaphore"))?;
+            self.copied = device
+                .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+                .map_err(vk_error("vkCreateSemaphore"))?;
+            self.fence = device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .map_err(vk_error("vkCreateFence"))?;
+        }
+        Ok(())
+    }
+
+    /// Checks that the decoder writes NV12 into images that are also DPB
+    /// pictures (`usage`), and that such images can be copied from.
+    fn check_format(
+        &self,
+        profiles: &[vk::VideoProfileInfoKHR<'_>],
+        usage: vk::ImageUsageFlags,
+    ) -> Result<()> {
+        let ctx = &self.ctx;
+        let mut profile_list = vk::VideoProfileListInfoKHR::default().profiles(profiles);
+        let info = vk::PhysicalDeviceVideoFormatInfoKHR::default()
+            .image_usage(
+                vk::ImageUsageFlags::VIDEO_DECODE_DPB_KHR
+                    | vk::ImageUsageFlags::VIDEO_DECODE_DST_KHR,
+            )
+            .push_next(&mut profile_list);
+        let fp = ash::khr::video_queue::Instance::new(&ctx.entry, &ctx.instance);
+        let mut count = 0;
+        // SAFETY: the device offers VK_KHR_video_queue; the first call only counts.
+        let result = unsafe {
+            (fp.fp().get_physical_device_video_format_properties_khr)(
+                ctx.physical,
+                &info,
+                &mut count,
+                std::ptr::null_mut(),
+            )
+        };
+        check(result, "vkGetPhysicalDeviceVideoFormatPropertiesKHR")?;
+        let mut formats = vec![vk::VideoFormatPropertiesKHR::default(); count as usize];
+        // SAFETY: `formats` holds `count` structures; `info` and its chain outlive the call.
+        let result = unsafe {
+            (fp.fp().get_physical_device_video_format_properties_khr)(
+                ctx.physical,
+                &info,
+                &mut count,
+                formats.as_mut_ptr(),
+            )
+        };
+        check(result, "vkGetPhysicalDeviceVideoFormatPropertiesKHR")?;
+        let offered = formats[..count as usize]
+            .iter()
+            .find(|f| f.format == NV12 && f.image_usage_flags.contains(usage));
+        if offered.is_none() {
+            let listed: Vec<String> = formats[..count as usize]
+                .iter()
+                .map(|f| {
+                    format!("{:?} ({:?}, {:?})", f.format, f.image_usage_flags, f.image_tiling)
+                })
+                .collect();
+            return Err(GpuError::VideoDecode(format!(
+                "the decoder offers {listed:?} for DPB and output pictures, not NV12 with {usage:?}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Device memory for `requirements`: of a type with `flags` where the
+    /// requirements allow one, else (for `DEVICE_LOCAL`, which some video
+    /// session bindings exclude) of any type they allow. Host access
+    /// (`HOST_VISIBLE`) is never given up.
+    fn allocate(
+        &self,
+        requirements: vk::MemoryRequirements,
+        flags: vk::MemoryPropertyFlags,
+    ) -> Result<vk::DeviceMemory> {
+        let ctx = &self.ctx;
+        // SAFETY: the physical device belongs to this live instance.
+        let props = unsafe { ctx.instance.get_physical_device_memory_properties(ctx.physical) };
+        let find = |wanted: vk::MemoryPropertyFlags| {
+            (0..props.memory_type_count).find(|&i| {
+                requirements.memory_type_bits & (1 << i) != 0
+                    && props.memory_types[i as usize].property_flags.contains(wanted)
+            })
+        };
+        let fallback = flags & vk::MemoryPropertyFlags::HOST_VISIBLE;
+        let index = find(flags).or_else(|| find(fallback)).ok_or_else(|| {
+            GpuError::VideoDecode(format!(
+                "no memory type {flags:?} among {:#x} for the decoder",
+                requirements.memory_type_bits
+            ))
+        })?;
+        let info = vk::MemoryAllocateInfo::default()
+            .allocation_size(requirements.size)
+            .memory_type_index(index);
+        // SAFETY: plain allocate info.
+        unsafe { ctx.device.allocate_memory(&info, None) }.map_err(vk_error("vkAllocateMemory"))
+    }
+
+    /// The picture resource of DPB slot `slot`.
+    fn resource(&self, slot: u32) -> vk::VideoPictureResourceInfoKHR<'static> {
+        vk::VideoPictureResourceInfoKHR::default()
+            .coded_offset(vk::Offset2D { x: 0, y: 0 })
+            .coded_extent(self.extent)
+            .base_array_layer(0)
+            .image_view_binding(self.views[slot as usize])
+    }
+
+    /// Decodes `picture` into its slot, waits, and copies it to the host.
+    pub fn decode(&mut self, picture: &H264Picture<'_>) -> Result<Nv12Picture> {
+        let readback = self.readback.take().expect("made at creation");
+        let copied = self.decode_and_copy(picture, readback.raw());
+        let readback = self.readback.insert(readback);
+        copied?;
+        let bytes = readback.mapped()?;
+        let (w, h) = (self.extent.width, self.extent.height);
+        let luma_size = (w * h) as usize;
+        Ok(Nv12Picture {
+            width: w,
+            height: h,
+            luma: bytes[..luma_size].to_vec(),
+            chroma: bytes[luma_size..luma_size + luma_size / 2].to_vec(),
+        })
+    }
+
+    /// Decodes `picture` into its slot and copies it, NV12 with rows of the
+    /// coded width, into `nv12` on the device (at least
+    /// [`H264DecodeSession::nv12_size`] bytes, a transfer destination), for
+    /// work recorded later on the context's queue; waits for the copy.
+    pub fn decode_into(&mut self, picture: &H264Picture<'_>, nv12: &Buffer) -> Result<()> {
+        if nv12.size() < self.nv12_size() {
+            return Err(GpuError::Usage(format!(
+                "an NV12 buffer of {} bytes for {} bytes",
+                nv12.size(),
+                self.nv12_size()
+            )));
+        }
+        self.decode_and_copy(picture, nv12.raw())
+    }
+
+    /// Bytes of one decoded picture as NV12 at the coded size.
+    pub fn nv12_size(&self) -> u64 {
+        u64::from(self.extent.width) * u64::from(self.extent.height) * 3 / 2
+    }
+
+    /// The coded size pictures are decoded at.
+    pub fn coded_size(&self) -> (u32, u32) {
+        (self.extent.width, self.extent.height)
+    }
+
+    /// Decodes `picture` and copies its planes into `dst` (NV12, rows of the
+    /// coded width), then waits for both.
+    fn decode_and_copy(&mut self, picture: &H264Picture<'_>, dst: vk::Buffer) -> Result<()> {
+        let ctx = self.ctx.clone();
+        let device = &ctx.device;
+        let decode = ctx.decode.as_ref().expect("a session exists only with a decode queue");
+        for slot in
+            std::iter::once(picture.setup.slot).chain(picture.references.iter().map(|r| r.slot))
+        {
+            if slot >= self.slots {
+                return Err(GpuError::VideoDecode(format!("DPB slot {slot} of {}", self.slots)));
+            }
+        }
+
+        // The slices, each behind a start code, from offset 0.
+        let mut offsets = Vec::with_capacity(picture.slices.len());
+        let mut data = Vec::new();
+        for slice in picture.slices {
+            offsets.push(data.len() as u32);
+            data.extend_from_slice(&[0, 0, 1]);
+            data.extend_from_slice(slice);
+        }
+        let range = (data.len() as u64).next_multiple_of(self.size_alignment);
+        if range > BITSTREAM_SIZE {
+            return Err(GpuError::VideoDecode(format!("a picture of {range} bytes is too large")));
+        }
+        data.resize(range as usize, 0);
+        // SAFETY: the mapping is BITSTREAM_SIZE bytes long and no submission reads it
+        // now (the previous decode was waited for).
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.bitstream_map, data.len()) };
+
+        let resources: Vec<vk::VideoPictureResourceInfoKHR<'_>> =
+            (0..self.slots).map(|s| self.resource(s)).collect();
+        let reference_infos: Vec<vk::VideoDecodeH264DpbSlotInfoKHR<'_>> = picture
+            .references
+            .iter()
+            .map(|r| vk::VideoDecodeH264DpbSlotInfoKHR::default().std_reference_info(&r.std))
+            .collect();
+        let mut reference_infos = reference_infos;
+        let references: Vec<vk::VideoReferenceSlotInfoKHR<'_>> = picture
+            .references
+            .iter()
+            .zip(reference_infos.iter_mut())
+            .map(|(r, info)| {
+                vk::VideoReferenceSlotInfoKHR::default()
+                    .slot_index(r.slot as i32)
+                    .picture_resource(&resources[r.slot as usize])
+                    .push_next(info)
+            })
+            .collect();
+        // Begin coding binds the references and, not yet active, the slot to set up.
+        let mut bound: Vec<vk::VideoReferenceSlotInfoKHR<'_>> = picture
+            .references
+            .iter()
+            .map(|r| {
+                vk::VideoReferenceSlotInfoKHR::default()
+                    .slot_index(r.slot as i32)
+                    .picture_resource(&resources[r.slot as usize])
+            })
+            .collect();
+        bound.push(
+            vk::VideoReferenceSlotInfoKHR::default()
+                .slot_index(-1)
+                .picture_resource(&resources[picture.setup.slot as usize]),
+        );
+        let mut setup_info =
+            vk::VideoDecodeH264DpbSlotInfoKHR::default().std_reference_info(&picture.setup.std);
+        let setup = vk::VideoReferenceSlotInfoKHR::default()
+            .slot_index(picture.setup.slot as i32)
+            .picture_resource(&resources[picture.setup.slot as usize])
+            .push_next(&mut setup_info);
+        let mut h264_picture = vk::VideoDecodeH264PictureInfoKHR::default()
+            .std_picture_info(&picture.std)
+            .slice_offsets(&offsets);
+        let decode_info = vk::VideoDecodeInfoKHR::default()
+            .src_buffer(self.bitstream)
+            .src_buffer_offset(0)
+            .src_buffer_range(range)
+            .dst_picture_resource(resources[picture.setup.slot as usize])
+            .setup_reference_slot(&setup)
+            .reference_slots(&references)
+            .push_next(&mut h264_picture);
+        let begin = vk::VideoBeginCodingInfoKHR::default()
+            .video_session(self.session)
+            .video_session_parameters(self.parameters)
+            .reference_slots(&bound);
+
+        let layers = |base: u32, count: u32| vk::ImageSubresourceRange {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            base_mip_level: 0,
+            level_count: 1,
+            base_array_layer: base,
+            layer_count: count,
+        };
+        let cmd = self.decode_cmd;
+        let vq = decode.video_queue.fp();
+        let vd = decode.video_decode.fp();
+        // SAFETY: the command buffer is idle (the previous submission was waited for);
+        // every structure the commands point to lives until recording ends; the DPB
+        // layers are in VIDEO_DECODE_DPB layout whenever a decode reads or writes them
+        // (laid out on the first decode, and put back by every copy).
+        unsafe {
+            device
+                .begin_command_buffer(
+                    cmd,
+                    &vk::CommandBufferBeginInfo::default()
+                        .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+                )
+                .map_err(vk_error("vkBeginCommandBuffer"))?;
+            if !self.started {
+                let barrier = vk::ImageMemoryBarrier2::default()
+                    .src_stage_mask(vk::PipelineStageFlags2::NONE)
+                    .dst_stage_mask(vk::PipelineStageFlags2::VIDEO_DECODE_KHR)
+                    .dst_access_mask(
+                        vk::AccessFlags2::VIDEO_DECODE_READ_KHR
+                            | vk::AccessFlags2::VIDEO_DECODE_WRITE_KHR,
+                    )
+                    .old_layout(vk::ImageLayout::UNDEFINED)
+                    .new_layout(vk::ImageLayout::VIDEO_DECODE_DPB_KHR)
+                    .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                    .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                    .image(self.dpb)
+                    .subresource_range(layers(0, self.slots));
+                device.cmd_pipeline_barrier2(
+                    cmd,
+                    &vk::DependencyInfo::default().image_memory_barriers(&[barrier]),
+                );
+            }
+            (vq.cmd_begin_video_coding_khr)(cmd, &begin);
+            if !self.started {
+                let control = vk::VideoCodingControlInfoKHR::default()
+                    .flags(vk::VideoCodingControlFlagsKHR::RESET);
+                (vq.cmd_control_video_coding_khr)(cmd, &control);
+            }
+            (vd.cmd_decode_video_khr)(cmd, &decode_info);
+            (vq.cmd_end_video_coding_khr)(cmd, &vk::VideoEndCodingInfoKHR::default());
+            device.end_command_buffer(cmd).map_err(vk_error("vkEndCommandBuffer"))?;
+        }
+        self.started = true;
+        let waits = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(self.copied)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let signals = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(self.decoded)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
+        let submit = vk::SubmitInfo2::default()
+            .wait_semaphore_infos(if self.copy_pending { &waits } else { &[] })
+            .command_buffer_infos(&cmds)
+            .signal_semaphore_infos(&signals);
+        let queue = decode.queue.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: the decode queue is held locked; the command buffer is recorded and
+        // the semaphores are unsignalled or waited by this very submission.
+        unsafe { device.queue_submit2(*queue, &[submit], vk::Fence::null()) }
+            .map_err(vk_error("vkQueueSubmit2 (decode)"))?;
+        drop(queue);
+        self.copy_pending = false;
+
+        // The copy of the decoded picture, on the context's queue.
+        let (w, h) = (self.extent.width, self.extent.height);
+        let slot = picture.setup.slot;
+        let to_copy = vk::ImageMemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .dst_stage_mask(vk::PipelineStageFlags2::COPY)
+            .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
+            .old_layout(vk::ImageLayout::VIDEO_DECODE_DPB_KHR)
+            .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .image(self.dpb)
+            .subresource_range(layers(slot, 1));
+        let back = vk::ImageMemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::COPY)
+            .src_access_mask(vk::AccessFlags2::TRANSFER_READ)
+            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .old_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+            .new_layout(vk::ImageLayout::VIDEO_DECODE_DPB_KHR)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .image(self.dpb)
+            .subresource_range(layers(slot, 1));
+        // For the host (fence wait) and for later work on this queue alike.
+        let host = vk::BufferMemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::COPY)
+            .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::HOST | vk::PipelineStageFlags2::ALL_COMMANDS)
+            .dst_access_mask(vk::AccessFlags2::HOST_READ | vk::AccessFlags2::MEMORY_READ)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .buffer(dst)
+            .offset(0)
+            .size(vk::WHOLE_SIZE);
+        let plane = |aspect, offset, width, height| vk::BufferImageCopy {
+            buffer_offset: offset,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: aspect,
+                mip_level: 0,
+                base_array_layer: slot,
+                layer_count: 1,
+            },
+            image_offset: vk::Offset3D::default(),
+            image_extent: vk::Extent3D { width, height, depth: 1 },
+        };
+        let regions = [
+            plane(vk::ImageAspectFlags::PLANE_0, 0, w, h),
+            plane(vk::ImageAspectFlags::PLANE_1, u64::from(w) * u64::from(h), w / 2, h / 2),
+        ];
+        let cmd = self.copy_cmd;
+        // SAFETY: the copy command buffer is idle; the layer is laid out for the copy by
+        // the first barrier (after the decode, which the submission waits for) and back
+        // for decoding by the second; the readback buffer holds both planes.
+        unsafe {
+            device
+                .begin_command_buffer(
+                    cmd,
+                    &vk::CommandBufferBeginInfo::default()
+                        .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+                )
+                .map_err(vk_error("vkBeginCommandBuffer"))?;
+            device.cmd_pipeline_barrier2(
+                cmd,
+                &vk::DependencyInfo::default().image_memory_barriers(&[to_copy]),
+            );
+            device.cmd_copy_image_to_buffer(
+                cmd,
+                self.dpb,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                dst,
+                &regions,
+            );
+            device.cmd_pipeline_barrier2(
+                cmd,
+                &vk::DependencyInfo::default()
+                    .image_memory_barriers(&[back])
+                    .buffer_memory_barriers(&[host]),
+            );
+            device.end_command_buffer(cmd).map_err(vk_error("vkEndCommandBuffer"))?;
+        }
+        let waits = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(self.decoded)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let signals = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(self.copied)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
+        let submit = vk::SubmitInfo2::default()
+            .wait_semaphore_infos(&waits)
+            .command_buffer_infos(&cmds)
+            .signal_semaphore_infos(&signals);
+        // SAFETY: the context's queue is held by `with_queue`; `decoded` was signalled by
+        // the decode submission above; the fence is unsignalled.
+        ctx.with_queue(|queue| unsafe { device.queue_submit2(queue, &[submit], self.fence) })
+            .map_err(vk_error("vkQueueSubmit2 (copy)"))?;
+        self.copy_pending = true;
+        // SAFETY: the fence was just submitted; it is reset once signalled.
+        unsafe {
+            device
+                .wait_for_fences(&[self.fence], true, u64::MAX)
+                .map_err(vk_error("vkWaitForFences"))?;
+            device.reset_fences(&[self.fence]).map_err(vk_error("vkResetFences"))?;
+        }
+        Ok(())
+    }
+}
+
+/// A raw `vk::Result` from `call` as this crate's error.
+fn check(result: vk::Result, call: &'static str) -> Result<()> {
+    result.result().map_err(vk_error(call))
+}
+
+impl Drop for H264DecodeSession {
+    fn drop(&mut self) {
+        let ctx = self.ctx.clone();
+        let device = &ctx.device;
+        // SAFETY: the device is idle, so nothing in flight uses these objects; each
+        // is destroyed once, in reverse order of creation (null handles are ignored by
+        // Vulkan), and none is used again.
+        unsafe {
+            let _ = ctx.wait_idle();
+            device.destroy_fence(self.fence, None);
+            device.destroy_semaphore(self.copied, None);
+            device.destroy_semaphore(self.decoded, None);
+            device.destroy_command_pool(self.copy_pool, None);
+            device.destroy_command_pool(self.decode_pool, None);
+            self.readback = None;
+            device.destroy_buffer(self.bitstream, None);
+            if self.bitstream_memory != vk::DeviceMemory::null() {
+                device.free_memory(self.bitstream_memory, None);
+            }
+            for &view in self.views.iter().rev() {
+                device.destroy_image_view(view, None);
+            }
+            device.destroy_image(self.dpb, None);
+            if self.dpb_memory != vk::DeviceMemory::null() {
+                device.free_memory(self.dpb_memory, None);
+            }
+            if let Some(decode) = ctx.decode.as_ref() {
+                let fp = decode.video_queue.fp();
+                if self.parameters != vk::VideoSessionParametersKHR::null() {
+                    (fp.destroy_video_session_parameters_khr)(
+                        device.handle(),
+                        self.parameters,
+                        std::ptr::null(),
+                    );
+                }
+                if self.session != vk::VideoSessionKHR::null() {
+                    (fp.destroy_video_session_khr)(device.handle(), self.session, std::ptr::null());
+                }
+            }
+            for &memory in self.session_memory.iter().rev() {
+                device.free_memory(memory, None);
+            }
+        }
+    }
+}

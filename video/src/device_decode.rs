@@ -1,0 +1,451 @@
+//! H.264 Annex B streams decoded on the device (Vulkan Video, issue 18):
+//! the stream is split into NAL units and parsed here (parameter sets,
+//! slice headers, POC, reference marking, output order: `bitstream`), and
+//! each picture is decoded by the `gpu` crate's [`H264DecodeSession`] and
+//! read back, then handed out in display order with its planes cropped.
+//!
+//! This first version takes progressive 8-bit 4:2:0 streams without
+//! scaling matrices or frame_num gaps, decodes one picture at a time and
+//! reads every picture back to the host: it is the correctness base for
+//! the decode path that keeps pictures on the device.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+use vqscope_gpu::vk::native::{
+    StdVideoDecodeH264PictureInfo, StdVideoDecodeH264PictureInfoFlags,
+    StdVideoDecodeH264ReferenceInfo, StdVideoDecodeH264ReferenceInfoFlags,
+    StdVideoH264PictureParameterSet, StdVideoH264PpsFlags, StdVideoH264SequenceParameterSet,
+    StdVideoH264SpsFlags,
+};
+use vqscope_gpu::{
+    Binding, Buffer, ComputePipeline, GpuContext, GpuError, H264DecodeSession, H264ParameterSets,
+    H264Picture, H264Reference, H264Sps, Nv12Picture, PipelineDesc, Submitter, h264_std_level,
+};
+
+use crate::PlaneLayout;
+use crate::bitstream::ParseError;
+use crate::bitstream::h264::Sps;
+use crate::bitstream::h264_dpb::{Dpb, PicturePlan, Reference};
+use crate::bitstream::h264_slice::{Pps, SliceHeader};
+use crate::bitstream::h264_stream::H264Stream;
+use crate::bitstream::{Crop, SequenceInfo};
+
+/// Why a stream could not be decoded on the device.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceDecodeError {
+    #[error("H.264 stream: {0}")]
+    Stream(#[from] ParseError),
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+}
+
+/// A decoded picture, cropped to the display size: 8-bit planes Y, U, V
+/// (4:2:0), rows tight.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedPicture {
+    /// Position in display order, from 0.
+    pub number: u64,
+    pub width: u32,
+    pub height: u32,
+    pub y: Vec<u8>,
+    pub u: Vec<u8>,
+    pub v: Vec<u8>,
+}
+
+/// Decodes an H.264 Annex B stream on `ctx`'s decode queue and hands each
+/// picture to `emit` in display order, read back to the host. Returns the
+/// number of pictures.
+pub fn decode_h264(
+    ctx: &Arc<GpuContext>,
+    stream: &[u8],
+    mut emit: impl FnMut(DecodedPicture),
+) -> Result<u64, DeviceDecodeError> {
+    decode_h264_with(
+        ctx,
+        stream,
+        |session, picture, info| {
+            let nv12 = session.decode(picture)?;
+            Ok(crop(&nv12, &info.crop, info.display_size()))
+        },
+        |number, mut picture| {
+            picture.number = number;
+            emit(picture);
+        },
+    )
+}
+
+/// A decoded picture's three planes in a device buffer, cropped: 8-bit
+/// samples, rows tight, as [`crate::PlaneLayout`]s describe them.
+pub struct DevicePlanes {
+    pub buffer: Buffer,
+    pub width: u32,
+    pub height: u32,
+    pub planes: [PlaneLayout; 3],
+}
+
+/// Like [`decode_h264`], but the pictures stay on the device: each is
+/// copied from the decoder's image and turned into three planes by a
+/// compute pass ([`Nv12ToPlanes`]). `emit` gets the display number too.
+pub fn decode_h264_to_planes(
+    ctx: &Arc<GpuContext>,
+    stream: &[u8],
+    mut emit: impl FnMut(u64, DevicePlanes),
+) -> Result<u64, DeviceDecodeError> {
+    let mut pass = Nv12ToPlanes::new(ctx)?;
+    let mut nv12: Option<Buffer> = None;
+    decode_h264_with(
+        ctx,
+        stream,
+        |session, picture, info| {
+            let nv12 = match &mut nv12 {
+                Some(buffer) => buffer,
+                None => nv12.insert(Buffer::storage(ctx, "decoded NV12", session.nv12_size())?),
+            };
+            session.decode_into(picture, nv12)?;
+            Ok(pass.run(nv12, session.coded_size(), &info.crop, info.display_size())?)
+        },
+        &mut emit,
+    )
+}
+
+/// The decode loop: parses `stream`, creates the session, and for each
+/// picture in decoding order calls `decode` (which decodes it and keeps
+/// what it makes of it), then hands what the DPB lets go to `emit` with
+/// its display number.
+fn decode_h264_with<T>(
+    ctx: &Arc<GpuContext>,
+    stream: &[u8],
+    mut decode: impl FnMut(
+        &mut H264DecodeSession,
+        &H264Picture<'_>,
+        &SequenceInfo,
+    ) -> Result<T, DeviceDecodeError>,
+    mut emit: impl FnMut(u64, T),
+) -> Result<u64, DeviceDecodeError> {
+    let parsed = H264Stream::parse(stream)?;
+    let (sps, pps) = (&parsed.sps, &parsed.pps);
+    let first = sps.values().next().ok_or_else(|| ParseError::new("no SPS"))?;
+    check_supported(first, pps.values())?;
+    let info = first.info()?;
+    // A reference frame in each slot, and one more for the picture decoded.
+    let slots = info.max_num_ref_frames.max(1) + 1;
+    let parameter_sets = H264ParameterSets {
+        sps: sps.values().map(std_sps).collect::<Result<_, _>>()?,
+        pps: pps.values().map(std_pps).collect(),
+    };
+    let mut session = H264DecodeSession::new(
+        ctx,
+        first.profile_idc,
+        info.coded_width,
+        info.coded_height,
+        slots,
+        &parameter_sets,
+    )?;
+    let mut dpb = Dpb::new(slots, info.max_dpb_frames);
+    // Decoded pictures awaiting output, by decoding-order index.
+    let mut waiting: HashMap<u64, T> = HashMap::new();
+    let mut shown = 0;
+    let mut output = |indices: &[u64], waiting: &mut HashMap<u64, T>| {
+        for index in indices {
+            if let Some(picture) = waiting.remove(index) {
+                emit(shown, picture);
+                shown += 1;
+            }
+        }
+    };
+    for slices in &parsed.pictures {
+        let (first, _) = &slices[0];
+        let p = &pps[&first.pps_id];
+        let sps = &sps[&p.sps_id];
+        let plan = dpb.picture(first, sps)?;
+        let intra = slices.iter().all(|(h, _)| h.intra());
+        let std = std_picture(first, p, &plan, intra);
+        let setup = H264Reference { slot: plan.setup.slot, std: std_reference(&plan.setup) };
+        let references: Vec<H264Reference> = plan
+            .references
+            .iter()
+            .map(|r| H264Reference { slot: r.slot, std: std_reference(r) })
+            .collect();
+        let units: Vec<&[u8]> = slices.iter().map(|(_, unit)| *unit).collect();
+        let picture = H264Picture { std, slices: &units, setup, references: &references };
+        let made = decode(&mut session, &picture, &sps.info()?)?;
+        waiting.insert(plan.index, made);
+        output(&plan.output, &mut waiting);
+    }
+    output(&dpb.flush(), &mut waiting);
+    Ok(shown)
+}
+
+/// What this first version decodes; anything else is a clear error.
+fn check_supported<'a>(
+    sps: &Sps,
+    mut pps: impl Iterator<Item = &'a Pps>,
+) -> Result<(), ParseError> {
+    let refuse = |what: &str| Err(ParseError::new(format!("{what} is not supported yet")));
+    if sps.chroma_format_idc != 1 || sps.bit_depth_luma != 8 || sps.bit_depth_chroma != 8 {
+        return refuse("device decode of anything but 8-bit 4:2:0");
+    }
+    if !sps.frame_mbs_only {
+        return refuse("device decode of interlaced H.264");
+    }
+    if sps.scaling_matrix_present || pps.any(|p| p.scaling_matrix_present) {
+        return refuse("device decode with scaling matrices");
+    }
+    Ok(())
+}
+
+fn std_picture(
+    first: &SliceHeader,
+    pps: &Pps,
+    plan: &PicturePlan,
+    intra: bool,
+) -> StdVideoDecodeH264PictureInfo {
+    StdVideoDecodeH264PictureInfo {
+        flags: StdVideoDecodeH264PictureInfoFlags {
+            _bitfield_align_1: [],
+            _bitfield_1: StdVideoDecodeH264PictureInfoFlags::new_bitfield_1(
+                0,
+                intra.into(),
+                first.idr().into(),
+                0,
+                plan.reference.into(),
+                0,
+            ),
+            __bindgen_padding_0: [0; 3],
+        },
+        seq_parameter_set_id: pps.sps_id as u8,
+        pic_parameter_set_id: pps.id as u8,
+        reserved1: 0,
+        reserved2: 0,
+        frame_num: first.frame_num as u16,
+        idr_pic_id: first.idr_pic_id as u16,
+        PicOrderCnt: plan.poc,
+    }
+}
+
+/// Twin of `shaders/video/nv12_planes.comp`'s push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+struct Nv12Push {
+    stride: u32,
+    coded_height: u32,
+    left: u32,
+    top: u32,
+    width: u32,
+    height: u32,
+    y_offset: u32,
+    u_offset: u32,
+    v_offset: u32,
+}
+
+/// The compute pass from a decoded NV12 picture (rows of the coded width,
+/// on the device) to three cropped planes: what [`crop`] does on the host.
+pub struct Nv12ToPlanes {
+    ctx: Arc<GpuContext>,
+    pipeline: ComputePipeline,
+    submitter: Submitter,
+}
+
+impl Nv12ToPlanes {
+    pub fn new(ctx: &Arc<GpuContext>) -> vqscope_gpu::Result<Self> {
+        let pipeline = ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "video/nv12_planes",
+                ..PipelineDesc::new(vqscope_shaders::VIDEO_NV12_PLANES)
+            },
+        )?;
+        Ok(Self { ctx: ctx.clone(), pipeline, submitter: Submitter::new(ctx, 1)? })
+    }
+
+    /// Converts the NV12 picture of `coded` size in `nv12` into a new
+    /// buffer of three planes of the display size `(width, height)` after
+    /// `crop`, and waits for it.
+    pub fn run(
+        &mut self,
+        nv12: &Buffer,
+        coded: (u32, u32),
+        crop: &Crop,
+        (width, height): (u32, u32),
+    ) -> vqscope_gpu::Result<DevicePlanes> {
+        let (cw, ch) = (width.div_ceil(2), height.div_ceil(2));
+        let plane =
+            |offset: u32, width, height| PlaneLayout { offset, width, height, bytes_per_sample: 1 };
+        let y = plane(0, width, height);
+        let u = plane((width * height).next_multiple_of(4), cw, ch);
+        let v = plane((u.offset + cw * ch).next_multiple_of(4), cw, ch);
+        let buffer = Buffer::storage(&self.ctx, "decoded planes", u64::from(v.offset + cw * ch))?;
+        let push = Nv12Push {
+            stride: coded.0,
+            coded_height: coded.1,
+            left: crop.left,
+            top: crop.top,
+            width,
+            height,
+            y_offset: y.offset,
+            u_offset: u.offset,
+            v_offset: v.offset,
+        };
+        self.submitter.run(|rec| {
+            rec.barrier();
+            rec.dispatch(
+                &self.pipeline,
+                &[Binding::Buffer(nv12), Binding::Buffer(&buffer)],
+                bytemuck::bytes_of(&push),
+                [width.div_ceil(16), height.div_ceil(16), 1],
+            )?;
+            rec.barrier();
+            Ok(())
+        })?;
+        Ok(DevicePlanes { buffer, width, height, planes: [y, u, v] })
+    }
+}
+
+fn std_reference(r: &Reference) -> StdVideoDecodeH264ReferenceInfo {
+    StdVideoDecodeH264ReferenceInfo {
+        // Frames: neither field flag.
+        flags: StdVideoDecodeH264ReferenceInfoFlags {
+            _bitfield_align_1: [],
+            _bitfield_1: StdVideoDecodeH264ReferenceInfoFlags::new_bitfield_1(
+                0,
+                0,
+                r.long_term.into(),
+                0,
+            ),
+            __bindgen_padding_0: [0; 3],
+        },
+        FrameNum: r.frame_num as u16,
+        reserved: 0,
+        PicOrderCnt: r.poc,
+    }
+}
+
+/// The cropped Y, U and V planes of a decoded NV12 picture (the host twin
+/// of [`Nv12ToPlanes`]).
+pub fn crop(picture: &Nv12Picture, crop: &Crop, (width, height): (u32, u32)) -> DecodedPicture {
+    let stride = picture.width as usize;
+    let (left, top) = (crop.left as usize, crop.top as usize);
+    let (w, h) = (width as usize, height as usize);
+    let mut y = Vec::with_capacity(w * h);
+    for row in top..top + h {
+        y.extend_from_slice(&picture.luma[row * stride + left..row * stride + left + w]);
+    }
+    let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
+    let (mut u, mut v) = (Vec::with_capacity(cw * ch), Vec::with_capacity(cw * ch));
+    for row in top / 2..top / 2 + ch {
+        let line = &picture.chroma[row * stride..(row + 1) * stride];
+        for x in left / 2..left / 2 + cw {
+            u.push(line[2 * x]);
+            v.push(line[2 * x + 1]);
+        }
+    }
+    DecodedPicture { number: 0, width, height, y, u, v }
+}
+
+fn flag(b: bool) -> u32 {
+    u32::from(b)
+}
+
+fn std_sps(s: &Sps) -> Result<H264Sps, ParseError> {
+    let [left, right, top, bottom] = s.crop_offsets.unwrap_or_default();
+    let level_idc = h264_std_level(s.level_idc)
+        .ok_or_else(|| ParseError::new(format!("level_idc {} is unknown", s.level_idc)))?;
+    let c = |n: u32| flag(s.constraints & (0x80 >> n) != 0);
+    Ok(H264Sps {
+        std: StdVideoH264SequenceParameterSet {
+            flags: StdVideoH264SpsFlags {
+                _bitfield_align_1: [],
+                _bitfield_1: StdVideoH264SpsFlags::new_bitfield_1(
+                    c(0),
+                    c(1),
+                    c(2),
+                    c(3),
+                    c(4),
+                    c(5),
+                    flag(s.direct_8x8_inference),
+                    flag(s.mb_adaptive_frame_field),
+                    flag(s.frame_mbs_only),
+                    flag(s.delta_pic_order_always_zero),
+                    flag(s.separate_colour_plane),
+                    flag(s.gaps_in_frame_num_allowed),
+                    flag(s.qpprime_y_zero_transform_bypass),
+                    flag(s.crop_offsets.is_some()),
+                    flag(s.scaling_matrix_present),
+                    // The VUI is not passed: decoding does not need it.
+                    0,
+                ),
+                __bindgen_padding_0: 0,
+            },
+            profile_idc: s.profile_idc,
+            level_idc,
+            chroma_format_idc: s.chroma_format_idc,
+            seq_parameter_set_id: s.id as u8,
+            bit_depth_luma_minus8: (s.bit_depth_luma - 8) as u8,
+            bit_depth_chroma_minus8: (s.bit_depth_chroma - 8) as u8,
+            log2_max_frame_num_minus4: (s.log2_max_frame_num - 4) as u8,
+            pic_order_cnt_type: s.pic_order_cnt_type,
+            offset_for_non_ref_pic: s.offset_for_non_ref_pic,
+            offset_for_top_to_bottom_field: s.offset_for_top_to_bottom_field,
+            log2_max_pic_order_cnt_lsb_minus4: s.log2_max_pic_order_cnt_lsb.saturating_sub(4) as u8,
+            num_ref_frames_in_pic_order_cnt_cycle: s.offset_for_ref_frame.len() as u8,
+            max_num_ref_frames: s.max_num_ref_frames as u8,
+            reserved1: 0,
+            pic_width_in_mbs_minus1: s.pic_width_in_mbs - 1,
+            pic_height_in_map_units_minus1: s.pic_height_in_map_units - 1,
+            frame_crop_left_offset: left,
+            frame_crop_right_offset: right,
+            frame_crop_top_offset: top,
+            frame_crop_bottom_offset: bottom,
+            reserved2: 0,
+            pOffsetForRefFrame: std::ptr::null(),
+            pScalingLists: std::ptr::null(),
+            pSequenceParameterSetVui: std::ptr::null(),
+        },
+        offset_for_ref_frame: s.offset_for_ref_frame.clone(),
+    })
+}
+
+fn std_pps(p: &Pps) -> StdVideoH264PictureParameterSet {
+    StdVideoH264PictureParameterSet {
+        flags: StdVideoH264PpsFlags {
+            _bitfield_align_1: [],
+            _bitfield_1: StdVideoH264PpsFlags::new_bitfield_1(
+                flag(p.transform_8x8_mode),
+                flag(p.redundant_pic_cnt_present),
+                flag(p.constrained_intra_pred),
+                flag(p.deblocking_filter_control_present),
+                flag(p.weighted_pred),
+                flag(p.bottom_field_pic_order_in_frame_present),
+                flag(p.entropy_coding_mode),
+                flag(p.scaling_matrix_present),
+            ),
+            __bindgen_padding_0: [0; 3],
+        },
+        seq_parameter_set_id: p.sps_id as u8,
+        pic_parameter_set_id: p.id as u8,
+        num_ref_idx_l0_default_active_minus1: (p.num_ref_idx_l0_default_active - 1) as u8,
+        num_ref_idx_l1_default_active_minus1: (p.num_ref_idx_l1_default_active - 1) as u8,
+        weighted_bipred_idc: p.weighted_bipred_idc,
+        pic_init_qp_minus26: p.pic_init_qp_minus26 as i8,
+        pic_init_qs_minus26: p.pic_init_qs_minus26 as i8,
+        chroma_qp_index_offset: p.chroma_qp_index_offset as i8,
+        second_chroma_qp_index_offset: p.second_chroma_qp_index_offset as i8,
+        pScalingLists: std::ptr::null(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_constants_match_the_shader() {
+        use vqscope_shaders::{VIDEO_NV12_PLANES, twin};
+        let twin = twin!(Nv12Push as "Push" in [VIDEO_NV12_PLANES] {
+            stride, coded_height, left, top, width, height, y_offset, u_offset, v_offset
+        });
+        twin.check().unwrap();
+    }
+}

@@ -1,0 +1,209 @@
+//! H.264 decoded on the device (Vulkan Video) against ffmpeg's software
+//! decode, frame by frame: each output picture's FNV-1a 64 hash of its
+//! cropped Y, U and V planes (in that order, rows tight) must equal the
+//! hash of the same frame of `ffmpeg -i S -f rawvideo -pix_fmt yuv420p -`,
+//! computed by `tests/data/bitstream/ffmpeg_frame_hashes.py` into `S.fnv64`
+//! (see the README there). The expected values come from ffmpeg, never
+//! from this decoder.
+//!
+//! Needs a device with H.264 video decode; on one without (lavapipe) it
+//! fails, naming what is missing. `VQSCOPE_BITSTREAM_DATA` points at the
+//! streams where the source tree is not at hand (the GPU machine), and
+//! `VQSCOPE_DECODE_DUMP` names a folder to write each stream's decoded
+//! frames into (`NAME.yuv`, yuv420p), to find where a mismatch starts.
+
+use std::path::PathBuf;
+
+use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
+use vqscope_video::device_decode::{decode_h264, decode_h264_to_planes};
+
+/// The committed streams with ffmpeg's hashes; every other `NAME.h264`
+/// with a `NAME.fnv64` beside it in the data folder is decoded too.
+const STREAMS: [&str; 5] = [
+    "h264_high_854x480",
+    "h264_high_1918x1078",
+    "h264_high_pyramid_slices_640x360",
+    "h264_main_cavlc_poc2_352x288",
+    "h264_high_refs8_opengop_426x240",
+];
+
+/// The names of the streams in `dir` that have expected hashes.
+fn streams(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name().into_string().ok()?;
+            let stem = name.strip_suffix(".fnv64")?.to_string();
+            dir.join(format!("{stem}.h264")).exists().then_some(stem)
+        })
+        .collect();
+    names.sort();
+    for name in STREAMS {
+        assert!(names.iter().any(|n| n == name), "{name}.h264 or .fnv64 is missing");
+    }
+    names
+}
+
+fn data_dir() -> PathBuf {
+    std::env::var_os("VQSCOPE_BITSTREAM_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/bitstream"))
+}
+
+/// FNV-1a, 64 bits, over the planes in order (as the hash script).
+fn fnv1a64(planes: &[&[u8]]) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for byte in planes.iter().flat_map(|p| p.iter()) {
+        hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+#[test]
+#[ignore = "needs a Vulkan Video H.264 decoder; run with --ignored on the GPU machine"]
+fn h264_streams_match_ffmpeg_frame_by_frame() {
+    let ctx = test_context();
+    println!("device: {}", ctx.info().name);
+    let mut failures = Vec::new();
+    let dir = data_dir();
+    for name in streams(&dir) {
+        let name = name.as_str();
+        let stream = std::fs::read(dir.join(format!("{name}.h264")))
+            .unwrap_or_else(|e| panic!("{name}.h264: {e}"));
+        let expected: Vec<u64> = std::fs::read_to_string(dir.join(format!("{name}.fnv64")))
+            .unwrap_or_else(|e| panic!("{name}.fnv64: {e}"))
+            .lines()
+            .map(|l| u64::from_str_radix(l.trim(), 16).expect("a hex hash a line"))
+            .collect();
+        let mut got = Vec::new();
+        let mut dump = Vec::new();
+        let start = std::time::Instant::now();
+        let result = decode_h264(&ctx, &stream, |picture| {
+            let hash = fnv1a64(&[&picture.y, &picture.u, &picture.v]);
+            let want = expected.get(picture.number as usize).copied();
+            println!(
+                "{name} frame {:3} {}x{}: {hash:016x} {}",
+                picture.number,
+                picture.width,
+                picture.height,
+                match want {
+                    Some(w) if w == hash => "ok".to_string(),
+                    Some(w) => format!("MISMATCH (ffmpeg {w:016x})"),
+                    None => "EXTRA (ffmpeg has no such frame)".to_string(),
+                }
+            );
+            got.push(hash);
+            for plane in [&picture.y, &picture.u, &picture.v] {
+                dump.extend_from_slice(plane);
+            }
+        });
+        if let Some(dir) = std::env::var_os("VQSCOPE_DECODE_DUMP") {
+            let path = PathBuf::from(dir).join(format!("{name}.yuv"));
+            std::fs::write(&path, &dump).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+        match result {
+            Ok(count) => {
+                let seconds = start.elapsed().as_secs_f64();
+                println!(
+                    "{name}: {count} pictures in {:.1} ms ({:.0} pictures/s, one at a time, \
+                     each read back and hashed)",
+                    seconds * 1e3,
+                    count as f64 / seconds
+                );
+            }
+            Err(e) => {
+                println!("{name}: error: {e}");
+                failures.push(format!("{name}: {e}"));
+            }
+        }
+        let matching = got.iter().zip(&expected).filter(|(a, b)| a == b).count();
+        println!("{name}: {matching} of {} frames equal ffmpeg's", expected.len());
+        if got != expected {
+            failures.push(format!(
+                "{name}: {matching} of {} frames match ({} decoded)",
+                expected.len(),
+                got.len()
+            ));
+        }
+
+        // Again, the pictures kept on the device and split into planes there.
+        let mut submitter = vqscope_gpu::Submitter::new(&ctx, 1).unwrap();
+        let mut on_device = Vec::new();
+        let start = std::time::Instant::now();
+        let result = decode_h264_to_planes(&ctx, &stream, |number, planes| {
+            let bytes = vqscope_gpu::download_buffer(
+                &ctx,
+                &mut submitter,
+                &planes.buffer,
+                planes.buffer.size(),
+            )
+            .expect("download");
+            let plane = |p: vqscope_video::PlaneLayout| {
+                &bytes[p.offset as usize..(p.offset + p.width * p.height) as usize]
+            };
+            let [y, u, v] = planes.planes;
+            assert_eq!(number as usize, on_device.len());
+            on_device.push(fnv1a64(&[plane(y), plane(u), plane(v)]));
+        });
+        if let Err(e) = result {
+            failures.push(format!("{name} (planes on the device): {e}"));
+        }
+        let matching = on_device.iter().zip(&expected).filter(|(a, b)| a == b).count();
+        println!(
+            "{name}: planes on the device: {matching} of {} frames equal ffmpeg's ({:.1} ms)",
+            expected.len(),
+            start.elapsed().as_secs_f64() * 1e3
+        );
+        if on_device != expected {
+            failures.push(format!("{name} (planes on the device): {matching} frames match"));
+        }
+        for message in ctx.validation_messages() {
+            println!("validation: {message}");
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert_no_validation_messages();
+}
+
+/// The NV12 to planes pass against its host twin (`crop`), on any device:
+/// an odd display size inside a larger coded one, cropped on every side.
+#[test]
+fn nv12_pass_matches_the_host_crop() {
+    use vqscope_gpu::{Buffer, Submitter, download_buffer, upload_buffer};
+    use vqscope_video::bitstream::Crop;
+    use vqscope_video::device_decode::{Nv12ToPlanes, crop};
+
+    let ctx = test_context();
+    let (coded_w, coded_h) = (48u32, 32u32);
+    let crop_window = Crop { left: 4, right: 10, top: 2, bottom: 5 };
+    let (w, h) = (coded_w - 14, coded_h - 7); // 34 x 25: odd height, chroma rounds up
+    let mut seed = 0x1234_5678_u32;
+    let bytes: Vec<u8> = (0..coded_w * coded_h * 3 / 2)
+        .map(|_| {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 24) as u8
+        })
+        .collect();
+    let host = vqscope_gpu::Nv12Picture {
+        width: coded_w,
+        height: coded_h,
+        luma: bytes[..(coded_w * coded_h) as usize].to_vec(),
+        chroma: bytes[(coded_w * coded_h) as usize..].to_vec(),
+    };
+    let want = crop(&host, &crop_window, (w, h));
+
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let nv12: Buffer = upload_buffer(&ctx, &mut submitter, "nv12", &bytes).unwrap();
+    let mut pass = Nv12ToPlanes::new(&ctx).unwrap();
+    let planes = pass.run(&nv12, (coded_w, coded_h), &crop_window, (w, h)).unwrap();
+    let got = download_buffer(&ctx, &mut submitter, &planes.buffer, planes.buffer.size()).unwrap();
+    let plane = |i: usize| {
+        let p = planes.planes[i];
+        &got[p.offset as usize..(p.offset + p.width * p.height) as usize]
+    };
+    assert_eq!((planes.width, planes.height), (w, h));
+    assert_eq!(plane(0), &want.y[..]);
+    assert_eq!(plane(1), &want.u[..]);
+    assert_eq!(plane(2), &want.v[..]);
+    assert_no_validation_messages();
+}
