@@ -8,6 +8,7 @@ pub mod bitstream;
 mod buffers;
 pub mod decode;
 pub mod device_decode;
+pub mod device_source;
 pub mod error;
 pub mod ffmpeg;
 pub mod frame;
@@ -28,7 +29,8 @@ pub use frame::{
     ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, PixelFormat, Rational,
     Transfer,
 };
-pub use input::{Assumed, SourceInfo, VideoSource};
+pub use device_source::{DecodeChoice, set_decode_choice};
+pub use input::{Assumed, DecodedBy, SourceInfo, VideoSource};
 pub use pair::{FrameGroup, FramePair, Group, Pair, PairOptions, check_compatible};
 pub use raw::RawGeometry;
 pub use read_ahead::ReadAhead;

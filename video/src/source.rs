@@ -66,7 +66,8 @@ fn stdin_metadata() -> Option<std::fs::Metadata> {
 
 /// Opens `path` (`-` = stdin). Raw geometry, when given, forces the raw
 /// reader; otherwise a `.yuv` extension asks for it, the `YUV4MPEG2` magic
-/// selects the y4m reader, and anything else goes through ffmpeg.
+/// selects the y4m reader, and any other file is decoded on the device or
+/// by ffmpeg as [`crate::set_decode_choice`] says.
 pub fn open_input(path: &Path, raw: Option<RawGeometry>) -> Result<Box<dyn VideoSource>> {
     if path.as_os_str() == "-" {
         let stdin: Box<dyn Read + Send> = Box::new(std::io::stdin());
@@ -127,7 +128,7 @@ pub fn open_input(path: &Path, raw: Option<RawGeometry>) -> Result<Box<dyn Video
             found: crate::lines::excerpt(&magic),
         });
     }
-    Ok(Box::new(FfmpegSource::open(path)?))
+    crate::device_source::open_compressed(path)
 }
 
 /// Opens the distorted input `path` with frames of `target`'s size and
