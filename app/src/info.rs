@@ -97,4 +97,3 @@ fn print(source: &dyn VideoSource) -> Result<()> {
     }
     Ok(())
 }
-

@@ -535,7 +535,7 @@ mod tests {
     }
 
     #[test]
-    fn offered() {
+    fn offered_within_the_limits() {
         assert_eq!(
             device_offers(&main10(), "GPU", &offered((8192, 8192), 16, 186)),
             Ok("H.265 Main 10, 4:2:0 10-bit on GPU".into())

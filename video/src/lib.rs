@@ -24,12 +24,12 @@ pub mod upload;
 pub mod y4m;
 
 pub use decode::{Decoder, READ_AHEAD, Reader};
+pub use device_source::{DecodeChoice, set_decode_choice};
 pub use error::{MAX_DIMENSION, Result, VideoError};
 pub use frame::{
     ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, PixelFormat, Rational,
     Transfer,
 };
-pub use device_source::{DecodeChoice, set_decode_choice};
 pub use input::{Assumed, DecodedBy, SourceInfo, VideoSource};
 pub use pair::{FrameGroup, FramePair, Group, Pair, PairOptions, check_compatible};
 pub use raw::RawGeometry;

@@ -163,7 +163,10 @@ pub fn open_scaled_to(
             ),
         });
     }
-    Ok(Box::new(FfmpegSource::open_scaled(path, FfmpegTools::default(), target)?))
+    let scaled = FfmpegSource::open_scaled(path, FfmpegTools::default(), target)?;
+    Ok(Box::new(
+        scaled.decoded_by_ffmpeg_because("ffmpeg scales it to the reference's size".into()),
+    ))
 }
 
 fn open_stream(
