@@ -215,7 +215,7 @@ fn nv12_pass_matches_the_host_crop() {
 #[test]
 #[ignore = "needs a Vulkan Video H.264 decoder; run with --ignored on the GPU machine"]
 fn h264_inputs_read_as_ffmpeg_frames() {
-    use vqscope_video::{DecodeChoice, DecodedBy, VideoSource, open_input, set_decode_choice};
+    use vqscope_video::{DecodeChoice, DecodedBy, open_input, set_decode_choice};
 
     set_decode_choice(DecodeChoice::Gpu);
     let dir = data_dir();
