@@ -319,6 +319,7 @@ impl DeviceSource {
         let (sender, frames) = sync_channel(QUEUE);
         let (ctx, stream) = (self.ctx.clone(), self.stream.clone());
         let (geometry, color, path) = (self.info.geometry, self.info.color, self.info.path.clone());
+        let count = self.info.frame_count.unwrap_or(0);
         let thread = std::thread::Builder::new()
             .name("device decode".into())
             .spawn(move || {
@@ -335,9 +336,15 @@ impl DeviceSource {
                     index += 1;
                     if sent.is_ok() { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
                 });
+                // Fewer pictures than the stream holds is a failure too (a
+                // closed queue ends early as well, but nobody reads then).
                 let failure = match result {
                     Err(e) => Some(e.to_string()),
-                    Ok(_) => wrong,
+                    Ok(_) if wrong.is_some() => wrong,
+                    Ok(_) if index < count => {
+                        Some(format!("the decoder gave {index} of the stream's {count} pictures"))
+                    }
+                    Ok(_) => None,
                 };
                 let last = match failure {
                     Some(message) => Err(decode_error(&path, Some(index), message)),
