@@ -441,8 +441,9 @@ impl VideoSource for DeviceSource {
         if self.info.frame_count.is_some_and(|n| index >= n) {
             return Err(self.out_of_range(index));
         }
-        if index < self.cursor {
-            // Backwards: decode again from the start (the stream is held).
+        if index < self.cursor || self.ended {
+            // Backwards, or after a failure (which then comes again):
+            // decode again from the start (the stream is held).
             self.start()?;
         }
         while self.cursor < index {
@@ -491,6 +492,58 @@ mod tests {
 
     use super::*;
     use crate::bitstream::Crop;
+
+    /// The decode thread's failure on a device without a decode queue
+    /// (lavapipe): a read error of the input naming the frame, then the
+    /// end; never a panic or a hang. A device with one decodes instead
+    /// (the ignored tests in `tests/h264_device_decode.rs` cover that).
+    #[test]
+    fn a_failing_decode_is_a_read_error() {
+        let ctx = decode_context().unwrap();
+        if ctx.info().name.contains("NVIDIA") {
+            return;
+        }
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/bitstream/h264_main_cavlc_poc2_352x288.h264");
+        let stream = std::fs::read(&path).unwrap();
+        let summary = check_h264(&stream).unwrap();
+        assert_eq!(summary.pictures, 20);
+        let (width, height) = summary.sequence.display_size();
+        let mut source = DeviceSource {
+            ctx,
+            stream: Arc::new(stream),
+            info: SourceInfo {
+                path: path.clone(),
+                geometry: Geometry {
+                    width,
+                    height,
+                    format: PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 },
+                },
+                color: ColorInfo::default(),
+                frame_rate: Rational::new(25, 1),
+                frame_count: Some(summary.pictures),
+                seekable: false,
+                description: String::new(),
+                scaled_from: None,
+            },
+            assumed: Assumed::ALL,
+            what: String::new(),
+            worker: None,
+            cursor: 0,
+            ended: false,
+        };
+        let e = source.read_frame(0).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "{}: decoding on the device failed at frame 0: ",
+                path.display()
+            )) && e.ends_with("has no H.264 video decode queue"),
+            "{e}"
+        );
+        assert!(source.next_frame().unwrap().is_none());
+        // Asked again, the decode starts over and fails the same way.
+        assert_eq!(source.read_frame(0).unwrap_err().to_string(), e);
+    }
 
     #[test]
     fn choices() {
