@@ -118,7 +118,7 @@ pub(crate) fn open_compressed(path: &Path) -> Result<Box<dyn VideoSource>> {
 }
 
 /// The Vulkan Video profile of a stream.
-pub fn decode_profile(s: &SequenceInfo) -> DecodeProfile {
+fn decode_profile(s: &SequenceInfo) -> DecodeProfile {
     DecodeProfile {
         operation: match s.codec {
             Codec::H264 => vk::VideoCodecOperationFlagsKHR::DECODE_H264,
@@ -140,7 +140,7 @@ pub fn decode_profile(s: &SequenceInfo) -> DecodeProfile {
 /// Whether `device`, offering `support` for the stream's profile, decodes
 /// the stream `s` within its limits: "H.264 High, 4:2:0 8-bit on DEVICE",
 /// or why not.
-pub fn device_offers(
+fn device_offers(
     s: &SequenceInfo,
     device: &str,
     support: &DecodeSupport,
