@@ -17,6 +17,7 @@ mod parallel;
 pub mod raw;
 pub mod read_ahead;
 pub mod retag;
+pub mod scale;
 pub mod source;
 pub mod upload;
 pub mod y4m;
