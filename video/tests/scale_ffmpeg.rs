@@ -135,17 +135,17 @@ fn two_step_shrinks_are_refused() {
 
 #[test]
 fn yuv420_8bit_equals_ffmpeg() {
-    check(&mut Rng(0x5CA1E_420), ChromaFormat::Yuv420, 8, true);
+    check(&mut Rng(0x5CA1_E420), ChromaFormat::Yuv420, 8, true);
 }
 
 #[test]
 fn yuv422_and_444_8bit_equal_ffmpeg() {
-    check(&mut Rng(0x5CA1E_422), ChromaFormat::Yuv422, 8, true);
-    check(&mut Rng(0x5CA1E_444), ChromaFormat::Yuv444, 8, true);
+    check(&mut Rng(0x5CA1_E422), ChromaFormat::Yuv422, 8, true);
+    check(&mut Rng(0x5CA1_E444), ChromaFormat::Yuv444, 8, true);
 }
 
 #[test]
 fn high_bit_depths_equal_ffmpeg_c() {
-    check(&mut Rng(0x5CA1E_010), ChromaFormat::Yuv420, 10, false);
-    check(&mut Rng(0x5CA1E_012), ChromaFormat::Yuv420, 12, false);
+    check(&mut Rng(0x5CA1_E010), ChromaFormat::Yuv420, 10, false);
+    check(&mut Rng(0x5CA1_E012), ChromaFormat::Yuv420, 12, false);
 }
