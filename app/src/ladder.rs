@@ -24,7 +24,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, anyhow, bail};
 use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_metrics::MetricsError;
-use vqscope_metrics::frontend::{ModelLabel, REPORT_VERSION, open_distorted, pooled_lines};
+use vqscope_metrics::frontend::{
+    ModelLabel, REPORT_VERSION, open_distorted, pooled_lines, scale_notice,
+};
 use vqscope_metrics::pipeline::FrameScores;
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
@@ -382,6 +384,9 @@ fn score_chunk(
     let scorer = build_scorer(ctx, geometry, &mut kept, &mut group, results, same_frames);
     let _ = ctx.save_pipeline_cache();
     let Some(mut scorer) = scorer else { return Ok(Vec::new()) };
+    for k in 0..group.lanes() {
+        scorer.scale_lane(k, group.distorted(k).info())?;
+    }
     let mut lanes = Vec::new();
     for (k, (index, rendition)) in kept.into_iter().enumerate() {
         let frames = match &rendition.report {
@@ -553,14 +558,10 @@ fn open_rendition(
     options: &Options,
 ) -> Result<Box<dyn VideoSource>> {
     let distorted = open_distorted(reference, &rendition.distorted, options.raw, rendition.scale)?;
-    let geometry = reference.info().geometry;
-    if let Some((w, h)) = distorted.info().scaled_from
+    if let Some(line) = scale_notice(distorted.info())
         && !options.quiet
     {
-        eprintln!(
-            "vqscope: {}: distorted scaled from {w}x{h} to {}x{} (ffmpeg scale, bicubic)",
-            rendition.name, geometry.width, geometry.height
-        );
+        eprintln!("vqscope: {}: {line}", rendition.name);
     }
     Ok(distorted)
 }

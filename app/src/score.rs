@@ -221,14 +221,12 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     };
     let mut pair =
         frontend::open_pair(reference, distorted_path, geometry, args.scale_distorted, options)?;
-    if let Some((w, h)) = pair.distorted().info().scaled_from
+    if let Some(line) = frontend::scale_notice(pair.distorted().info())
         && !args.quiet
     {
-        eprintln!(
-            "vqscope: distorted scaled from {w}x{h} to {}x{} (ffmpeg scale, bicubic)",
-            clip_geometry.width, clip_geometry.height
-        );
+        eprintln!("vqscope: {line}");
     }
+    let distorted_info = pair.distorted().info().clone();
     clock.lap("opening the inputs");
     // Before any GPU work: an empty input is a one-line error, not a
     // device allocation for nothing.
@@ -253,6 +251,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         clock.part(took, step);
     }
     let mut scorer = Scorer::new(&ctx, clip_geometry, &selection)?;
+    scorer.scale_lane(0, &distorted_info)?;
     let stats = ctx.pipeline_stats();
     clock.lap(format!(
         "{} pipelines (a thread per feature) and buffers: shader modules {:.1} ms, \
