@@ -126,3 +126,37 @@ fn the_dashboard_opens_a_pair_of_two_sizes() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(std::fs::metadata(&png).unwrap().len() > 0);
 }
+
+/// At 10 bits, with odd chroma sizes and the default model: ffmpeg's x86 code
+/// rounds otherwise even with the fallback's flags, so the expected copy is
+/// made with swscale's C code (`-cpuflags 0`); the GPU scale must equal it.
+#[test]
+fn ten_bit_equals_swscales_c_code() {
+    let dir = scratch("ten-bit");
+    let p = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    let (r, d, s) = (p("ref.y4m"), p("dis.y4m"), p("scaled.y4m"));
+    let src = "testsrc2=size=96x64:rate=25";
+    let ten = ["-pix_fmt", "yuv420p10le", "-strict", "-1"];
+    ffmpeg(&[&["-f", "lavfi", "-i", src, "-frames:v", "3"][..], &ten, &[&r]].concat());
+    ffmpeg(&[&["-i", &r, "-vf", "scale=50:30:flags=area"][..], &ten, &[&d]].concat());
+    let scale = "scale=96:64:flags=bicubic";
+    ffmpeg(&[&["-cpuflags", "0", "-i", &d, "-vf", scale][..], &ten, &[&s]].concat());
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    let scaled = vqscope(&[
+        "score",
+        "-r",
+        &r,
+        "-d",
+        &d,
+        "--scale-distorted",
+        "--json",
+        "-o",
+        &a.to_string_lossy(),
+    ]);
+    let stderr = String::from_utf8_lossy(&scaled.stderr);
+    assert!(stderr.contains("on the GPU"), "{stderr}");
+    let direct = vqscope(&["score", "-r", &r, "-d", &s, "--json", "-o", &b.to_string_lossy()]);
+    let (a, b) = (report(&scaled, &a), report(&direct, &b));
+    assert_eq!(a["frames"], b["frames"]);
+    assert_eq!(a["pooled_metrics"], b["pooled_metrics"]);
+}
