@@ -135,3 +135,57 @@ fn gpu_scale_matches_twin() {
     }
     assert_no_validation_messages();
 }
+
+/// GPU milliseconds of the scale pass alone (both passes, all planes) at
+/// the sizes ladders scale most: 1080p to 4K and 720p to 1080p, 8-bit and
+/// 10-bit 4:2:0. The output is checked against the twin once.
+#[test]
+#[ignore = "timing; run on a real GPU (or lavapipe, slowly)"]
+fn scale_timing() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x5CA1_7111);
+    let cases = [((1920, 1080), (3840, 2160)), ((1280, 720), (1920, 1080))];
+    for bit_depth in [8, 10] {
+        let format = PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth };
+        for ((sw, sh), (dw, dh)) in cases {
+            let from = Geometry { width: sw, height: sh, format };
+            let to = Geometry { width: dw, height: dh, format };
+            let frame = random_frame(&mut rng, from);
+            let scale = FrameScale::new(from, to).unwrap();
+            let hosts: Vec<HostPlane> = (0..3).map(|i| host_plane(&mut rng, &frame, i)).collect();
+            let refs: Vec<&HostPlane> = hosts.iter().collect();
+            let (src_buffer, src_descs) = upload_planes(&ctx, &mut submitter, &mut rng, &refs);
+            let mut dst_descs = Vec::new();
+            let mut end = 0u32;
+            for i in 0..3 {
+                let (w, h) = to.plane_size(i);
+                dst_descs.push(packed_desc(w as usize, h as usize, bit_depth, end));
+                end += (to.plane_bytes(i) as u32).div_ceil(4) * 4;
+            }
+            let dst_buffer = Buffer::storage(&ctx, "scaled planes", u64::from(end)).unwrap();
+            let gpu = GpuScale::new(&ctx, scale.clone()).unwrap();
+            let src: Vec<DevicePlane> =
+                src_descs.iter().map(|&desc| DevicePlane { buffer: &src_buffer, desc }).collect();
+            let dst: Vec<DevicePlane> =
+                dst_descs.iter().map(|&desc| DevicePlane { buffer: &dst_buffer, desc }).collect();
+            let (median, min, max) =
+                vqscope_gpu::testing::frame_ms(&ctx, &mut submitter, 20, |rec| {
+                    gpu.record(rec, &src, &dst)
+                });
+            let bytes = download_buffer(&ctx, &mut submitter, &dst_buffer, u64::from(end)).unwrap();
+            let want = scale.scale(&frame);
+            for (i, desc) in dst_descs.iter().enumerate() {
+                let plane = want.plane_bytes(i);
+                let at = desc.offset as usize;
+                assert!(bytes[at..at + plane.len()] == *plane, "plane {i} differs from the twin");
+            }
+            println!(
+                "scale {sw}x{sh} -> {dw}x{dh} {} on {}: median {median:.3} ms (min {min:.3}, max \
+                 {max:.3})",
+                format.ffmpeg_name(),
+                ctx.info().name
+            );
+        }
+    }
+}
