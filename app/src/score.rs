@@ -37,9 +37,12 @@ pub struct Args {
     /// pooled scores printed after its name.
     #[arg(short = 'd', long, required_unless_present = "features")]
     distorted: Vec<PathBuf>,
-    /// Scale a distorted input of another size to the reference's size and pixel format
-    /// with ffmpeg's `scale` filter at its default (bicubic), as `ffmpeg -vf scale=W:H`
-    /// before libvmaf would, and score the scaled frames (files only, not stdin or raw).
+    /// Scale a distorted input of another size to the reference's size, bicubic as
+    /// ffmpeg's `scale` filter's default (`ffmpeg -vf scale=W:H` before libvmaf), and score
+    /// the scaled frames. Of the same pixel format it is read at its own size and scaled on
+    /// the GPU with swscale's arithmetic (what ffmpeg gives with
+    /// flags=bicubic+accurate_rnd+bitexact at 8 bits, with -cpuflags 0 above); of another
+    /// format ffmpeg scales and converts it (files only, not stdin or raw).
     #[arg(long)]
     pub(crate) scale_distorted: bool,
     #[command(flatten)]

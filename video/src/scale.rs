@@ -3,12 +3,14 @@
 //! scale kernels (vqscope-metrics `scale`), bit-exact to ffmpeg's plain C
 //! path for planar YUV to the same planar YUV at another size.
 //!
-//! ffmpeg's x86 SIMD path is not that arithmetic by default: at 8 bits its
-//! vertical pass rounds differently unless `accurate_rnd` or `bitexact` is
-//! set, and above 8 bits it differs even then (only `-cpuflags 0` gives the
-//! C result). [`SWS_FLAGS`] is what the ffmpeg fallback passes so that at 8
-//! bits both paths give the same bytes; the tests in
-//! `video/tests/scale_ffmpeg.rs` hold both findings.
+//! ffmpeg's x86 SIMD path is not that arithmetic by default: at 8 bits it
+//! rounds differently unless `accurate_rnd` or `bitexact` is set (either
+//! alone is enough; with them its bytes equal the C path's, as
+//! `video/tests/scale_ffmpeg.rs` checks), and above 8 bits it differs even
+//! then, on random frames by up to a few codes (found by experiment with
+//! ffmpeg 5.1: only `-cpuflags 0`, which slows its decoders too, gives the
+//! C result there; natural content often agrees). [`SWS_FLAGS`] is what the
+//! ffmpeg fallback passes.
 //!
 //! How swscale scales one plane, and so how this module does:
 //!
