@@ -282,11 +282,14 @@ pub(crate) fn score(
         return Ok(results);
     }
     // As many renditions at once as one upload slot (the reference and a
-    // frame per rendition) can hold within the device's storage buffer
-    // range; the reference is read again for each further chunk.
+    // frame per rendition, and the frame as read of each rendition the GPU
+    // scales, counted at the largest) can hold within the device's storage
+    // buffer range; the reference is read again for each further chunk.
     let ctx = gpu.get()?;
     let limit = u64::from(ctx.info().max_storage_buffer_range);
-    let per_chunk = lanes_per_pass(geometry, limit, opened.len());
+    let to_scale = opened.iter().filter_map(|(_, _, d)| d.info().frames_at);
+    let extra = to_scale.map(|g| FrameUploader::slot_size(g, 1) / 2).max().unwrap_or(0);
+    let per_chunk = lanes_per_pass(geometry, extra, limit, opened.len());
     let mut source = Some(source);
     let mut opened = opened.into_iter().peekable();
     while opened.peek().is_some() {
@@ -339,11 +342,11 @@ fn score_again(
 }
 
 /// How many of `renditions` one pass scores: the most whose upload slot
-/// (the reference and a frame per rendition) fits in `limit` bytes, at
-/// least one.
-fn lanes_per_pass(geometry: Geometry, limit: u64, renditions: usize) -> usize {
+/// (the reference and a frame per rendition, plus `extra` bytes per
+/// rendition) fits in `limit` bytes, at least one.
+fn lanes_per_pass(geometry: Geometry, extra: u64, limit: u64, renditions: usize) -> usize {
     (2..=renditions)
-        .take_while(|&n| FrameUploader::slot_size(geometry, n) <= limit)
+        .take_while(|&n| FrameUploader::slot_size(geometry, n) + n as u64 * extra <= limit)
         .last()
         .unwrap_or(1)
 }
@@ -624,11 +627,13 @@ mod tests {
         let format = PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 };
         let g = Geometry { width: 3840, height: 2160, format };
         let frame = FrameUploader::slot_size(g, 1) / 2;
-        assert_eq!(lanes_per_pass(g, u64::MAX, 30), 30);
-        assert_eq!(lanes_per_pass(g, 9 * frame, 30), 8);
-        assert_eq!(lanes_per_pass(g, 9 * frame - 1, 30), 7);
-        assert_eq!(lanes_per_pass(g, frame, 30), 1, "one at least");
-        assert_eq!(lanes_per_pass(g, u64::MAX, 1), 1);
+        assert_eq!(lanes_per_pass(g, 0, u64::MAX, 30), 30);
+        assert_eq!(lanes_per_pass(g, 0, 9 * frame, 30), 8);
+        assert_eq!(lanes_per_pass(g, 0, 9 * frame - 1, 30), 7);
+        assert_eq!(lanes_per_pass(g, 0, frame, 30), 1, "one at least");
+        // Renditions read at a quarter of the size, scaled on the GPU.
+        assert_eq!(lanes_per_pass(g, frame / 4, 9 * frame, 30), 6);
+        assert_eq!(lanes_per_pass(g, 0, u64::MAX, 1), 1);
     }
 
     fn names(paths: &[&str]) -> anyhow::Result<Vec<String>> {
