@@ -134,11 +134,6 @@ impl GpuScale {
         })
     }
 
-    /// The scale it performs.
-    pub fn scale(&self) -> &FrameScale {
-        &self.scale
-    }
-
     /// Records the scale of the planes `src` (of the scale's input
     /// geometry) into `dst` (of its output geometry, packed: stride equal
     /// to width), one barrier before and one after.
