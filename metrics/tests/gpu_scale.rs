@@ -2,7 +2,8 @@
 //! CPU twin (`vqscope_video::scale::FrameScale`, itself held to ffmpeg's
 //! bytes in video/tests/scale_ffmpeg.rs): random frames of random sizes,
 //! growing and shrinking, odd sizes, tiny ones, one axis unchanged, in
-//! 4:2:0, 4:2:2 and 4:4:4 at 8 bits and 4:2:0 at 10 and 12 bits; source
+//! 4:2:0, 4:2:2, 4:4:4 and gray at 8 bits, 4:2:0, 4:4:4 and gray at 10 and
+//! 4:2:0 at 12 bits; source
 //! planes at junk-led offsets with padded strides. Every output byte must
 //! equal the twin's (the last word's bytes past a plane are 0), no byte
 //! outside the output planes may be written, at every lavapipe subgroup
@@ -80,7 +81,10 @@ fn gpu_scale_matches_twin() {
         (ChromaFormat::Yuv420, 8),
         (ChromaFormat::Yuv422, 8),
         (ChromaFormat::Yuv444, 8),
+        (ChromaFormat::Mono, 8),
         (ChromaFormat::Yuv420, 10),
+        (ChromaFormat::Yuv444, 10),
+        (ChromaFormat::Mono, 10),
         (ChromaFormat::Yuv420, 12),
     ];
     for (chroma, bit_depth) in formats {
