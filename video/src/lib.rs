@@ -18,6 +18,7 @@ mod parallel;
 pub mod raw;
 pub mod read_ahead;
 pub mod retag;
+pub mod scale;
 pub mod source;
 pub mod upload;
 pub mod y4m;
@@ -33,5 +34,5 @@ pub use pair::{FrameGroup, FramePair, Group, Pair, PairOptions, check_compatible
 pub use raw::RawGeometry;
 pub use read_ahead::ReadAhead;
 pub use retag::with_transfer;
-pub use source::{check_stream_inputs, open_input, open_scaled_to};
+pub use source::{check_stream_inputs, open_input, open_scaled_to, open_to_scale};
 pub use upload::{DeviceFrame, DeviceFrameGroup, DeviceFramePair, FrameUploader, PlaneLayout};
