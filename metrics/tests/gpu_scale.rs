@@ -17,25 +17,8 @@ use vqscope_metrics::device::{DevicePlane, PlaneDesc, packed_desc};
 use vqscope_metrics::scale::GpuScale;
 use vqscope_metrics::testing::{HostPlane, POISON, upload_planes};
 use vqscope_video::scale::FrameScale;
-use vqscope_video::{ChromaFormat, ColorInfo, Frame, Geometry, PixelFormat};
-
-fn random_frame(rng: &mut Rng, geometry: Geometry) -> Frame {
-    let depth = geometry.format.bit_depth;
-    let mut data = Vec::with_capacity(geometry.frame_bytes());
-    for _ in 0..geometry.frame_bytes() / geometry.format.bytes_per_sample() {
-        let v = match rng.below(8) {
-            0 => 0,
-            1 => (1u64 << depth) - 1,
-            _ => rng.below(1 << depth),
-        } as u16;
-        if depth == 8 {
-            data.push(v as u8);
-        } else {
-            data.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    Frame { geometry, color: ColorInfo::default(), index: 0, data }
-}
+use vqscope_video::testing::random_frame;
+use vqscope_video::{ChromaFormat, Frame, Geometry, PixelFormat};
 
 /// Plane `i` of `frame` as a host plane whose rows are padded with junk.
 fn host_plane(rng: &mut Rng, frame: &Frame, i: usize) -> HostPlane {

@@ -20,6 +20,7 @@ pub mod read_ahead;
 pub mod retag;
 pub mod scale;
 pub mod source;
+pub mod testing;
 pub mod upload;
 pub mod y4m;
 

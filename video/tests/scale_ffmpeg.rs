@@ -13,7 +13,8 @@ use std::process::Command;
 
 use vqscope_gpu::testing::Rng;
 use vqscope_video::scale::{FrameScale, SWS_FLAGS};
-use vqscope_video::{ChromaFormat, ColorInfo, Frame, Geometry, PixelFormat};
+use vqscope_video::testing::random_frame;
+use vqscope_video::{ChromaFormat, Frame, Geometry, PixelFormat};
 
 mod common;
 use common::temp_path;
@@ -38,26 +39,6 @@ fn ffmpeg_scale(input: &Path, from: Geometry, to: Geometry, c_only: bool, flags:
         .expect("ffmpeg must be installed for these tests");
     assert!(out.status.success(), "ffmpeg: {}", String::from_utf8_lossy(&out.stderr));
     out.stdout
-}
-
-fn random_frame(rng: &mut Rng, geometry: Geometry) -> Frame {
-    let depth = geometry.format.bit_depth;
-    let mut data = Vec::with_capacity(geometry.frame_bytes());
-    for _ in 0..geometry.frame_bytes() / geometry.format.bytes_per_sample() {
-        // Runs of extremes between random samples, so that the cubic's
-        // overshoot reaches both clips.
-        let v = match rng.below(8) {
-            0 => 0,
-            1 => (1u64 << depth) - 1,
-            _ => rng.below(1 << depth),
-        } as u16;
-        if depth == 8 {
-            data.push(v as u8);
-        } else {
-            data.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    Frame { geometry, color: ColorInfo::default(), index: 0, data }
 }
 
 fn geometry(width: u32, height: u32, chroma: ChromaFormat, bit_depth: u32) -> Geometry {
