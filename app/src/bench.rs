@@ -23,7 +23,7 @@ use crate::stats::median;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// What to measure: `ui`, `metrics`, `input` or `playback`.
+    /// What to measure: `ui`, `metrics`, `input`, `scale` or `playback`.
     what: String,
     /// Scenes to render (comma-separated).
     #[arg(long, value_delimiter = ',', default_value = "dashboard,10k,100k,1m")]
@@ -46,7 +46,7 @@ pub struct Args {
     /// absent. A slow device (lavapipe) can then time a few features.
     #[arg(long = "metric-features", value_delimiter = ',')]
     metric_features: Vec<String>,
-    /// `metrics` and `input`: frame pairs per case.
+    /// `metrics` and `input`: frame pairs per case; `scale`: scales per case.
     #[arg(long, default_value_t = 32)]
     frames: u64,
     /// `metrics`: keep the synthetic y4m clips in this folder (to score the
@@ -73,10 +73,11 @@ pub fn run(args: Args) -> Result<()> {
             args.keep_y4m.as_deref(),
         ),
         "input" => crate::bench_input::run(&args.metric_sizes, args.frames),
+        "scale" => crate::bench_scale::run(args.frames),
         "playback" => {
             crate::dashboard::playback::run(&args.open.inputs()?, &args.sizes, args.seconds)
         }
-        other => bail!("unknown benchmark `{other}`; known: ui, metrics, input, playback"),
+        other => bail!("unknown benchmark `{other}`; known: ui, metrics, input, scale, playback"),
     }
 }
 

@@ -24,7 +24,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, anyhow, bail};
 use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_metrics::MetricsError;
-use vqscope_metrics::frontend::{ModelLabel, REPORT_VERSION, open_distorted, pooled_lines};
+use vqscope_metrics::frontend::{
+    ModelLabel, REPORT_VERSION, open_distorted, pooled_lines, scale_notice,
+};
 use vqscope_metrics::pipeline::FrameScores;
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
@@ -280,11 +282,14 @@ pub(crate) fn score(
         return Ok(results);
     }
     // As many renditions at once as one upload slot (the reference and a
-    // frame per rendition) can hold within the device's storage buffer
-    // range; the reference is read again for each further chunk.
+    // frame per rendition, and the frame as read of each rendition the GPU
+    // scales, counted at the largest) can hold within the device's storage
+    // buffer range; the reference is read again for each further chunk.
     let ctx = gpu.get()?;
     let limit = u64::from(ctx.info().max_storage_buffer_range);
-    let per_chunk = lanes_per_pass(geometry, limit, opened.len());
+    let to_scale = opened.iter().filter_map(|(_, _, d)| d.info().frames_at);
+    let extra = to_scale.map(|g| FrameUploader::slot_size(g, 1) / 2).max().unwrap_or(0);
+    let per_chunk = lanes_per_pass(geometry, extra, limit, opened.len());
     let mut source = Some(source);
     let mut opened = opened.into_iter().peekable();
     while opened.peek().is_some() {
@@ -337,11 +342,11 @@ fn score_again(
 }
 
 /// How many of `renditions` one pass scores: the most whose upload slot
-/// (the reference and a frame per rendition) fits in `limit` bytes, at
-/// least one.
-fn lanes_per_pass(geometry: Geometry, limit: u64, renditions: usize) -> usize {
+/// (the reference and a frame per rendition, plus `extra` bytes per
+/// rendition) fits in `limit` bytes, at least one.
+fn lanes_per_pass(geometry: Geometry, extra: u64, limit: u64, renditions: usize) -> usize {
     (2..=renditions)
-        .take_while(|&n| FrameUploader::slot_size(geometry, n) <= limit)
+        .take_while(|&n| FrameUploader::slot_size(geometry, n) + n as u64 * extra <= limit)
         .last()
         .unwrap_or(1)
 }
@@ -382,6 +387,9 @@ fn score_chunk(
     let scorer = build_scorer(ctx, geometry, &mut kept, &mut group, results, same_frames);
     let _ = ctx.save_pipeline_cache();
     let Some(mut scorer) = scorer else { return Ok(Vec::new()) };
+    for k in 0..group.lanes() {
+        scorer.scale_lane(k, group.distorted(k).info())?;
+    }
     let mut lanes = Vec::new();
     for (k, (index, rendition)) in kept.into_iter().enumerate() {
         let frames = match &rendition.report {
@@ -553,14 +561,10 @@ fn open_rendition(
     options: &Options,
 ) -> Result<Box<dyn VideoSource>> {
     let distorted = open_distorted(reference, &rendition.distorted, options.raw, rendition.scale)?;
-    let geometry = reference.info().geometry;
-    if let Some((w, h)) = distorted.info().scaled_from
+    if let Some(line) = scale_notice(distorted.info())
         && !options.quiet
     {
-        eprintln!(
-            "vqscope: {}: distorted scaled from {w}x{h} to {}x{} (ffmpeg scale, bicubic)",
-            rendition.name, geometry.width, geometry.height
-        );
+        eprintln!("vqscope: {}: {line}", rendition.name);
     }
     Ok(distorted)
 }
@@ -623,11 +627,13 @@ mod tests {
         let format = PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 };
         let g = Geometry { width: 3840, height: 2160, format };
         let frame = FrameUploader::slot_size(g, 1) / 2;
-        assert_eq!(lanes_per_pass(g, u64::MAX, 30), 30);
-        assert_eq!(lanes_per_pass(g, 9 * frame, 30), 8);
-        assert_eq!(lanes_per_pass(g, 9 * frame - 1, 30), 7);
-        assert_eq!(lanes_per_pass(g, frame, 30), 1, "one at least");
-        assert_eq!(lanes_per_pass(g, u64::MAX, 1), 1);
+        assert_eq!(lanes_per_pass(g, 0, u64::MAX, 30), 30);
+        assert_eq!(lanes_per_pass(g, 0, 9 * frame, 30), 8);
+        assert_eq!(lanes_per_pass(g, 0, 9 * frame - 1, 30), 7);
+        assert_eq!(lanes_per_pass(g, 0, frame, 30), 1, "one at least");
+        // Renditions read at a quarter of the size, scaled on the GPU.
+        assert_eq!(lanes_per_pass(g, frame / 4, 9 * frame, 30), 6);
+        assert_eq!(lanes_per_pass(g, 0, u64::MAX, 1), 1);
     }
 
     fn names(paths: &[&str]) -> anyhow::Result<Vec<String>> {

@@ -7,6 +7,7 @@ mod batch;
 mod bench;
 mod bench_input;
 mod bench_metrics;
+mod bench_scale;
 mod dashboard;
 mod info;
 mod ladder;
@@ -59,7 +60,8 @@ enum Command {
     Batch(batch::Args),
     /// Print what vqscope sees in each input.
     Info(info::Args),
-    /// Benchmarks: UI passes (`ui`), metric kernels (`metrics`), input (`input`).
+    /// Benchmarks: UI passes (`ui`), metric kernels (`metrics`), input (`input`), the GPU
+    /// scale of `--scale-distorted` (`scale`).
     Bench(bench::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(CompletionsArgs),

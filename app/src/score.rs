@@ -40,9 +40,12 @@ pub struct Args {
     /// pooled scores printed after its name.
     #[arg(short = 'd', long, required_unless_present = "features")]
     distorted: Vec<PathBuf>,
-    /// Scale a distorted input of another size to the reference's size and pixel format
-    /// with ffmpeg's `scale` filter at its default (bicubic), as `ffmpeg -vf scale=W:H`
-    /// before libvmaf would, and score the scaled frames (files only, not stdin or raw).
+    /// Scale a distorted input of another size to the reference's size, bicubic as
+    /// ffmpeg's `scale` filter's default (`ffmpeg -vf scale=W:H` before libvmaf), and score
+    /// the scaled frames. Of the same pixel format it is read at its own size and scaled on
+    /// the GPU with swscale's arithmetic (what ffmpeg gives with
+    /// flags=bicubic+accurate_rnd+bitexact at 8 bits, with -cpuflags 0 above); of another
+    /// format ffmpeg scales and converts it (files only, not stdin or raw).
     #[arg(long)]
     pub(crate) scale_distorted: bool,
     #[command(flatten)]
@@ -242,17 +245,15 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     };
     let mut pair =
         frontend::open_pair(reference, distorted_path, geometry, args.scale_distorted, options)?;
-    if let Some((w, h)) = pair.distorted().info().scaled_from
+    if let Some(line) = frontend::scale_notice(pair.distorted().info())
         && !args.quiet
     {
-        eprintln!(
-            "vqscope: distorted scaled from {w}x{h} to {}x{} (ffmpeg scale, bicubic)",
-            clip_geometry.width, clip_geometry.height
-        );
+        eprintln!("vqscope: {line}");
     }
     if args.verbose {
         print_decoders(&[(reference_path, pair.reference()), (distorted_path, pair.distorted())]);
     }
+    let distorted_info = pair.distorted().info().clone();
     clock.lap("opening the inputs");
     // Before any GPU work: an empty input is a one-line error, not a
     // device allocation for nothing.
@@ -277,6 +278,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         clock.part(took, step);
     }
     let mut scorer = Scorer::new(&ctx, clip_geometry, &selection)?;
+    scorer.scale_lane(0, &distorted_info)?;
     let stats = ctx.pipeline_stats();
     clock.lap(format!(
         "{} pipelines (a thread per feature) and buffers: shader modules {:.1} ms, \

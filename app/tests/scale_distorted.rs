@@ -1,8 +1,10 @@
 //! A distorted input made at another resolution: `score --scale-distorted`
-//! and the dashboard scale it to the reference's size as ffmpeg's `scale`
-//! filter does at its default (bicubic). The expected values come from
-//! scoring a copy that ffmpeg itself scaled (`-vf scale=W:H`), so the test
-//! fails if vqscope scales any other way, or not at all.
+//! scales it to the reference's size on the GPU, bicubic with swscale's
+//! arithmetic, and the dashboard with ffmpeg's `scale` filter. The expected
+//! values come from scoring a copy that ffmpeg itself scaled with the flags
+//! that give swscale's C rounding (`-vf scale=W:H:flags=bicubic+accurate_rnd
+//! +bitexact`, what vqscope's ffmpeg fallback passes), so the test fails if
+//! vqscope scales any other way, or not at all.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -22,7 +24,8 @@ fn clips(dir: &Path) -> (String, String, String) {
     let src = "testsrc2=size=96x64:rate=25";
     ffmpeg(&["-f", "lavfi", "-i", src, "-frames:v", "3", "-pix_fmt", "yuv420p", &r]);
     ffmpeg(&["-i", &r, "-vf", "scale=48:32:flags=area", "-pix_fmt", "yuv420p", &d]);
-    ffmpeg(&["-i", &d, "-vf", "scale=96:64", "-pix_fmt", "yuv420p", "-strict", "-1", &s]);
+    let scale = format!("scale=96:64:flags={}", vqscope_video::scale::SWS_FLAGS);
+    ffmpeg(&["-i", &d, "-vf", &scale, "-pix_fmt", "yuv420p", "-strict", "-1", &s]);
     (r, d, s)
 }
 
@@ -48,7 +51,11 @@ fn scaled_scores_equal_ffmpegs_scaled_copy() {
         &a.to_string_lossy(),
     ]);
     let stderr = String::from_utf8_lossy(&scaled.stderr);
-    assert!(stderr.contains("scaled from 48x32 to 96x64"), "{stderr}");
+    assert!(
+        stderr.contains("scaled from 48x32 to 96x64 on the GPU (bicubic, swscale's arithmetic)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("[vulkan"), "validation messages:\n{stderr}");
     let direct = vqscope(&["score", "-r", &r, "-d", &s, "--json", "-o", &b.to_string_lossy()]);
     let (a, b) = (report(&scaled, &a), report(&direct, &b));
     assert_eq!(a["frames"], b["frames"]);
@@ -67,16 +74,32 @@ fn without_the_flag_the_error_names_it() {
     assert!(stderr.contains("differ in size") && stderr.contains("--scale-distorted"), "{stderr}");
 }
 
-#[test]
-fn stdin_cannot_be_scaled() {
-    let dir = scratch("stdin");
-    let (r, d, _) = clips(&dir);
-    let out = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+/// `score` with the distorted input on stdin, its JSON report's values.
+fn score_stdin(r: &str, distorted: &str, json: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vqscope"))
         .env("VQSCOPE_VALIDATION", "1")
-        .args(["score", "-r", &r, "-d", "-", "--scale-distorted"])
-        .stdin(std::fs::File::open(&d).unwrap())
+        .args(["score", "-r", r, "-d", "-", "--scale-distorted", "--json", "-o"])
+        .arg(json)
+        .stdin(std::fs::File::open(distorted).unwrap())
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// The GPU reads stdin at its own size and scales it; an input whose pixel
+/// format differs too needs ffmpeg, which takes only files.
+#[test]
+fn stdin_is_scaled_on_the_gpu_but_not_converted() {
+    let dir = scratch("stdin");
+    let (r, d, s) = clips(&dir);
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    let piped = score_stdin(&r, &d, &a);
+    let direct = vqscope(&["score", "-r", &r, "-d", &s, "--json", "-o", &b.to_string_lossy()]);
+    let (a, b) = (report(&piped, &a), report(&direct, &b));
+    assert_eq!(a["frames"], b["frames"]);
+
+    let deep = dir.join("dis10.y4m").to_string_lossy().into_owned();
+    ffmpeg(&["-i", &d, "-pix_fmt", "yuv420p10le", "-strict", "-1", &deep]);
+    let out = score_stdin(&r, &deep, &dir.join("c.json"));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("only a file can be scaled"), "{stderr}");
@@ -102,4 +125,38 @@ fn the_dashboard_opens_a_pair_of_two_sizes() {
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(std::fs::metadata(&png).unwrap().len() > 0);
+}
+
+/// At 10 bits, with odd chroma sizes and the default model: ffmpeg's x86 code
+/// rounds otherwise even with the fallback's flags, so the expected copy is
+/// made with swscale's C code (`-cpuflags 0`); the GPU scale must equal it.
+#[test]
+fn ten_bit_equals_swscales_c_code() {
+    let dir = scratch("ten-bit");
+    let p = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    let (r, d, s) = (p("ref.y4m"), p("dis.y4m"), p("scaled.y4m"));
+    let src = "testsrc2=size=96x64:rate=25";
+    let ten = ["-pix_fmt", "yuv420p10le", "-strict", "-1"];
+    ffmpeg(&[&["-f", "lavfi", "-i", src, "-frames:v", "3"][..], &ten, &[&r]].concat());
+    ffmpeg(&[&["-i", &r, "-vf", "scale=50:30:flags=area"][..], &ten, &[&d]].concat());
+    let scale = "scale=96:64:flags=bicubic";
+    ffmpeg(&[&["-cpuflags", "0", "-i", &d, "-vf", scale][..], &ten, &[&s]].concat());
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    let scaled = vqscope(&[
+        "score",
+        "-r",
+        &r,
+        "-d",
+        &d,
+        "--scale-distorted",
+        "--json",
+        "-o",
+        &a.to_string_lossy(),
+    ]);
+    let stderr = String::from_utf8_lossy(&scaled.stderr);
+    assert!(stderr.contains("on the GPU"), "{stderr}");
+    let direct = vqscope(&["score", "-r", &r, "-d", &s, "--json", "-o", &b.to_string_lossy()]);
+    let (a, b) = (report(&scaled, &a), report(&direct, &b));
+    assert_eq!(a["frames"], b["frames"]);
+    assert_eq!(a["pooled_metrics"], b["pooled_metrics"]);
 }

@@ -6,9 +6,10 @@
 
 use std::path::Path;
 
+use vqscope_video::scale::{SCALE_NAME, SWS_FLAGS};
 use vqscope_video::{
-    Pair, PairOptions, RawGeometry, VideoError, VideoSource, check_compatible, open_input,
-    open_scaled_to,
+    Pair, PairOptions, RawGeometry, SourceInfo, VideoError, VideoSource, check_compatible,
+    open_input, open_to_scale,
 };
 
 use crate::MetricsError;
@@ -183,10 +184,9 @@ pub fn pooled_lines(
 }
 
 /// The pair a score run reads: `distorted` opened as it is or, with
-/// `scale`, scaled to `reference`'s size and pixel format by ffmpeg's
-/// `scale` at its default, bicubic ([`open_scaled_to`]). A size or format
-/// mismatch says how to scale. The CLI, its ladders and the Python package
-/// open their pairs here.
+/// `scale`, to be scaled to `reference`'s size ([`open_distorted`]). A size
+/// or format mismatch says how to scale. The CLI, its ladders and the
+/// Python package open their pairs here.
 pub fn open_pair(
     reference: Box<dyn VideoSource>,
     distorted: &Path,
@@ -198,9 +198,13 @@ pub fn open_pair(
     Pair::new(reference, distorted, options)
 }
 
-/// Opens `distorted` (scaled to `reference`'s size with `scale`) and checks
-/// that it can be scored against `reference`; a mismatch hints at
-/// `--scale-distorted`.
+/// Opens `distorted` and checks that it can be scored against `reference`;
+/// a mismatch hints at `--scale-distorted`. With `scale`, an input of
+/// another size is read at its own size for the scorer to scale on the GPU
+/// ([`open_to_scale`]; the scorer must be told, [`Scorer::scale_lane`]), or,
+/// of another pixel format too, scaled and converted by ffmpeg.
+///
+/// [`Scorer::scale_lane`]: crate::vmaf::Scorer::scale_lane
 pub fn open_distorted(
     reference: &dyn VideoSource,
     distorted: &Path,
@@ -209,7 +213,7 @@ pub fn open_distorted(
 ) -> Result<Box<dyn VideoSource>, VideoError> {
     let target = reference.info().geometry;
     let distorted =
-        if scale { open_scaled_to(distorted, raw, &target)? } else { open_input(distorted, raw)? };
+        if scale { open_to_scale(distorted, raw, &target)? } else { open_input(distorted, raw)? };
     check_compatible(reference, distorted.as_ref()).map_err(|e| match e {
         VideoError::Mismatch(m) => VideoError::Mismatch(with_scale_hint(&m)),
         e => e,
@@ -217,11 +221,26 @@ pub fn open_distorted(
     Ok(distorted)
 }
 
+/// The line saying how a distorted input is scaled to the reference's size
+/// (`None` when it is not): on the GPU, or by ffmpeg where the pixel format
+/// changes too. The CLI prints it for a pair and for each rendition.
+pub fn scale_notice(distorted: &SourceInfo) -> Option<String> {
+    let (w, h) = distorted.scaled_from?;
+    let g = distorted.geometry;
+    let how = if distorted.frames_at.is_some() {
+        format!("on the GPU ({SCALE_NAME})")
+    } else {
+        format!("by ffmpeg (scale flags={SWS_FLAGS})")
+    };
+    Some(format!("distorted scaled from {w}x{h} to {}x{} {how}", g.width, g.height))
+}
+
 /// The hint added to a size or format mismatch between the inputs.
 fn with_scale_hint(mismatch: &str) -> String {
     format!(
-        "{mismatch} (--scale-distorted scales the distorted input to the reference's size and \
-         format with ffmpeg's bicubic scale)"
+        "{mismatch} (--scale-distorted scales the distorted input to the reference's size, \
+         bicubic with swscale's arithmetic: on the GPU, or with ffmpeg where the format differs \
+         too)"
     )
 }
 

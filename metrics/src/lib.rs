@@ -15,6 +15,7 @@ pub mod pool;
 pub mod reduce;
 pub mod report;
 pub mod row_sums;
+pub mod scale;
 pub mod testing;
 pub mod vmaf;
 

@@ -20,11 +20,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use vqscope_gpu::{Buffer, GpuContext, Submitter, Ticket, Timestamps};
+use vqscope_video::scale::FrameScale;
 use vqscope_video::{DeviceFrame, Frame, FrameGroup, FramePair, FrameUploader, Geometry};
 
 use crate::MetricsError;
 use crate::device::{DevicePlane, uploaded_plane};
 use crate::features::{self, Extractor, Feature, FeatureOptions, FramePlanes, Setup};
+use crate::scale::GpuScale;
 
 /// Pairs in flight at once (also the upload ring's size: motion compares
 /// with at most two frames back, so it must be at least 3).
@@ -188,6 +190,8 @@ struct PendingRow {
 /// before any of those is destroyed. Keep new GPU resources below it.
 pub struct ScorePipeline {
     ctx: Arc<GpuContext>,
+    /// The clip's geometry: the reference's, and every lane's as scored.
+    geometry: Geometry,
     /// Declared before the resources its submissions use (see above).
     submitter: Submitter,
     uploader: FrameUploader,
@@ -202,6 +206,9 @@ pub struct ScorePipeline {
     last_times: KernelTimes,
     /// Two timestamps around [`ScorePipeline::time_resident`]'s batch.
     resident_stamps: Timestamps,
+    /// Per lane, the GPU scale of a distorted input read at another size
+    /// ([`ScorePipeline::scale_lane`]).
+    scales: Vec<Option<GpuScale>>,
 }
 
 /// The planes of `reference` and `distorted` in ring slot `slot`, with the
@@ -433,8 +440,10 @@ impl ScorePipeline {
         let timestamps = (0..SLOTS)
             .map(|_| Timestamps::new(ctx, instances.len() as u32 + 2))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
+        let lanes_count = lanes.len();
         Ok(Self {
             ctx: Arc::clone(ctx),
+            geometry,
             submitter: Submitter::new(ctx, SLOTS)?,
             uploader: FrameUploader::with_lanes(ctx, geometry, SLOTS, lanes.len())?,
             instances,
@@ -446,7 +455,20 @@ impl ScorePipeline {
             recent_slots: VecDeque::new(),
             last_times: KernelTimes::default(),
             resident_stamps: Timestamps::new(ctx, 2)?,
+            scales: (0..lanes_count).map(|_| None).collect(),
         })
+    }
+
+    /// Makes lane `k` take distorted frames of `input` (the distorted
+    /// input's own size) and scale each on the GPU to the pipeline's
+    /// geometry before its kernels read it, bicubic with swscale's
+    /// arithmetic ([`GpuScale`]). Call before pushing frames.
+    pub fn scale_lane(&mut self, k: usize, input: Geometry) -> Result<(), MetricsError> {
+        let scale = FrameScale::new(input, self.geometry)
+            .map_err(|e| MetricsError::Usage(e.to_string()))?;
+        self.scales[k] = Some(GpuScale::new(&self.ctx, scale)?);
+        self.uploader.set_lane_input(&self.ctx, k, input)?;
+        Ok(())
     }
 
     /// The names of every frame's values, in report order.
@@ -548,7 +570,7 @@ impl ScorePipeline {
                 inst.users.iter().map(|(k, _)| *k).find(|&k| self.lanes[k].has_frame(index))
             })
             .collect();
-        let Self { submitter, uploader, instances, results, timestamps, .. } = self;
+        let Self { submitter, uploader, instances, results, timestamps, scales, .. } = self;
         let mut slot = 0;
         let ticket = submitter.submit(|rec| {
             let stamps = &timestamps[uploader.next_slot()];
@@ -556,6 +578,17 @@ impl ScorePipeline {
             rec.timestamp(stamps, 0);
             let up = uploader.upload_lanes(rec, index, reference, distorted)?;
             slot = up.slot;
+            // The upload phase's time includes the scale of inputs read at
+            // another size.
+            let buffer = uploader.slot_buffer(up.slot);
+            for ((scale, input), target) in scales.iter().zip(&up.inputs).zip(&up.distorted) {
+                if let (Some(scale), Some(input), Some(target)) = (scale, input, target) {
+                    let planes = |f: &DeviceFrame| -> Vec<DevicePlane<'_>> {
+                        (0..f.plane_count).map(|i| uploaded_plane(buffer, f, i)).collect()
+                    };
+                    scale.record(rec, &planes(input), &planes(target))?;
+                }
+            }
             rec.timestamp(stamps, 1);
             for (i, inst) in instances.iter().enumerate() {
                 if let Some(d) = lane_of[i].and_then(|k| up.distorted[k].as_ref()) {

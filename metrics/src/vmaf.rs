@@ -18,7 +18,7 @@
 use std::sync::Arc;
 
 use vqscope_gpu::GpuContext;
-use vqscope_video::{FrameGroup, FramePair, Geometry};
+use vqscope_video::{FrameGroup, FramePair, Geometry, SourceInfo};
 
 use crate::MetricsError;
 use crate::features;
@@ -193,6 +193,16 @@ impl Scorer {
             .map(|(k, selection)| LaneModels::new(pipeline.lane_columns(k), selection))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Self { pipeline, lanes })
+    }
+
+    /// Makes lane `k` scale its distorted frames on the GPU when its input
+    /// is read at another size ([`SourceInfo::frames_at`]; nothing to do
+    /// otherwise): see [`ScorePipeline::scale_lane`].
+    pub fn scale_lane(&mut self, k: usize, distorted: &SourceInfo) -> Result<(), MetricsError> {
+        match distorted.frames_at {
+            Some(input) => self.pipeline.scale_lane(k, input),
+            None => Ok(()),
+        }
     }
 
     /// The names of every frame's values: features, then model outputs.

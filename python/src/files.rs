@@ -69,6 +69,9 @@ fn score_ladder(
     let same_frames = share && group.same_announced_length();
     let mut run =
         Run::new(&ctx, clip_geometry, selection, (lanes, same_frames), options.subsample, started)?;
+    for k in 0..lanes {
+        run.scale_lane(k, group.distorted(k).info())?;
+    }
     while let Some(frames) = group.next_group()? {
         if let Some(e) = (0..lanes).find_map(|k| group.take_failure(k)) {
             return Err(e.into());
@@ -92,6 +95,7 @@ fn score_pair(reference: &Path, distorted: &Path, options: &Options) -> Result<N
     let mut pair =
         frontend::open_pair(reference, distorted, geometry, options.scale_distorted, options.pair)?;
     let mut warnings = pair.warnings().to_vec();
+    let distorted_info = pair.distorted().info().clone();
     if !pair.has_frames()? {
         bail!("no frames to score");
     }
@@ -101,6 +105,7 @@ fn score_pair(reference: &Path, distorted: &Path, options: &Options) -> Result<N
     };
     let ctx = crate::context::context(options.device.as_deref())?;
     let mut run = Run::new(&ctx, clip_geometry, selection, (1, false), options.subsample, started)?;
+    run.scale_lane(0, &distorted_info)?;
     while let Some(pair) = decoder.recv()? {
         run.push(&pair)?;
         pair.recycle();

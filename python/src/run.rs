@@ -12,7 +12,7 @@ use vqscope_metrics::frontend::{self, ModelLabel};
 use vqscope_metrics::pipeline::FrameScores;
 use vqscope_metrics::report::ReportStream;
 use vqscope_metrics::vmaf::{Scorer, Selection};
-use vqscope_video::{FrameGroup, FramePair, Geometry};
+use vqscope_video::{FrameGroup, FramePair, Geometry, SourceInfo};
 
 use crate::result::NativeResult;
 
@@ -57,6 +57,12 @@ impl Run {
             device: ctx.info().name.clone(),
             started,
         })
+    }
+
+    /// Makes lane `k` scale its distorted frames on the GPU when its input
+    /// is read at another size ([`Scorer::scale_lane`]).
+    pub fn scale_lane(&mut self, k: usize, distorted: &SourceInfo) -> Result<()> {
+        Ok(self.scorer.scale_lane(k, distorted)?)
     }
 
     /// Scores the next pair.

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import vqscope
-from conftest import cli_json, run_cli
+from conftest import cli_json, run_cli, write_y4m
 
 
 def printf_value(v: float) -> str:
@@ -175,3 +175,20 @@ def test_bad_frames_raise(clips):
         vqscope.score(ref, [(f[0], f[1][:, :10], f[2]) for f in ref])
     with pytest.raises(vqscope.VqscopeError, match="give bitdepth"):
         vqscope.score(clips.frames[("ref", 10)], clips.frames[("a", 10)])
+
+
+def test_scale_distorted_equals_cli(clips, tmp_path):
+    """A rendition made at another size, scaled on the GPU (the CLI's own
+    equality with ffmpeg's scaled copy is app/tests/scale_distorted.rs), in
+    score and in score_many beside a full-size one."""
+    small = [tuple(p[::2, ::2] for p in planes) for planes in clips.frames[("b", 8)]]
+    h, w = small[0][0].shape
+    dis = str(write_y4m(tmp_path / "small.y4m", small, w, h, 8))
+    ref = clips.path("ref")
+    cli, lines = cli_json(tmp_path, ref, dis, "--scale-distorted")
+    r = vqscope.score(ref, dis, scale_distorted=True)
+    assert_same_as_cli(r, cli, lines)
+    many = vqscope.score_many(ref, [clips.path("a"), dis], scale_distorted=True)
+    assert np.array_equal(many[1].values, r.values)
+    with pytest.raises(Exception, match="--scale-distorted"):
+        vqscope.score(ref, dis)

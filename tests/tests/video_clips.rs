@@ -1,9 +1,11 @@
 //! The video crate on the shared clips: geometry and frame counts as listed
 //! in `shared/clips/README.md`, and the H.264 encodes decoded through our
 //! ffmpeg path bit-identical to the distorted y4m (README: "for the other
-//! pairs dis.y4m is bit-identical to decoding dis.mp4").
+//! pairs dis.y4m is bit-identical to decoding dis.mp4"), and for the scaled
+//! pair to decoding it and scaling it with `vqscope_video::scale`.
 
 use vqscope_tests::clips::{PAIRS, distorted_y4m, reference_y4m, shared_dir};
+use vqscope_video::scale::FrameScale;
 use vqscope_video::{
     ChromaFormat, ColorMatrix, ColorRange, Pair, PairOptions, VideoSource, open_input,
 };
@@ -53,9 +55,17 @@ fn mp4_through_ffmpeg_is_bit_identical_to_dis_y4m() {
         let mp4 = shared_dir().join("clips").join(format!("{pair}.dis.mp4"));
         let mut ours = open_input(&mp4, None).unwrap();
         if pair.contains("scaled") {
-            // The encode itself is the downscaled one.
+            // The encode itself is the downscaled one; dis.y4m is its
+            // decode upscaled with swscale's C arithmetic, which the
+            // scale's CPU twin (the GPU kernels' reference) must repeat.
             let g = ours.info().geometry;
             assert_eq!((g.width, g.height), (960, 540));
+            let mut y4m = open_input(&distorted_y4m(pair), None).unwrap();
+            let scale = FrameScale::new(g, y4m.info().geometry).unwrap();
+            for i in 0..frames {
+                let a = scale.scale(&ours.next_frame().unwrap().expect("mp4 frame"));
+                assert!(a.data == y4m.read_frame(i).unwrap().data, "{pair}: frame {i} differs");
+            }
             continue;
         }
         check(ours.as_ref(), w, h, depth, frames);

@@ -300,6 +300,7 @@ impl DeviceSource {
             seekable: false,
             description,
             scaled_from: None,
+            frames_at: None,
         };
         Ok(DeviceSource {
             ctx,
@@ -526,6 +527,7 @@ mod tests {
                 seekable: false,
                 description: String::new(),
                 scaled_from: None,
+                frames_at: None,
             },
             assumed: Assumed::ALL,
             what: String::new(),

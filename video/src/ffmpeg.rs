@@ -12,8 +12,10 @@
 //!
 //! The one exception is asked for: [`FfmpegSource::open_scaled`] conforms an
 //! input of another size or format to the reference's with ffmpeg's `scale`
-//! filter at its default (bicubic), as people run `ffmpeg -vf scale=W:H`
-//! before libvmaf; the description says that too.
+//! filter, bicubic as its default, as people run `ffmpeg -vf scale=W:H`
+//! before libvmaf; the description says that too. It asks swscale for its C
+//! rounding ([`SWS_FLAGS`]): at 8 bits the bytes are then those of the GPU
+//! scale ([`crate::scale`]), not those of ffmpeg's faster x86 rounding.
 //!
 //! # Seeking
 //!
@@ -47,6 +49,7 @@ use crate::frame::{
     ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, Rational, Transfer,
 };
 use crate::input::{Assumed, DecodedBy, FFMPEG_READER, SourceInfo, VideoSource};
+use crate::scale::SWS_FLAGS;
 use crate::y4m::Y4mStream;
 
 /// Bytes of decoded frames kept for stepping backwards.
@@ -376,6 +379,7 @@ impl FfmpegSource {
                 seekable: true,
                 description,
                 scaled_from: target.map(|_| (p.width, p.height)),
+                frames_at: None,
             },
             running: None,
             next: 0,
@@ -422,7 +426,7 @@ impl FfmpegSource {
             .args(["-map", "0:v:0", "-an", "-sn", "-dn"])
             .args(
                 self.scale_to
-                    .map(|(w, h)| ["-vf".to_string(), format!("scale={w}:{h}")])
+                    .map(|(w, h)| ["-vf".to_string(), format!("scale={w}:{h}:flags={SWS_FLAGS}")])
                     .iter()
                     .flatten(),
             )

@@ -26,9 +26,13 @@ pub struct SourceInfo {
     pub seekable: bool,
     /// Container and reader, e.g. `y4m C420p10` or `h264 in mp4 via ffmpeg`.
     pub description: String,
-    /// The size the input was made at, when [`open_scaled_to`] had ffmpeg
-    /// scale it to the reference's.
+    /// The size the input was made at, when it is scaled to the
+    /// reference's (by ffmpeg, [`crate::open_scaled_to`], or on the GPU).
     pub scaled_from: Option<(u32, u32)>,
+    /// The geometry its frames come at when that is not `geometry`: an
+    /// input read at its own size for the GPU to scale to `geometry`
+    /// ([`crate::source::open_to_scale`]).
+    pub frames_at: Option<Geometry>,
 }
 
 /// Which of a [`SourceInfo`]'s values are vqscope's defaults rather than

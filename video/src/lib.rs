@@ -19,7 +19,9 @@ mod parallel;
 pub mod raw;
 pub mod read_ahead;
 pub mod retag;
+pub mod scale;
 pub mod source;
+pub mod testing;
 pub mod upload;
 pub mod y4m;
 
@@ -35,5 +37,5 @@ pub use pair::{FrameGroup, FramePair, Group, Pair, PairOptions, check_compatible
 pub use raw::RawGeometry;
 pub use read_ahead::ReadAhead;
 pub use retag::with_transfer;
-pub use source::{check_stream_inputs, open_input, open_scaled_to};
+pub use source::{check_stream_inputs, open_input, open_scaled_to, open_to_scale};
 pub use upload::{DeviceFrame, DeviceFrameGroup, DeviceFramePair, FrameUploader, PlaneLayout};

@@ -10,8 +10,9 @@ use std::path::Path;
 use crate::error::{Result, Shown, VideoError};
 use crate::ffmpeg::{FfmpegSource, FfmpegTools};
 use crate::frame::{ColorInfo, Frame, Geometry, Rational};
-use crate::input::{Assumed, SourceInfo, VideoSource};
+use crate::input::{Assumed, DecodedBy, SourceInfo, VideoSource};
 use crate::raw::{RawFile, RawGeometry, RawStream};
+use crate::scale::{FrameScale, SCALE_NAME};
 use crate::y4m::{Y4mFile, Y4mStream};
 
 /// Refuses inputs that are one stream given twice: `-` (stdin) twice, or
@@ -98,6 +99,7 @@ pub fn open_input(path: &Path, raw: Option<RawGeometry>) -> Result<Box<dyn Video
             seekable: true,
             description: "raw yuv".into(),
             scaled_from: None,
+            frames_at: None,
         };
         return Ok(Box::new(RawFileSource { inner, info }));
     }
@@ -119,6 +121,7 @@ pub fn open_input(path: &Path, raw: Option<RawGeometry>) -> Result<Box<dyn Video
             seekable: true,
             description: h.describe(),
             scaled_from: None,
+            frames_at: None,
         };
         return Ok(Box::new(Y4mFileSource { inner, info }));
     }
@@ -133,20 +136,33 @@ pub fn open_input(path: &Path, raw: Option<RawGeometry>) -> Result<Box<dyn Video
 
 /// Opens the distorted input `path` with frames of `target`'s size and
 /// pixel format: as it is when it already has them, else decoded by ffmpeg
-/// scaled to that size with the `scale` filter's default (bicubic) and
-/// converted to that format, as people run `ffmpeg -vf scale=W:H` on an
+/// scaled to that size with the `scale` filter, bicubic ([`SWS_FLAGS`]),
+/// and converted to that format, as people run `ffmpeg -vf scale=W:H` on an
 /// encode made at another resolution before libvmaf. Only files can be
-/// scaled: stdin and raw input are refused when they do not fit already.
+/// scaled so: stdin and raw input are refused when they do not fit already.
+///
+/// [`SWS_FLAGS`]: crate::scale::SWS_FLAGS
 pub fn open_scaled_to(
     path: &Path,
     raw: Option<RawGeometry>,
     target: &Geometry,
 ) -> Result<Box<dyn VideoSource>> {
     let source = open_input(path, raw)?;
-    let g = source.info().geometry;
-    if g == *target {
+    if source.info().geometry == *target {
         return Ok(source);
     }
+    with_ffmpeg_scale(path, raw, source, target)
+}
+
+/// `source` (of `path`, another geometry than `target`) reopened by ffmpeg
+/// scaled and converted to `target`; refused for what cannot be reopened.
+fn with_ffmpeg_scale(
+    path: &Path,
+    raw: Option<RawGeometry>,
+    source: Box<dyn VideoSource>,
+    target: &Geometry,
+) -> Result<Box<dyn VideoSource>> {
+    let g = source.info().geometry;
     drop(source);
     if path.as_os_str() == "-" || raw.is_some() || !path.is_file() {
         return Err(VideoError::Unsupported {
@@ -167,6 +183,77 @@ pub fn open_scaled_to(
     Ok(Box::new(
         scaled.decoded_by_ffmpeg_because("ffmpeg scales it to the reference's size".into()),
     ))
+}
+
+/// Opens the distorted input `path` for scoring against a reference of
+/// `target`'s geometry with `--scale-distorted`: as it is when it fits; read
+/// at its own size (a compressed one decoded by ffmpeg at that size) when
+/// only the size differs and [`FrameScale`] takes it, its info saying
+/// `target`'s geometry with [`SourceInfo::frames_at`] its own, for the
+/// scorer to scale each frame on the GPU; otherwise (another pixel format
+/// too) scaled and converted by ffmpeg as [`open_scaled_to`] does.
+pub fn open_to_scale(
+    path: &Path,
+    raw: Option<RawGeometry>,
+    target: &Geometry,
+) -> Result<Box<dyn VideoSource>> {
+    let source = open_input(path, raw)?;
+    let own = source.info().geometry;
+    if own == *target {
+        return Ok(source);
+    }
+    if FrameScale::new(own, *target).is_err() {
+        return with_ffmpeg_scale(path, raw, source, target);
+    }
+    let mut info = source.info().clone();
+    info.description.push_str(&format!(
+        ", scaled from {}x{} to {}x{} on the GPU ({SCALE_NAME})",
+        own.width, own.height, target.width, target.height
+    ));
+    info.geometry = *target;
+    info.scaled_from = Some((own.width, own.height));
+    info.frames_at = Some(own);
+    Ok(Box::new(ToScale { inner: source, info }))
+}
+
+/// An input read at its own size whose info describes it at the size the
+/// GPU scales it to ([`open_to_scale`]).
+struct ToScale {
+    inner: Box<dyn VideoSource>,
+    info: SourceInfo,
+}
+
+impl VideoSource for ToScale {
+    fn info(&self) -> &SourceInfo {
+        &self.info
+    }
+
+    fn read_frame(&mut self, index: u64) -> Result<Frame> {
+        self.inner.read_frame(index)
+    }
+
+    fn next_frame(&mut self) -> Result<Option<Frame>> {
+        self.inner.next_frame()
+    }
+
+    fn reopen(&self) -> Option<Result<Box<dyn VideoSource>>> {
+        let info = self.info.clone();
+        self.inner.reopen().map(|inner| {
+            inner.map(|inner| Box::new(ToScale { inner, info }) as Box<dyn VideoSource>)
+        })
+    }
+
+    fn end_warning(&self) -> Option<String> {
+        self.inner.end_warning()
+    }
+
+    fn assumed(&self) -> Assumed {
+        self.inner.assumed()
+    }
+
+    fn decoded_by(&self) -> Option<DecodedBy> {
+        self.inner.decoded_by()
+    }
 }
 
 fn open_stream(
@@ -207,6 +294,7 @@ fn open_stream(
         seekable: false,
         description,
         scaled_from: None,
+        frames_at: None,
     };
     Ok(Box::new(StreamSource { inner, info }))
 }

@@ -53,12 +53,17 @@ pub struct DeviceFramePair {
 /// A reference and its distorted frames on the GPU, all in the device
 /// buffer of ring slot `slot`; `distorted[k]` is `None` for a lane that had
 /// no frame (its input ended).
+///
+/// A lane whose input comes at another size ([`FrameUploader::set_lane_input`])
+/// has its frame uploaded as it is to `inputs[k]`; `distorted[k]` is then
+/// where the caller scales it to (nothing is there until it does).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceFrameGroup {
     pub index: u64,
     pub slot: usize,
     pub reference: DeviceFrame,
     pub distorted: Vec<Option<DeviceFrame>>,
+    pub inputs: Vec<Option<DeviceFrame>>,
 }
 
 struct Slot {
@@ -70,8 +75,9 @@ struct Slot {
 pub struct FrameUploader {
     slots: Vec<Slot>,
     geometry: Geometry,
-    /// Distorted frames a slot holds beside the reference.
-    lanes: usize,
+    /// The geometry of each lane's distorted frames as uploaded: `geometry`,
+    /// or another size for a lane scaled on the GPU.
+    inputs: Vec<Geometry>,
     next: usize,
 }
 
@@ -113,17 +119,32 @@ impl FrameUploader {
         slots: usize,
         lanes: usize,
     ) -> vqscope_gpu::Result<Self> {
-        let lanes = lanes.max(1);
-        let bytes = Self::slot_size(geometry, lanes);
-        let slots = (0..slots.max(1))
-            .map(|_| {
-                Ok(Slot {
-                    staging: Buffer::staging(ctx, "frame staging", bytes)?,
-                    device: Buffer::storage(ctx, "frame planes", bytes)?,
-                })
-            })
-            .collect::<vqscope_gpu::Result<Vec<_>>>()?;
-        Ok(Self { slots, geometry, lanes, next: 0 })
+        let inputs = vec![geometry; lanes.max(1)];
+        let slots = make_slots(ctx, slots, Self::sized_for(geometry, &inputs))?;
+        Ok(Self { slots, geometry, inputs, next: 0 })
+    }
+
+    /// Makes lane `k` take distorted frames of `input` (another size, which
+    /// the caller scales on the GPU from [`DeviceFrameGroup::inputs`]):
+    /// every slot grows by room for one such frame. Call before uploading.
+    pub fn set_lane_input(
+        &mut self,
+        ctx: &Arc<GpuContext>,
+        k: usize,
+        input: Geometry,
+    ) -> vqscope_gpu::Result<()> {
+        self.inputs[k] = input;
+        self.slots =
+            make_slots(ctx, self.slots.len(), Self::sized_for(self.geometry, &self.inputs))?;
+        Ok(())
+    }
+
+    /// Bytes a slot takes: the reference and every lane's frame of
+    /// `geometry`, then each lane input of another geometry as uploaded.
+    fn sized_for(geometry: Geometry, inputs: &[Geometry]) -> u64 {
+        let scaled: u64 =
+            inputs.iter().filter(|&&g| g != geometry).map(|g| frame_layout(g, 0).1 as u64).sum();
+        Self::slot_size(geometry, inputs.len()) + scaled
     }
 
     /// Bytes a slot for a reference and `lanes` distorted frames of
@@ -173,22 +194,25 @@ impl FrameUploader {
         reference: &Frame,
         distorted: &[Option<&Frame>],
     ) -> vqscope_gpu::Result<DeviceFrameGroup> {
-        if distorted.len() > self.lanes {
+        if distorted.len() > self.inputs.len() {
             return Err(vqscope_gpu::GpuError::Usage(format!(
                 "{} distorted frames for an upload ring of {} lanes",
                 distorted.len(),
-                self.lanes
+                self.inputs.len()
             )));
         }
-        for frame in std::iter::once(reference).chain(distorted.iter().copied().flatten()) {
-            if frame.geometry != self.geometry {
+        let expected = std::iter::once(&self.geometry).chain(&self.inputs);
+        let given = std::iter::once(Some(reference)).chain(distorted.iter().copied());
+        for (geometry, frame) in expected.zip(given) {
+            let Some(frame) = frame else { continue };
+            if frame.geometry != *geometry {
                 return Err(vqscope_gpu::GpuError::Usage(format!(
                     "frame {} is {}x{}, the upload ring was made for {}x{}",
                     frame.index,
                     frame.geometry.width,
                     frame.geometry.height,
-                    self.geometry.width,
-                    self.geometry.height
+                    geometry.width,
+                    geometry.height
                 )));
             }
         }
@@ -198,18 +222,38 @@ impl FrameUploader {
         let (ref_layout, mut end) = frame_layout(&self.geometry, 0);
         let mut layouts = Vec::with_capacity(distorted.len());
         let mut jobs = vec![(ref_layout, reference)];
-        for frame in distorted {
+        let mut scaled = Vec::new();
+        for (k, frame) in distorted.iter().enumerate() {
             let (layout, next) = frame_layout(&self.geometry, end);
             end = next;
-            layouts.push(frame.map(|f| {
+            layouts.push(frame.map(|_| layout));
+            if self.inputs[k] == self.geometry {
+                jobs.extend(frame.map(|f| (layout, f)));
+            } else {
+                scaled.push((k, *frame));
+            }
+        }
+        // Inputs of another size after every lane's frame (whose offsets
+        // stay those of an unscaled ring, as earlier-frame readers expect).
+        let mut inputs = vec![None; distorted.len()];
+        for (k, frame) in scaled {
+            let (layout, next) = frame_layout(&self.inputs[k], end);
+            end = next;
+            inputs[k] = frame.map(|f| {
                 jobs.push((layout, f));
                 layout
-            }));
+            });
         }
         write_frames(slot.staging.mapped_mut()?, &jobs);
         rec.copy_buffer(&slot.staging, 0, &slot.device, 0, end as u64);
         rec.barrier();
-        Ok(DeviceFrameGroup { index, slot: slot_index, reference: ref_layout, distorted: layouts })
+        Ok(DeviceFrameGroup {
+            index,
+            slot: slot_index,
+            reference: ref_layout,
+            distorted: layouts,
+            inputs,
+        })
     }
 
     /// The device buffer of ring slot `slot` (for a consumer that needs an
@@ -226,6 +270,18 @@ impl FrameUploader {
     pub fn slots(&self) -> usize {
         self.slots.len()
     }
+}
+
+/// `count` slots of `bytes` each (at least one).
+fn make_slots(ctx: &Arc<GpuContext>, count: usize, bytes: u64) -> vqscope_gpu::Result<Vec<Slot>> {
+    (0..count.max(1))
+        .map(|_| {
+            Ok(Slot {
+                staging: Buffer::staging(ctx, "frame staging", bytes)?,
+                device: Buffer::storage(ctx, "frame planes", bytes)?,
+            })
+        })
+        .collect()
 }
 
 /// Copies every plane of the frames to where their layouts put them, all

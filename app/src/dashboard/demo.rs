@@ -47,6 +47,7 @@ impl DemoSource {
             seekable: true,
             description: format!("synthetic demo ({what})"),
             scaled_from: None,
+            frames_at: None,
         };
         DemoSource { side, info, next: 0 }
     }

@@ -11,7 +11,12 @@ use vqscope_shaders::{ALL, Shader};
 
 /// The shared structs' twins, then every registry feature's.
 fn all_twins() -> Vec<Twin> {
-    let shared = [crate::device::twins(), crate::reduce::twins(), crate::row_sums::twins()];
+    let shared = [
+        crate::device::twins(),
+        crate::reduce::twins(),
+        crate::row_sums::twins(),
+        crate::scale::twins(),
+    ];
     let features = crate::features::REGISTRY.iter().map(|f| f.twins());
     shared.into_iter().chain(features).flatten().collect()
 }

@@ -299,7 +299,12 @@ impl Extractor for SpeedChromaExtractor {
                 let p = kernel.decode(words);
                 let side = |i: usize| (&p[i].plane, &p[i].covariance);
                 let score = |c: usize| centered_score(side(c), side(c + 2), &self.dims, o);
-                combine([score(0), score(1)], self.max_val)
+                // Cb and Cr on two threads (each runs its two sides on two).
+                let (u, v) = std::thread::scope(|scope| {
+                    let v = scope.spawn(|| score(1));
+                    (score(0), v.join().expect("a speed_chroma thread panicked"))
+                });
+                combine([u, v], self.max_val)
             }
             Source::Copy([u, v]) => {
                 let mut at = 0;
