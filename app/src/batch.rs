@@ -26,6 +26,10 @@ pub struct Args {
     /// No progress line.
     #[arg(short = 'q', long)]
     quiet: bool,
+    /// Which decoder reads compressed inputs, for every job: auto, gpu or cpu, as for
+    /// `vqscope score --decode`.
+    #[arg(long, default_value = "auto", value_parser = vqscope_video::DecodeChoice::NAMES)]
+    decode: String,
 }
 
 const MANIFEST_HELP: &str = "\
@@ -260,6 +264,7 @@ fn prepare(
 
 /// Runs every job of the manifest.
 pub fn run(args: Args, started: Instant) -> Result<()> {
+    vqscope_video::set_decode_choice(args.decode.parse().map_err(anyhow::Error::msg)?);
     let text = std::fs::read_to_string(&args.manifest)
         .map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
     let jobs = parse_manifest(&args.manifest, &text)

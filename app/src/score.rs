@@ -4,7 +4,7 @@
 //! `vqscope_metrics::vmaf`'s.
 
 use std::fmt::Display;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,7 +14,10 @@ use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_metrics::frontend::{self, ModelLabel, REPORT_VERSION, SelectionArgs};
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
-use vqscope_video::{Decoder, PairOptions, READ_AHEAD, open_input};
+use vqscope_video::error::Shown;
+use vqscope_video::{
+    DecodeChoice, Decoder, PairOptions, READ_AHEAD, VideoSource, open_input, set_decode_choice,
+};
 
 use crate::info::RawArgs;
 
@@ -117,6 +120,13 @@ pub struct Args {
     /// ~/.cache/vqscope; VQSCOPE_PIPELINE_CACHE=DIR moves it, `off` disables it.
     #[arg(long)]
     verbose: bool,
+    /// Which decoder reads compressed inputs (anything but y4m and raw yuv): `auto` decodes
+    /// H.264 (progressive, 8-bit 4:2:0) on the Vulkan device when the device has an H.264
+    /// decode queue and takes the stream, and everything else with ffmpeg; `gpu` decodes on
+    /// the device or fails; `cpu` always uses ffmpeg. --verbose says per input which one
+    /// decoded it and why.
+    #[arg(long, default_value = "auto", value_parser = DecodeChoice::NAMES)]
+    pub(crate) decode: String,
 }
 
 impl Args {
@@ -154,6 +164,16 @@ pub(crate) fn selection(args: &Args) -> Result<(Selection, Vec<ModelLabel>)> {
         no_prediction: args.no_prediction,
         subsample: args.subsample,
     })?)
+}
+
+/// `--verbose`'s line for each compressed input: which decoder reads it,
+/// and why not the device when ffmpeg does.
+pub(crate) fn print_decoders(inputs: &[(&Path, &dyn VideoSource)]) {
+    for (path, source) in inputs {
+        if let Some(by) = source.decoded_by() {
+            let _ = writeln!(std::io::stderr(), "vqscope: {}: {by}", Shown::new(path));
+        }
+    }
 }
 
 /// Wall-clock spans of one run, from process start, for `--verbose`: each
@@ -203,6 +223,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     if let Some(spec) = args.features.iter().find(|f| f.ends_with("=help")) {
         return print_feature_help(spec.trim_end_matches("=help"));
     }
+    set_decode_choice(args.decode.parse().map_err(anyhow::Error::msg)?);
     let (reference_path, distorted) = args.inputs()?;
     if distorted.len() > 1 {
         return crate::ladder::run(args, started);
@@ -228,6 +249,9 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         && !args.quiet
     {
         eprintln!("vqscope: {line}");
+    }
+    if args.verbose {
+        print_decoders(&[(reference_path, pair.reference()), (distorted_path, pair.distorted())]);
     }
     let distorted_info = pair.distorted().info().clone();
     clock.lap("opening the inputs");

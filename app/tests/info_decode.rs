@@ -1,8 +1,8 @@
 //! `vqscope info`'s device decode line, on the test streams of
-//! video/tests/data/bitstream. CI runs on lavapipe, which has no Vulkan
-//! Video: there the line must say "no" and why. On a device with video
-//! decode (the H200) the line must name what the device offers and say
-//! that vqscope does not use it yet.
+//! video/tests/data/bitstream: what `--decode auto` does with the input.
+//! CI runs on lavapipe, which has no Vulkan Video: there the line must say
+//! "no" and why. On a device with H.264 decode (the H100/H200) an 8-bit
+//! 4:2:0 H.264 input must say "yes" and name the stream and the device.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -35,31 +35,40 @@ fn decode_lines(files: &[&str], env: &[(&str, &str)]) -> Vec<String> {
 
 #[test]
 fn h264_and_h265_inputs_get_a_device_decode_line() {
-    let lines = decode_lines(&["h264_high_1918x1078.mp4", "hevc_main10_1918x1078.hevc"], &[]);
-    assert_eq!(lines.len(), 2, "{lines:?}");
-    for (line, codec) in lines.iter().zip(["h264", "h265"]) {
+    let lines = decode_lines(
+        &["h264_high_1918x1078.mp4", "h264_high_854x480.h264", "hevc_main10_1918x1078.hevc"],
+        &[],
+    );
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    for line in &lines[..2] {
         if line.contains("llvmpipe") {
             assert!(line.starts_with("no — llvmpipe"), "{line}");
             assert!(
-                line.ends_with(&format!(
+                line.ends_with(
                     " has no video decode queue (it lacks VK_KHR_video_queue, \
-                     VK_KHR_video_decode_queue, VK_KHR_video_decode_{codec})"
-                )),
+                     VK_KHR_video_decode_queue, VK_KHR_video_decode_h264)"
+                ),
                 "{line}"
             );
         } else {
-            // A device with video queues: offered, or no with a reason.
-            assert!(
-                line.ends_with("— not used yet: vqscope decodes with ffmpeg")
-                    || line.starts_with("no — "),
-                "{line}"
-            );
+            // A device with H.264 decode takes these 8-bit 4:2:0 streams.
+            assert!(line.starts_with("yes — H.264 High, 4:2:0 8-bit on "), "{line}");
         }
     }
-    // The describe() part names the stream's format, from its SPS.
-    if !lines[1].contains("llvmpipe") {
-        assert!(lines[1].contains("H.265 Main 10, 4:2:0 10-bit"), "{}", lines[1]);
-    }
+    // H.265 stays with ffmpeg for now, whatever the device offers.
+    assert_eq!(lines[2], "no — H.265 video: the device decodes H.264 only");
+}
+
+#[test]
+fn streams_the_device_path_does_not_take() {
+    assert_eq!(
+        decode_lines(&["h264_high422_10bit_352x288.mkv", "h264_interlaced_704x572.h264"], &[]),
+        [
+            "no — H.264 High 4:2:2, 4:2:2 10-bit: the device path takes progressive 8-bit 4:2:0 only",
+            "no — H.264 High, 4:2:0 8-bit, interlaced: the device path takes progressive 8-bit \
+             4:2:0 only",
+        ]
+    );
 }
 
 #[test]
@@ -67,7 +76,7 @@ fn other_inputs() {
     // A VP9 webm: ffmpeg decodes it, the device path covers H.264 and H.265 only.
     assert_eq!(
         decode_lines(&["vp9_64x48.webm"], &[]),
-        ["no — vp9 video: device decode covers H.264 and H.265 only"]
+        ["no — vp9 video: the device decodes H.264 only"]
     );
     // y4m is read by vqscope itself: nothing to decode, no line.
     let y4m = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("info-decode-clip.y4m");
@@ -80,7 +89,7 @@ fn other_inputs() {
     assert!(made.success());
     assert_eq!(decode_lines(&[y4m.to_str().unwrap()], &[]), Vec::<String>::new());
     // No usable device: the line says so, `info` still succeeds.
-    let lines = decode_lines(&["hevc_main_854x480.mkv"], &[("VQSCOPE_DEVICE", "no-such-gpu")]);
+    let lines = decode_lines(&["h264_high_1918x1078.mp4"], &[("VQSCOPE_DEVICE", "no-such-gpu")]);
     assert_eq!(lines.len(), 1);
     assert!(lines[0].starts_with("no — "), "{}", lines[0]);
     assert!(lines[0].contains("VQSCOPE_DEVICE=no-such-gpu"), "{}", lines[0]);

@@ -10,6 +10,7 @@
 //! the decode path that keeps pictures on the device.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
@@ -62,6 +63,19 @@ pub fn decode_h264(
     stream: &[u8],
     mut emit: impl FnMut(DecodedPicture),
 ) -> Result<u64, DeviceDecodeError> {
+    decode_h264_until(ctx, stream, |picture| {
+        emit(picture);
+        ControlFlow::Continue(())
+    })
+}
+
+/// [`decode_h264`] for a consumer that may stop early (an input closed
+/// before its end): decoding stops once `emit` breaks.
+pub fn decode_h264_until(
+    ctx: &Arc<GpuContext>,
+    stream: &[u8],
+    mut emit: impl FnMut(DecodedPicture) -> ControlFlow<()>,
+) -> Result<u64, DeviceDecodeError> {
     decode_h264_with(
         ctx,
         stream,
@@ -71,9 +85,39 @@ pub fn decode_h264(
         },
         |number, mut picture| {
             picture.number = number;
-            emit(picture);
+            emit(picture)
         },
     )
+}
+
+/// What [`check_h264`] found in a stream the device can decode.
+#[derive(Debug, Clone, PartialEq)]
+pub struct H264Summary {
+    /// The sequence's values (every SPS agrees on them).
+    pub sequence: SequenceInfo,
+    /// Pictures in the stream: every one is shown once.
+    pub pictures: u64,
+}
+
+/// Checks, without a device, that [`decode_h264`] takes every part of
+/// `stream`: the parameter sets (all of them, not only the first), the
+/// slice headers, and the reference marking and output order of every
+/// picture (a frame_num gap shows only there). An `Ok` here leaves only
+/// device errors to the decode itself, which is what lets `--decode auto`
+/// choose the device before decoding anything.
+pub fn check_h264(stream: &[u8]) -> Result<H264Summary, DeviceDecodeError> {
+    let parsed = H264Stream::parse(stream)?;
+    let (first, sequence) = supported_sequence(&parsed)?;
+    for s in parsed.sps.values() {
+        std_sps(s)?;
+    }
+    let mut dpb = Dpb::new(first.max_num_ref_frames.max(1) + 1, sequence.max_dpb_frames);
+    for slices in &parsed.pictures {
+        let (header, _) = &slices[0];
+        dpb.picture(header, parsed.sps_of(header))?;
+    }
+    dpb.flush();
+    Ok(H264Summary { sequence, pictures: parsed.pictures.len() as u64 })
 }
 
 /// A decoded picture's three planes in a device buffer, cropped: 8-bit
@@ -106,14 +150,17 @@ pub fn decode_h264_to_planes(
             session.decode_into(picture, nv12)?;
             Ok(pass.run(nv12, session.coded_size(), &info.crop, info.display_size())?)
         },
-        &mut emit,
+        |number, planes| {
+            emit(number, planes);
+            ControlFlow::Continue(())
+        },
     )
 }
 
 /// The decode loop: parses `stream`, creates the session, and for each
 /// picture in decoding order calls `decode` (which decodes it and keeps
 /// what it makes of it), then hands what the DPB lets go to `emit` with
-/// its display number.
+/// its display number, until `emit` breaks.
 fn decode_h264_with<T>(
     ctx: &Arc<GpuContext>,
     stream: &[u8],
@@ -122,13 +169,11 @@ fn decode_h264_with<T>(
         &H264Picture<'_>,
         &SequenceInfo,
     ) -> Result<T, DeviceDecodeError>,
-    mut emit: impl FnMut(u64, T),
+    mut emit: impl FnMut(u64, T) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     let parsed = H264Stream::parse(stream)?;
     let (sps, pps) = (&parsed.sps, &parsed.pps);
-    let first = sps.values().next().ok_or_else(|| ParseError::new("no SPS"))?;
-    check_supported(first, pps.values())?;
-    let info = first.info()?;
+    let (first, info) = supported_sequence(&parsed)?;
     // A reference frame in each slot, and one more for the picture decoded.
     let slots = info.max_num_ref_frames.max(1) + 1;
     let parameter_sets = H264ParameterSets {
@@ -150,10 +195,12 @@ fn decode_h264_with<T>(
     let mut output = |indices: &[u64], waiting: &mut HashMap<u64, T>| {
         for index in indices {
             if let Some(picture) = waiting.remove(index) {
-                emit(shown, picture);
+                let flow = emit(shown, picture);
                 shown += 1;
+                flow?;
             }
         }
+        ControlFlow::Continue(())
     };
     for slices in &parsed.pictures {
         let (first, _) = &slices[0];
@@ -172,10 +219,35 @@ fn decode_h264_with<T>(
         let picture = H264Picture { std, slices: &units, setup, references: &references };
         let made = decode(&mut session, &picture, &sps.info()?)?;
         waiting.insert(plan.index, made);
-        output(&plan.output, &mut waiting);
+        if output(&plan.output, &mut waiting).is_break() {
+            return Ok(shown);
+        }
     }
-    output(&dpb.flush(), &mut waiting);
+    let _ = output(&dpb.flush(), &mut waiting);
     Ok(shown)
+}
+
+/// The stream's first SPS and its values, once every SPS and PPS is one
+/// this version decodes and every SPS has the first one's profile and
+/// coded size (the session is made for those).
+fn supported_sequence<'s>(
+    parsed: &'s H264Stream<'_>,
+) -> Result<(&'s Sps, SequenceInfo), ParseError> {
+    let first = parsed.sps.values().next().ok_or_else(|| ParseError::new("no SPS"))?;
+    if parsed.pictures.is_empty() {
+        return Err(ParseError::new("no pictures"));
+    }
+    for s in parsed.sps.values() {
+        check_supported(s, parsed.pps.values())?;
+        if (s.profile_idc, s.pic_width_in_mbs, s.pic_height_in_map_units)
+            != (first.profile_idc, first.pic_width_in_mbs, first.pic_height_in_map_units)
+        {
+            return Err(ParseError::new(
+                "device decode of a stream whose SPS change profile or size is not supported yet",
+            ));
+        }
+    }
+    Ok((first, first.info()?))
 }
 
 /// What this first version decodes; anything else is a clear error.

@@ -101,6 +101,14 @@ pub enum VideoError {
     #[error("{0}")]
     SameStream(String),
 
+    /// `--decode gpu` for an input the device does not decode.
+    #[error("{path}: cannot be decoded on the device (--decode gpu): {reason}")]
+    DeviceRefused { path: Shown, reason: String },
+
+    /// Decoding on the device failed part-way: a read error of the input.
+    #[error("{path}: decoding on the device failed{}: {message}", at_frame(*frame))]
+    DeviceDecode { path: Shown, frame: Option<u64>, message: String },
+
     #[error("decode thread stopped: {0}")]
     Decoder(String),
 }

@@ -45,8 +45,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::error::{Result, Shown, VideoError};
-use crate::frame::{ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, Transfer};
-use crate::input::{Assumed, FFMPEG_READER, SourceInfo, VideoSource};
+use crate::frame::{
+    ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, Rational, Transfer,
+};
+use crate::input::{Assumed, DecodedBy, FFMPEG_READER, SourceInfo, VideoSource};
 use crate::scale::SWS_FLAGS;
 use crate::y4m::Y4mStream;
 
@@ -78,6 +80,8 @@ pub struct Probe {
     pub color_transfer: String,
     pub nb_frames: Option<u64>,
     pub format_name: String,
+    /// `r_frame_rate`, when the stream states one.
+    pub frame_rate: Option<Rational>,
 }
 
 /// Parses ffprobe's `key=value` lines.
@@ -98,6 +102,12 @@ pub fn parse_probe(text: &str) -> Probe {
             "color_transfer" => p.color_transfer = v.into(),
             "nb_frames" => p.nb_frames = v.parse().ok().filter(|&n| n > 0),
             "format_name" => p.format_name = v.into(),
+            "r_frame_rate" => {
+                p.frame_rate = v
+                    .split_once('/')
+                    .and_then(|(n, d)| Some(Rational::new(n.parse().ok()?, d.parse().ok()?)))
+                    .filter(|r| r.num > 0 && r.den > 0)
+            }
             _ => {}
         }
     }
@@ -238,7 +248,7 @@ pub(crate) fn last_line(text: &str) -> String {
 pub fn probe(path: &Path, tools: &FfmpegTools) -> Result<Probe> {
     let out = Command::new(&tools.ffprobe)
         .args(["-v", "error", "-select_streams", "v:0", "-show_entries"])
-        .arg("stream=codec_name,width,height,pix_fmt,color_space,color_range,color_transfer,nb_frames:format=format_name")
+        .arg("stream=codec_name,width,height,pix_fmt,color_space,color_range,color_transfer,nb_frames,r_frame_rate:format=format_name")
         .args(["-of", "default=noprint_wrappers=1"])
         .arg(file_url(path))
         .stdin(Stdio::null())
@@ -310,6 +320,8 @@ pub struct FfmpegSource {
     shortfall: Option<String>,
     /// What the stream does not tag.
     assumed: Assumed,
+    /// Why the device does not decode it, when that was considered.
+    not_on_device: Option<String>,
 }
 
 impl FfmpegSource {
@@ -376,6 +388,7 @@ impl FfmpegSource {
             announced: p.nb_frames,
             shortfall: None,
             assumed: probe_assumed(&p),
+            not_on_device: None,
         };
         src.start()?;
         let h = src.running.as_ref().map(|r| r.stream.header().clone());
@@ -384,6 +397,13 @@ impl FfmpegSource {
             src.info.frame_rate = h.frame_rate;
         }
         Ok(src)
+    }
+
+    /// Records why the device does not decode this input
+    /// ([`VideoSource::decoded_by`] says it).
+    pub fn decoded_by_ffmpeg_because(mut self, why: String) -> Self {
+        self.not_on_device = Some(why);
+        self
     }
 
     fn path(&self) -> &Path {
@@ -598,6 +618,10 @@ impl VideoSource for FfmpegSource {
 
     fn end_warning(&self) -> Option<String> {
         self.shortfall.clone()
+    }
+
+    fn decoded_by(&self) -> Option<DecodedBy> {
+        Some(DecodedBy::Ffmpeg(self.not_on_device.clone()))
     }
 }
 

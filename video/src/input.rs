@@ -104,6 +104,25 @@ impl fmt::Display for InfoText<'_> {
     }
 }
 
+/// Which decoder reads a compressed input, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodedBy {
+    /// The Vulkan device: what it decodes ("H.264 High, 4:2:0 8-bit on DEVICE").
+    Device(String),
+    /// ffmpeg, and why not the device when it was considered.
+    Ffmpeg(Option<String>),
+}
+
+impl fmt::Display for DecodedBy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodedBy::Device(what) => write!(f, "decoded on the device ({what})"),
+            DecodedBy::Ffmpeg(Some(why)) => write!(f, "decoded by ffmpeg: {why}"),
+            DecodedBy::Ffmpeg(None) => write!(f, "decoded by ffmpeg"),
+        }
+    }
+}
+
 /// A video input: frames by index or in order.
 pub trait VideoSource: Send {
     fn info(&self) -> &SourceInfo;
@@ -134,5 +153,11 @@ pub trait VideoSource: Send {
     /// the input (none, unless the reader says otherwise).
     fn assumed(&self) -> Assumed {
         Assumed::NONE
+    }
+
+    /// For a compressed input, which decoder reads it (`--verbose`,
+    /// `vqscope info`); `None` for the inputs vqscope reads itself.
+    fn decoded_by(&self) -> Option<DecodedBy> {
+        None
     }
 }

@@ -8,6 +8,7 @@ pub mod bitstream;
 mod buffers;
 pub mod decode;
 pub mod device_decode;
+pub mod device_source;
 pub mod error;
 pub mod ffmpeg;
 pub mod frame;
@@ -25,12 +26,13 @@ pub mod upload;
 pub mod y4m;
 
 pub use decode::{Decoder, READ_AHEAD, Reader};
+pub use device_source::{DecodeChoice, set_decode_choice};
 pub use error::{MAX_DIMENSION, Result, VideoError};
 pub use frame::{
     ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, PixelFormat, Rational,
     Transfer,
 };
-pub use input::{Assumed, SourceInfo, VideoSource};
+pub use input::{Assumed, DecodedBy, SourceInfo, VideoSource};
 pub use pair::{FrameGroup, FramePair, Group, Pair, PairOptions, check_compatible};
 pub use raw::RawGeometry;
 pub use read_ahead::ReadAhead;

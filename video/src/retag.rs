@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::frame::{Frame, Transfer};
-use crate::input::{Assumed, SourceInfo, VideoSource};
+use crate::input::{Assumed, DecodedBy, SourceInfo, VideoSource};
 
 /// `source` with every frame (and its info) tagged `transfer`.
 pub fn with_transfer(source: Box<dyn VideoSource>, transfer: Transfer) -> Box<dyn VideoSource> {
@@ -44,6 +44,9 @@ impl VideoSource for Retagged {
     }
     fn assumed(&self) -> Assumed {
         self.inner.assumed()
+    }
+    fn decoded_by(&self) -> Option<DecodedBy> {
+        self.inner.decoded_by()
     }
 }
 

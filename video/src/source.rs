@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::error::{Result, Shown, VideoError};
 use crate::ffmpeg::{FfmpegSource, FfmpegTools};
 use crate::frame::{ColorInfo, Frame, Geometry, Rational};
-use crate::input::{Assumed, SourceInfo, VideoSource};
+use crate::input::{Assumed, DecodedBy, SourceInfo, VideoSource};
 use crate::raw::{RawFile, RawGeometry, RawStream};
 use crate::scale::{FrameScale, SCALE_NAME};
 use crate::y4m::{Y4mFile, Y4mStream};
@@ -67,7 +67,8 @@ fn stdin_metadata() -> Option<std::fs::Metadata> {
 
 /// Opens `path` (`-` = stdin). Raw geometry, when given, forces the raw
 /// reader; otherwise a `.yuv` extension asks for it, the `YUV4MPEG2` magic
-/// selects the y4m reader, and anything else goes through ffmpeg.
+/// selects the y4m reader, and any other file is decoded on the device or
+/// by ffmpeg as [`crate::set_decode_choice`] says.
 pub fn open_input(path: &Path, raw: Option<RawGeometry>) -> Result<Box<dyn VideoSource>> {
     if path.as_os_str() == "-" {
         let stdin: Box<dyn Read + Send> = Box::new(std::io::stdin());
@@ -130,7 +131,7 @@ pub fn open_input(path: &Path, raw: Option<RawGeometry>) -> Result<Box<dyn Video
             found: crate::lines::excerpt(&magic),
         });
     }
-    Ok(Box::new(FfmpegSource::open(path)?))
+    crate::device_source::open_compressed(path)
 }
 
 /// Opens the distorted input `path` with frames of `target`'s size and
@@ -178,7 +179,10 @@ fn with_ffmpeg_scale(
             ),
         });
     }
-    Ok(Box::new(FfmpegSource::open_scaled(path, FfmpegTools::default(), target)?))
+    let scaled = FfmpegSource::open_scaled(path, FfmpegTools::default(), target)?;
+    Ok(Box::new(
+        scaled.decoded_by_ffmpeg_because("ffmpeg scales it to the reference's size".into()),
+    ))
 }
 
 /// Opens the distorted input `path` for scoring against a reference of
@@ -245,6 +249,10 @@ impl VideoSource for ToScale {
 
     fn assumed(&self) -> Assumed {
         self.inner.assumed()
+    }
+
+    fn decoded_by(&self) -> Option<DecodedBy> {
+        self.inner.decoded_by()
     }
 }
 

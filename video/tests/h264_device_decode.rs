@@ -207,3 +207,64 @@ fn nv12_pass_matches_the_host_crop() {
     assert_eq!(plane(2), &want.v[..]);
     assert_no_validation_messages();
 }
+
+/// The committed streams as inputs (`open_input` with `--decode gpu`):
+/// every frame, in display order, must equal ffmpeg's, the frame count must
+/// be known at open, a step back must decode again from the start, and an
+/// input dropped part-way must stop its decode thread (no hang).
+#[test]
+#[ignore = "needs a Vulkan Video H.264 decoder; run with --ignored on the GPU machine"]
+fn h264_inputs_read_as_ffmpeg_frames() {
+    use vqscope_video::{DecodeChoice, DecodedBy, open_input, set_decode_choice};
+
+    set_decode_choice(DecodeChoice::Gpu);
+    let dir = data_dir();
+    let mut failures = Vec::new();
+    for name in streams(&dir) {
+        let path = dir.join(format!("{name}.h264"));
+        let expected: Vec<u64> = std::fs::read_to_string(dir.join(format!("{name}.fnv64")))
+            .unwrap()
+            .lines()
+            .map(|l| u64::from_str_radix(l.trim(), 16).expect("a hex hash a line"))
+            .collect();
+        let mut source = match open_input(&path, None) {
+            Ok(source) => source,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        assert!(matches!(source.decoded_by(), Some(DecodedBy::Device(_))), "{name}");
+        assert_eq!(source.info().frame_count, Some(expected.len() as u64), "{name}");
+        let mut got = Vec::new();
+        loop {
+            match source.next_frame() {
+                Ok(Some(frame)) => {
+                    assert_eq!(frame.index, got.len() as u64, "{name}");
+                    got.push(fnv1a64(&[&frame.data]));
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    failures.push(format!("{name}: frame {}: {e}", got.len()));
+                    break;
+                }
+            }
+        }
+        println!("{name}: {} of {} frames read", got.len(), expected.len());
+        if got != expected {
+            failures.push(format!("{name}: frames differ from ffmpeg's"));
+        }
+        // Back a step, then forward past a skipped frame.
+        if expected.len() >= 4 {
+            let frame = source.read_frame(1).unwrap();
+            assert_eq!(fnv1a64(&[&frame.data]), expected[1], "{name} frame 1 again");
+            let frame = source.read_frame(3).unwrap();
+            assert_eq!(fnv1a64(&[&frame.data]), expected[3], "{name} frame 3 after 1");
+        }
+        // Dropped with pictures still to come: the thread stops.
+        drop(source);
+    }
+    set_decode_choice(DecodeChoice::Auto);
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert_no_validation_messages();
+}

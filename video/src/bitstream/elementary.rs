@@ -41,7 +41,7 @@ impl Codec {
     }
 
     /// The codec of a raw elementary stream, from its file extension.
-    fn from_extension(path: &Path) -> Option<Self> {
+    pub(crate) fn from_extension(path: &Path) -> Option<Self> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         match ext.as_str() {
             "h264" | "264" => Some(Codec::H264),

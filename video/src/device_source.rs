@@ -1,0 +1,658 @@
+//! Compressed inputs decoded on the device (issue 18, phase 2): the door
+//! [`crate::open_input`] takes for every file that is not y4m or raw yuv.
+//! Where the decode choice allows it and the device and the stream both
+//! qualify, the H.264 stream is decoded by Vulkan Video
+//! ([`crate::device_decode`]) in a worker thread and read as [`Frame`]s like
+//! any other input, so the metrics, ladders and batch need no change;
+//! otherwise ffmpeg decodes it as before, and the input says why
+//! ([`VideoSource::decoded_by`]).
+//!
+//! In this phase each picture is read back to the host and uploaded again
+//! with the frames of every other input; keeping it on the device is the
+//! next step. The whole Annex B stream is read (and checked) when the
+//! input is opened: it is a few percent of the decoded frames' size, and
+//! a full check is what lets `auto` choose the device only for streams it
+//! will decode to the end.
+
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::str::FromStr;
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+
+use vqscope_gpu::{ContextOptions, DecodeProfile, DecodeSupport, GpuContext, vk};
+
+use crate::bitstream::{Codec, SequenceInfo, read_parameter_sets};
+use crate::device_decode::{DecodedPicture, check_h264, decode_h264_until};
+use crate::error::{Result, Shown, VideoError};
+use crate::ffmpeg::{
+    FfmpegSource, FfmpegTools, file_url, last_line, missing, probe, probe_assumed, probe_color,
+};
+use crate::frame::{ChromaFormat, ColorInfo, Frame, Geometry, PixelFormat, Rational};
+use crate::input::{Assumed, DecodedBy, SourceInfo, VideoSource};
+
+/// Decoded pictures a device input holds ahead of its reader: enough to
+/// keep the decoder busy while a frame is scored, few enough that memory
+/// does not grow with the clip.
+const QUEUE: usize = 4;
+
+/// Which decoder reads compressed inputs (`--decode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DecodeChoice {
+    /// The device where it decodes the stream, else ffmpeg.
+    #[default]
+    Auto,
+    /// The device, or an error.
+    Gpu,
+    /// ffmpeg.
+    Cpu,
+}
+
+impl DecodeChoice {
+    /// The values `--decode` takes.
+    pub const NAMES: [&'static str; 3] = ["auto", "gpu", "cpu"];
+}
+
+impl FromStr for DecodeChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "auto" => Ok(DecodeChoice::Auto),
+            "gpu" => Ok(DecodeChoice::Gpu),
+            "cpu" => Ok(DecodeChoice::Cpu),
+            _ => Err(format!("--decode takes auto, gpu or cpu, not {s:?}")),
+        }
+    }
+}
+
+static CHOICE: Mutex<DecodeChoice> = Mutex::new(DecodeChoice::Auto);
+
+/// Sets the decoder every later [`crate::open_input`] of a compressed file
+/// takes. It is one setting for the process rather than an argument,
+/// because inputs are opened in many places (score, ladders, batch jobs,
+/// the scaled distorted path, Python) that all follow one `--decode`.
+pub fn set_decode_choice(choice: DecodeChoice) {
+    *CHOICE.lock().unwrap_or_else(|e| e.into_inner()) = choice;
+}
+
+/// The decoder compressed inputs get now.
+pub fn decode_choice() -> DecodeChoice {
+    *CHOICE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The Vulkan context the decoders run on, made once per process when the
+/// first compressed input asks (or why it could not be made). It is a
+/// context of its own: inputs are opened before the metrics' context
+/// exists, and a decode session only needs the device's decode queue.
+fn decode_context() -> std::result::Result<Arc<GpuContext>, String> {
+    static CONTEXT: OnceLock<std::result::Result<Arc<GpuContext>, String>> = OnceLock::new();
+    CONTEXT
+        .get_or_init(|| {
+            GpuContext::new(&ContextOptions::from_env())
+                .map(Arc::new)
+                .map_err(|e| format!("no Vulkan device: {e}"))
+        })
+        .clone()
+}
+
+/// Opens a compressed file as the decode choice says: on the device when
+/// [`DeviceSource::open`] takes it, else by ffmpeg with the reason kept
+/// (`auto`, `cpu`), or an error saying why (`gpu`).
+pub(crate) fn open_compressed(path: &Path) -> Result<Box<dyn VideoSource>> {
+    let choice = decode_choice();
+    let why = match choice {
+        DecodeChoice::Cpu => "--decode cpu".to_string(),
+        DecodeChoice::Auto | DecodeChoice::Gpu => match DeviceSource::open(path) {
+            Ok(source) => return Ok(Box::new(source)),
+            Err(reason) if choice == DecodeChoice::Gpu => {
+                return Err(VideoError::DeviceRefused { path: Shown::new(path), reason });
+            }
+            Err(reason) => reason,
+        },
+    };
+    Ok(Box::new(FfmpegSource::open(path)?.decoded_by_ffmpeg_because(why)))
+}
+
+/// The Vulkan Video profile of a stream.
+fn decode_profile(s: &SequenceInfo) -> DecodeProfile {
+    DecodeProfile {
+        operation: match s.codec {
+            Codec::H264 => vk::VideoCodecOperationFlagsKHR::DECODE_H264,
+            Codec::H265 => vk::VideoCodecOperationFlagsKHR::DECODE_H265,
+        },
+        profile_idc: s.profile_idc,
+        chroma: match s.chroma {
+            ChromaFormat::Mono => vk::VideoChromaSubsamplingFlagsKHR::MONOCHROME,
+            ChromaFormat::Yuv420 => vk::VideoChromaSubsamplingFlagsKHR::TYPE_420,
+            ChromaFormat::Yuv422 => vk::VideoChromaSubsamplingFlagsKHR::TYPE_422,
+            ChromaFormat::Yuv444 => vk::VideoChromaSubsamplingFlagsKHR::TYPE_444,
+        },
+        luma_bit_depth: s.bit_depth_luma,
+        chroma_bit_depth: s.bit_depth_chroma,
+        interlaced: s.interlaced,
+    }
+}
+
+/// Whether `device`, offering `support` for the stream's profile, decodes
+/// the stream `s` within its limits: "H.264 High, 4:2:0 8-bit on DEVICE",
+/// or why not.
+fn device_offers(
+    s: &SequenceInfo,
+    device: &str,
+    support: &DecodeSupport,
+) -> std::result::Result<String, String> {
+    let what = s.describe();
+    let c = match support {
+        DecodeSupport::MissingExtensions(missing) => {
+            return Err(format!(
+                "{device} has no video decode queue (it lacks {})",
+                missing.join(", ")
+            ));
+        }
+        DecodeSupport::NoDecodeQueue => {
+            return Err(format!("{device} has no queue that decodes {}", s.codec.name()));
+        }
+        DecodeSupport::ProfileNotSupported(result) => {
+            return Err(format!("{device} does not decode {what} ({result:?})"));
+        }
+        DecodeSupport::Supported { capabilities, .. } => capabilities,
+    };
+    let (max_w, max_h) = c.max_coded_extent;
+    let (min_w, min_h) = c.min_coded_extent;
+    let (w, h) = (s.coded_width, s.coded_height);
+    let level = |idc| s.codec.level_name(idc);
+    if w > max_w || h > max_h || w < min_w || h < min_h {
+        return Err(format!(
+            "{device} decodes {what} from {min_w}x{min_h} to {max_w}x{max_h}, \
+             this stream is coded at {w}x{h}"
+        ));
+    }
+    if s.dpb_slots() > c.max_dpb_slots || s.max_num_ref_frames > c.max_active_reference_pictures {
+        return Err(format!(
+            "the stream needs {} DPB slots and {} references, {device} offers {} and {} for {what}",
+            s.dpb_slots(),
+            s.max_num_ref_frames,
+            c.max_dpb_slots,
+            c.max_active_reference_pictures
+        ));
+    }
+    if let Some(max) = c.max_level_idc
+        && s.level_idc > max
+    {
+        return Err(format!(
+            "the stream is level {}, {device} decodes {what} up to level {}",
+            level(s.level_idc),
+            level(max)
+        ));
+    }
+    if !c.decode_flags.contains(vk::VideoDecodeCapabilityFlagsKHR::DPB_AND_OUTPUT_COINCIDE) {
+        return Err(format!(
+            "{device} writes decoded pictures apart from its DPB, which vqscope does not \
+             support yet"
+        ));
+    }
+    Ok(format!("{what} on {device}"))
+}
+
+/// An H.264 input decoded on the device.
+pub struct DeviceSource {
+    ctx: Arc<GpuContext>,
+    /// The whole Annex B stream, shared with the decode thread.
+    stream: Arc<Vec<u8>>,
+    info: SourceInfo,
+    assumed: Assumed,
+    /// "H.264 High, 4:2:0 8-bit on DEVICE".
+    what: String,
+    /// The running decode, started by the first read.
+    worker: Option<Worker>,
+    /// Index `next_frame` returns next.
+    cursor: u64,
+    /// The decode has ended (or failed): nothing more comes.
+    ended: bool,
+}
+
+/// A decode thread and the pictures it hands over.
+struct Worker {
+    frames: Receiver<Result<Option<Frame>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Closing the queue makes the thread's next hand-over fail, which
+        // stops the decode after the picture in flight.
+        let (_, closed) = sync_channel(0);
+        drop(std::mem::replace(&mut self.frames, closed));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl DeviceSource {
+    /// Opens `path` for decoding on the device, or says why it is not
+    /// (a reason that reads after "decoded by ffmpeg: "): not H.264, not
+    /// progressive 8-bit 4:2:0, beyond the device's decoder, or using what
+    /// the device path does not handle yet (checked over the whole stream).
+    pub fn open(path: &Path) -> std::result::Result<Self, String> {
+        let tools = FfmpegTools::default();
+        let text = |e: VideoError| e.to_string();
+        // ffprobe gives colour and frame rate; for a raw stream without
+        // ffmpeg installed they stay the defaults.
+        let probed = probe(path, &tools);
+        let container = match Codec::from_extension(path) {
+            Some(Codec::H264) => None,
+            Some(codec) => {
+                return Err(format!("{} video: the device decodes H.264 only", codec.name()));
+            }
+            None => {
+                let p = probed.as_ref().map_err(|e| e.to_string())?;
+                if p.codec != "h264" {
+                    return Err(format!("{} video: the device decodes H.264 only", p.codec));
+                }
+                Some(p.format_name.split(',').next().unwrap_or("").to_string())
+            }
+        };
+        let sequence = read_parameter_sets(path, &tools).map_err(text)?.sequence;
+        if sequence.interlaced
+            || sequence.chroma != ChromaFormat::Yuv420
+            || sequence.bit_depth_luma != 8
+            || sequence.bit_depth_chroma != 8
+        {
+            return Err(format!(
+                "{}: the device path takes progressive 8-bit 4:2:0 only",
+                sequence.describe()
+            ));
+        }
+        let ctx = decode_context()?;
+        let support = ctx
+            .video_decode_support(&decode_profile(&sequence))
+            .map_err(|e| format!("the device could not be asked: {e}"))?;
+        let what = device_offers(&sequence, &ctx.info().name, &support)?;
+        let stream = read_annexb(path, container.is_some(), &tools).map_err(text)?;
+        let summary = check_h264(&stream).map_err(|e| e.to_string())?;
+        let (width, height) = summary.sequence.display_size();
+        let (color, assumed, frame_rate) = match &probed {
+            Ok(p) => {
+                let assumed = Assumed { frame_rate: p.frame_rate.is_none(), ..probe_assumed(p) };
+                (probe_color(p), assumed, p.frame_rate.unwrap_or(Rational::new(25, 1)))
+            }
+            Err(_) => (ColorInfo::default(), Assumed::ALL, Rational::new(25, 1)),
+        };
+        let description = match container {
+            Some(container) => format!("h264 in {container}, decoded on the device"),
+            None => "h264 (Annex B), decoded on the device".to_string(),
+        };
+        let info = SourceInfo {
+            path: path.to_path_buf(),
+            geometry: Geometry {
+                width,
+                height,
+                format: PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 },
+            },
+            color,
+            frame_rate,
+            frame_count: Some(summary.pictures),
+            seekable: false,
+            description,
+            scaled_from: None,
+            frames_at: None,
+        };
+        Ok(DeviceSource {
+            ctx,
+            stream: Arc::new(stream),
+            info,
+            assumed,
+            what,
+            worker: None,
+            cursor: 0,
+            ended: false,
+        })
+    }
+
+    /// Starts decoding from the first picture.
+    fn start(&mut self) -> Result<()> {
+        self.worker = None;
+        let (sender, frames) = sync_channel(QUEUE);
+        let (ctx, stream) = (self.ctx.clone(), self.stream.clone());
+        let (geometry, color, path) = (self.info.geometry, self.info.color, self.info.path.clone());
+        let count = self.info.frame_count.unwrap_or(0);
+        let thread = std::thread::Builder::new()
+            .name("device decode".into())
+            .spawn(move || {
+                let mut index = 0;
+                let mut wrong = None;
+                let result = decode_h264_until(&ctx, &stream, |picture| {
+                    let sent = match frame(picture, geometry, color, index) {
+                        Ok(f) => sender.send(Ok(Some(f))),
+                        Err(message) => {
+                            wrong = Some(message);
+                            return ControlFlow::Break(());
+                        }
+                    };
+                    index += 1;
+                    if sent.is_ok() { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
+                });
+                // Fewer pictures than the stream holds is a failure too (a
+                // closed queue ends early as well, but nobody reads then).
+                let failure = match result {
+                    Err(e) => Some(e.to_string()),
+                    Ok(_) if wrong.is_some() => wrong,
+                    Ok(_) if index < count => {
+                        Some(format!("the decoder gave {index} of the stream's {count} pictures"))
+                    }
+                    Ok(_) => None,
+                };
+                let last = match failure {
+                    Some(message) => Err(decode_error(&path, Some(index), message)),
+                    None => Ok(None),
+                };
+                let _ = sender.send(last);
+            })
+            .map_err(|e| decode_error(&self.info.path, None, format!("no decode thread: {e}")))?;
+        self.worker = Some(Worker { frames, thread: Some(thread) });
+        self.cursor = 0;
+        self.ended = false;
+        Ok(())
+    }
+
+    fn out_of_range(&self, frame: u64) -> VideoError {
+        VideoError::FrameOutOfRange {
+            path: Shown::new(&self.info.path),
+            frame,
+            count: self.info.frame_count.unwrap_or(self.cursor),
+        }
+    }
+}
+
+fn decode_error(path: &Path, frame: Option<u64>, message: String) -> VideoError {
+    VideoError::DeviceDecode { path: Shown::new(path), frame, message }
+}
+
+/// A decoded picture as the frame `index` of an input of `geometry`.
+fn frame(
+    picture: DecodedPicture,
+    geometry: Geometry,
+    color: ColorInfo,
+    index: u64,
+) -> std::result::Result<Frame, String> {
+    if (picture.width, picture.height) != (geometry.width, geometry.height) {
+        return Err(format!(
+            "picture {index} is {}x{}, the stream started at {}x{}",
+            picture.width, picture.height, geometry.width, geometry.height
+        ));
+    }
+    let mut data = crate::buffers::take(geometry.frame_bytes());
+    for plane in [&picture.y, &picture.u, &picture.v] {
+        data.extend_from_slice(plane);
+    }
+    Ok(Frame { geometry, color, index, data })
+}
+
+/// The whole H.264 Annex B stream of `path`: the file itself for a raw
+/// stream, else ffmpeg's `-c:v copy` rewrite of its first video stream
+/// (docs/DECODE.md), which decodes nothing.
+fn read_annexb(path: &Path, container: bool, tools: &FfmpegTools) -> Result<Vec<u8>> {
+    if !container {
+        return std::fs::read(path).map_err(|e| VideoError::io(path, None, e));
+    }
+    let mut child = Command::new(&tools.ffmpeg)
+        .args(["-nostdin", "-v", "error", "-i"])
+        .arg(file_url(path))
+        .args(["-map", "0:v:0", "-c:v", "copy", "-bsf:v", "h264_mp4toannexb", "-f", "h264", "-"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| missing(path, &tools.ffmpeg, e))?;
+    let mut stream = Vec::new();
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let read = stdout.read_to_end(&mut stream);
+    drop(stdout);
+    let output = child.wait_with_output().map_err(|e| VideoError::io(path, None, e))?;
+    read.map_err(|e| VideoError::io(path, None, e))?;
+    if !output.status.success() {
+        return Err(VideoError::Ffmpeg {
+            path: Shown::new(path),
+            frame: None,
+            message: last_line(&String::from_utf8_lossy(&output.stderr)),
+        });
+    }
+    Ok(stream)
+}
+
+impl VideoSource for DeviceSource {
+    fn info(&self) -> &SourceInfo {
+        &self.info
+    }
+
+    fn assumed(&self) -> Assumed {
+        self.assumed
+    }
+
+    fn decoded_by(&self) -> Option<DecodedBy> {
+        Some(DecodedBy::Device(self.what.clone()))
+    }
+
+    fn read_frame(&mut self, index: u64) -> Result<Frame> {
+        if self.info.frame_count.is_some_and(|n| index >= n) {
+            return Err(self.out_of_range(index));
+        }
+        if index < self.cursor || self.ended {
+            // Backwards, or after a failure (which then comes again):
+            // decode again from the start (the stream is held).
+            self.start()?;
+        }
+        while self.cursor < index {
+            if self.next_frame()?.is_none() {
+                return Err(self.out_of_range(index));
+            }
+        }
+        self.next_frame()?.ok_or_else(|| self.out_of_range(index))
+    }
+
+    fn next_frame(&mut self) -> Result<Option<Frame>> {
+        if self.ended {
+            return Ok(None);
+        }
+        if self.worker.is_none() {
+            self.start()?;
+        }
+        let worker = self.worker.as_ref().expect("started above");
+        let got = worker.frames.recv().unwrap_or_else(|_| {
+            Err(decode_error(
+                &self.info.path,
+                Some(self.cursor),
+                "the decode thread stopped without finishing".into(),
+            ))
+        });
+        match got {
+            Ok(Some(f)) => {
+                self.cursor += 1;
+                Ok(Some(f))
+            }
+            Ok(None) => {
+                self.ended = true;
+                Ok(None)
+            }
+            Err(e) => {
+                self.ended = true;
+                Err(e)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use vqscope_gpu::DecodeCapabilities;
+
+    use super::*;
+    use crate::bitstream::Crop;
+
+    /// The decode thread's failure on a device without a decode queue
+    /// (lavapipe): a read error of the input naming the frame, then the
+    /// end; never a panic or a hang. A device with one decodes instead
+    /// (the ignored tests in `tests/h264_device_decode.rs` cover that).
+    #[test]
+    fn a_failing_decode_is_a_read_error() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/bitstream/h264_main_cavlc_poc2_352x288.h264");
+        let stream = std::fs::read(&path).unwrap();
+        let summary = check_h264(&stream).unwrap();
+        assert_eq!(summary.pictures, 20);
+        let ctx = decode_context().unwrap();
+        let support = ctx.video_decode_support(&decode_profile(&summary.sequence)).unwrap();
+        if matches!(support, DecodeSupport::Supported { .. }) {
+            return;
+        }
+        let (width, height) = summary.sequence.display_size();
+        let mut source = DeviceSource {
+            ctx,
+            stream: Arc::new(stream),
+            info: SourceInfo {
+                path: path.clone(),
+                geometry: Geometry {
+                    width,
+                    height,
+                    format: PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 },
+                },
+                color: ColorInfo::default(),
+                frame_rate: Rational::new(25, 1),
+                frame_count: Some(summary.pictures),
+                seekable: false,
+                description: String::new(),
+                scaled_from: None,
+                frames_at: None,
+            },
+            assumed: Assumed::ALL,
+            what: String::new(),
+            worker: None,
+            cursor: 0,
+            ended: false,
+        };
+        let e = source.read_frame(0).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "{}: decoding on the device failed at frame 0: ",
+                path.display()
+            )) && e.ends_with("has no H.264 video decode queue"),
+            "{e}"
+        );
+        assert!(source.next_frame().unwrap().is_none());
+        // Asked again, the decode starts over and fails the same way.
+        assert_eq!(source.read_frame(0).unwrap_err().to_string(), e);
+    }
+
+    #[test]
+    fn choices() {
+        for name in DecodeChoice::NAMES {
+            assert!(name.parse::<DecodeChoice>().is_ok());
+        }
+        assert_eq!("gpu".parse(), Ok(DecodeChoice::Gpu));
+        assert_eq!(
+            "GPU".parse::<DecodeChoice>(),
+            Err("--decode takes auto, gpu or cpu, not \"GPU\"".into())
+        );
+    }
+
+    /// An H.265 Main 10 1080p stream at level 4 with a 5-picture DPB.
+    fn main10() -> SequenceInfo {
+        SequenceInfo {
+            codec: Codec::H265,
+            profile_idc: 2,
+            profile: "Main 10",
+            level_idc: 120,
+            chroma: ChromaFormat::Yuv420,
+            bit_depth_luma: 10,
+            bit_depth_chroma: 10,
+            coded_width: 1920,
+            coded_height: 1080,
+            crop: Crop::default(),
+            interlaced: false,
+            max_dpb_frames: 5,
+            max_num_ref_frames: 4,
+        }
+    }
+
+    fn offered(max: (u32, u32), slots: u32, level: u32) -> DecodeSupport {
+        DecodeSupport::Supported {
+            queue_family: 3,
+            queue_count: 7,
+            capabilities: DecodeCapabilities {
+                min_coded_extent: (64, 64),
+                max_coded_extent: max,
+                max_dpb_slots: slots,
+                max_active_reference_pictures: slots - 1,
+                max_level_idc: Some(level),
+                decode_flags: vk::VideoDecodeCapabilityFlagsKHR::DPB_AND_OUTPUT_COINCIDE,
+                bitstream_offset_alignment: 256,
+                bitstream_size_alignment: 256,
+                std_header_version: vk::make_api_version(0, 1, 0, 0),
+            },
+        }
+    }
+
+    #[test]
+    fn offered_within_the_limits() {
+        assert_eq!(
+            device_offers(&main10(), "GPU", &offered((8192, 8192), 16, 186)),
+            Ok("H.265 Main 10, 4:2:0 10-bit on GPU".into())
+        );
+    }
+
+    #[test]
+    fn each_limit_says_no() {
+        let s = main10();
+        let no = |support| device_offers(&s, "GPU", &support).unwrap_err();
+        assert_eq!(
+            no(offered((1280, 720), 16, 186)),
+            "GPU decodes H.265 Main 10, 4:2:0 10-bit from 64x64 to 1280x720, \
+             this stream is coded at 1920x1080"
+        );
+        assert_eq!(
+            no(offered((4096, 4096), 4, 186)),
+            "the stream needs 5 DPB slots and 4 references, GPU offers 4 and 3 for \
+             H.265 Main 10, 4:2:0 10-bit"
+        );
+        assert_eq!(
+            no(offered((4096, 4096), 16, 93)),
+            "the stream is level 4, GPU decodes H.265 Main 10, 4:2:0 10-bit up to level 3.1"
+        );
+        assert_eq!(no(DecodeSupport::NoDecodeQueue), "GPU has no queue that decodes H.265");
+        assert_eq!(
+            no(DecodeSupport::ProfileNotSupported(
+                vk::Result::ERROR_VIDEO_PROFILE_FORMAT_NOT_SUPPORTED_KHR
+            )),
+            "GPU does not decode H.265 Main 10, 4:2:0 10-bit \
+             (ERROR_VIDEO_PROFILE_FORMAT_NOT_SUPPORTED_KHR)"
+        );
+        let mut distinct = offered((4096, 4096), 16, 186);
+        if let DecodeSupport::Supported { capabilities, .. } = &mut distinct {
+            capabilities.decode_flags = vk::VideoDecodeCapabilityFlagsKHR::DPB_AND_OUTPUT_DISTINCT;
+        }
+        assert!(no(distinct).contains("apart from its DPB"));
+    }
+
+    #[test]
+    fn h264_needs_a_slot_beyond_its_dpb() {
+        // max_dec_frame_buffering 16 leaves out the picture being decoded.
+        let s = SequenceInfo {
+            codec: Codec::H264,
+            profile_idc: 100,
+            profile: "High",
+            level_idc: 51,
+            max_dpb_frames: 16,
+            max_num_ref_frames: 16,
+            ..main10()
+        };
+        let no = device_offers(&s, "GPU", &offered((4096, 4096), 16, 51)).unwrap_err();
+        assert!(no.starts_with("the stream needs 17 DPB slots and 16 references"), "{no}");
+        let yes = device_offers(&s, "GPU", &offered((4096, 4096), 17, 51)).unwrap();
+        assert_eq!(yes, "H.264 High, 4:2:0 10-bit on GPU");
+    }
+}
