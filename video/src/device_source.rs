@@ -393,11 +393,31 @@ fn frame(
     Ok(Frame { geometry, color, index, data })
 }
 
+/// The largest stream the device path takes: it holds the whole Annex B
+/// stream in memory (streaming it is the next step), so a longer one is
+/// left to ffmpeg.
+const MAX_STREAM_BYTES: u64 = 1 << 30;
+
+/// Why a stream over [`MAX_STREAM_BYTES`] goes to ffmpeg.
+fn too_long(path: &Path) -> VideoError {
+    VideoError::Unsupported {
+        path: Shown::new(path),
+        reason: "its H.264 stream is over 1 GiB, and the device path holds a whole stream in \
+                 memory for now"
+            .into(),
+    }
+}
+
 /// The whole H.264 Annex B stream of `path`: the file itself for a raw
 /// stream, else ffmpeg's `-c:v copy` rewrite of its first video stream
-/// (docs/DECODE.md), which decodes nothing.
+/// (docs/DECODE.md), which decodes nothing. Refused past
+/// [`MAX_STREAM_BYTES`].
 fn read_annexb(path: &Path, container: bool, tools: &FfmpegTools) -> Result<Vec<u8>> {
     if !container {
+        let size = std::fs::metadata(path).map_err(|e| VideoError::io(path, None, e))?.len();
+        if size > MAX_STREAM_BYTES {
+            return Err(too_long(path));
+        }
         return std::fs::read(path).map_err(|e| VideoError::io(path, None, e));
     }
     let mut child = Command::new(&tools.ffmpeg)
@@ -410,9 +430,14 @@ fn read_annexb(path: &Path, container: bool, tools: &FfmpegTools) -> Result<Vec<
         .spawn()
         .map_err(|e| missing(path, &tools.ffmpeg, e))?;
     let mut stream = Vec::new();
-    let mut stdout = child.stdout.take().expect("stdout is piped");
-    let read = stdout.read_to_end(&mut stream);
-    drop(stdout);
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let read = stdout.take(MAX_STREAM_BYTES + 1).read_to_end(&mut stream);
+    if stream.len() as u64 > MAX_STREAM_BYTES {
+        // Closing the pipe ends ffmpeg; the stream goes to ffmpeg's decode.
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(too_long(path));
+    }
     let output = child.wait_with_output().map_err(|e| VideoError::io(path, None, e))?;
     read.map_err(|e| VideoError::io(path, None, e))?;
     if !output.status.success() {
