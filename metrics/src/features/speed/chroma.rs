@@ -14,6 +14,7 @@ use vqscope_gpu::{Buffer, Recorder, Timestamps};
 use vqscope_video::ChromaFormat;
 
 use super::gpu::SpeedKernel;
+use super::host_queue::HostQueue;
 use super::readback::{PlaneCopy, record_copies};
 use super::{Dimensions, SpeedOptions, centered_score, check_options, float_plane, speed_score};
 use crate::MetricsError;
@@ -226,6 +227,7 @@ impl Feature for SpeedChroma {
             options: o,
             max_val: options.double("speed_max_val"),
             names: options.clone(),
+            host: HostQueue::default(),
         }))
     }
 }
@@ -246,6 +248,8 @@ struct SpeedChromaExtractor {
     options: SpeedOptions,
     max_val: f64,
     names: FeatureOptions,
+    /// The GPU path's host work, several frames at once.
+    host: HostQueue,
 }
 
 impl Extractor for SpeedChromaExtractor {
@@ -293,37 +297,46 @@ impl Extractor for SpeedChromaExtractor {
     }
 
     fn frame(&mut self, index: u64, words: &[i64]) -> Vec<FrameValues> {
-        let o = &self.options;
-        let values = match &self.source {
-            Source::Gpu(kernel) => {
-                let p = kernel.decode(words);
-                let side = |i: usize| (&p[i].plane, &p[i].covariance);
-                let score = |c: usize| centered_score(side(c), side(c + 2), &self.dims, o);
-                // Cb and Cr on two threads (each runs its two sides on two).
-                let (u, v) = std::thread::scope(|scope| {
-                    let v = scope.spawn(|| score(1));
-                    (score(0), v.join().expect("a speed_chroma thread panicked"))
-                });
-                combine([u, v], self.max_val)
-            }
-            Source::Copy([u, v]) => {
-                let mut at = 0;
-                let mut take = |copy: &PlaneCopy| {
-                    let s = copy.samples(&words[at..at + copy.words() as usize]);
-                    at += copy.words() as usize;
-                    s
-                };
-                let samples = [take(u), take(v), take(u), take(v)];
-                let view = |i: usize| {
-                    let c = [u, v][i % 2];
-                    PlaneView::packed(c.width, c.height, c.bpc, &samples[i])
-                };
-                let (ru, rv, du, dv) = (view(0), view(1), view(2), view(3));
-                // The sizes and options were checked when the instance was built.
-                speed_chroma([&ru, &rv], [&du, &dv], self.size, o, self.max_val)
-                    .unwrap_or([f64::NAN; 3])
-            }
+        let kernel = match &self.source {
+            Source::Gpu(kernel) => kernel,
+            Source::Copy(copies) => return vec![(index, self.host_values(copies, words).to_vec())],
         };
-        vec![(index, values.to_vec())]
+        let p = kernel.decode(words);
+        let (dims, o, max_val) = (self.dims, self.options, self.max_val);
+        self.host.push(index, move || {
+            let side = |i: usize| (&p[i].plane, &p[i].covariance);
+            let score = |c: usize| centered_score(side(c), side(c + 2), &dims, &o);
+            // Cb and Cr on two threads (each runs its two sides on two).
+            let (u, v) = std::thread::scope(|scope| {
+                let v = scope.spawn(|| score(1));
+                (score(0), v.join().expect("a speed_chroma thread panicked"))
+            });
+            combine([u, v], max_val).to_vec()
+        })
+    }
+
+    fn flush(&mut self) -> Vec<FrameValues> {
+        self.host.flush()
+    }
+}
+
+impl SpeedChromaExtractor {
+    /// The whole CPU twin on the four chroma planes copied back whole.
+    fn host_values(&self, [u, v]: &[PlaneCopy; 2], words: &[i64]) -> [f64; 3] {
+        let mut at = 0;
+        let mut take = |copy: &PlaneCopy| {
+            let s = copy.samples(&words[at..at + copy.words() as usize]);
+            at += copy.words() as usize;
+            s
+        };
+        let samples = [take(u), take(v), take(u), take(v)];
+        let view = |i: usize| {
+            let c = [u, v][i % 2];
+            PlaneView::packed(c.width, c.height, c.bpc, &samples[i])
+        };
+        let (ru, rv, du, dv) = (view(0), view(1), view(2), view(3));
+        // The sizes and options were checked when the instance was built.
+        speed_chroma([&ru, &rv], [&du, &dv], self.size, &self.options, self.max_val)
+            .unwrap_or([f64::NAN; 3])
     }
 }

@@ -35,6 +35,7 @@
 
 pub mod chroma;
 pub mod gpu;
+mod host_queue;
 pub mod linalg;
 mod readback;
 pub mod temporal;

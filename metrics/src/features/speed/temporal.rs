@@ -17,6 +17,7 @@ use vqscope_gpu::{Buffer, Recorder, Timestamps};
 
 use super::chroma::{KERNELSCALE, MAX_VAL, NN_FLOOR, PRESCALE, PRESCALE_METHOD, SIGMA_NN};
 use super::gpu::SpeedKernel;
+use super::host_queue::HostQueue;
 use super::readback::{PlaneCopy, record_copies};
 use super::{Dimensions, SpeedOptions, centered_score, check_options, float_plane, speed_score};
 use crate::MetricsError;
@@ -142,6 +143,7 @@ impl Feature for SpeedTemporalFeature {
             scorer,
             use_ref_diff,
             names: options.clone(),
+            host: HostQueue::default(),
         }))
     }
 }
@@ -160,6 +162,8 @@ struct SpeedTemporalExtractor {
     scorer: SpeedTemporal,
     use_ref_diff: bool,
     names: FeatureOptions,
+    /// The GPU path's host work, several frames at once.
+    host: HostQueue,
 }
 
 impl Extractor for SpeedTemporalExtractor {
@@ -216,23 +220,30 @@ impl Extractor for SpeedTemporalExtractor {
     }
 
     fn frame(&mut self, index: u64, words: &[i64]) -> Vec<FrameValues> {
-        let value = match &self.source {
-            Source::Gpu(_) if index == 0 => 0.0,
-            Source::Gpu(kernel) => {
-                let p = kernel.decode(words);
-                let (dims, o) = (&self.scorer.dims, &self.scorer.options);
-                let side = |i: usize| (&p[i].plane, &p[i].covariance);
-                f64::from(centered_score(side(0), side(1), dims, o).0)
-            }
+        let kernel = match &self.source {
+            Source::Gpu(kernel) => kernel,
             Source::Copy(luma) => {
                 let n = luma.words() as usize;
                 let (r, d) = (luma.samples(&words[..n]), luma.samples(&words[n..2 * n]));
                 let rv = PlaneView::packed(luma.width, luma.height, luma.bpc, &r);
                 let dv = PlaneView::packed(luma.width, luma.height, luma.bpc, &d);
                 // The size and options were checked when the instance was built.
-                self.scorer.push(&rv, &dv).unwrap_or(f64::NAN)
+                return vec![(index, vec![self.scorer.push(&rv, &dv).unwrap_or(f64::NAN)])];
             }
         };
-        vec![(index, vec![value])]
+        // Frame 0 has no earlier frame, and scores 0.
+        if index == 0 {
+            return self.host.ready(index, vec![0.0]);
+        }
+        let p = kernel.decode(words);
+        let (dims, o) = (self.scorer.dims, self.scorer.options);
+        self.host.push(index, move || {
+            let side = |i: usize| (&p[i].plane, &p[i].covariance);
+            vec![f64::from(centered_score(side(0), side(1), &dims, &o).0)]
+        })
+    }
+
+    fn flush(&mut self) -> Vec<FrameValues> {
+        self.host.flush()
     }
 }
