@@ -26,9 +26,9 @@ pub struct Args {
     /// No progress line.
     #[arg(short = 'q', long)]
     quiet: bool,
-    /// Which decoder reads compressed inputs, for every job: auto, gpu or cpu, as for
-    /// `vqscope score --decode`.
-    #[arg(long, default_value = "auto", value_parser = vqscope_video::DecodeChoice::NAMES)]
+    /// Which decoder reads compressed inputs, for every job: cpu (the default), auto or gpu,
+    /// as for `vqscope score --decode`.
+    #[arg(long, default_value = "cpu", value_parser = vqscope_video::DecodeChoice::NAMES)]
     decode: String,
 }
 

@@ -1,7 +1,7 @@
 //! `vqscope info FILE...`: what vqscope sees in each input, and for the
 //! compressed ones whether the Vulkan device decodes them (issue 18): the
-//! decoder `--decode auto` (the default) picks, and why not the device
-//! when ffmpeg decodes.
+//! decoder `--decode auto` picks, and why not the device when ffmpeg
+//! decodes.
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -93,12 +93,13 @@ fn main() -> ExitCode {
     // The start the whole command's fps counts from.
     let started = std::time::Instant::now();
     let cli = Cli::parse();
-    // Only the commands that read each clip once, start to end, decode on
-    // the device (`--decode auto` by default). The dashboard, screenshots
-    // and benchmarks seek and step back, which a device-decoded input does
-    // by decoding again from the start, so they keep ffmpeg for now.
-    if !matches!(cli.command, Some(Command::Score(_) | Command::Batch(_) | Command::Info(_))) {
-        vqscope_video::set_decode_choice(vqscope_video::DecodeChoice::Cpu);
+    // Compressed inputs are read by ffmpeg unless `score` or `batch` are
+    // told otherwise (`--decode`); `info` says what `--decode auto` would
+    // pick. The dashboard, screenshots and benchmarks keep ffmpeg: they seek
+    // and step back, which a device-decoded input does by decoding again
+    // from its start.
+    if matches!(cli.command, Some(Command::Info(_))) {
+        vqscope_video::set_decode_choice(vqscope_video::DecodeChoice::Auto);
     }
     let result = match cli.command {
         Some(Command::Screenshot(args)) => screenshot::run(args),

@@ -120,12 +120,14 @@ pub struct Args {
     /// ~/.cache/vqscope; VQSCOPE_PIPELINE_CACHE=DIR moves it, `off` disables it.
     #[arg(long)]
     verbose: bool,
-    /// Which decoder reads compressed inputs (anything but y4m and raw yuv): `auto` decodes
-    /// H.264 (progressive, 8-bit 4:2:0) on the Vulkan device when the device has an H.264
-    /// decode queue and takes the stream, and everything else with ffmpeg; `gpu` decodes on
-    /// the device or fails; `cpu` always uses ffmpeg. --verbose says per input which one
-    /// decoded it and why.
-    #[arg(long, default_value = "auto", value_parser = DecodeChoice::NAMES)]
+    /// Which decoder reads compressed inputs (anything but y4m and raw yuv): `cpu` (the
+    /// default for now) always uses ffmpeg; `auto` decodes H.264 (progressive, 8-bit 4:2:0)
+    /// on the Vulkan device when the device has an H.264 decode queue and takes the stream,
+    /// and everything else with ffmpeg; `gpu` decodes on the device or fails. The device path
+    /// is exact but still decodes one picture at a time (1080p at about 240 fps on an H100),
+    /// slower than ffmpeg on a multi-core host. --verbose says per input which one decoded it
+    /// and why.
+    #[arg(long, default_value = "cpu", value_parser = DecodeChoice::NAMES)]
     pub(crate) decode: String,
 }
 

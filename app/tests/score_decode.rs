@@ -70,6 +70,33 @@ fn decoder_line<'a>(stderr: &'a str, distorted: &Path) -> &'a str {
         .unwrap_or_else(|| panic!("no decoder line for the distorted input:\n{stderr}"))
 }
 
+/// Without `--decode`, ffmpeg reads compressed inputs: the device path is
+/// exact but slower than ffmpeg until pictures are decoded in flight.
+#[test]
+fn ffmpeg_decodes_by_default() {
+    let mp4 = distorted_mp4();
+    let r = reference_y4m(PAIR);
+    let (r, d) = (r.to_str().unwrap(), mp4.to_str().unwrap());
+    let output = vqscope(&[
+        "score",
+        "-r",
+        r,
+        "-d",
+        d,
+        "-n",
+        "--feature",
+        "psnr",
+        "--json",
+        "-o",
+        "-",
+        "-q",
+        "--verbose",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(decoder_line(&stderr, &mp4), "decoded by ffmpeg: --decode cpu");
+}
+
 #[test]
 fn auto_scores_as_cpu_and_says_which_decoder() {
     let mp4 = distorted_mp4();
@@ -150,7 +177,7 @@ fn options_and_help() {
     for command in ["score", "batch"] {
         let help = String::from_utf8_lossy(&vqscope(&[command, "--help"]).stdout).into_owned();
         assert!(help.contains("--decode <DECODE>"), "{command}: {help}");
-        assert!(help.contains("[default: auto]"), "{help}");
+        assert!(help.contains("[default: cpu]"), "{help}");
         assert!(help.contains("[possible values: auto, gpu, cpu]"), "{help}");
     }
     let output = vqscope(&["score", "-r", "a.y4m", "-d", "b.mp4", "--decode", "vulkan"]);

@@ -43,11 +43,12 @@ const QUEUE: usize = 4;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DecodeChoice {
     /// The device where it decodes the stream, else ffmpeg.
-    #[default]
     Auto,
     /// The device, or an error.
     Gpu,
-    /// ffmpeg.
+    /// ffmpeg: the default while the device path decodes one picture at a
+    /// time (slower than ffmpeg on a multi-core host).
+    #[default]
     Cpu,
 }
 
@@ -69,7 +70,7 @@ impl FromStr for DecodeChoice {
     }
 }
 
-static CHOICE: Mutex<DecodeChoice> = Mutex::new(DecodeChoice::Auto);
+static CHOICE: Mutex<DecodeChoice> = Mutex::new(DecodeChoice::Cpu);
 
 /// Sets the decoder every later [`crate::open_input`] of a compressed file
 /// takes. It is one setting for the process rather than an argument,

@@ -264,7 +264,7 @@ fn h264_inputs_read_as_ffmpeg_frames() {
         // Dropped with pictures still to come: the thread stops.
         drop(source);
     }
-    set_decode_choice(DecodeChoice::Auto);
+    set_decode_choice(DecodeChoice::default());
     assert!(failures.is_empty(), "{failures:#?}");
     assert_no_validation_messages();
 }
