@@ -306,12 +306,7 @@ impl Extractor for SpeedChromaExtractor {
         self.host.push(index, move || {
             let side = |i: usize| (&p[i].plane, &p[i].covariance);
             let score = |c: usize| centered_score(side(c), side(c + 2), &dims, &o);
-            // Cb and Cr on two threads (each runs its two sides on two).
-            let (u, v) = std::thread::scope(|scope| {
-                let v = scope.spawn(|| score(1));
-                (score(0), v.join().expect("a speed_chroma thread panicked"))
-            });
-            combine([u, v], max_val).to_vec()
+            combine([score(0), score(1)], max_val).to_vec()
         })
     }
 

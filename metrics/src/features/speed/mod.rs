@@ -504,13 +504,8 @@ pub fn centered_score(
     o: &SpeedOptions,
 ) -> (f32, bool) {
     let sigma_nn = o.sigma_nn as f32;
-    // The two sides are independent (eigenvalues and solve, a few hundred
-    // microseconds each however small the plane): one on a second thread.
-    let (r, d) = std::thread::scope(|scope| {
-        let d = scope.spawn(|| est_params(k_distorted, distorted, dims, sigma_nn));
-        let r = est_params(k_reference, reference, dims, sigma_nn);
-        (r, d.join().expect("an est_params thread panicked"))
-    });
+    let r = est_params(k_reference, reference, dims, sigma_nn);
+    let d = est_params(k_distorted, distorted, dims, sigma_nn);
     let score = if r.singular != d.singular {
         0.0
     } else {
