@@ -105,7 +105,8 @@ pub fn run(
     let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
     outln!(
         "device: {} ({frames} frame pairs per case, 8-bit 4:2:0; GPU ms: one frame resident, \
-         median of 5 batches of 32 after a 200 ms warm-up; kernels: median timestamps per frame while scoring)",
+         median of 5 batches of 32 after a 200 ms warm-up, the mean of the {DISTINCT} distinct frames' \
+         medians; kernels: median timestamps per frame while scoring)",
         ctx.info().name
     )?;
     outln!(
@@ -153,9 +154,16 @@ pub fn run(
             pipeline.finish()?;
             let memory_fps = frames as f64 / start.elapsed().as_secs_f64();
             let y4m_fps = score_y4m(&ctx, &y4m, geometry, selection)?;
-            let (r, d) = &pairs[0];
-            let pair = FramePair { index: 0, reference: r.clone(), distorted: d.clone() };
-            let gpu_ms = resident_ms(&ctx, geometry, selection, &pair)?;
+            let distinct: Vec<FramePair> = pairs
+                .iter()
+                .enumerate()
+                .map(|(i, (r, d))| FramePair {
+                    index: i as u64,
+                    reference: r.clone(),
+                    distorted: d.clone(),
+                })
+                .collect();
+            let gpu_ms = resident_ms(&ctx, geometry, selection, &distinct)?;
             let detail: Vec<String> =
                 per_kernel.into_iter().map(|(n, v)| format!("{n} {:.3}", median(v))).collect();
             outln!(
@@ -167,10 +175,12 @@ pub fn run(
             )?;
             // A single feature of several dispatches: each one alone.
             if name != DEFAULT_MODEL {
-                for (_, phases) in dispatch_ms(&ctx, geometry, selection, &pair)? {
+                for phases in dispatch_ms(&ctx, geometry, selection, &distinct)? {
                     if phases.len() > 1 {
-                        let line: Vec<String> =
-                            phases.iter().map(|(n, ms)| format!("{n} {ms:.3}")).collect();
+                        let line: Vec<String> = phases
+                            .iter()
+                            .map(|(n, per_frame)| format!("{n} {}", frame_figures(per_frame)))
+                            .collect();
                         outln!(
                             "{:<10} {:<18} each dispatch alone (ms): {}",
                             "",
@@ -191,35 +201,64 @@ pub fn run(
     Ok(())
 }
 
-/// Median of 5 resident batches of 32 frames, after batches that keep the
-/// GPU busy for at least 200 ms: an idle H200 sits at 345 MHz and needs
-/// sustained work before it clocks up, or the figures measure the clock.
+/// The mean over `pairs` of each one's median of 5 resident batches of 32
+/// frames, after batches that keep the GPU busy for at least 200 ms: an idle
+/// H200 sits at 345 MHz and needs sustained work before it clocks up, or the
+/// figures measure the clock. Every distinct pair counts, since the cost of
+/// some features (psnr_hvs's float sum, CAMBI) depends on the content.
 fn resident_ms(
     ctx: &Arc<GpuContext>,
     geometry: Geometry,
     selection: &Selection,
-    pair: &FramePair,
+    pairs: &[FramePair],
 ) -> Result<f64> {
     let mut pipeline = ScorePipeline::new(ctx, geometry, selection.features())?;
-    let warm = Instant::now();
-    while warm.elapsed().as_secs_f64() < 0.2 {
-        pipeline.time_resident(pair, 32)?;
+    let mut total = 0.0;
+    for pair in pairs {
+        let warm = Instant::now();
+        while warm.elapsed().as_secs_f64() < 0.2 {
+            pipeline.time_resident(pair, 32)?;
+        }
+        let runs =
+            (0..5).map(|_| pipeline.time_resident(pair, 32)).collect::<Result<Vec<_>, _>>()?;
+        total += median(runs);
     }
-    let runs = (0..5).map(|_| pipeline.time_resident(pair, 32)).collect::<Result<Vec<_>, _>>()?;
-    Ok(median(runs))
+    Ok(total / pairs.len() as f64)
 }
 
-/// Every dispatch of each instance alone between barriers on `pair`,
-/// median ms of 16 frames after at least 200 ms of frames back to back.
-#[allow(clippy::type_complexity)]
+/// Per instance, each dispatch alone between barriers: for each of `pairs`,
+/// the median ms of 16 frames after at least 200 ms of frames back to back.
 fn dispatch_ms(
     ctx: &Arc<GpuContext>,
     geometry: Geometry,
     selection: &Selection,
-    pair: &FramePair,
-) -> Result<Vec<(&'static str, Vec<(&'static str, f64)>)>> {
+    pairs: &[FramePair],
+) -> Result<Vec<Vec<(&'static str, Vec<f64>)>>> {
     let mut pipeline = ScorePipeline::new(ctx, geometry, selection.features())?;
-    Ok(pipeline.time_dispatches(pair, 16)?)
+    let mut instances: Vec<Vec<(&'static str, Vec<f64>)>> = Vec::new();
+    for pair in pairs {
+        for (i, (_, phases)) in pipeline.time_dispatches(pair, 16)?.into_iter().enumerate() {
+            if instances.len() <= i {
+                instances.push(phases.iter().map(|&(n, _)| (n, Vec::new())).collect());
+            }
+            for ((_, per_frame), (_, ms)) in instances[i].iter_mut().zip(phases) {
+                per_frame.push(ms);
+            }
+        }
+    }
+    Ok(instances)
+}
+
+/// One dispatch's milliseconds on the distinct frames: one figure where they
+/// agree within 10 %, else each frame's, `/`-separated.
+fn frame_figures(per_frame: &[f64]) -> String {
+    let lo = per_frame.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = per_frame.iter().copied().fold(0.0, f64::max);
+    if hi <= lo * 1.1 {
+        format!("{:.3}", median(per_frame.to_vec()))
+    } else {
+        per_frame.iter().map(|ms| format!("{ms:.3}")).collect::<Vec<_>>().join("/")
+    }
 }
 
 /// Extensions of the reference and distorted clips after [`clip_base`].

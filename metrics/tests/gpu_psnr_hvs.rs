@@ -88,7 +88,7 @@ fn gpu_run(
         .run(|rec| {
             rec.fill(&results, 0xDEAD_BEEF);
             rec.barrier();
-            kernel.record(rec, &rp, &dp, &results, offset)
+            kernel.record(rec, &rp, &dp, &results, offset, None)
         })
         .unwrap();
     let bytes = download_buffer(ctx, submitter, &results, len).unwrap();
@@ -515,7 +515,7 @@ fn psnr_hvs_kernel_timing_4k() {
     let results = Buffer::storage(&ctx, "timing results", 24).unwrap();
     let (median, min, max) = vqscope_gpu::testing::frame_ms(&ctx, &mut submitter, 20, |rec| {
         rec.barrier();
-        kernel.record(rec, &rp, &dp, &results, 0)
+        kernel.record(rec, &rp, &dp, &results, 0, None)
     });
     let words = download_buffer(&ctx, &mut submitter, &results, 24).unwrap();
     let words: Vec<i64> =

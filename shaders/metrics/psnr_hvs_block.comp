@@ -1,8 +1,10 @@
 #version 460
-// psnr_hvs, step 1 of 2: one invocation per 8x8 block of one plane (block
-// corners 7 samples apart), writing the 64 values that block adds to the
-// plane's float sum, in libvmaf's order, at terms[term_base + block * 64 + k]
-// (blocks in raster order). psnr_hvs_sum.comp adds them up.
+// psnr_hvs, step 1 of 2: one invocation per 8x8 block of a range of one
+// plane's blocks (block corners 7 samples apart), writing the 64 values that
+// block adds to the plane's float sum, in libvmaf's order, at
+// terms[(block - block_begin) * 64 + k] (blocks in raster order; the driver
+// binds the terms of the range alone, so that other work may read the
+// plane's other terms meanwhile). psnr_hvs_sum.comp adds them up.
 // CPU twin: metrics/src/features/psnr_hvs/mod.rs (`block_terms`); driver:
 // metrics/src/features/psnr_hvs/gpu.rs.
 //
@@ -36,9 +38,10 @@ layout(push_constant, std430) uniform Push {
     uint blocks_x;
     uint blocks_y;
     uint table;       // plane index: 0 Y, 1 Cb, 2 Cr
-    uint term_base;   // first float of this plane's terms
     float block_var_scale;     // libvmaf's float constant (1/63)·64
     float quadrant_var_scale;  // (1/15)·16
+    uint block_begin;          // the blocks of this dispatch, raster order
+    uint block_end;
 };
 
 const uint BLOCK = 8u;
@@ -167,8 +170,8 @@ float analyse(inout int b[64]) {
 }
 
 void main() {
-    uint block = gl_GlobalInvocationID.x;
-    if (block >= blocks_x * blocks_y) {
+    uint block = block_begin + gl_GlobalInvocationID.x;
+    if (block >= block_end) {
         return;
     }
     uint x0 = (block % blocks_x) * STEP;
@@ -184,7 +187,7 @@ void main() {
     if (d_masking > masking) {
         masking = d_masking;
     }
-    uint out_base = term_base + block * 64u;
+    uint out_base = (block - block_begin) * 64u;
     for (uint k = 0u; k < 64u; k++) {
         precise float err = float(abs(r[k] - d[k]));
         if (k != 0u) {

@@ -43,7 +43,7 @@ impl Backend for Gpu {
             .run(|rec| {
                 rec.fill(results, 0xDEAD_BEEF);
                 rec.barrier();
-                kernel.record(rec, &rp, &dp, results, 0)
+                kernel.record(rec, &rp, &dp, results, 0, None)
             })
             .expect("run psnr_hvs");
         let bytes = download_buffer(&self.ctx, &mut self.submitter, results, 24).unwrap();

@@ -4,11 +4,10 @@
 
 use vqscope_gpu::{Buffer, Recorder, Timestamps};
 
-use super::gpu::PsnrHvsKernel;
+use super::gpu::{PHASES, PsnrHvsKernel};
 use crate::MetricsError;
 use crate::features::{
     Column, Extractor, Feature, FeatureOptions, FramePlanes, FrameValues, OptionSpec, Setup,
-    record_single,
 };
 
 /// The registry entry.
@@ -58,7 +57,7 @@ impl Extractor for PsnrHvsExtractor {
     }
 
     fn phases(&self) -> &'static [&'static str] {
-        &["psnr_hvs"]
+        &PHASES
     }
 
     fn record(
@@ -69,9 +68,7 @@ impl Extractor for PsnrHvsExtractor {
         offset_words: u32,
         stamps: Option<&Timestamps>,
     ) -> vqscope_gpu::Result<()> {
-        record_single(rec, stamps, |rec| {
-            self.kernel.record(rec, &planes.reference, &planes.distorted, out, offset_words)
-        })
+        self.kernel.record(rec, &planes.reference, &planes.distorted, out, offset_words, stamps)
     }
 
     fn frame(&mut self, index: u64, words: &[i64]) -> Vec<FrameValues> {

@@ -5,12 +5,15 @@
 //!
 //! Per frame pair, after a barrier:
 //!
-//! 1. `psnr_hvs_block` once per plane: one invocation per 8x8 block computes
-//!    the 64 values the block adds (DCT, variances, masking, CSF weights),
-//!    bit for bit as [`super::block_terms`], into the terms buffer;
+//! 1. `psnr_hvs_block`: one invocation per 8x8 block computes the 64 values
+//!    the block adds (DCT, variances, masking, CSF weights), bit for bit as
+//!    [`super::block_terms`], into the terms buffer; first the 256 blocks of
+//!    each plane's first window of terms, then, beside `psnr_hvs_sum_first`
+//!    walking those windows (a chain of rounds on one workgroup each), the
+//!    rest;
 //! 2. [`PlaneSum`], the three planes side by side: each plane's float sum
-//!    of its terms in libvmaf's order, in three passes. `psnr_hvs_sum_total`
-//!    and `psnr_hvs_sum_window` run one workgroup per window of 16384 terms
+//!    of its terms in libvmaf's order. `psnr_hvs_sum_total` and
+//!    `psnr_hvs_sum_window` run one workgroup per window of 16384 terms
 //!    (about a thousand at 4K): window totals in double, then, on one or
 //!    two grids guessed from the totals before the window, the composed
 //!    integer step pairs of each 64-term chunk and of the window.
@@ -28,13 +31,18 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
     Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder, Submitter,
-    upload_buffer,
+    Timestamps, upload_buffer,
 };
 use vqscope_video::Geometry;
 
 use super::{COEFFS, PsnrHvsScore, Tables, blocks_along, check_geometry, plane_value};
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
+use crate::features::float_ssim::gpu::Steps;
+
+/// What [`PsnrHvsKernel::record`] times: the blocks' terms with the first
+/// windows' walks beside them, then the sum's three other passes.
+pub const PHASES: [&str; 4] = ["blocks + first windows", "sum totals", "sum windows", "sum walk"];
 
 /// Invocations per `psnr_hvs_block` workgroup (its `local_size_x`).
 const BLOCK_GROUP: u32 = 64;
@@ -67,9 +75,10 @@ struct BlockPush {
     blocks_x: u32,
     blocks_y: u32,
     table: u32,
-    term_base: u32,
     block_var_scale: f32,
     quadrant_var_scale: f32,
+    block_begin: u32,
+    block_end: u32,
 }
 
 /// Twin of psnr_hvs_sum_total.comp's and psnr_hvs_sum_window.comp's push
@@ -104,8 +113,8 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
     };
     vec![
         twin!(BlockPush as "Push" in [METRICS_PSNR_HVS_BLOCK] {
-            ref_plane, dis_plane, blocks_x, blocks_y, table, term_base, block_var_scale,
-            quadrant_var_scale,
+            ref_plane, dis_plane, blocks_x, blocks_y, table, block_var_scale, quadrant_var_scale,
+            block_begin, block_end,
         }),
         twin!(PassPush as "Push" in [METRICS_PSNR_HVS_SUM_TOTAL, METRICS_PSNR_HVS_SUM_WINDOW] {
             term_base, term_count, window_base,
@@ -183,10 +192,17 @@ pub struct SumJob {
 /// How the work is spread. The terms are cut into windows of [`WINDOW`]
 /// terms, each [`CHUNKS`] chunks of [`CHUNK`]:
 ///
+/// 0. `psnr_hvs_sum_first`, one workgroup per sum, as soon as the sum's
+///    first window of terms is written: a sum's first window starts at
+///    exactly 0, so it is walked as pass 3 walks the rest, and the exact
+///    state after it stored; the sum grows fast there and crosses a binade
+///    every few chunks, a round each, so this runs beside other work (the
+///    rest of the terms, in [`PsnrHvsKernel`]) to hide that latency. Its
+///    chunks take their candidate grids from a scan of the chunk totals.
 /// 1. `psnr_hvs_sum_total`, one workgroup per window: the window's total in
 ///    double.
-/// 2. `psnr_hvs_sum_window`, one workgroup per window: the totals of the
-///    windows before it estimate the float sum at its start. After `n`
+/// 2. `psnr_hvs_sum_window`, one workgroup per window after the first: the
+///    totals of the windows before it estimate the float sum at its start. After `n`
 ///    non-negative terms a float sum lies within a factor `(1 ± 2^-24)^n`
 ///    of the exact one, in practice far closer, so the true grid is the
 ///    estimate's except near a power of two. The candidate grids are the
@@ -194,14 +210,9 @@ pub struct SumJob {
 ///    or the estimate lies within 1/64 of a binade's edge, the neighbour on
 ///    that side (else the estimate's alone, stored twice). On them each
 ///    invocation composes its chunk's pair and the workgroup the window's;
-///    all are stored. A sum's first window starts at exactly 0, so its
-///    workgroup then walks it as pass 3 walks the rest and stores the
-///    exact state after it: the sum grows fast there and crosses a binade
-///    every few chunks, which would cost pass 3 a round each, and here it
-///    overlaps the other windows' work. Its chunks take their candidate
-///    grids from a scan of the chunk totals rather than the window's.
+///    all are stored.
 /// 3. `psnr_hvs_sum`, one workgroup per sum, walks in rounds from the exact
-///    state `(S, E, next term)` after the first window (`walk_round` in
+///    state `(S, E, next term)` pass 0 left after the first window (`walk_round` in
 ///    psnr_hvs_sum.glsl): its 256 invocations take the next 256 items (the
 ///    chunks left in the current window, then whole windows), each item's
 ///    pair on grid `E` (pass 2's where `E` is a candidate of the item's
@@ -219,6 +230,7 @@ pub struct SumJob {
 /// or splits a window, and each window is split at most once, which bounds
 /// the rounds (see [`PlaneSum::rounds`]).
 pub struct PlaneSum {
+    first: ComputePipeline,
     total: ComputePipeline,
     window: ComputePipeline,
     walk: ComputePipeline,
@@ -249,6 +261,10 @@ impl PlaneSum {
             window_capacity.max(1) * u64::from(CHUNKS) * 16,
         )?;
         Ok(Self {
+            first: pipeline(
+                "metrics/psnr_hvs_sum_first",
+                vqscope_shaders::METRICS_PSNR_HVS_SUM_FIRST,
+            )?,
             total: pipeline(
                 "metrics/psnr_hvs_sum_total",
                 vqscope_shaders::METRICS_PSNR_HVS_SUM_TOTAL,
@@ -290,6 +306,15 @@ impl PlaneSum {
         jobs: &[SumJob],
         results: &Buffer,
     ) -> vqscope_gpu::Result<()> {
+        let window_base = self.window_bases(jobs)?;
+        self.record_first(rec, terms, jobs, &window_base)?;
+        rec.barrier();
+        self.record_rest(rec, terms, jobs, &window_base, results, &mut Steps::new(None))
+    }
+
+    /// Each job's first window in the windows buffer, once `jobs` are known
+    /// to fit.
+    fn window_bases(&self, jobs: &[SumJob]) -> vqscope_gpu::Result<Vec<u32>> {
         if jobs.len() > self.slots {
             return Err(GpuError::Usage(format!(
                 "psnr_hvs: {} sums recorded on a summer for {}",
@@ -315,11 +340,60 @@ impl PlaneSum {
                 self.window_capacity
             )));
         }
+        Ok(window_base)
+    }
+
+    /// Each sum's first window (`psnr_hvs_sum_first`), once its first
+    /// [`WINDOW`] terms are written: it reads nothing else, so the caller
+    /// may record other work beside it without a barrier.
+    fn record_first(
+        &self,
+        rec: &mut Recorder<'_>,
+        terms: &Buffer,
+        jobs: &[SumJob],
+        window_base: &[u32],
+    ) -> vqscope_gpu::Result<()> {
+        for (job, &base) in jobs.iter().zip(window_base) {
+            if job.term_count == 0 {
+                continue;
+            }
+            // The window's terms alone where their offset allows (every
+            // device's storage buffer offset alignment divides 256 bytes).
+            let (first_terms, term_base) = if job.term_base % 64 == 0 {
+                let len = job.term_count.min(WINDOW);
+                (Binding::BufferRange(terms, u64::from(job.term_base) * 4, u64::from(len) * 4), 0)
+            } else {
+                (Binding::Buffer(terms), job.term_base)
+            };
+            let bindings =
+                [first_terms, Binding::Buffer(&self.windows), Binding::Buffer(&self.chunks)];
+            let push = PassPush { term_base, term_count: job.term_count, window_base: base };
+            rec.dispatch(&self.first, &bindings, bytemuck::bytes_of(&push), [1, 1, 1])?;
+        }
+        Ok(())
+    }
+
+    /// The passes after the first windows, once every term is written and
+    /// [`PlaneSum::record_first`]'s work is done, with `steps` stamping the
+    /// end of each (totals, windows, walk).
+    fn record_rest(
+        &self,
+        rec: &mut Recorder<'_>,
+        terms: &Buffer,
+        jobs: &[SumJob],
+        window_base: &[u32],
+        results: &Buffer,
+        steps: &mut Steps<'_>,
+    ) -> vqscope_gpu::Result<()> {
         let sums = [Binding::Buffer(terms), Binding::Buffer(&self.windows)];
         let windows = [sums[0], sums[1], Binding::Buffer(&self.chunks)];
-        for (pipeline, bindings) in [(&self.total, &sums[..]), (&self.window, &windows[..])] {
-            for (job, &base) in jobs.iter().zip(&window_base) {
-                let count = Self::windows_of(job.term_count);
+        // Pass 1 covers every window (pass 2 estimates from all totals
+        // before its own); pass 2 every window but the first.
+        for (pipeline, bindings, skip) in
+            [(&self.total, &sums[..], 0), (&self.window, &windows[..], 1)]
+        {
+            for (job, &base) in jobs.iter().zip(window_base) {
+                let count = Self::windows_of(job.term_count).saturating_sub(skip);
                 if count == 0 {
                     continue;
                 }
@@ -330,7 +404,7 @@ impl PlaneSum {
                 };
                 rec.dispatch(pipeline, bindings, bytemuck::bytes_of(&push), [count, 1, 1])?;
             }
-            rec.barrier();
+            steps.barrier(rec);
         }
         let dispatches =
             jobs.iter().map(|j| Self::rounds(j.term_count).div_ceil(ROUNDS)).max().unwrap_or(0);
@@ -338,7 +412,7 @@ impl PlaneSum {
             if round > 0 {
                 rec.barrier();
             }
-            for (slot, (job, &base)) in jobs.iter().zip(&window_base).enumerate() {
+            for (slot, (job, &base)) in jobs.iter().zip(window_base).enumerate() {
                 let push = SumPush {
                     term_base: job.term_base,
                     term_count: job.term_count,
@@ -361,6 +435,7 @@ impl PlaneSum {
                 )?;
             }
         }
+        steps.barrier(rec);
         Ok(())
     }
 }
@@ -423,7 +498,8 @@ impl PsnrHvsKernel {
     }
 
     /// Records the three planes' sums into `results[offset_words..+3]`.
-    /// `reference` and `distorted` hold Y, Cb and Cr.
+    /// `reference` and `distorted` hold Y, Cb and Cr. With `stamps`, a
+    /// timestamp starts the work and one ends each of [`PHASES`].
     pub fn record(
         &self,
         rec: &mut Recorder<'_>,
@@ -431,41 +507,73 @@ impl PsnrHvsKernel {
         distorted: &[DevicePlane<'_>],
         results: &Buffer,
         offset_words: u32,
+        stamps: Option<&Timestamps>,
     ) -> vqscope_gpu::Result<()> {
         self.check(reference, distorted)?;
-        // Earlier frames may still read the terms.
-        rec.barrier();
-        for (p, slot) in self.planes.iter().enumerate() {
-            let push = BlockPush {
-                ref_plane: reference[p].desc,
-                dis_plane: distorted[p].desc,
-                blocks_x: slot.blocks_x,
-                blocks_y: slot.blocks_y,
-                table: p as u32,
-                term_base: slot.term_base,
-                block_var_scale: 1.0f32 / 63.0 * 64.0,
-                quadrant_var_scale: 1.0f32 / 15.0 * 16.0,
-            };
-            rec.dispatch(
-                &self.block,
-                &[
-                    Binding::Buffer(reference[p].buffer),
-                    Binding::Buffer(distorted[p].buffer),
-                    Binding::Buffer(&self.tables),
-                    Binding::Buffer(&self.terms),
-                ],
-                bytemuck::bytes_of(&push),
-                [slot.blocks().div_ceil(BLOCK_GROUP), 1, 1],
-            )?;
-        }
-        rec.barrier();
+        let mut steps = Steps::new(stamps.map(|s| (s, 0)));
         let jobs: [SumJob; 3] = std::array::from_fn(|p| SumJob {
             term_base: self.planes[p].term_base,
             term_count: self.planes[p].term_count(),
             out_word: offset_words + p as u32,
         });
-        self.sum.record(rec, &self.terms, &jobs, results)?;
-        Ok(())
+        let window_base = self.sum.window_bases(&jobs)?;
+        // Earlier frames may still read the terms.
+        steps.barrier(rec);
+        // The blocks of each plane's first window, then that window's walk
+        // (a chain of rounds on one workgroup) beside the other blocks.
+        let first_blocks = WINDOW / COEFFS as u32;
+        for p in 0..3 {
+            self.record_blocks(rec, reference, distorted, p, 0..first_blocks)?;
+        }
+        rec.barrier();
+        self.sum.record_first(rec, &self.terms, &jobs, &window_base)?;
+        for p in 0..3 {
+            self.record_blocks(rec, reference, distorted, p, first_blocks..u32::MAX)?;
+        }
+        steps.barrier(rec);
+        self.sum.record_rest(rec, &self.terms, &jobs, &window_base, results, &mut steps)
+    }
+
+    /// Plane `p`'s blocks in `blocks` (clipped to the plane's), if any.
+    fn record_blocks(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &[DevicePlane<'_>],
+        distorted: &[DevicePlane<'_>],
+        p: usize,
+        blocks: std::ops::Range<u32>,
+    ) -> vqscope_gpu::Result<()> {
+        let slot = &self.planes[p];
+        let end = blocks.end.min(slot.blocks());
+        if blocks.start >= end {
+            return Ok(());
+        }
+        let push = BlockPush {
+            ref_plane: reference[p].desc,
+            dis_plane: distorted[p].desc,
+            blocks_x: slot.blocks_x,
+            blocks_y: slot.blocks_y,
+            table: p as u32,
+            block_var_scale: 1.0f32 / 63.0 * 64.0,
+            quadrant_var_scale: 1.0f32 / 15.0 * 16.0,
+            block_begin: blocks.start,
+            block_end: end,
+        };
+        rec.dispatch(
+            &self.block,
+            &[
+                Binding::Buffer(reference[p].buffer),
+                Binding::Buffer(distorted[p].buffer),
+                Binding::Buffer(&self.tables),
+                Binding::BufferRange(
+                    &self.terms,
+                    u64::from(slot.term_base + blocks.start * COEFFS as u32) * 4,
+                    u64::from(end - blocks.start) * COEFFS as u64 * 4,
+                ),
+            ],
+            bytemuck::bytes_of(&push),
+            [(end - blocks.start).div_ceil(BLOCK_GROUP), 1, 1],
+        )
     }
 
     /// The three planes' float sums from the kernel's result words.
