@@ -1,6 +1,6 @@
 // psnr_hvs's exact float sum: what the three passes share (the step of one
 // term on a grid, composing steps, the one float addition that leaves a
-// grid). Included by psnr_hvs_sum_window.comp and psnr_hvs_sum.comp; the
+// grid). Included by the psnr_hvs_sum_*.comp passes and psnr_hvs_sum.comp; the
 // proof is in metrics/src/features/psnr_hvs/gpu.rs (`PlaneSum`).
 //
 // The running sum s never falls (terms are >= 0). While it lies on the grid
@@ -126,6 +126,34 @@ uvec2 add_exactly(uint s, int e, float t) {
     return uvec2((out_bits & 0x7fffffu) | 0x800000u, uint(int(out_bits >> 23) - 150));
 }
 
+// Adds terms [lo, hi) (at most PER) one by one to S * 2^e (S < LIMIT), on
+// the grid while the sum stays in its binade, as float additions where it
+// leaves it; returns (S, E) after them, and in `end` the next term's index
+// (term_count once the sum is infinite).
+uvec2 add_terms(uint lo, uint hi, uint s, int e, out uint end) {
+    float ts[PER];
+    [[unroll]] for (uint j = 0u; j < PER; j++) {
+        ts[j] = lo + j < hi ? terms[term_base + lo + j] : 0.0;
+    }
+    end = hi;
+    for (uint j = 0u; j < hi - lo; j++) {
+        uint after = apply(step_of(ts[j], e), s);
+        if (after < LIMIT) {
+            s = after;
+            continue;
+        }
+        uvec2 grid = add_exactly(s, e, ts[j]);
+        s = grid.x;
+        e = int(grid.y);
+        if (e > HIGHEST) {
+            // Infinite: finite terms leave it so.
+            end = term_count;
+            break;
+        }
+    }
+    return uvec2(s, uint(e));
+}
+
 #ifdef PSNR_HVS_WALK
 // The walk over the items after the sum's exact state (psnr_hvs_sum.comp,
 // and psnr_hvs_sum_window.comp for a sum's first window, which starts at
@@ -170,32 +198,12 @@ uvec2 chunk_pair(uint v, uint c, uint lo, uint hi, int e) {
     return e == grids.y ? pairs.zw : chunk_of_terms(term_base, lo, hi, e);
 }
 
-// Adds terms [lo, hi) one by one to S * 2^e (S < LIMIT), on the grid while
-// the sum stays in its binade, as float additions where it leaves it;
-// stores the state after them.
+// Stores the state after adding terms [lo, hi) to S * 2^e (`add_terms`).
 void walk(uint lo, uint hi, uint s, int e) {
-    float ts[PER];
-    [[unroll]] for (uint j = 0u; j < PER; j++) {
-        ts[j] = lo + j < hi ? terms[term_base + lo + j] : 0.0;
-    }
-    uint end = hi;
-    for (uint j = 0u; j < hi - lo; j++) {
-        uint after = apply(step_of(ts[j], e), s);
-        if (after < LIMIT) {
-            s = after;
-            continue;
-        }
-        uvec2 grid = add_exactly(s, e, ts[j]);
-        s = grid.x;
-        e = int(grid.y);
-        if (e > HIGHEST) {
-            // Infinite: finite terms leave it so.
-            end = term_count;
-            break;
-        }
-    }
-    run_s = s;
-    run_e = e;
+    uint end;
+    uvec2 after = add_terms(lo, hi, s, e, end);
+    run_s = after.x;
+    run_e = int(after.y);
     run_pos = end;
     run_split = 0u;
 }

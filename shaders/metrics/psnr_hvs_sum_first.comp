@@ -3,10 +3,12 @@
 // its first WINDOW terms and leaves the exact state after them in the
 // window's entry, where pass 3 starts. A sum's first window starts at
 // exactly 0 and its sum grows through many binades, a crossing every few
-// chunks: walked here, in rounds, it needs only its own terms, so the
-// driver records it beside the blocks of the rest of the plane (no barrier
-// between them) and its rounds of latency overlap that work. Each chunk's
-// candidate grids come from a scan of the chunk totals before it.
+// chunks, each of which would cost pass 3 a round of barriers: here the
+// invocations compute their chunks' step pairs on candidate grids taken
+// from a scan of the chunk totals before them, and one invocation walks
+// the chunks in order. It needs only the window's own terms, so the driver
+// records it beside the blocks of the rest of the plane (no barrier between
+// them) and its latency overlaps that work.
 // Driver and proof: metrics/src/features/psnr_hvs/gpu.rs (`PlaneSum`).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
@@ -14,7 +16,6 @@ layout(local_size_x = 256) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer Terms { float terms[]; };
 layout(set = 0, binding = 1, std430) buffer Windows { uvec4 windows[]; };
-layout(set = 0, binding = 2, std430) buffer Chunks { uvec4 chunks[]; };
 
 // Twin: `PassPush` in metrics/src/features/psnr_hvs/gpu.rs; the two must
 // agree.
@@ -26,13 +27,9 @@ layout(push_constant, std430) uniform Push {
 
 const uint GROUP = 256u;
 shared ivec2 chunk_grids[GROUP];
-#define CHUNK_GRIDS(v, c) chunk_grids[c]
-#define PSNR_HVS_WALK
+shared uvec4 first_pairs[GROUP];
 #include "psnr_hvs_sum.glsl"
 #include "psnr_hvs_sum_grids.glsl"
-
-// Rounds of the walk: each walks a crossing, but the last.
-const uint FIRST_ROUNDS = 2u + 105u + 149u;
 
 shared double part[GROUP];
 
@@ -66,23 +63,37 @@ void main() {
         p0 = then(p0, step_of(ts[j], mine.x));
         p1 = then(p1, step_of(ts[j], mine.y));
     }
-    chunks[window_base * CHUNKS + lane] = uvec4(p0, p1);
-    if (lane == 0u) {
-        run_s = 0u;
-        run_e = LOWEST;
-        run_pos = 0u;
-        run_split = 1u;
-    }
-    memoryBarrierShared();
-    memoryBarrierBuffer();
+    first_pairs[lane] = uvec4(p0, p1);
     barrier();
-    for (uint r = 0u; r < FIRST_ROUNDS; r++) {
-        if (!walk_round(lane, 1u)) {
-            break;
+    if (lane != 0u) {
+        return;
+    }
+    // One invocation walks the chunks in order from shared memory: a chunk
+    // whose pair on the sum's grid keeps S below LIMIT is one step; the
+    // chunk where the sum leaves its binade (or a chunk off its candidate
+    // grids) is added term by term. No barriers, no rounds: the sum's many
+    // crossings here cost a chunk's walk each.
+    uint n = min(term_count, WINDOW);
+    uint s = 0u;
+    int e = LOWEST;
+    for (uint c = 0u; c * PER < n && e <= HIGHEST; c++) {
+        uint from = c * PER;
+        uint to = min(from + PER, n);
+        ivec2 grids = chunk_grids[c];
+        uvec4 pairs = first_pairs[c];
+        uvec2 pair = e == grids.x   ? pairs.xy
+                     : e == grids.y ? pairs.zw
+                                    : chunk_of_terms(term_base, from, to, e);
+        uint after = apply(pair, s);
+        if (after < LIMIT) {
+            s = after;
+            continue;
         }
+        uint end;
+        uvec2 after_chunk = add_terms(from, to, s, e, end);
+        s = after_chunk.x;
+        e = int(after_chunk.y);
     }
-    if (lane == 0u) {
-        // Pass 3 starts after this window and reads only the state.
-        windows[window_base * WIN_STRIDE + 1u] = uvec4(0u, 0u, run_s, uint(run_e));
-    }
+    // Pass 3 starts after this window and reads only the state.
+    windows[window_base * WIN_STRIDE + 1u] = uvec4(0u, 0u, s, uint(e));
 }

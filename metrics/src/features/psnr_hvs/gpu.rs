@@ -365,8 +365,7 @@ impl PlaneSum {
             } else {
                 (Binding::Buffer(terms), job.term_base)
             };
-            let bindings =
-                [first_terms, Binding::Buffer(&self.windows), Binding::Buffer(&self.chunks)];
+            let bindings = [first_terms, Binding::Buffer(&self.windows)];
             let push = PassPush { term_base, term_count: job.term_count, window_base: base };
             rec.dispatch(&self.first, &bindings, bytemuck::bytes_of(&push), [1, 1, 1])?;
         }
