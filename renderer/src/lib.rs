@@ -19,7 +19,7 @@ pub mod scene;
 pub mod scenes;
 pub mod text;
 
-pub use fused::{Output, PassTimes, Renderer, ScanMode, SceneBuffers};
+pub use fused::{ONE_PASS_BINNING_PRIMS, Output, PassTimes, Renderer, ScanMode, SceneBuffers};
 pub use scene::{
     Color, ExternalYuv, MAX_EXTERNAL_MAPS, MapId, Rect, RectStyle, Sampling, Scene, Subsampling,
     TextureId, Transfer, YuvFormat, YuvId, YuvMatrix, YuvPicture,
