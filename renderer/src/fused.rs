@@ -17,7 +17,7 @@
 //! then reads only what its tile touches: with a million small primitives
 //! a bin's list is thousands of entries, a tile's a few dozen.
 //!
-//! A scene of at most [`ONE_PASS_BINNING_PRIMS`] primitives (a dashboard)
+//! On a GPU, a scene of at most [`ONE_PASS_BINNING_PRIMS`] primitives (a dashboard)
 //! is binned in one pass instead: `ui/bin_tiles` reads every primitive in
 //! each bin's workgroup and writes the same tile lists without bin lists.
 //! The three passes it skips cost such a scene more in launch latency and
@@ -78,6 +78,11 @@ impl ScanMode {
 /// instead adds a few chunks to each bin's serial walk. Past a few chunks
 /// that walk grows with the scene while the passes' own work, spread over
 /// chunks, stays small, so larger scenes keep the four passes.
+///
+/// A GPU's limit: a CPU driver (lavapipe) bins in four passes whatever the
+/// scene, as its dispatches cost little and each bin's reads of every
+/// primitive cost it much (the 1280x720 dashboard's binning: 6-7 ms in four
+/// passes, 11-15 ms in one, on this project's 2-core machine).
 pub const ONE_PASS_BINNING_PRIMS: u32 = 3 * 768;
 
 /// GPU milliseconds of the last recorded render, by pass.
@@ -328,7 +333,11 @@ impl Renderer {
             bin_scatter,
             bin_tiles,
             bin_tiles_one_pass,
-            one_pass_limit: ONE_PASS_BINNING_PRIMS,
+            one_pass_limit: if ctx.info().device_type == vk::PhysicalDeviceType::CPU {
+                0
+            } else {
+                ONE_PASS_BINNING_PRIMS
+            },
             fused,
             fused_hdr10: None,
             output: Output::Sdr,
@@ -349,8 +358,9 @@ impl Renderer {
     }
 
     /// Bins scenes of at most `prims` primitives in one pass from now on
-    /// (default [`ONE_PASS_BINNING_PRIMS`]; 0: never): lets a test check
-    /// both ways on the same scenes, and a benchmark time them.
+    /// (default [`ONE_PASS_BINNING_PRIMS`] on a GPU, 0 on a CPU driver;
+    /// 0: never): lets a test check both ways on the same scenes, and a
+    /// benchmark time them.
     pub fn set_one_pass_limit(&mut self, prims: u32) {
         self.one_pass_limit = prims;
     }
