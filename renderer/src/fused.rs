@@ -78,6 +78,9 @@ impl ScanMode {
 /// instead adds a few chunks to each bin's serial walk. Past a few chunks
 /// that walk grows with the scene while the passes' own work, spread over
 /// chunks, stays small, so larger scenes keep the four passes.
+/// Measured there: the 4K dashboard's binning 0.045 -> 0.027 ms; the 10k
+/// scene's 0.030 in four passes, 0.083 in one (about 0.0075 ms more per
+/// 1,000 primitives, even with four passes near 2,300–4,500).
 ///
 /// A GPU's limit: a CPU driver (lavapipe) bins in four passes whatever the
 /// scene, as its dispatches cost little and each bin's reads of every
