@@ -35,6 +35,11 @@ pub struct Args {
     /// a 10-bit image) instead of an SDR one.
     #[arg(long)]
     hdr10: bool,
+    /// `ui`: bin scenes of at most this many primitives in one pass (0:
+    /// never); the renderer's own limit if absent. Times either binning on
+    /// the same scene, or tunes the limit.
+    #[arg(long = "one-pass-limit")]
+    one_pass_limit: Option<u32>,
     /// Timed repetitions per case (after one warm-up).
     #[arg(long, default_value_t = 20)]
     runs: usize,
@@ -116,6 +121,10 @@ fn bench_ui(args: &Args) -> Result<()> {
     let output = if args.hdr10 { Output::Hdr10 } else { Output::Sdr };
     subgroup.set_output(output)?;
     lane0.set_output(output)?;
+    if let Some(limit) = args.one_pass_limit {
+        subgroup.set_one_pass_limit(limit);
+        lane0.set_one_pass_limit(limit);
+    }
     for name in &args.scenes {
         for &(width, height) in &args.sizes {
             let scene = scene(name, width, height).expect("checked");
@@ -177,8 +186,13 @@ fn bench_ui(args: &Args) -> Result<()> {
                 row[1].2 / row[0].2
             )?;
             outln!(
-                "{:<10} binning passes (sg | l0): bin_count {:.3} | {:.3}, bin_scan {:.3} | {:.3} ({} chunks), bin_scatter {:.3} | {:.3}, bin_tiles {:.3} | {:.3} ({} tile entries)",
+                "{:<10} binning passes{} (sg | l0): bin_count {:.3} | {:.3}, bin_scan {:.3} | {:.3} ({} chunks), bin_scatter {:.3} | {:.3}, bin_tiles {:.3} | {:.3} ({} tile entries)",
                 "",
+                if subgroup.bins_in_one_pass(encoded.prims.len() as u32) {
+                    ", one pass"
+                } else {
+                    ""
+                },
                 passes[0].0,
                 passes[1].0,
                 passes[0].1,

@@ -820,6 +820,7 @@ mod tests {
             vqscope_shaders::UI_BIN_COUNT,
             vqscope_shaders::UI_BIN_SCAN,
             vqscope_shaders::UI_BIN_SCATTER,
+            vqscope_shaders::UI_BIN_TILES,
         ] {
             assert_eq!(struct_offsets(shader, "Push").expect("bin Push"), rust);
             assert_eq!(std::mem::size_of::<BinPush>(), shader.push_constant_size as usize);

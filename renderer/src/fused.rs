@@ -16,6 +16,12 @@
 //! order, placing the tiles' lists with the same prefix sum. The fused pass
 //! then reads only what its tile touches: with a million small primitives
 //! a bin's list is thousands of entries, a tile's a few dozen.
+//!
+//! On a GPU, a scene of at most [`ONE_PASS_BINNING_PRIMS`] primitives (a dashboard)
+//! is binned in one pass instead: `ui/bin_tiles` reads every primitive in
+//! each bin's workgroup and writes the same tile lists without bin lists.
+//! The three passes it skips cost such a scene more in launch latency and
+//! barriers than the extra reads cost it.
 
 use std::sync::Arc;
 
@@ -64,6 +70,24 @@ impl ScanMode {
     }
 }
 
+/// Scenes of at most this many primitives are binned in one pass
+/// ([`Renderer::bins_in_one_pass`]): three chunks of `ui/bin_tiles`' 768
+/// entries. On the H100 the three passes that build bin lists cost the 4K
+/// dashboard (1,892 primitives, 8 chunks of 256) 0.033 ms, mostly launch
+/// latency and barriers; reading every primitive in each bin's workgroup
+/// instead adds a few chunks to each bin's serial walk. Past a few chunks
+/// that walk grows with the scene while the passes' own work, spread over
+/// chunks, stays small, so larger scenes keep the four passes.
+/// Measured there: the 4K dashboard's binning 0.045 -> 0.027 ms; the 10k
+/// scene's 0.030 in four passes, 0.083 in one (about 0.0075 ms more per
+/// 1,000 primitives, even with four passes near 2,300–4,500).
+///
+/// A GPU's limit: a CPU driver (lavapipe) bins in four passes whatever the
+/// scene, as its dispatches cost little and each bin's reads of every
+/// primitive cost it much (the 1280x720 dashboard's binning: 6-7 ms in four
+/// passes, 11-15 ms in one, on this project's 2-core machine).
+pub const ONE_PASS_BINNING_PRIMS: u32 = 3 * 768;
+
 /// GPU milliseconds of the last recorded render, by pass.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PassTimes {
@@ -73,7 +97,8 @@ pub struct PassTimes {
     pub bin_scan_ms: f64,
     /// `ui/bin_scatter`: the entries into the bin lists.
     pub bin_scatter_ms: f64,
-    /// `ui/bin_tiles`: the bin lists split into tile lists.
+    /// `ui/bin_tiles`: the bin lists split into tile lists (with one-pass
+    /// binning, the only binning pass: the three before it are 0).
     pub bin_tiles_ms: f64,
     pub fused_ms: f64,
 }
@@ -108,6 +133,7 @@ pub struct SceneBuffers {
     external_copies: Vec<ExternalCopy>,
     bin_count: u32,
     chunk_count: u32,
+    prim_count: u32,
     tiles: u32,
     width: u32,
     height: u32,
@@ -130,7 +156,8 @@ impl SceneBuffers {
         self.height
     }
 
-    /// The bin lists binning writes: for each bin, from
+    /// The bin lists binning writes (not with one-pass binning,
+    /// [`Renderer::bins_in_one_pass`]): for each bin, from
     /// `Encoded::bin_offsets[bin]` on, two words per entry (the primitive's
     /// index, with bit 31 set on images, and the bin's tiles it overlaps).
     pub fn bin_lists(&self) -> &Buffer {
@@ -227,6 +254,10 @@ pub struct Renderer {
     bin_scan: ComputePipeline,
     bin_scatter: ComputePipeline,
     bin_tiles: ComputePipeline,
+    /// `ui/bin_tiles` reading the primitives themselves (`FROM_PRIMS`).
+    bin_tiles_one_pass: ComputePipeline,
+    /// Most primitives a scene binned in one pass has.
+    one_pass_limit: u32,
     fused: ComputePipeline,
     /// The `HDR10_OUTPUT` variant, built when [`Renderer::set_output`]
     /// first asks for it.
@@ -282,16 +313,21 @@ impl Renderer {
                 ..PipelineDesc::new(vqscope_shaders::UI_BIN_SCATTER)
             },
         )?;
-        let bin_tiles = ComputePipeline::new(
-            ctx,
-            &PipelineDesc {
-                name: "ui/bin_tiles",
-                specialization: &specialization,
-                subgroup_size,
-                full_subgroups: true,
-                ..PipelineDesc::new(vqscope_shaders::UI_BIN_TILES)
-            },
-        )?;
+        let tiles_pipeline = |name, from_prims: u32| {
+            let specialization = [specialization[0], specialization[1], (2, from_prims)];
+            ComputePipeline::new(
+                ctx,
+                &PipelineDesc {
+                    name,
+                    specialization: &specialization,
+                    subgroup_size,
+                    full_subgroups: true,
+                    ..PipelineDesc::new(vqscope_shaders::UI_BIN_TILES)
+                },
+            )
+        };
+        let bin_tiles = tiles_pipeline("ui/bin_tiles", 0)?;
+        let bin_tiles_one_pass = tiles_pipeline("ui/bin_tiles (one pass)", 1)?;
         let fused = fused_pipeline(ctx, Output::Sdr, &fused_specialization, subgroup_size)?;
         Ok(Self {
             ctx: ctx.clone(),
@@ -299,6 +335,12 @@ impl Renderer {
             bin_scan,
             bin_scatter,
             bin_tiles,
+            bin_tiles_one_pass,
+            one_pass_limit: if ctx.info().device_type == vk::PhysicalDeviceType::CPU {
+                0
+            } else {
+                ONE_PASS_BINNING_PRIMS
+            },
             fused,
             fused_hdr10: None,
             output: Output::Sdr,
@@ -316,6 +358,21 @@ impl Renderer {
     /// larger than one row of workgroups without millions of primitives.
     pub fn limit_dispatch_width(&mut self, groups: u32) {
         self.dispatch_width = groups.clamp(1, self.ctx.info().max_compute_workgroup_count[0]);
+    }
+
+    /// Bins scenes of at most `prims` primitives in one pass from now on
+    /// (default [`ONE_PASS_BINNING_PRIMS`] on a GPU, 0 on a CPU driver;
+    /// 0: never): lets a test check both ways on the same scenes, and a
+    /// benchmark time them.
+    pub fn set_one_pass_limit(&mut self, prims: u32) {
+        self.one_pass_limit = prims;
+    }
+
+    /// Whether a scene of `prims` primitives is binned in one pass
+    /// (`ui/bin_tiles` reading the primitives, no bin lists) rather than
+    /// four.
+    pub fn bins_in_one_pass(&self, prims: u32) -> bool {
+        prims <= self.one_pass_limit
     }
 
     /// Draws for `output` from now on: targets must then be of
@@ -438,6 +495,7 @@ impl Renderer {
             external_copies: enc.external_copies.clone(),
             bin_count: enc.bin_count(),
             chunk_count: enc.chunk_count(),
+            prim_count: enc.prims.len() as u32,
             tiles: tiles_x * tiles_y,
             width: enc.width,
             height: enc.height,
@@ -536,7 +594,8 @@ impl Renderer {
         Ok(())
     }
 
-    /// Records the four binning passes, filling `scene`'s bin and tile
+    /// Records the binning passes, filling `scene`'s tile lists and, unless
+    /// it is binned in one pass ([`Renderer::bins_in_one_pass`]), its bin
     /// lists (and resetting the timestamps, of which it writes the first
     /// five).
     pub fn record_binning(
@@ -546,6 +605,13 @@ impl Renderer {
     ) -> vqscope_gpu::Result<()> {
         rec.reset_timestamps(&self.timestamps);
         rec.timestamp(&self.timestamps, 0);
+        if self.bins_in_one_pass(scene.prim_count) {
+            // The passes skipped take no time, not even a barrier's.
+            for t in 1..4 {
+                rec.timestamp(&self.timestamps, t);
+            }
+            return self.record_tiles(rec, scene, &self.bin_tiles_one_pass);
+        }
         // A scene without primitives has empty lists: nothing to dispatch.
         let chunks = scene.chunk_count;
         let x = chunks.min(self.dispatch_width);
@@ -584,18 +650,29 @@ impl Renderer {
         }
         rec.barrier();
         rec.timestamp(&self.timestamps, 3);
-        // Every tile's range is written, empty ones too: no `chunks > 0`
-        // test here.
+        self.record_tiles(rec, scene, &self.bin_tiles)
+    }
+
+    /// Records `ui/bin_tiles` (`pipeline`: from the bin lists or from the
+    /// primitives) and the last binning timestamp. Every tile's range is
+    /// written, empty ones too: it runs for a scene without primitives.
+    fn record_tiles(
+        &self,
+        rec: &mut Recorder<'_>,
+        scene: &SceneBuffers,
+        pipeline: &ComputePipeline,
+    ) -> vqscope_gpu::Result<()> {
         rec.dispatch(
-            &self.bin_tiles,
+            pipeline,
             &[
                 Binding::Buffer(scene.buffer(1)),
                 Binding::Buffer(scene.buffer(TILE_OFFSETS_PART)),
                 Binding::Buffer(&scene.bin_lists),
                 Binding::Buffer(&scene.tile_ranges),
                 Binding::Buffer(&scene.tile_lists),
+                Binding::Buffer(scene.buffer(0)),
             ],
-            &[],
+            &scene.bin_push,
             [scene.bin_count, 1, 1],
         )?;
         rec.barrier();

@@ -2,7 +2,7 @@
 //! rectangles, circles, rings, lines, RGBA and YUV images, heat maps of
 //! float grids, text, clips) is encoded into GPU buffers and drawn by one
 //! fused compute shader over screen tiles, after binning them into per-bin
-//! lists (three passes, [`fused`]); the result is read back as PNG
+//! and per-tile lists ([`fused`]); the result is read back as PNG
 //! ([`capture`]) or shown in a window ([`present`]).
 
 #![forbid(unsafe_code)]
@@ -19,7 +19,7 @@ pub mod scene;
 pub mod scenes;
 pub mod text;
 
-pub use fused::{Output, PassTimes, Renderer, ScanMode, SceneBuffers};
+pub use fused::{ONE_PASS_BINNING_PRIMS, Output, PassTimes, Renderer, ScanMode, SceneBuffers};
 pub use scene::{
     Color, ExternalYuv, MAX_EXTERNAL_MAPS, MapId, Rect, RectStyle, Sampling, Scene, Subsampling,
     TextureId, Transfer, YuvFormat, YuvId, YuvMatrix, YuvPicture,

@@ -6,7 +6,9 @@
 //! draw order laid out bin after bin, each bin's tiles row by row (so the
 //! host's tile offsets must agree with the shader's spans). Both scan
 //! modes, at every subgroup size lavapipe offers (4, 8, 16) or the
-//! device's own.
+//! device's own; the same scenes binned in four passes and in one (the
+//! tile lists straight from the primitives, no bin lists), which must give
+//! the same tile lists.
 
 use std::sync::Arc;
 
@@ -147,7 +149,8 @@ fn download_words(
         .collect()
 }
 
-/// Bins `enc` on the GPU and checks every list against the twin.
+/// Bins `enc` on the GPU and checks every list against the twin: the bin
+/// lists only where `renderer` builds them (not in one pass).
 fn check(
     ctx: &Arc<GpuContext>,
     renderer: &Renderer,
@@ -162,13 +165,15 @@ fn check(
             renderer.record_binning(rec, &buffers)
         })
         .unwrap();
-    let entries = enc.bin_entries() as usize;
+    let one_pass = renderer.bins_in_one_pass(enc.prims.len() as u32);
+    let what = format!("{what}, {}", if one_pass { "one pass" } else { "four passes" });
+    let entries = if one_pass { 0 } else { enc.bin_entries() as usize };
     let pairs = |words: Vec<u32>| -> Vec<[u32; 2]> {
         words.chunks_exact(2).map(|c| [c[0], c[1]]).collect()
     };
     let got = pairs(download_words(ctx, submitter, buffers.bin_lists(), entries * 2));
     let bin_lists = twin_lists(enc);
-    for (bin, want) in bin_lists.iter().enumerate() {
+    for (bin, want) in bin_lists.iter().enumerate().filter(|_| !one_pass) {
         let (start, end) = (enc.bin_offsets[bin] as usize, enc.bin_offsets[bin + 1] as usize);
         assert_eq!(end - start, want.len(), "{what}: bin {bin} length");
         if let Some(k) = (0..want.len()).find(|&k| got[start + k] != want[k]) {
@@ -197,12 +202,30 @@ fn check(
     }
 }
 
+/// Checks `enc` binned in four passes, then (up to 20,000 primitives: each
+/// bin reads them all) in one.
+fn check_both(
+    ctx: &Arc<GpuContext>,
+    renderer: &mut Renderer,
+    submitter: &mut Submitter,
+    enc: &Encoded,
+    what: &str,
+) {
+    renderer.set_one_pass_limit(0);
+    check(ctx, renderer, submitter, enc, what);
+    if enc.prims.len() <= 20_000 {
+        renderer.set_one_pass_limit(u32::MAX);
+        check(ctx, renderer, submitter, enc, what);
+    }
+}
+
 fn check_mode(mode: ScanMode) {
     let ctx = test_context();
     let mut submitter = Submitter::new(&ctx, 1).unwrap();
     let mut renderer = Renderer::new(&ctx, mode, None).unwrap();
     let mut rng = Rng(0x9E37_79B9 ^ mode as u64);
-    // Empty, one primitive, part of a chunk, and chunks by the thousand.
+    // Empty, one primitive, part of a chunk, several of bin_tiles' chunks
+    // of 768 entries, and chunks by the thousand.
     let counts = [0, 1, 255, 256, 257, 1 + rng.below(3000) as usize, 20_000, 70_000];
     for (round, &prims) in counts.iter().enumerate() {
         // Up to 24 x 20 bins: more than one group of 256 bins at times.
@@ -210,17 +233,18 @@ fn check_mode(mode: ScanMode) {
         let height = 1 + rng.below(5000) as u32;
         let enc = random_scene(&mut rng, width, height, prims);
         let what = format!("{mode:?} round {round}: {prims} prims at {width}x{height}");
-        check(&ctx, &renderer, &mut submitter, &enc, &what);
+        check_both(&ctx, &mut renderer, &mut submitter, &enc, &what);
     }
     // More chunks than one row of workgroups: the dispatch goes on along y.
     renderer.limit_dispatch_width(3);
     let enc = random_scene(&mut rng, 4000, 3000, 2000);
-    check(&ctx, &renderer, &mut submitter, &enc, &format!("{mode:?}: 8 chunks in rows of 3"));
+    let what = format!("{mode:?}: 8 chunks in rows of 3");
+    check_both(&ctx, &mut renderer, &mut submitter, &enc, &what);
     // The largest grid here: 8K, one primitive covering every bin.
     let mut enc = random_scene(&mut rng, 7680, 4320, 600);
     enc.prims[300].bounds = [-5.0, -5.0, 9000.0, 9000.0];
     enc.fill_offsets();
-    check(&ctx, &renderer, &mut submitter, &enc, &format!("{mode:?}: 8K, 510 bins"));
+    check_both(&ctx, &mut renderer, &mut submitter, &enc, &format!("{mode:?}: 8K, 510 bins"));
     drop((renderer, submitter));
     assert_no_validation_messages();
 }

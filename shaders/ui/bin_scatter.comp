@@ -27,7 +27,7 @@ void main() {
     if (valid) {
         bounds = prims[i].bounds;
         r = bin_range(bounds, uvec2(bins_x, bins_y));
-        index |= (prims[i].header.x & 0xFFu) >= KIND_TEXTURE ? IMAGE_BIT : 0u;
+        index = list_index(i, prims[i].header.x);
     }
     for (uint first = 0u; first < bins_x * bins_y; first += GROUP_BINS) {
         mark_group(valid, r, first);

@@ -1,8 +1,19 @@
 #version 460
-// Binning, pass 4 of 4: one workgroup per bin splits the bin's list
+// Binning, last pass: one workgroup per bin splits the bin's list
 // (bin_scatter.comp) into a list per tile of the bin, in draw order, so
 // that the fused pass walks only the primitives its tile touches (a bin of
 // small primitives holds a few hundred times what each tile needs).
+//
+// FROM_PRIMS (a small scene, fused.rs's one-pass binning): the bin's list
+// is not built; every workgroup reads all the primitives instead, in draw
+// order, and keeps those whose tile span in its bin is not empty. That is
+// exactly the bin list's content (a span is empty outside the bins
+// bin_range gives, and entries of the list with an empty span reach no
+// tile), so the tile lists are the same, word for word. Each bin then does
+// primitives x bins work, but the three passes that build the bin lists
+// (and the barriers between them) are skipped: on a GPU their launch
+// latency, not their work, is what a scene of a few thousand primitives
+// pays for binning.
 //
 // Invocation `item` (compact_item) owns tile `item` of the bin: a bin has
 // exactly WG_SIZE tiles, numbered row by row (tile_span's order). The bin's
@@ -32,6 +43,8 @@
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint SCAN_MODE = 0u;
 layout(constant_id = 1) const uint MAX_SUBGROUPS = 64u;
+// 1: the entries are all the primitives, not the bin's list (see above).
+layout(constant_id = 2) const uint FROM_PRIMS = 0u;
 #include "compact.glsl"
 #include "prims.glsl"
 
@@ -49,6 +62,16 @@ layout(set = 0, binding = 2, std430) readonly buffer BinLists { uvec2 bin_lists[
 layout(set = 0, binding = 3, std430) writeonly buffer TileRanges { uvec2 tile_ranges[]; };
 // Primitive indices, IMAGE_BIT set on images.
 layout(set = 0, binding = 4, std430) writeonly buffer TileLists { uint tile_lists[]; };
+// Read with FROM_PRIMS only.
+layout(set = 0, binding = 5, std430) readonly buffer Prims { Prim prims[]; };
+
+// The binning passes' push constants (bin_chunk.glsl's; twin:
+// encode::BinPush). Read with FROM_PRIMS only.
+layout(push_constant) uniform Push {
+    uint prim_count;
+    uint bins_x;
+    uint bins_y;
+};
 
 // Two sets (the chunk's parity) of BIN_TILES row bitmaps then BIN_TILES
 // column bitmaps, WORDS words each.
@@ -75,7 +98,15 @@ void mark_chunk(uint chunk, uint end, uint set, bool keep) {
     for (uint j = 0u; j < ENTRIES; ++j) {
         uint k = j * WG_SIZE + gl_LocalInvocationID.x;  // entry k of the chunk
         if (chunk + k < end) {
-            uvec2 entry = bin_lists[chunk + k];
+            uvec2 entry;
+            if (FROM_PRIMS != 0u) {
+                uint bin = gl_WorkGroupID.x;
+                uint i = chunk + k;
+                entry.x = list_index(i, prims[i].header.x);
+                entry.y = tile_span(prims[i].bounds, uvec2(bin % bins_x, bin / bins_x));
+            } else {
+                entry = bin_lists[chunk + k];
+            }
             if (keep) {
                 s_entries[set * CHUNK + k] = entry.x;
             }
@@ -100,8 +131,8 @@ void mark_chunk(uint chunk, uint end, uint set, bool keep) {
 
 void main() {
     uint bin = gl_WorkGroupID.x;
-    uint start = bin_offsets[bin];
-    uint end = bin_offsets[bin + 1u];
+    uint start = FROM_PRIMS != 0u ? 0u : bin_offsets[bin];
+    uint end = FROM_PRIMS != 0u ? prim_count : bin_offsets[bin + 1u];
     uint tile = compact_item();
     uint row = bitmap(0u, tile / BIN_TILES);
     uint column = bitmap(0u, BIN_TILES + tile % BIN_TILES);

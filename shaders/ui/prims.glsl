@@ -63,6 +63,12 @@ struct Picture {
 // Set in a bin or tile list entry's index on images.
 const uint IMAGE_BIT = 1u << 31;
 
+// Primitive i's index as the bin and tile lists hold it, from its header's
+// first word: IMAGE_BIT set on images (the kinds from KIND_TEXTURE on).
+uint list_index(uint i, uint kind_word) {
+    return i | ((kind_word & 0xFFu) >= KIND_TEXTURE ? IMAGE_BIT : 0u);
+}
+
 // The tiles of bin `bin` that bounding box b overlaps, counted from the
 // bin's first tile: x0 | x1 << 5 | y0 << 10 | y1 << 15, x1 and y1 exclusive
 // (none when x1 <= x0 or y1 <= y0). Tile t's pixels span [16t, 16t + 16),

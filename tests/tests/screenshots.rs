@@ -10,9 +10,18 @@ use vqscope_renderer::{
 use vqscope_tests::golden::check_golden;
 
 fn render(scene: &Scene, mode: ScanMode) -> Vec<u8> {
+    render_binned(scene, mode, None)
+}
+
+/// [`render`] binning scenes of at most `one_pass_limit` primitives in one
+/// pass (the device's default if `None`).
+fn render_binned(scene: &Scene, mode: ScanMode, one_pass_limit: Option<u32>) -> Vec<u8> {
     let ctx = test_context();
     let mut submitter = Submitter::new(&ctx, 1).unwrap();
     let mut renderer = Renderer::new(&ctx, mode, None).unwrap();
+    if let Some(limit) = one_pass_limit {
+        renderer.set_one_pass_limit(limit);
+    }
     let rgba = renderer.render_to_rgba(&mut submitter, scene).unwrap();
     drop((renderer, submitter));
     rgba
@@ -102,6 +111,24 @@ fn scrambled_order_renders_differently() {
 fn lane0_scan_matches_subgroup_scan() {
     let scene = scenes::build("10k", 400, 300).unwrap();
     assert_eq!(render(&scene, ScanMode::Subgroup), render(&scene, ScanMode::Lane0));
+    assert_no_validation_messages();
+}
+
+/// Binning in one pass (the GPU's way for small scenes; lavapipe bins in
+/// four, which the goldens above check) draws the same pixels, on scenes
+/// of images, text, clips and translucency and on many small shapes.
+#[test]
+fn one_pass_binning_matches_four_passes() {
+    for (name, width, height) in
+        [("dashboard", 1280, 720), ("showcase", 960, 540), ("10k", 400, 300)]
+    {
+        let scene = scenes::build(name, width, height).unwrap();
+        let four = render_binned(&scene, ScanMode::Subgroup, Some(0));
+        let one = render_binned(&scene, ScanMode::Subgroup, Some(u32::MAX));
+        let differing =
+            four.chunks_exact(4).zip(one.chunks_exact(4)).filter(|(a, b)| a != b).count();
+        assert_eq!(differing, 0, "{name}: {differing} pixels differ between one pass and four");
+    }
     assert_no_validation_messages();
 }
 
