@@ -8,7 +8,8 @@
 //! centered float and every covariance sum (a double) must equal the twin's
 //! bit for bit, at every subgroup size lavapipe offers. The sizes reach
 //! windows wider than 16 samples, so that every step of the covariance
-//! order is taken. Half the cases work on the float difference of two
+//! order is taken, and wider than the kernels' 256-column tiles, with the
+//! 8-step and the tail, or the 16-steps, on both sides of a tile's edge. Half the cases work on the float difference of two
 //! planes (`speed_temporal`'s previous minus current frame).
 
 use vqscope_gpu::testing::{
@@ -53,12 +54,15 @@ fn kernels_match_the_twin() {
     let ctx = test_context();
     let mut submitter = Submitter::new(&ctx, 1).unwrap();
     let mut rng = Rng(0x5EED_5BEED);
-    for case in 0..12 {
-        // Random sizes, then a 1080p frame's chroma and luma.
+    for case in 0..14 {
+        // Random sizes, then a 1080p frame's chroma and luma, then windows
+        // 271 (16·16 + 8 + 7) and 321 (20·16 + 1) columns wide.
         let wide = case % 3 == 0;
         let (w, h) = match case {
             10 => (960, 540),
             11 => (1920, 1080),
+            12 => (4400, 180),
+            13 => (2600, 170),
             _ => (
                 170 + rng.below(if wide { 1000 } else { 220 }) as usize,
                 170 + rng.below(160) as usize,
@@ -67,8 +71,11 @@ fn kernels_match_the_twin() {
         let bpc = [8, 10, 12, 16][rng.below(4) as usize];
         let ks = [1.0, 0.5, 1.5, 2.0, 4.0 / 3.0, 3.0][rng.below(6) as usize];
         // Half the cases resample first, as the 2160 models' 0.5 bilinear.
-        let prescale =
-            if case % 2 == 1 { [0.5, 0.6, 1.5, 2.0][rng.below(4) as usize] } else { 1.0 };
+        let prescale = match case {
+            13 => 2.0,
+            _ if case % 2 == 1 => [0.5, 0.6, 1.5, 2.0][rng.below(4) as usize],
+            _ => 1.0,
+        };
         let method = ["nearest", "bilinear", "bicubic"][case / 2 % 3];
         let o = SpeedOptions {
             kernelscale: ks,

@@ -54,6 +54,14 @@ const GROUP_H: u32 = 4;
 /// Covariance sums per plane: the lower triangle of the 25×25 matrix.
 const ELEMENTS_PAIRS: u32 = (ELEMENTS * (ELEMENTS + 1) / 2) as u32;
 
+/// Pairs a workgroup of speed_covariance.comp sums (`PAIRS`).
+const COVARIANCE_PAIRS: u32 = 16;
+
+/// Shared memory speed_covariance.comp declares: two tiles of 5 rows of
+/// `TILE_STRIDE` = 261 doubles (speed_tile.glsl), then 16 lanes and a tail
+/// for each of its pairs.
+const COVARIANCE_SHARED: u32 = (2 * 5 * 261 + COVARIANCE_PAIRS * 17) * 8;
+
 /// Twin of speed_decimate_v.comp's push constants; the two must agree.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
@@ -256,6 +264,13 @@ impl SpeedKernel {
         let (dw, dh) = (dims.operating.0 as u64, dims.operating.1 as u64);
         let taps = antialias_taps(options.kernelscale);
         let blur_taps = filter_taps(NUM_SCALES, options.kernelscale);
+        if ctx.info().max_shared_memory < COVARIANCE_SHARED {
+            return Err(MetricsError::Usage(format!(
+                "{feature}: the device offers {} bytes of shared memory, the covariances need \
+                 {COVARIANCE_SHARED}",
+                ctx.info().max_shared_memory
+            )));
+        }
         let mut submitter = Submitter::new(ctx, 1)?;
         let fused = u32::from(fma_fuses(ctx, &mut submitter)?);
         let floats = |t: &[f32]| -> Vec<u8> { t.iter().flat_map(|v| v.to_le_bytes()).collect() };
@@ -493,7 +508,7 @@ impl SpeedKernel {
                 Binding::Buffer(results),
             ],
             bytemuck::bytes_of(&push),
-            [ELEMENTS_PAIRS, self.planes, 1],
+            [ELEMENTS_PAIRS.div_ceil(COVARIANCE_PAIRS), self.planes, 1],
         )
     }
 
