@@ -15,7 +15,7 @@
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{Buffer, Submitter, download_buffer, upload_buffer};
+use vqscope_gpu::{Buffer, Submitter, Timestamps, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
 use vqscope_metrics::features::float_vif::PrescaleMethod;
@@ -120,13 +120,26 @@ fn kernels_match_the_twin() {
                     if subtract { (plane(2 * i), Some(plane(2 * i + 1))) } else { (plane(i), None) }
                 })
                 .collect();
+        // Odd cases record with a timestamp after every pass (the
+        // benchmark's per-dispatch timing), which must not change a bit.
+        let stamps = Timestamps::new(&ctx, kernel.phases().len() as u32 + 1).unwrap();
         submitter
             .run(|rec| {
                 rec.fill(&results, POISON);
                 rec.barrier();
-                kernel.record(rec, &device, &results, OFFSET)
+                if case % 2 == 1 {
+                    rec.reset_timestamps(&stamps);
+                    kernel.record_profiled(rec, &device, &results, OFFSET, &stamps)
+                } else {
+                    kernel.record(rec, &device, &results, OFFSET)
+                }
             })
             .unwrap();
+        if case % 2 == 1 {
+            let passes = stamps.read_intervals_ms().unwrap();
+            assert_eq!(passes.len(), if prescale == 1.0 { 5 } else { 6 });
+            assert!(passes.iter().all(|ms| ms.is_finite() && *ms >= 0.0), "{passes:?}");
+        }
         let out = download_buffer(&ctx, &mut submitter, &results, total).unwrap();
         let words: Vec<i64> =
             out.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
     Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder, Shader,
-    Submitter, upload_buffer,
+    Submitter, Timestamps, upload_buffer,
 };
 
 use super::linalg::Square;
@@ -43,6 +43,7 @@ use super::{
 };
 use crate::device::{DevicePlane, PlaneDesc, fma_fuses};
 use crate::error::MetricsError;
+use crate::features::float_ssim::gpu::Steps;
 use crate::features::float_vif::filter::{FloatPlane, filter_taps};
 use crate::features::float_vif::resample::scale_ratio;
 use crate::features::float_vif::{PrescaleMethod, scaler};
@@ -360,6 +361,19 @@ impl SpeedKernel {
         self.centered_words() + self.planes * ELEMENTS_PAIRS
     }
 
+    /// The passes [`SpeedKernel::record_profiled`] times, in order.
+    pub fn phases(&self) -> &'static [&'static str] {
+        const PASSES: [&str; 6] = [
+            "resample",
+            "decimate rows",
+            "decimate columns",
+            "center",
+            "window means",
+            "covariances",
+        ];
+        if self.resample.is_some() { &PASSES } else { &PASSES[1..] }
+    }
+
     /// Records the kernels on `planes` into `results[offset_words..]`: each
     /// a plane, or with a second plane the float difference of the two
     /// (first minus second).
@@ -369,6 +383,34 @@ impl SpeedKernel {
         planes: &[(DevicePlane<'_>, Option<DevicePlane<'_>>)],
         results: &Buffer,
         offset_words: u32,
+    ) -> vqscope_gpu::Result<()> {
+        self.record_steps(rec, planes, results, offset_words, &mut Steps::new(None))
+    }
+
+    /// [`SpeedKernel::record`] with a timestamp before the first pass
+    /// (query 0 of `stamps`, reset beforehand) and after each of
+    /// [`SpeedKernel::phases`], each pass alone between barriers.
+    pub fn record_profiled(
+        &self,
+        rec: &mut Recorder<'_>,
+        planes: &[(DevicePlane<'_>, Option<DevicePlane<'_>>)],
+        results: &Buffer,
+        offset_words: u32,
+        stamps: &Timestamps,
+    ) -> vqscope_gpu::Result<()> {
+        let mut steps = Steps::new(Some((stamps, 0)));
+        self.record_steps(rec, planes, results, offset_words, &mut steps)?;
+        steps.barrier(rec);
+        Ok(())
+    }
+
+    fn record_steps(
+        &self,
+        rec: &mut Recorder<'_>,
+        planes: &[(DevicePlane<'_>, Option<DevicePlane<'_>>)],
+        results: &Buffer,
+        offset_words: u32,
+        steps: &mut Steps<'_>,
     ) -> vqscope_gpu::Result<()> {
         if planes.len() != self.planes as usize {
             return Err(GpuError::Usage(format!(
@@ -389,7 +431,7 @@ impl SpeedKernel {
         let (sw, sh) = (self.dims.scaled.0 as u32, self.dims.scaled.1 as u32);
         let (w, (dw, dh)) = (sw, self.out());
         // Earlier frames may still read the intermediates.
-        rec.barrier();
+        steps.barrier(rec);
         if let Some((resample, [ratio_x, ratio_y])) = &self.resample {
             for (i, (p, minus)) in planes.iter().enumerate() {
                 let q = minus.unwrap_or(*p);
@@ -416,7 +458,7 @@ impl SpeedKernel {
                     [sw.div_ceil(GROUP_W), sh.div_ceil(GROUP_H), 1],
                 )?;
             }
-            rec.barrier();
+            steps.barrier(rec);
         }
         for (i, (p, minus)) in planes.iter().enumerate() {
             let q = minus.unwrap_or(*p);
@@ -442,7 +484,7 @@ impl SpeedKernel {
                 [w.div_ceil(GROUP_W), dh.div_ceil(GROUP_H), 1],
             )?;
         }
-        rec.barrier();
+        steps.barrier(rec);
         for i in 0..self.planes {
             let push = HorizontalPush {
                 width: w,
@@ -463,7 +505,7 @@ impl SpeedKernel {
                 [dw.div_ceil(GROUP_W), dh.div_ceil(GROUP_H), 1],
             )?;
         }
-        rec.barrier();
+        steps.barrier(rec);
         let push = CenterPush {
             width: dw,
             height: dh,
@@ -481,7 +523,7 @@ impl SpeedKernel {
             bytemuck::bytes_of(&push),
             [dw.div_ceil(GROUP_W), dh.div_ceil(GROUP_H), self.planes],
         )?;
-        rec.barrier();
+        steps.barrier(rec);
         let (ww, wh) = self.dims.window();
         let push = WindowPush { width: dw, height: dh, win_w: ww as u32, win_h: wh as u32 };
         rec.dispatch(
@@ -490,7 +532,7 @@ impl SpeedKernel {
             bytemuck::bytes_of(&push),
             [self.planes, 1, 1],
         )?;
-        rec.barrier();
+        steps.barrier(rec);
         let push = CovariancePush {
             width: dw,
             height: dh,
