@@ -79,6 +79,41 @@ double fused_multiply_add(double a, double b, double c) {
     return r;
 }
 
+// Step t of lane l's chains from the tile at half_at, whose first samples
+// of the pair's offsets are at a0 and b0: window columns c0 .. end − 1 sit at
+// tile columns 0 .. end − c0 − 1; TILE_COLS is a multiple of 16, so the
+// lane's columns are those ≡ l mod 16.
+void accumulate(uint t, uint half_at, uint a0, uint b0, uint l, double mx, double my,
+                inout double acc, inout double tail) {
+    uint steps_end = 16u * (win_w / 16u);
+    uint tail_from = steps_end + (win_w - steps_end >= 8u ? 8u : 0u);
+    uvec2 cols = tile_columns(t);
+    uint c0 = cols.x;
+    uint end = c0 + cols.y;
+    uint ra = half_at + a0 - c0;
+    uint rb = half_at + b0 - c0;
+    for (uint j = c0 + l; j < min(end, steps_end); j += 16u) {
+        precise double cx = tile[ra + j] - mx;
+        precise double cy = tile[rb + j] - my;
+        acc = fused_multiply_add(cx, cy, acc);
+    }
+    uint j8 = steps_end + l;
+    if (l < 8u && j8 < tail_from && j8 >= c0 && j8 < end) {
+        precise double cx = tile[ra + j8] - mx;
+        precise double cy = tile[rb + j8] - my;
+        acc = fused_multiply_add(cx, cy, acc);
+    }
+    if (l == 15u) {
+        for (uint j = max(tail_from, c0); j < end; j++) {
+            precise double cx = tile[ra + j] - mx;
+            precise double cy = tile[rb + j] - my;
+            precise double product = cx * cy;
+            precise double sum = tail + product;
+            tail = sum;
+        }
+    }
+}
+
 void main() {
     uint local = gl_LocalInvocationID.x;
     uint l = local % 16u;
@@ -95,52 +130,45 @@ void main() {
     uint b0 = (ey / 5u) * TILE_STRIDE + ey % 5u;
     double mx = double(means[plane * 25u + ex]);
     double my = double(means[plane * 25u + ey]);
-    uint steps_end = 16u * (win_w / 16u);
-    uint tail_from = steps_end + (win_w - steps_end >= 8u ? 8u : 0u);
     uint tiles = win_h * tile_chunks();
-    float next[TILE_LOADS];
-    tile_fetch(base, 0u, local, next);
+    // Two tiles ahead: a tile's chains are short next to a fetch from
+    // global memory.
+    float next0[TILE_LOADS];
+    float next1[TILE_LOADS];
+    tile_fetch(base, 0u, local, next0);
+    if (1u < tiles) {
+        tile_fetch(base, 1u, local, next1);
+    }
     double acc = 0.0lf;
-    precise double tail = 0.0lf;
-    for (uint t = 0u; t < tiles; t++) {
-        uint half_at = (t & 1u) * TILE_SIZE;
+    double tail = 0.0lf;
+    for (uint t = 0u; t < tiles; t += 2u) {
         for (uint k = 0u; k < TILE_LOADS; k++) {
             uint at = local + k * TILE_GROUP;
             if (at < TILE_SIZE) {
-                tile[half_at + at] = double(next[k]);
+                tile[at] = double(next0[k]);
             }
         }
         barrier();
-        if (t + 1u < tiles) {
-            tile_fetch(base, t + 1u, local, next);
+        if (t + 2u < tiles) {
+            tile_fetch(base, t + 2u, local, next0);
         }
         if (in_range) {
-            // Window columns c0 .. end − 1 at tile columns 0 .. n − 1; TILE_COLS
-            // is a multiple of 16, so lane l's columns are those ≡ l mod 16.
-            uvec2 cols = tile_columns(t);
-            uint c0 = cols.x;
-            uint end = c0 + cols.y;
-            uint ra = half_at + a0 - c0;
-            uint rb = half_at + b0 - c0;
-            for (uint j = c0 + l; j < min(end, steps_end); j += 16u) {
-                precise double cx = tile[ra + j] - mx;
-                precise double cy = tile[rb + j] - my;
-                acc = fused_multiply_add(cx, cy, acc);
-            }
-            uint j8 = steps_end + l;
-            if (l < 8u && j8 < tail_from && j8 >= c0 && j8 < end) {
-                precise double cx = tile[ra + j8] - mx;
-                precise double cy = tile[rb + j8] - my;
-                acc = fused_multiply_add(cx, cy, acc);
-            }
-            if (l == 15u) {
-                for (uint j = max(tail_from, c0); j < end; j++) {
-                    precise double cx = tile[ra + j] - mx;
-                    precise double cy = tile[rb + j] - my;
-                    precise double product = cx * cy;
-                    tail = tail + product;
+            accumulate(t, 0u, a0, b0, l, mx, my, acc, tail);
+        }
+        if (t + 1u < tiles) {
+            for (uint k = 0u; k < TILE_LOADS; k++) {
+                uint at = local + k * TILE_GROUP;
+                if (at < TILE_SIZE) {
+                    tile[TILE_SIZE + at] = double(next1[k]);
                 }
             }
+        }
+        barrier();
+        if (t + 3u < tiles) {
+            tile_fetch(base, t + 3u, local, next1);
+        }
+        if (in_range && t + 1u < tiles) {
+            accumulate(t + 1u, TILE_SIZE, a0, b0, l, mx, my, acc, tail);
         }
     }
     lanes[slot][l] = acc;

@@ -5,8 +5,7 @@
 // divided by the window's area, rounded as a float division is. The sums are
 // 25 chains of dependent additions (win_w·win_h each, 31 000 at 4K), so their
 // operands come from shared memory, staged by the whole workgroup one tile
-// ahead (speed_tile.glsl), and are read eight at a time ahead of the
-// additions.
+// ahead (speed_tile.glsl), and are read 16 at a time ahead of the additions.
 // CPU twin: metrics/src/features/speed/mod.rs (`window_means`); driver:
 // metrics/src/features/speed/gpu.rs.
 
@@ -84,20 +83,26 @@ void main() {
             tile_fetch(base, t + 1u, l, next);
         }
         if (l < 25u) {
+            // The tile's n samples in order, the next 16 read from shared
+            // memory ahead of the additions of the current 16.
             uint n = tile_columns(t).y;
             uint at = half_at + first;
-            uint j = 0u;
-            for (; j + 8u <= n; j += 8u) {
-                float v[8];
-                for (uint k = 0u; k < 8u; k++) {
-                    v[k] = tile[at + j + k];
-                }
-                for (uint k = 0u; k < 8u; k++) {
-                    sum = sum + v[k];
-                }
+            float v[16];
+            for (uint k = 0u; k < 16u; k++) {
+                v[k] = k < n ? tile[at + k] : 0.0;
             }
-            for (; j < n; j++) {
-                sum = sum + tile[at + j];
+            for (uint j = 0u; j < n; j += 16u) {
+                float ahead[16];
+                for (uint k = 0u; k < 16u; k++) {
+                    uint i = j + 16u + k;
+                    ahead[k] = i < n ? tile[at + i] : 0.0;
+                }
+                for (uint k = 0u; k < 16u; k++) {
+                    if (j + k < n) {
+                        sum = sum + v[k];
+                    }
+                }
+                v = ahead;
             }
         }
     }

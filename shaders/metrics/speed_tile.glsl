@@ -6,11 +6,12 @@
 // c0 .. c0 + TILE_COLS − 1 of it (c0 = (t % chunks)·TILE_COLS, the last
 // chunk of a row shorter): so tile t holds plane rows i .. i + 4, columns
 // c0 .. c0 + TILE_COLS + 3, every sample any offset reads at that step.
-// The whole workgroup loads tile t + 1 from global memory into registers
-// (consecutive samples across invocations) while the chains add up tile t
-// from shared memory; the registers go into the other half of the double
-// buffer at the next step, after which one barrier suffices per step: an
-// invocation writing a half at step t + 2 has passed the barrier of step
+// The whole workgroup loads tile t + 1 (speed_covariance.comp: t + 2 too)
+// from global memory into registers (consecutive samples across
+// invocations) while the chains add up tile t from shared memory; the
+// registers go into their half of a double buffer (tile t in half t % 2)
+// when their turn comes, after which one barrier suffices per step: an
+// invocation writing a half for tile t + 2 has passed the barrier of step
 // t + 1, so every chain is done with that half's tile t.
 //
 // Before including: `width`, `win_w` (push constants), `centered[]`.
