@@ -16,6 +16,7 @@
 // metrics/src/features/speed/gpu.rs.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "exact_double.glsl"
 
@@ -142,7 +143,7 @@ void main() {
     double acc = 0.0lf;
     double tail = 0.0lf;
     for (uint t = 0u; t < tiles; t += 2u) {
-        for (uint k = 0u; k < TILE_LOADS; k++) {
+        [[unroll]] for (uint k = 0u; k < TILE_LOADS; k++) {
             uint at = local + k * TILE_GROUP;
             if (at < TILE_SIZE) {
                 tile[at] = double(next0[k]);
@@ -156,7 +157,7 @@ void main() {
             accumulate(t, 0u, a0, b0, l, mx, my, acc, tail);
         }
         if (t + 1u < tiles) {
-            for (uint k = 0u; k < TILE_LOADS; k++) {
+            [[unroll]] for (uint k = 0u; k < TILE_LOADS; k++) {
                 uint at = local + k * TILE_GROUP;
                 if (at < TILE_SIZE) {
                     tile[TILE_SIZE + at] = double(next1[k]);

@@ -9,6 +9,8 @@
 // CPU twin: metrics/src/features/speed/mod.rs (`window_means`); driver:
 // metrics/src/features/speed/gpu.rs.
 
+#extension GL_EXT_control_flow_attributes : require
+
 layout(local_size_x = 256) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer Centered { float centered[]; };
@@ -72,7 +74,7 @@ void main() {
     precise float sum = 0.0;
     for (uint t = 0u; t < tiles; t++) {
         uint half_at = (t & 1u) * TILE_SIZE;
-        for (uint k = 0u; k < TILE_LOADS; k++) {
+        [[unroll]] for (uint k = 0u; k < TILE_LOADS; k++) {
             uint at = l + k * TILE_GROUP;
             if (at < TILE_SIZE) {
                 tile[half_at + at] = next[k];
@@ -88,16 +90,16 @@ void main() {
             uint n = tile_columns(t).y;
             uint at = half_at + first;
             float v[16];
-            for (uint k = 0u; k < 16u; k++) {
+            [[unroll]] for (uint k = 0u; k < 16u; k++) {
                 v[k] = k < n ? tile[at + k] : 0.0;
             }
             for (uint j = 0u; j < n; j += 16u) {
                 float ahead[16];
-                for (uint k = 0u; k < 16u; k++) {
+                [[unroll]] for (uint k = 0u; k < 16u; k++) {
                     uint i = j + 16u + k;
                     ahead[k] = i < n ? tile[at + i] : 0.0;
                 }
-                for (uint k = 0u; k < 16u; k++) {
+                [[unroll]] for (uint k = 0u; k < 16u; k++) {
                     if (j + k < n) {
                         sum = sum + v[k];
                     }

@@ -14,7 +14,8 @@
 // invocation writing a half for tile t + 2 has passed the barrier of step
 // t + 1, so every chain is done with that half's tile t.
 //
-// Before including: `width`, `win_w` (push constants), `centered[]`.
+// Before including: `width`, `win_w` (push constants), `centered[]`, and
+// GL_EXT_control_flow_attributes enabled.
 
 const uint TILE_COLS = 256u;
 // A tile row's length: 5 more than TILE_COLS (4 are read), so that the 25
@@ -38,7 +39,7 @@ void tile_fetch(uint base, uint t, uint l, out float samples[TILE_LOADS]) {
     uint chunks = tile_chunks();
     uint row0 = t / chunks;
     uint c0 = (t % chunks) * TILE_COLS;
-    for (uint k = 0u; k < TILE_LOADS; k++) {
+    [[unroll]] for (uint k = 0u; k < TILE_LOADS; k++) {
         uint at = l + k * TILE_GROUP;
         uint r = at / TILE_STRIDE;
         uint col = c0 + at % TILE_STRIDE;
