@@ -48,7 +48,7 @@ layout(push_constant, std430) uniform Push {
 // Pairs a workgroup sums: 16 invocations each.
 const uint PAIRS = TILE_GROUP / 16u;
 
-shared double tile[2u * TILE_SIZE];
+shared double tile[2u * TILE_SIZE + TILE_PAD];
 shared double lanes[PAIRS][16];
 shared double tail_sum[PAIRS];
 
@@ -93,10 +93,19 @@ void accumulate(uint t, uint half_at, uint a0, uint b0, uint l, double mx, doubl
     uint end = c0 + cols.y;
     uint ra = half_at + a0 - c0;
     uint rb = half_at + b0 - c0;
-    for (uint j = c0 + l; j < min(end, steps_end); j += 16u) {
-        precise double cx = tile[ra + j] - mx;
-        precise double cy = tile[rb + j] - my;
+    // The next step's samples read ahead of this step's multiply-add (past
+    // the last step: the tile's next row or TILE_PAD, never used).
+    uint stop = min(end, steps_end);
+    double x = tile[ra + c0 + l];
+    double y = tile[rb + c0 + l];
+    for (uint j = c0 + l; j < stop; j += 16u) {
+        double next_x = tile[ra + j + 16u];
+        double next_y = tile[rb + j + 16u];
+        precise double cx = x - mx;
+        precise double cy = y - my;
         acc = fused_multiply_add(cx, cy, acc);
+        x = next_x;
+        y = next_y;
     }
     uint j8 = steps_end + l;
     if (l < 8u && j8 < tail_from && j8 >= c0 && j8 < end) {

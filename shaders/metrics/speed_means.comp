@@ -26,7 +26,7 @@ layout(push_constant, std430) uniform Push {
 
 #include "speed_tile.glsl"
 
-shared float tile[2u * TILE_SIZE];
+shared float tile[2u * TILE_SIZE + TILE_PAD];
 
 // The float nearest below and above q (q finite and not zero).
 float float_below(float q) {
@@ -86,25 +86,30 @@ void main() {
         }
         if (l < 25u) {
             // The tile's n samples in order, the next 16 read from shared
-            // memory ahead of the additions of the current 16.
+            // memory ahead of the additions of the current 16 (reads past
+            // n land in the tile's next row or TILE_PAD, and are never
+            // added); whole sixteens without a test per sample.
             uint n = tile_columns(t).y;
+            uint whole = n & ~15u;
             uint at = half_at + first;
             float v[16];
             [[unroll]] for (uint k = 0u; k < 16u; k++) {
-                v[k] = k < n ? tile[at + k] : 0.0;
+                v[k] = tile[at + k];
             }
-            for (uint j = 0u; j < n; j += 16u) {
+            for (uint j = 0u; j < whole; j += 16u) {
                 float ahead[16];
                 [[unroll]] for (uint k = 0u; k < 16u; k++) {
-                    uint i = j + 16u + k;
-                    ahead[k] = i < n ? tile[at + i] : 0.0;
+                    ahead[k] = tile[at + j + 16u + k];
                 }
                 [[unroll]] for (uint k = 0u; k < 16u; k++) {
-                    if (j + k < n) {
-                        sum = sum + v[k];
-                    }
+                    sum = sum + v[k];
                 }
                 v = ahead;
+            }
+            [[unroll]] for (uint k = 0u; k < 16u; k++) {
+                if (whole + k < n) {
+                    sum = sum + v[k];
+                }
             }
         }
     }

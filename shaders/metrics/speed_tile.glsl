@@ -23,6 +23,9 @@ const uint TILE_COLS = 256u;
 // 32 floats.
 const uint TILE_STRIDE = TILE_COLS + 5u;
 const uint TILE_SIZE = 5u * TILE_STRIDE;
+// Samples past the double buffer (declared, never written): chains read up
+// to 15 samples ahead of those they add.
+const uint TILE_PAD = 16u;
 // Invocations of a workgroup, and tile samples each one loads.
 const uint TILE_GROUP = 256u;
 const uint TILE_LOADS = (TILE_SIZE + TILE_GROUP - 1u) / TILE_GROUP;

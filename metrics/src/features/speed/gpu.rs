@@ -59,9 +59,9 @@ const ELEMENTS_PAIRS: u32 = (ELEMENTS * (ELEMENTS + 1) / 2) as u32;
 const COVARIANCE_PAIRS: u32 = 16;
 
 /// Shared memory speed_covariance.comp declares: two tiles of 5 rows of
-/// `TILE_STRIDE` = 261 doubles (speed_tile.glsl), then 16 lanes and a tail
-/// for each of its pairs.
-const COVARIANCE_SHARED: u32 = (2 * 5 * 261 + COVARIANCE_PAIRS * 17) * 8;
+/// `TILE_STRIDE` = 261 doubles and `TILE_PAD` = 16 (speed_tile.glsl), then
+/// 16 lanes and a tail for each of its pairs.
+const COVARIANCE_SHARED: u32 = (2 * 5 * 261 + 16 + COVARIANCE_PAIRS * 17) * 8;
 
 /// Twin of speed_decimate_v.comp's push constants; the two must agree.
 #[repr(C)]
