@@ -8,13 +8,14 @@
 //! centered float and every covariance sum (a double) must equal the twin's
 //! bit for bit, at every subgroup size lavapipe offers. The sizes reach
 //! windows wider than 16 samples, so that every step of the covariance
-//! order is taken. Half the cases work on the float difference of two
+//! order is taken, and wider than the kernels' 256-column tiles, with the
+//! 8-step and the tail, or the 16-steps, on both sides of a tile's edge. Half the cases work on the float difference of two
 //! planes (`speed_temporal`'s previous minus current frame).
 
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{Buffer, Submitter, download_buffer, upload_buffer};
+use vqscope_gpu::{Buffer, Submitter, Timestamps, download_buffer, upload_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
 use vqscope_metrics::features::float_vif::PrescaleMethod;
@@ -53,12 +54,15 @@ fn kernels_match_the_twin() {
     let ctx = test_context();
     let mut submitter = Submitter::new(&ctx, 1).unwrap();
     let mut rng = Rng(0x5EED_5BEED);
-    for case in 0..12 {
-        // Random sizes, then a 1080p frame's chroma and luma.
+    for case in 0..14 {
+        // Random sizes, then a 1080p frame's chroma and luma, then windows
+        // 271 (16·16 + 8 + 7) and 321 (20·16 + 1) columns wide.
         let wide = case % 3 == 0;
         let (w, h) = match case {
             10 => (960, 540),
             11 => (1920, 1080),
+            12 => (4400, 180),
+            13 => (2600, 170),
             _ => (
                 170 + rng.below(if wide { 1000 } else { 220 }) as usize,
                 170 + rng.below(160) as usize,
@@ -67,8 +71,11 @@ fn kernels_match_the_twin() {
         let bpc = [8, 10, 12, 16][rng.below(4) as usize];
         let ks = [1.0, 0.5, 1.5, 2.0, 4.0 / 3.0, 3.0][rng.below(6) as usize];
         // Half the cases resample first, as the 2160 models' 0.5 bilinear.
-        let prescale =
-            if case % 2 == 1 { [0.5, 0.6, 1.5, 2.0][rng.below(4) as usize] } else { 1.0 };
+        let prescale = match case {
+            13 => 2.0,
+            _ if case % 2 == 1 => [0.5, 0.6, 1.5, 2.0][rng.below(4) as usize],
+            _ => 1.0,
+        };
         let method = ["nearest", "bilinear", "bicubic"][case / 2 % 3];
         let o = SpeedOptions {
             kernelscale: ks,
@@ -113,13 +120,26 @@ fn kernels_match_the_twin() {
                     if subtract { (plane(2 * i), Some(plane(2 * i + 1))) } else { (plane(i), None) }
                 })
                 .collect();
+        // Odd cases record with a timestamp after every pass (the
+        // benchmark's per-dispatch timing), which must not change a bit.
+        let stamps = Timestamps::new(&ctx, kernel.phases().len() as u32 + 1).unwrap();
         submitter
             .run(|rec| {
                 rec.fill(&results, POISON);
                 rec.barrier();
-                kernel.record(rec, &device, &results, OFFSET)
+                if case % 2 == 1 {
+                    rec.reset_timestamps(&stamps);
+                    kernel.record_profiled(rec, &device, &results, OFFSET, &stamps)
+                } else {
+                    kernel.record(rec, &device, &results, OFFSET)
+                }
             })
             .unwrap();
+        if case % 2 == 1 {
+            let passes = stamps.read_intervals_ms().unwrap();
+            assert_eq!(passes.len(), if prescale == 1.0 { 5 } else { 6 });
+            assert!(passes.iter().all(|ms| ms.is_finite() && *ms >= 0.0), "{passes:?}");
+        }
         let out = download_buffer(&ctx, &mut submitter, &results, total).unwrap();
         let words: Vec<i64> =
             out.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();

@@ -21,7 +21,6 @@ use crate::MetricsError;
 use crate::features::float_vif::PrescaleMethod;
 use crate::features::{
     Column, Extractor, Feature, FeatureOptions, FramePlanes, FrameValues, OptionSpec, Setup,
-    record_single,
 };
 use crate::plane::{PlaneView, check_pair};
 
@@ -266,7 +265,7 @@ impl Extractor for SpeedChromaExtractor {
 
     fn phases(&self) -> &'static [&'static str] {
         match &self.source {
-            Source::Gpu(_) => &["decimate chroma planes, covariances"],
+            Source::Gpu(kernel) => kernel.phases(),
             Source::Copy(_) => &["copy chroma planes"],
         }
     }
@@ -281,14 +280,13 @@ impl Extractor for SpeedChromaExtractor {
     ) -> vqscope_gpu::Result<()> {
         let (r, d) = (&planes.reference, &planes.distorted);
         match &self.source {
-            Source::Gpu(kernel) => record_single(rec, stamps, |rec| {
-                kernel.record(
-                    rec,
-                    &[(r[1], None), (r[2], None), (d[1], None), (d[2], None)],
-                    out,
-                    offset_words,
-                )
-            }),
+            Source::Gpu(kernel) => {
+                let planes = [(r[1], None), (r[2], None), (d[1], None), (d[2], None)];
+                match stamps {
+                    None => kernel.record(rec, &planes, out, offset_words),
+                    Some(s) => kernel.record_profiled(rec, &planes, out, offset_words, s),
+                }
+            }
             Source::Copy([u, v]) => {
                 let copies = [(*u, r[1]), (*v, r[2]), (*u, d[1]), (*v, d[2])];
                 record_copies(rec, &copies, out, offset_words, stamps)

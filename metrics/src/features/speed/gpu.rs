@@ -33,7 +33,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
     Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder, Shader,
-    Submitter, upload_buffer,
+    Submitter, Timestamps, upload_buffer,
 };
 
 use super::linalg::Square;
@@ -43,6 +43,7 @@ use super::{
 };
 use crate::device::{DevicePlane, PlaneDesc, fma_fuses};
 use crate::error::MetricsError;
+use crate::features::float_ssim::gpu::Steps;
 use crate::features::float_vif::filter::{FloatPlane, filter_taps};
 use crate::features::float_vif::resample::scale_ratio;
 use crate::features::float_vif::{PrescaleMethod, scaler};
@@ -53,6 +54,14 @@ const GROUP_H: u32 = 4;
 
 /// Covariance sums per plane: the lower triangle of the 25×25 matrix.
 const ELEMENTS_PAIRS: u32 = (ELEMENTS * (ELEMENTS + 1) / 2) as u32;
+
+/// Pairs a workgroup of speed_covariance.comp sums (`PAIRS`).
+const COVARIANCE_PAIRS: u32 = 16;
+
+/// Shared memory speed_covariance.comp declares: two tiles of 5 rows of
+/// `TILE_STRIDE` = 261 doubles and `TILE_PAD` = 16 (speed_tile.glsl), then
+/// 16 lanes and a tail for each of its pairs.
+const COVARIANCE_SHARED: u32 = (2 * 5 * 261 + 16 + COVARIANCE_PAIRS * 17) * 8;
 
 /// Twin of speed_decimate_v.comp's push constants; the two must agree.
 #[repr(C)]
@@ -256,6 +265,13 @@ impl SpeedKernel {
         let (dw, dh) = (dims.operating.0 as u64, dims.operating.1 as u64);
         let taps = antialias_taps(options.kernelscale);
         let blur_taps = filter_taps(NUM_SCALES, options.kernelscale);
+        if ctx.info().max_shared_memory < COVARIANCE_SHARED {
+            return Err(MetricsError::Usage(format!(
+                "{feature}: the device offers {} bytes of shared memory, the covariances need \
+                 {COVARIANCE_SHARED}",
+                ctx.info().max_shared_memory
+            )));
+        }
         let mut submitter = Submitter::new(ctx, 1)?;
         let fused = u32::from(fma_fuses(ctx, &mut submitter)?);
         let floats = |t: &[f32]| -> Vec<u8> { t.iter().flat_map(|v| v.to_le_bytes()).collect() };
@@ -345,6 +361,19 @@ impl SpeedKernel {
         self.centered_words() + self.planes * ELEMENTS_PAIRS
     }
 
+    /// The passes [`SpeedKernel::record_profiled`] times, in order.
+    pub fn phases(&self) -> &'static [&'static str] {
+        const PASSES: [&str; 6] = [
+            "resample",
+            "decimate rows",
+            "decimate columns",
+            "center",
+            "window means",
+            "covariances",
+        ];
+        if self.resample.is_some() { &PASSES } else { &PASSES[1..] }
+    }
+
     /// Records the kernels on `planes` into `results[offset_words..]`: each
     /// a plane, or with a second plane the float difference of the two
     /// (first minus second).
@@ -354,6 +383,34 @@ impl SpeedKernel {
         planes: &[(DevicePlane<'_>, Option<DevicePlane<'_>>)],
         results: &Buffer,
         offset_words: u32,
+    ) -> vqscope_gpu::Result<()> {
+        self.record_steps(rec, planes, results, offset_words, &mut Steps::new(None))
+    }
+
+    /// [`SpeedKernel::record`] with a timestamp before the first pass
+    /// (query 0 of `stamps`, reset beforehand) and after each of
+    /// [`SpeedKernel::phases`], each pass alone between barriers.
+    pub fn record_profiled(
+        &self,
+        rec: &mut Recorder<'_>,
+        planes: &[(DevicePlane<'_>, Option<DevicePlane<'_>>)],
+        results: &Buffer,
+        offset_words: u32,
+        stamps: &Timestamps,
+    ) -> vqscope_gpu::Result<()> {
+        let mut steps = Steps::new(Some((stamps, 0)));
+        self.record_steps(rec, planes, results, offset_words, &mut steps)?;
+        steps.barrier(rec);
+        Ok(())
+    }
+
+    fn record_steps(
+        &self,
+        rec: &mut Recorder<'_>,
+        planes: &[(DevicePlane<'_>, Option<DevicePlane<'_>>)],
+        results: &Buffer,
+        offset_words: u32,
+        steps: &mut Steps<'_>,
     ) -> vqscope_gpu::Result<()> {
         if planes.len() != self.planes as usize {
             return Err(GpuError::Usage(format!(
@@ -374,7 +431,7 @@ impl SpeedKernel {
         let (sw, sh) = (self.dims.scaled.0 as u32, self.dims.scaled.1 as u32);
         let (w, (dw, dh)) = (sw, self.out());
         // Earlier frames may still read the intermediates.
-        rec.barrier();
+        steps.barrier(rec);
         if let Some((resample, [ratio_x, ratio_y])) = &self.resample {
             for (i, (p, minus)) in planes.iter().enumerate() {
                 let q = minus.unwrap_or(*p);
@@ -401,7 +458,7 @@ impl SpeedKernel {
                     [sw.div_ceil(GROUP_W), sh.div_ceil(GROUP_H), 1],
                 )?;
             }
-            rec.barrier();
+            steps.barrier(rec);
         }
         for (i, (p, minus)) in planes.iter().enumerate() {
             let q = minus.unwrap_or(*p);
@@ -427,7 +484,7 @@ impl SpeedKernel {
                 [w.div_ceil(GROUP_W), dh.div_ceil(GROUP_H), 1],
             )?;
         }
-        rec.barrier();
+        steps.barrier(rec);
         for i in 0..self.planes {
             let push = HorizontalPush {
                 width: w,
@@ -448,7 +505,7 @@ impl SpeedKernel {
                 [dw.div_ceil(GROUP_W), dh.div_ceil(GROUP_H), 1],
             )?;
         }
-        rec.barrier();
+        steps.barrier(rec);
         let push = CenterPush {
             width: dw,
             height: dh,
@@ -466,7 +523,7 @@ impl SpeedKernel {
             bytemuck::bytes_of(&push),
             [dw.div_ceil(GROUP_W), dh.div_ceil(GROUP_H), self.planes],
         )?;
-        rec.barrier();
+        steps.barrier(rec);
         let (ww, wh) = self.dims.window();
         let push = WindowPush { width: dw, height: dh, win_w: ww as u32, win_h: wh as u32 };
         rec.dispatch(
@@ -475,7 +532,7 @@ impl SpeedKernel {
             bytemuck::bytes_of(&push),
             [self.planes, 1, 1],
         )?;
-        rec.barrier();
+        steps.barrier(rec);
         let push = CovariancePush {
             width: dw,
             height: dh,
@@ -493,7 +550,7 @@ impl SpeedKernel {
                 Binding::Buffer(results),
             ],
             bytemuck::bytes_of(&push),
-            [ELEMENTS_PAIRS, self.planes, 1],
+            [ELEMENTS_PAIRS.div_ceil(COVARIANCE_PAIRS), self.planes, 1],
         )
     }
 

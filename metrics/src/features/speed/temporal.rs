@@ -24,7 +24,6 @@ use crate::MetricsError;
 use crate::features::float_vif::filter::FloatPlane;
 use crate::features::{
     Column, Extractor, Feature, FeatureOptions, FramePlanes, FrameValues, OptionSpec, Setup,
-    record_single,
 };
 use crate::plane::{PlaneView, check_pair};
 
@@ -187,7 +186,7 @@ impl Extractor for SpeedTemporalExtractor {
 
     fn phases(&self) -> &'static [&'static str] {
         match &self.source {
-            Source::Gpu(_) => &["decimate luma differences, covariances"],
+            Source::Gpu(kernel) => kernel.phases(),
             Source::Copy(_) => &["copy luma planes"],
         }
     }
@@ -209,9 +208,11 @@ impl Extractor for SpeedTemporalExtractor {
                     return Ok(());
                 };
                 let cur_for_dis = if self.use_ref_diff { r } else { d };
-                record_single(rec, stamps, |rec| {
-                    kernel.record(rec, &[(er, Some(r)), (ed, Some(cur_for_dis))], out, offset_words)
-                })
+                let planes = [(er, Some(r)), (ed, Some(cur_for_dis))];
+                match stamps {
+                    None => kernel.record(rec, &planes, out, offset_words),
+                    Some(s) => kernel.record_profiled(rec, &planes, out, offset_words, s),
+                }
             }
             Source::Copy(luma) => {
                 record_copies(rec, &[(*luma, r), (*luma, d)], out, offset_words, stamps)
