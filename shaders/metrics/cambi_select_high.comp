@@ -1,5 +1,5 @@
 #version 460
-// Top-k selection, step 1 of 3 (one workgroup): from the histogram of the
+// Top-k selection, step 1 of 3 (one workgroup per scale): from the histogram of the
 // c-values' high 16 bits (c-values are non-negative, so their bits order as
 // their values; zeros are not histogrammed and count as n minus the rest),
 // the bin holding the k-th largest value and how many values lie in higher
@@ -9,8 +9,9 @@
 layout(local_size_x = 256) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer High { uint high[]; };
+layout(set = 0, binding = 1, std430) readonly buffer Tables { uint tables[]; };
 // Per scale: [bin, values above it, -, -].
-layout(set = 0, binding = 1, std430) writeonly buffer Select { uint select_state[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer Select { uint select_state[]; };
 
 #include "cambi_common.glsl"
 
@@ -18,9 +19,14 @@ shared uint s_count[256];
 
 void main() {
     uint lid = gl_LocalInvocationIndex;
+    uint scale = gl_WorkGroupID.x;
+    uint entry = scales + scale * CAMBI_SCALE_WORDS;
+    uint n = tables[entry + CAMBI_SCALE_WIDTH] * tables[entry + CAMBI_SCALE_HEIGHT];
+    uint k = tables[entry + CAMBI_SCALE_K];
+    uint bins = scale * CAMBI_BINS;
     uint sum = 0u;
     for (uint b = 0u; b < 256u; b++) {
-        sum += high[lid * 256u + b];
+        sum += high[bins + lid * 256u + b];
     }
     s_count[lid] = sum;
     barrier();
@@ -40,7 +46,7 @@ void main() {
         uint b = 255u;
         while (true) {
             uint bin = t * 256u + b;
-            uint c = high[bin] + (bin == 0u ? zeros : 0u);
+            uint c = high[bins + bin] + (bin == 0u ? zeros : 0u);
             if (above + c >= k) {
                 break;
             }
