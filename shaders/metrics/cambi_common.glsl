@@ -31,7 +31,7 @@
 #define CAMBI_BINS 65536u
 
 layout(push_constant, std430) uniform Push {
-    uint width;          // cambi_zero, _mask, _scale: the grid this dispatch covers
+    uint width;          // cambi_mask, _scale: the grid this dispatch covers
     uint height;
     uint src_width;      // cambi_scale: width of the grid it reads
     uint step;           // cambi_scale: 1, or 2 to decimate what it reads

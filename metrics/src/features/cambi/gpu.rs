@@ -4,7 +4,7 @@
 //!
 //! Per picture: shaders/metrics/cambi_preprocess.comp (decimation to the
 //! working size through the twin's position tables, 10 bits,
-//! anti-dithering), cambi_zero.comp and cambi_mask.comp (the spatial mask),
+//! anti-dithering), cambi_mask.comp (the spatial mask, from the image),
 //! then per scale cambi_scale.comp (2x decimation and mode filter; the grid
 //! of counted codes, every scale's at its own place). Then, one dispatch
 //! each for all five scales at once (the scales are independent from here
@@ -74,9 +74,8 @@ const SCALE_WORDS: usize = 8;
 const PICTURE_TABLES: usize = 64 + RECIPROCAL_LEN;
 /// Phases of [`CambiKernel::record_profiled`] for one picture, and with
 /// `full_ref` (the distorted picture's, then the reference's).
-const PHASES: [&str; 12] = [
+const PHASES: [&str; 11] = [
     "preprocess",
-    "zero",
     "mask",
     "scale 0",
     "scale 1",
@@ -88,9 +87,8 @@ const PHASES: [&str; 12] = [
     "pass2",
     "select low",
 ];
-const PHASES_FULL_REF: [&str; 24] = [
+const PHASES_FULL_REF: [&str; 22] = [
     "preprocess",
-    "zero",
     "mask",
     "scale 0",
     "scale 1",
@@ -102,7 +100,6 @@ const PHASES_FULL_REF: [&str; 24] = [
     "pass2",
     "select low",
     "ref preprocess",
-    "ref zero",
     "ref mask",
     "ref scale 0",
     "ref scale 1",
@@ -157,8 +154,7 @@ struct CambiPush {
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
     use vqscope_shaders::{
         METRICS_CAMBI_CVALUES, METRICS_CAMBI_MASK, METRICS_CAMBI_PASS2, METRICS_CAMBI_PREPROCESS,
-        METRICS_CAMBI_SCALE, METRICS_CAMBI_SELECT_HIGH, METRICS_CAMBI_SELECT_LOW,
-        METRICS_CAMBI_ZERO, twin,
+        METRICS_CAMBI_SCALE, METRICS_CAMBI_SELECT_HIGH, METRICS_CAMBI_SELECT_LOW, twin,
     };
     vec![
         twin!(PreprocessPush as "Push" in [METRICS_CAMBI_PREPROCESS] {
@@ -166,7 +162,7 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
             pad2 = pad + 8,
         }),
         twin!(CambiPush as "Push" in [
-            METRICS_CAMBI_ZERO, METRICS_CAMBI_MASK, METRICS_CAMBI_SCALE, METRICS_CAMBI_CVALUES,
+            METRICS_CAMBI_MASK, METRICS_CAMBI_SCALE, METRICS_CAMBI_CVALUES,
             METRICS_CAMBI_SELECT_HIGH, METRICS_CAMBI_PASS2, METRICS_CAMBI_SELECT_LOW
         ] {
             width, height, src_width, step, mask_shift, mask_width, mask_threshold, pad,
@@ -196,7 +192,6 @@ struct Side {
 /// The pipelines, in the order a picture runs them.
 struct Pipelines {
     preprocess: ComputePipeline,
-    zero: ComputePipeline,
     mask: ComputePipeline,
     scale: ComputePipeline,
     cvalues: ComputePipeline,
@@ -216,8 +211,7 @@ pub struct CambiKernel {
     tables: Buffer,
     /// The working-size image after preprocessing.
     image: Buffer,
-    /// The zero-derivative map, then every scale's c-values (float bits),
-    /// back to back from the first.
+    /// Every scale's c-values (float bits), back to back from the first.
     values: Buffer,
     mask: Buffer,
     /// Filtered images of even and odd scales.
@@ -335,7 +329,6 @@ impl CambiKernel {
         use vqscope_shaders as s;
         let pipelines = Pipelines {
             preprocess: pipeline("metrics/cambi_preprocess", s::METRICS_CAMBI_PREPROCESS)?,
-            zero: pipeline("metrics/cambi_zero", s::METRICS_CAMBI_ZERO)?,
             mask: pipeline("metrics/cambi_mask", s::METRICS_CAMBI_MASK)?,
             scale: pipeline("metrics/cambi_scale", s::METRICS_CAMBI_SCALE)?,
             cvalues: pipeline("metrics/cambi_cvalues", s::METRICS_CAMBI_CVALUES)?,
@@ -351,7 +344,7 @@ impl CambiKernel {
             rows,
             tables,
             image: plane("cambi image", pixels)?,
-            values: plane("cambi values", pixels.max(grids))?,
+            values: plane("cambi values", grids)?,
             mask: plane("cambi mask", pixels)?,
             scaled: [plane("cambi scaled even", pixels)?, plane("cambi scaled odd", pixels)?],
             codes: plane("cambi codes", grids)?,
@@ -524,15 +517,8 @@ impl CambiKernel {
             ..Default::default()
         };
         rec.dispatch(
-            &p.zero,
-            &[Binding::Buffer(&self.image), Binding::Buffer(&self.values)],
-            bytemuck::bytes_of(&base),
-            groups(sw, sh),
-        )?;
-        steps.barrier(rec);
-        rec.dispatch(
             &p.mask,
-            &[Binding::Buffer(&self.values), Binding::Buffer(&self.mask)],
+            &[Binding::Buffer(&self.image), Binding::Buffer(&self.mask)],
             bytemuck::bytes_of(&base),
             groups(sw, sh),
         )?;
