@@ -6,7 +6,8 @@
 // counting as equal). A workgroup loads its tile of the working-size image
 // with the window's halo, derives the zero map of the tile and halo in
 // shared memory (0 outside the frame, which clips the windows) and counts
-// from it. Exact integer counts.
+// from it, first along the window's rows, then down its columns. Exact
+// integer counts.
 // CPU twin: metrics/src/features/cambi/mask.rs; driver: cambi/gpu.rs.
 
 layout(local_size_x = 16, local_size_y = 16) in;
@@ -24,6 +25,9 @@ layout(set = 0, binding = 1, std430) writeonly buffer Mask { uint mask[]; };
 
 shared uint s_image[IMAGE_SIDE * IMAGE_SIDE];
 shared uint s_zero[ZERO_SIDE * ZERO_SIDE];
+// Per row of the zero map, the counts of the windows' rows around each of the
+// tile's columns.
+shared uint s_rows[ZERO_SIDE * TILE];
 
 void main() {
     int w = int(width);
@@ -53,6 +57,15 @@ void main() {
         s_zero[i] = zero;
     }
     barrier();
+    for (uint i = lid; i < ZERO_SIDE * TILE; i += TILE * TILE) {
+        uint first = (i / TILE) * ZERO_SIDE + i % TILE;
+        uint sum = 0u;
+        for (uint c = 0u; c < 2u * RADIUS + 1u; c++) {
+            sum += s_zero[first + c];
+        }
+        s_rows[i] = sum;
+    }
+    barrier();
     uint lx = gl_LocalInvocationID.x;
     uint ly = gl_LocalInvocationID.y;
     int x = x0 + RADIUS + int(lx);
@@ -62,9 +75,7 @@ void main() {
     }
     uint count = 0u;
     for (uint r = 0u; r < 2u * RADIUS + 1u; r++) {
-        for (uint c = 0u; c < 2u * RADIUS + 1u; c++) {
-            count += s_zero[(ly + r) * ZERO_SIDE + lx + c];
-        }
+        count += s_rows[(ly + r) * TILE + lx];
     }
     mask[y * w + x] = count > mask_threshold ? 1u : 0u;
 }
