@@ -20,7 +20,7 @@ use vqscope_metrics::device::plane_bytes;
 use vqscope_metrics::device::{DevicePlane, upload_plane};
 use vqscope_metrics::features::Feature;
 use vqscope_metrics::features::cambi::feature::{CambiFeature, cambi_options};
-use vqscope_metrics::features::cambi::gpu::CambiKernel;
+use vqscope_metrics::features::cambi::gpu::{CPU_CVALUE_ROWS, CambiKernel, GPU_CVALUE_ROWS};
 use vqscope_metrics::features::cambi::{Cambi, CambiOptions, CambiScore, Eotf};
 use vqscope_metrics::pipeline::{FeatureSet, ScorePipeline};
 use vqscope_video::{ChromaFormat, ColorInfo, Frame, FramePair, Geometry, PixelFormat};
@@ -178,6 +178,61 @@ fn cambi_kernels_match_twin() {
     assert_no_validation_messages();
 }
 
+/// The c-values' workgroup height is the host's choice (4 rows on
+/// lavapipe, [`GPU_CVALUE_ROWS`] on a GPU): the values must not depend on
+/// it. Every row count here, including ones that divide no grid height and
+/// one taller than every grid, on the option sets whose loops stay under
+/// lavapipe's 65535 iterations per invocation at those heights (none of
+/// the widest contrast ranges or the largest windows).
+#[test]
+fn cambi_row_counts_match_twin() {
+    if !at_every_lavapipe_subgroup_size("cambi_row_counts_match_twin") {
+        return;
+    }
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0xCA4B_0B0E);
+    let mut frames = 0;
+    let mut nonzero = 0;
+    for rows in [1, 7, CPU_CVALUE_ROWS, GPU_CVALUE_ROWS, 300] {
+        for (what, options, size) in cases(&mut rng) {
+            if options.max_log_contrast > 3 || options.window_size > 65 {
+                continue;
+            }
+            let bpc = [8, 10][rng.below(2) as usize];
+            let (w, h) = size.unwrap_or_else(|| (rng.odd(216, 300), rng.odd(40, 200)));
+            let what = format!("{what}: {w}x{h} at {bpc} bits, {rows} rows");
+            let cambi = Cambi::new(&options, w, h, bpc).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let kernel = CambiKernel::with_rows(&ctx, &cambi, rows).unwrap();
+            assert_eq!(kernel.rows(), rows);
+            let r = random_plane(&mut rng, w, h, bpc);
+            let d = random_plane(&mut rng, w, h, bpc);
+            let (rv, dv) = (PlaneView::packed(w, h, bpc, &r), PlaneView::packed(w, h, bpc, &d));
+            let want = cambi.score(&dv, &rv).unwrap();
+            let got = gpu_score(&ctx, &mut submitter, &kernel, &rv, &dv);
+            assert_eq!(bits(&got), bits(&want), "{what}: GPU {got:?}, twin {want:?}");
+            frames += 1;
+            nonzero += usize::from(want.cambi > 0.0);
+        }
+    }
+    assert!(nonzero * 2 > frames, "too few frames with banding: {nonzero} of {frames}");
+    assert!(
+        CambiKernel::with_rows(
+            &ctx,
+            &Cambi::new(&CambiOptions::default(), 256, 216, 8).unwrap(),
+            0
+        )
+        .is_err()
+    );
+    let info = ctx.info();
+    println!(
+        "cambi: {frames} random frames at 1 to 300 rows per c-value workgroup ({nonzero} banded) \
+         equal to the twin on {} (subgroup size {})",
+        info.name, info.subgroup_size
+    );
+    assert_no_validation_messages();
+}
+
 /// The high-resolution speed-up only starts at 1920x1080: one frame there.
 #[test]
 fn cambi_speedup_matches_twin() {
@@ -205,8 +260,12 @@ fn cambi_speedup_matches_twin() {
     assert_no_validation_messages();
 }
 
+/// Rows per c-value workgroup [`cambi_timing_4k`] tries.
+const TIMED_ROWS: [u32; 6] = [4, 8, 16, 24, 32, 64];
+
 /// A 4K 10-bit frame at the defaults and with the v1 models' options, GPU
-/// time per frame (the issue's goal: ≤ 0.5 ms on an H200).
+/// time per frame at each of [`TIMED_ROWS`] rows per c-value workgroup (the
+/// issue's goal: ≤ 0.5 ms on an H200).
 #[test]
 #[ignore = "timing; run on a real GPU (or lavapipe, very slowly)"]
 fn cambi_timing_4k() {
@@ -226,9 +285,11 @@ fn cambi_timing_4k() {
         cambi_vis_lum_threshold: 0.06,
         ..Default::default()
     };
-    for (what, options) in [("defaults", CambiOptions::default()), ("v1 models' options", v1)] {
+    let cases = [("defaults", CambiOptions::default()), ("v1 models' options", v1)];
+    let chosen = CambiKernel::rows_for(ctx.info());
+    for ((what, options), rows) in cases.into_iter().flat_map(|c| TIMED_ROWS.map(|r| (c, r))) {
         let cambi = Cambi::new(&options, w, h, 10).unwrap();
-        let kernel = CambiKernel::new(&ctx, &cambi).unwrap();
+        let kernel = CambiKernel::with_rows(&ctx, &cambi, rows).unwrap();
         let len = u64::from(kernel.result_words()) * 8;
         let results = Buffer::storage(&ctx, "timing results", len).unwrap();
         let (median, min, max) = vqscope_gpu::testing::frame_ms(&ctx, &mut submitter, 20, |rec| {
@@ -241,9 +302,10 @@ fn cambi_timing_4k() {
         let got = kernel.decode(&words);
         let want = cambi.score(&dv, &rv).unwrap();
         assert_eq!(bits(&got), bits(&want), "{what}: GPU {got:?}, twin {want:?}");
+        let default = if rows == chosen { ", the default here" } else { "" };
         println!(
-            "cambi ({what}) on a 3840x2160 10-bit frame on {}: median {median:.3} ms (min \
-             {min:.3}, max {max:.3})",
+            "cambi ({what}) on a 3840x2160 10-bit frame on {}, {rows} c-value rows{default}: \
+             median {median:.3} ms (min {min:.3}, max {max:.3})",
             ctx.info().name
         );
     }

@@ -11,21 +11,27 @@
 // are histogrammed by their high 16 bits for the top-k selection
 // (cambi_select_high.comp).
 //
-// Counting, O(window) per pixel: a workgroup covers COLUMNS columns of the
-// frame and SEGMENT rows; each invocation keeps, in shared memory, the
+// Counting, O(window) per pixel: a workgroup covers COLUMNS columns of one
+// scale's grid and `rows` rows; each invocation keeps, in shared memory, the
 // histogram of its column over the window's rows (16-bit counts, two codes a
 // word) and walks down the rows adding the row entering the window and
 // removing the one leaving it. The middle COLUMNS − 2·pad invocations are
 // the pixels scored: each adds, for its codes, the column histograms of the
 // 2·pad + 1 columns around it (a window holds at most 65² pixels, so the
 // 16-bit lanes do not carry). The histograms cover SLOTS consecutive codes
-// at a time: the codes of the segment's counted pixels are walked in chunks,
-// each scoring the pixels whose codes ± num_diffs lie inside it. SEGMENT is
-// small because lavapipe ends an invocation's loops after 65535 iterations
-// in all (counted per SIMD vector); at 32 rows the parity clips at
-// max_log_contrast 5 already went past it.
+// at a time: the codes of the workgroup's counted pixels are walked in
+// chunks, each scoring the pixels whose codes ± num_diffs lie inside it.
+//
+// One dispatch covers all five scales (the picture's scale table maps a
+// workgroup to its scale and place). Every chunk fills the column
+// histograms over the window's 2·pad + 1 rows before sliding them, so
+// `rows` trades that refill against parallelism: the host picks it
+// (cambi/gpu.rs, `CambiKernel::rows_for`). lavapipe gets 4, because it ends
+// an invocation's loops after 65535 iterations in all (counted per SIMD
+// vector); at 32 rows the parity clips at max_log_contrast 5 already went
+// past it.
 // CPU twin: metrics/src/features/cambi/cvalues.rs; driver: cambi/gpu.rs
-// (`CVALUE_COLUMNS`, `CVALUE_ROWS`: they must agree with COLUMNS, SEGMENT).
+// (`CVALUE_COLUMNS` must agree with COLUMNS).
 
 layout(local_size_x = 192) in;
 
@@ -37,7 +43,6 @@ layout(set = 0, binding = 3, std430) buffer High { uint high[]; };
 #include "cambi_common.glsl"
 
 #define COLUMNS 192
-#define SEGMENT 4
 // Codes a chunk counts (at least 2·num_diffs + 2 for num_diffs ≤ 32), and
 // the words of a column's histogram: SLOTS / 2 plus one, odd so that
 // neighbouring columns fall in different banks.
@@ -68,16 +73,31 @@ void count(uint at, uint u, int lo, bool add) {
 }
 
 void main() {
+    // This workgroup's scale and place in it.
+    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (group >= tables[scales + CAMBI_SCALE_TOTAL_GROUPS]) {
+        return;
+    }
+    uint scale = 0u;
+    while (scale + 1u < CAMBI_SCALES &&
+           group >= tables[scales + (scale + 1u) * CAMBI_SCALE_WORDS + CAMBI_SCALE_FIRST_GROUP]) {
+        scale++;
+    }
+    uint entry = scales + scale * CAMBI_SCALE_WORDS;
+    uint base = tables[entry + CAMBI_SCALE_OFFSET];
+    uint bins = scale * CAMBI_BINS;
+    uint local_group = group - tables[entry + CAMBI_SCALE_FIRST_GROUP];
+    uint across = tables[entry + CAMBI_SCALE_GROUPS_ACROSS];
     int t = int(gl_LocalInvocationID.x);
     int p = int(pad);
-    int w = int(width);
-    int h = int(height);
+    int w = int(tables[entry + CAMBI_SCALE_WIDTH]);
+    int h = int(tables[entry + CAMBI_SCALE_HEIGHT]);
     int nd = int(num_diffs);
     int span = COLUMNS - 2 * p;
-    int y0 = int(gl_WorkGroupID.y) * SEGMENT;
-    int y1 = min(y0 + SEGMENT, h);
+    int y0 = int(local_group / across) * int(rows);
+    int y1 = min(y0 + int(rows), h);
     // This invocation's column; the middle ones also score its pixels.
-    int col = int(gl_WorkGroupID.x) * span - p + t;
+    int col = int(local_group % across) * span - p + t;
     bool column = col >= 0 && col < w;
     bool scored = t >= p && t < p + span && col < w;
     uint at = uint(t * STRIDE);
@@ -90,8 +110,8 @@ void main() {
         uint lo = CAMBI_NONE;
         uint hi = 0u;
         for (int y = y0; y < y1; y++) {
-            uint v = codes[y * w + col];
-            values[y * w + col] = 0u;
+            uint v = codes[base + uint(y * w + col)];
+            values[base + uint(y * w + col)] = 0u;
             if (v != CAMBI_NONE) {
                 lo = min(lo, v);
                 hi = max(hi, v);
@@ -114,20 +134,20 @@ void main() {
         }
         if (column) {
             for (int r = max(y0 - p, 0); r <= min(y0 + p, h - 1); r++) {
-                count(at, codes[r * w + col], lo, true);
+                count(at, codes[base + uint(r * w + col)], lo, true);
             }
         }
         for (int y = y0; y < y1; y++) {
             if (y > y0 && column) {
                 if (y - p - 1 >= 0) {
-                    count(at, codes[(y - p - 1) * w + col], lo, false);
+                    count(at, codes[base + uint((y - p - 1) * w + col)], lo, false);
                 }
                 if (y + p < h) {
-                    count(at, codes[(y + p) * w + col], lo, true);
+                    count(at, codes[base + uint((y + p) * w + col)], lo, true);
                 }
             }
             barrier();
-            uint v = scored ? codes[y * w + col] : CAMBI_NONE;
+            uint v = scored ? codes[base + uint(y * w + col)] : CAMBI_NONE;
             int s0 = int(v) - nd - lo;
             if (v != CAMBI_NONE && s0 >= 0 && s0 + 2 * nd < SLOTS) {
                 int first = s0 >> 1;
@@ -163,9 +183,9 @@ void main() {
                     }
                 }
                 uint bits = floatBitsToUint(best);
-                values[y * w + col] = bits;
+                values[base + uint(y * w + col)] = bits;
                 if (bits != 0u) {
-                    atomicAdd(high[bits >> 16], 1u);
+                    atomicAdd(high[bins + (bits >> 16)], 1u);
                 }
             }
             barrier();

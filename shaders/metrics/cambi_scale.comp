@@ -5,7 +5,8 @@
 // row but the first and last, which stay unfiltered; nothing below 3 rows).
 // Writes the filtered image (the next scale's input) and the grid the
 // c-values count: the code where the mask (read at (i, j) << mask_shift) is
-// set and the code lies in the histogram band, CAMBI_NONE elsewhere.
+// set and the code lies in the histogram band, CAMBI_NONE elsewhere, at its
+// scale's place (`offset`) in the codes of all scales.
 // CPU twin: metrics/src/features/cambi/scale.rs; driver: cambi/gpu.rs.
 
 layout(local_size_x = 16, local_size_y = 16) in;
@@ -53,5 +54,5 @@ void main() {
     uint i = y * width + x;
     image[i] = v;
     bool masked = mask[(y << mask_shift) * mask_width + (x << mask_shift)] != 0u;
-    codes[i] = (masked && v - band_base < band_size) ? v : CAMBI_NONE;
+    codes[offset + i] = (masked && v - band_base < band_size) ? v : CAMBI_NONE;
 }

@@ -14,7 +14,6 @@ use super::{Cambi, CambiOptions, Eotf, FEATURE};
 use crate::MetricsError;
 use crate::features::{
     Column, Extractor, Feature, FeatureOptions, FramePlanes, FrameValues, OptionSpec, Setup,
-    record_single,
 };
 
 /// The registry entry.
@@ -221,7 +220,7 @@ impl Extractor for CambiExtractor {
     }
 
     fn phases(&self) -> &'static [&'static str] {
-        &["cambi"]
+        self.kernel.phases()
     }
 
     fn record(
@@ -236,9 +235,10 @@ impl Extractor for CambiExtractor {
         let kernel_words = self.kernel.result_words();
         let maps =
             self.heatmaps.as_ref().map(|_| (out, u64::from(offset_words + kernel_words) * 8));
-        record_single(rec, stamps, |rec| {
-            self.kernel.record_with_maps(rec, r, d, out, offset_words, maps)
-        })
+        match stamps {
+            None => self.kernel.record_with_maps(rec, r, d, out, offset_words, maps),
+            Some(stamps) => self.kernel.record_profiled(rec, r, d, out, offset_words, maps, stamps),
+        }
     }
 
     fn frame(&mut self, index: u64, words: &[i64]) -> Vec<FrameValues> {

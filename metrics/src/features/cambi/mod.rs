@@ -56,14 +56,18 @@
 //!   [`preprocess::sample_positions`], since libvmaf's positions come from
 //!   a sequential float walk; the 10-bit conversion and the 2x2
 //!   anti-dithering fused in (the filter reads only unfiltered samples);
-//! - mask: zero-derivative map, then the 7x7 counts and the
+//! - mask: one kernel deriving the zero-derivative map of a tile and its
+//!   halo in shared memory, then the 7x7 counts and the
 //!   [`mask::mask_index`] comparison;
 //! - per scale: 2x decimation of the image (the mask is read at the
 //!   scale's stride), the 3x3 mode filter, and the grid of counted codes
-//!   (masked and inside the histogram band);
+//!   (masked and inside the histogram band); from here on the scales are
+//!   independent, and each of the following steps is one dispatch for all
+//!   five;
 //! - c-values: libvmaf's sliding histograms are sequential along a row; on
 //!   the GPU a workgroup keeps one histogram per column over the window's
-//!   rows (a chunk of codes at a time), slides them down its rows, and each
+//!   rows (a chunk of codes at a time), slides them down its rows (how
+//!   many the host picks for the device), and each
 //!   counted pixel adds the `2·num_diffs + 1` counts around its code over
 //!   the window's columns (O(window) reads a pixel). The counts are the same
 //!   integers; the c-value is then
