@@ -20,6 +20,8 @@
 // subgroup size and every run.
 layout(local_size_x = 32, local_size_y = 8) in;
 
+#include "ssim_common.glsl"
+
 layout(set = 0, binding = 0, std430) readonly buffer Planes { float planes[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Map { float map_values[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer Partials { double partials[]; };
@@ -134,7 +136,8 @@ void main() {
     barrier();
 
     // Horizontal pass (ssim.rs gaussian_horizontal over the plane and the
-    // three products): float products, double sums, rounded to float.
+    // three products): float products, double sums (scaled by 2^-896, see
+    // `widened`), rounded to float.
     for (uint i = lid; i < HSIZE; i += THREADS) {
         uint r = i / TW;
         uint c = i - r * TW;
@@ -153,17 +156,17 @@ void main() {
             precise float paa = (a * a) * t;
             precise float pbb = (b * b) * t;
             precise float pab = (a * b) * t;
-            m1 += double(pa);
-            m2 += double(pb);
-            sxx += double(paa);
-            syy += double(pbb);
-            sxy += double(pab);
+            m1 += widened(pa);
+            m2 += widened(pb);
+            sxx += widened(paa);
+            syy += widened(pbb);
+            sxy += widened(pab);
         }
-        s_h[i] = float(m1);
-        s_h[HSIZE + i] = float(m2);
-        s_h[2u * HSIZE + i] = float(sxx);
-        s_h[3u * HSIZE + i] = float(syy);
-        s_h[4u * HSIZE + i] = float(sxy);
+        s_h[i] = narrowed(m1);
+        s_h[HSIZE + i] = narrowed(m2);
+        s_h[2u * HSIZE + i] = narrowed(sxx);
+        s_h[3u * HSIZE + i] = narrowed(syy);
+        s_h[4u * HSIZE + i] = narrowed(sxy);
     }
     barrier();
 
@@ -180,9 +183,9 @@ void main() {
             precise double sum = 0.0lf;
             for (uint v = 0u; v < WIN; v++) {
                 precise float p = s_h[q * HSIZE + (r + v) * TW + tx] * TAPS[v];
-                sum += double(p);
+                sum += widened(p);
             }
-            f[q] = float(sum);
+            f[q] = narrowed(sum);
         }
         if (mx < map_w && my < map_h) {
             dvec3 lcs = pixel_lcs(f[0], f[1], f[2], f[3], f[4]);
