@@ -36,6 +36,13 @@ double widened(float v) {
     return packDouble2x32(uvec2(bits << 29, hi));
 }
 
+// `widened` for a float known to be +0.0 or positive, such as a filtered
+// square (a square is never -0.0): the sign needs no masking.
+double widened_nonnegative(float v) {
+    uint bits = floatBitsToUint(v);
+    return packDouble2x32(uvec2(bits << 29, bits >> 3));
+}
+
 float narrowed(double scaled_sum) {
     // 2^896: exponent field 896 + 1023.
     return float(scaled_sum * packDouble2x32(uvec2(0u, 0x77F00000u)));

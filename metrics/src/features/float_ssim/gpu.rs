@@ -8,10 +8,10 @@
 //! 1. `ssim_decimate` ×2 (reference, distorted): samples to floats on the
 //!    0–255 scale, box-decimated by the pre-scale factor (one invocation per
 //!    decimated sample);
-//! 2. `ssim_scale`: one fused dispatch over 32x16 map tiles — the five
-//!    Gaussian windows with both passes in shared memory, the per-pixel
-//!    l/c/s terms, the map, and one record of four double partial sums per
-//!    workgroup;
+//! 2. `ssim_scale`: one fused dispatch, each workgroup walking down four
+//!    32x16 map tiles — the five Gaussian windows with both passes in shared
+//!    memory, the per-pixel l/c/s terms, the map, and one record of four
+//!    double partial sums per tile;
 //! 3. `ssim_fold`: one workgroup folds the records into the four means.
 //!
 //! libvmaf adds the per-pixel doubles one by one in raster order; no
@@ -38,10 +38,14 @@ use crate::features::float_ssim::{
     GAUSSIAN_LEN, SsimConstants, SsimOptions, SsimScore, box_kernel, prescale,
 };
 
-/// Map tile of one `ssim_scale` workgroup (TW x TH in ssim_scale.comp).
+/// Map tile of one `ssim_scale` partial record (TW x TH in ssim_scale.comp).
 const TILE_W: u32 = 32;
 const TILE_H: u32 = 16;
-/// Doubles per `ssim_scale` workgroup record: l·c·s, l, c, s.
+/// Tiles one `ssim_scale` workgroup walks down, one below the other (BANDS
+/// in ssim_scale.comp): each reuses 10 of the previous tile's 26 rows of
+/// horizontal filtering.
+const BANDS: u32 = 4;
+/// Doubles per `ssim_scale` tile record: l·c·s, l, c, s.
 const RECORD: u32 = 4;
 /// Workgroup side of `ssim_decimate` (local size 16x16).
 const DECIMATE_WG: u32 = 16;
@@ -157,7 +161,7 @@ impl ScaleLayout {
         self.height - (GAUSSIAN_LEN as u32 - 1)
     }
 
-    /// `ssim_scale` workgroups along x and y.
+    /// `ssim_scale` tile records along x and y.
     pub fn groups(&self) -> [u32; 2] {
         [self.map_width().div_ceil(TILE_W), self.map_height().div_ceil(TILE_H)]
     }
@@ -280,7 +284,7 @@ impl SsimStages {
                 Binding::Buffer(partials),
             ],
             bytemuck::bytes_of(&push),
-            [gx, gy, 1],
+            [gx, gy.div_ceil(BANDS), 1],
         )
     }
 
