@@ -303,8 +303,8 @@ fn gpu_ms_ssim_equals_cpu_twin() {
     // double sums (while every scale's l, c and s stay positive, as
     // libvmaf's powers need).
     cases.push((MIN_SIZE + 9, MIN_SIZE + 4));
-    let dots = |w: usize, h: usize, bpc: u32, shift: usize, level: u16| -> Vec<u16> {
-        let on = |i: usize| (i % w + shift) % 7 == 0 && (i / w) % 5 == 0;
+    let dots = |w: usize, h: usize, shift: usize, level: u16| -> Vec<u16> {
+        let on = |i: usize| (i % w + shift).is_multiple_of(7) && (i / w).is_multiple_of(5);
         (0..w * h).map(|i| if on(i) { level } else { 0 }).collect()
     };
     for (i, &(w, h)) in cases.iter().enumerate() {
@@ -312,8 +312,8 @@ fn gpu_ms_ssim_equals_cpu_twin() {
         let label = format!("{w}x{h} at {bpc} bits");
         let (r, d) = if i + 1 == cases.len() {
             let max = (1u16 << bpc) - 1;
-            let (dim, faint) = (dots(w, h, bpc, 0, max / 4 * 3), dots(w, h, bpc, 3, max / 8));
-            (dots(w, h, bpc, 0, max), dim.iter().zip(&faint).map(|(a, b)| a + b).collect())
+            let (dim, faint) = (dots(w, h, 0, max / 4 * 3), dots(w, h, 3, max / 8));
+            (dots(w, h, 0, max), dim.iter().zip(&faint).map(|(a, b)| a + b).collect())
         } else {
             frame_pair(&mut rng, w, h, bpc, i as u64 + 1)
         };
