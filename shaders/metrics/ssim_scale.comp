@@ -6,7 +6,7 @@
 // Twin: ssim.rs `ssim_scale` (gaussian_horizontal, gaussian_vertical,
 // products, pixel_lcs) — every value here equals the twin's bit for bit.
 //
-// A workgroup owns a column of BANDS 32x16 tiles of the map (the valid
+// A workgroup owns a column of `bands` 32x16 tiles of the map (the valid
 // region, (w-10)x(h-10)) and walks down it one tile (band) at a time. The
 // horizontal pass of all five quantities goes to a ring of 26 rows of 32 in
 // shared memory: the first band fills it, each later band adds only the 16
@@ -30,7 +30,7 @@ layout(set = 0, binding = 0, std430) readonly buffer Planes { float planes[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Map { float map_values[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer Partials { double partials[]; };
 
-// Twin: ssim_gpu.rs `ScalePush` (36 bytes); the two must agree.
+// Twin: ssim_gpu.rs `ScalePush` (40 bytes); the two must agree.
 layout(push_constant) uniform Push {
     uint width;        // of this scale's input planes
     uint height;
@@ -41,12 +41,11 @@ layout(push_constant) uniform Push {
     float c1;          // SSIM constants, computed in float on the host
     float c2;
     float c3;
+    uint bands;        // tiles each workgroup walks down (ssim_gpu.rs `bands_for`)
 };
 
 const uint TW = 32u;
 const uint TH = 16u;           // one band: the tile of one partial record
-// Bands per workgroup. Twin: ssim_gpu.rs `BANDS`.
-const uint BANDS = 4u;
 const uint WIN = 11u;
 const uint IW = TW + WIN - 1u; // 42
 const uint IH = TH + WIN - 1u; // 26: the ring's rows
@@ -128,11 +127,11 @@ void main() {
     uint map_w = width - (WIN - 1u);
     uint map_h = height - (WIN - 1u);
     uint x0 = gl_WorkGroupID.x * TW;
-    uint top = gl_WorkGroupID.y * BANDS * TH; // the workgroup's first row
+    uint top = gl_WorkGroupID.y * bands * TH; // the workgroup's first row
     uint tx = gl_LocalInvocationID.x;
 
-    for (uint k = 0u; k < BANDS; k++) {
-        uint band = gl_WorkGroupID.y * BANDS + k;
+    for (uint k = 0u; k < bands; k++) {
+        uint band = gl_WorkGroupID.y * bands + k;
         uint y0 = band * TH;
         // Uniform in the workgroup: bands past the map write no record.
         if (y0 >= map_h) {
