@@ -1,7 +1,8 @@
 //! `float_ssim` and `float_ms_ssim` on the GPU against their CPU twins, on
 //! random frame pairs of random sizes (odd ones, the smallest each accepts,
 //! sizes whose automatic pre-scale is 1, 2 and 3, explicit factors up to 10)
-//! at 8, 10 and 12 bits:
+//! at 8, 10 and 12 bits, and for MS-SSIM a dot pattern whose coarser scales
+//! hold negative samples:
 //!
 //! - every per-pixel SSIM map value is bit-identical to the twin's map;
 //! - every MS-SSIM scale's float planes are bit-identical to the twin's
@@ -236,6 +237,9 @@ fn gpu_ssim_equals_cpu_twin() {
         (67, 58, 5),
         (111, 121, 10),
         (60, 70, 3),
+        // Enough workgroups for ssim_scale's banded walk (four tiles each),
+        // the last walk cut short.
+        (1290, 401, 1),
     ];
     while cases.len() < 18 {
         cases.push((11 + rng.below(180) as usize, 11 + rng.below(140) as usize, 0));
@@ -296,12 +300,32 @@ fn gpu_ms_ssim_equals_cpu_twin() {
     while cases.len() < 6 {
         cases.push((MIN_SIZE + rng.below(120) as usize, MIN_SIZE + rng.below(90) as usize));
     }
+    // Last, sparse bright dots on black, and the same dots dimmed plus a
+    // fainter shifted set: the low-pass table's negative lobes make some
+    // scale-1 samples negative, so products of both signs reach the filters'
+    // double sums (while every scale's l, c and s stay positive, as
+    // libvmaf's powers need).
+    cases.push((MIN_SIZE + 9, MIN_SIZE + 4));
+    let dots = |w: usize, h: usize, shift: usize, level: u16| -> Vec<u16> {
+        let on = |i: usize| (i % w + shift).is_multiple_of(7) && (i / w).is_multiple_of(5);
+        (0..w * h).map(|i| if on(i) { level } else { 0 }).collect()
+    };
     for (i, &(w, h)) in cases.iter().enumerate() {
         let bpc = [8, 10, 12][i % 3];
         let label = format!("{w}x{h} at {bpc} bits");
-        let (r, d) = frame_pair(&mut rng, w, h, bpc, i as u64 + 1);
+        let (r, d) = if i + 1 == cases.len() {
+            let max = (1u16 << bpc) - 1;
+            let (dim, faint) = (dots(w, h, 0, max / 4 * 3), dots(w, h, 3, max / 8));
+            (dots(w, h, 0, max), dim.iter().zip(&faint).map(|(a, b)| a + b).collect())
+        } else {
+            frame_pair(&mut rng, w, h, bpc, i as u64 + 1)
+        };
         let rp = PlaneView::packed(w, h, bpc, &r);
         let dp = PlaneView::packed(w, h, bpc, &d);
+        if i + 1 == cases.len() {
+            let scale1 = downscale(&to_float_plane(&rp));
+            assert!(scale1.data.iter().any(|&v| v < 0.0), "{label}: no negative scale-1 sample");
+        }
         let want = float_ms_ssim(&rp, &dp).unwrap();
         let kernel = MsSsimKernel::new(&ctx, w as u32, h as u32, bpc).unwrap();
         let (buf, rd, dd) = upload_pair(&ctx, &mut submitter, &rp, &dp);

@@ -37,7 +37,8 @@ void main() {
     int cy = int(oy * factor);
     int w = int(plane.width);
     int h = int(plane.height);
-    // Products rounded to float, summed in double, rows outer (convolve.c).
+    // Products rounded to float, summed in double (scaled, see `widened`),
+    // rows outer (convolve.c).
     precise double sum = 0.0;
     for (int v = -lo; v <= hi; v++) {
         uint row = uint(ssim_mirror(cy + v, h));
@@ -45,8 +46,8 @@ void main() {
             uint col = uint(ssim_mirror(cx + u, w));
             float s = float(plane_load(plane, col, row)) * sample_scale;
             precise float product = s * weight;
-            sum += double(product);
+            sum += widened(product);
         }
     }
-    out_plane[oy * out_width + ox] = float(sum);
+    out_plane[oy * out_width + ox] = narrowed(sum);
 }

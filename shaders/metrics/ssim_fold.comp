@@ -1,5 +1,5 @@
 #version 460
-// Folds ssim_scale.comp's per-workgroup double partials (records of 4:
+// Folds ssim_scale.comp's per-tile double partials (records of 4:
 // l*c*s, l, c, s) into the scale's four means, stored as the bit patterns of
 // doubles in int64 result slots. The order is fixed — thread t adds records
 // t, t+256, ... in turn, then a fixed tree — so the result is the same on

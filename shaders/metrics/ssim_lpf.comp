@@ -72,13 +72,14 @@ void main() {
         return;
     }
     uint base = 2u * gl_LocalInvocationID.y * SPAN + 2u * gl_LocalInvocationID.x;
-    // Products rounded to float, summed in double, rows outer.
+    // Products rounded to float, summed in double (scaled, see `widened`),
+    // rows outer.
     precise double sum = 0.0;
     for (int v = 0; v < LEN; v++) {
         for (int u = 0; u < LEN; u++) {
             precise float product = s_tile[base + uint(v) * SPAN + uint(u)] * lpf(v, u);
-            sum += double(product);
+            sum += widened(product);
         }
     }
-    dst_planes[dst_offset[z] + oy * dst_width + ox] = float(sum);
+    dst_planes[dst_offset[z] + oy * dst_width + ox] = narrowed(sum);
 }

@@ -6,25 +6,31 @@
 // Twin: ssim.rs `ssim_scale` (gaussian_horizontal, gaussian_vertical,
 // products, pixel_lcs) — every value here equals the twin's bit for bit.
 //
-// A workgroup owns a 32x16 tile of the map (the valid region, (w-10)x(h-10)).
-// It stages the 42x26 input window of both planes in shared memory, runs the
-// horizontal pass for all five quantities into shared memory (26 rows of 32),
-// and the vertical pass reads its 11-row window from there, so the vertical
-// pass never touches memory.
+// A workgroup owns a column of `bands` 32x16 tiles of the map (the valid
+// region, (w-10)x(h-10)) and walks down it one tile (band) at a time. The
+// horizontal pass of all five quantities goes to a ring of 26 rows of 32 in
+// shared memory: the first band fills it, each later band adds only the 16
+// rows below (staging just those input rows), since its upper 10 rows are
+// the previous band's lower ones. The vertical pass reads its 11-row window
+// from the ring, so it never touches memory, and the horizontal pass runs
+// on 74 rows per 64 map rows instead of 26 per 16.
 //
 // libvmaf sums the per-pixel doubles sequentially in raster order, which no
-// parallel reduction reproduces. This one is deterministic instead: each
-// thread adds its two pixels in a fixed order, a fixed shared-memory tree
-// folds the 256 threads, and ssim_fold.comp folds the workgroups in a fixed
-// order. No subgroup operations, so the result is the same at every
-// subgroup size and every run.
+// parallel reduction reproduces. This one is deterministic instead: per
+// 32x16 tile, each thread adds its two pixels in a fixed order, a fixed
+// shared-memory tree folds the 256 threads into one record, and
+// ssim_fold.comp folds the records in a fixed order. No subgroup
+// operations, so the result is the same at every subgroup size and every
+// run (and the same records as one workgroup per tile would write).
 layout(local_size_x = 32, local_size_y = 8) in;
+
+#include "ssim_common.glsl"
 
 layout(set = 0, binding = 0, std430) readonly buffer Planes { float planes[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Map { float map_values[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer Partials { double partials[]; };
 
-// Twin: ssim_gpu.rs `ScalePush` (36 bytes); the two must agree.
+// Twin: ssim_gpu.rs `ScalePush` (40 bytes); the two must agree.
 layout(push_constant) uniform Push {
     uint width;        // of this scale's input planes
     uint height;
@@ -35,13 +41,14 @@ layout(push_constant) uniform Push {
     float c1;          // SSIM constants, computed in float on the host
     float c2;
     float c3;
+    uint bands;        // tiles each workgroup walks down (ssim_gpu.rs `bands_for`)
 };
 
 const uint TW = 32u;
-const uint TH = 16u;
+const uint TH = 16u;           // one band: the tile of one partial record
 const uint WIN = 11u;
 const uint IW = TW + WIN - 1u; // 42
-const uint IH = TH + WIN - 1u; // 26
+const uint IH = TH + WIN - 1u; // 26: the ring's rows
 const uint THREADS = 256u;
 const uint HSIZE = IH * TW;    // one quantity's horizontal results
 
@@ -49,9 +56,11 @@ const uint HSIZE = IH * TW;    // one quantity's horizontal results
 const float TAPS[11] = float[](0.001028, 0.007599, 0.036001, 0.109361, 0.213006, 0.266012,
                                0.213006, 0.109361, 0.036001, 0.007599, 0.001028);
 
+// The input rows a band adds (all IH for the first band, TH later).
 shared float s_a[IH * IW];
 shared float s_b[IH * IW];
-// Horizontal pass results: mu1, mu2, xx, yy, xy, each IH rows of TW.
+// Horizontal pass results: mu1, mu2, xx, yy, xy, each a ring of IH rows of
+// TW; window row R (from the workgroup's first row) lives in slot R % IH.
 shared float s_h[5u * HSIZE];
 // The workgroup's four sums (tree_sum4): 4 KiB, so that the shader stays
 // within the 32 KiB of shared memory lavapipe allows.
@@ -118,87 +127,110 @@ void main() {
     uint map_w = width - (WIN - 1u);
     uint map_h = height - (WIN - 1u);
     uint x0 = gl_WorkGroupID.x * TW;
-    uint y0 = gl_WorkGroupID.y * TH;
-
-    // Stage the input window. Positions past the plane only feed outputs
-    // outside the map, so clamping them is only to stay in bounds.
-    for (uint i = lid; i < IH * IW; i += THREADS) {
-        uint r = i / IW;
-        uint c = i - r * IW;
-        uint gx = min(x0 + c, width - 1u);
-        uint gy = min(y0 + r, height - 1u);
-        uint at = gy * width + gx;
-        s_a[i] = planes[a_offset + at];
-        s_b[i] = planes[b_offset + at];
-    }
-    barrier();
-
-    // Horizontal pass (ssim.rs gaussian_horizontal over the plane and the
-    // three products): float products, double sums, rounded to float.
-    for (uint i = lid; i < HSIZE; i += THREADS) {
-        uint r = i / TW;
-        uint c = i - r * TW;
-        uint base = r * IW + c;
-        precise double m1 = 0.0lf;
-        precise double m2 = 0.0lf;
-        precise double sxx = 0.0lf;
-        precise double syy = 0.0lf;
-        precise double sxy = 0.0lf;
-        for (uint u = 0u; u < WIN; u++) {
-            float a = s_a[base + u];
-            float b = s_b[base + u];
-            float t = TAPS[u];
-            precise float pa = a * t;
-            precise float pb = b * t;
-            precise float paa = (a * a) * t;
-            precise float pbb = (b * b) * t;
-            precise float pab = (a * b) * t;
-            m1 += double(pa);
-            m2 += double(pb);
-            sxx += double(paa);
-            syy += double(pbb);
-            sxy += double(pab);
-        }
-        s_h[i] = float(m1);
-        s_h[HSIZE + i] = float(m2);
-        s_h[2u * HSIZE + i] = float(sxx);
-        s_h[3u * HSIZE + i] = float(syy);
-        s_h[4u * HSIZE + i] = float(sxy);
-    }
-    barrier();
-
-    // Vertical pass and per-pixel terms: each thread takes rows ty and ty+8
-    // of its column, in that order.
-    dvec4 acc = dvec4(0.0lf);
+    uint top = gl_WorkGroupID.y * bands * TH; // the workgroup's first row
     uint tx = gl_LocalInvocationID.x;
-    for (uint k = 0u; k < TH / 8u; k++) {
-        uint r = gl_LocalInvocationID.y + 8u * k;
-        uint mx = x0 + tx;
-        uint my = y0 + r;
-        float f[5];
-        for (uint q = 0u; q < 5u; q++) {
-            precise double sum = 0.0lf;
-            for (uint v = 0u; v < WIN; v++) {
-                precise float p = s_h[q * HSIZE + (r + v) * TW + tx] * TAPS[v];
-                sum += double(p);
-            }
-            f[q] = float(sum);
-        }
-        if (mx < map_w && my < map_h) {
-            dvec3 lcs = pixel_lcs(f[0], f[1], f[2], f[3], f[4]);
-            precise double ssim = lcs.x * lcs.y * lcs.z;
-            if (write_map != 0u) {
-                map_values[my * map_w + mx] = float(ssim);
-            }
-            acc += dvec4(ssim, lcs);
-        }
-    }
 
-    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    dvec4 total = tree_sum4(acc);
-    if (lid == 0u) {
-        for (uint field = 0u; field < 4u; field++) {
-            partials[partial_base + group * 4u + field] = total[field];
+    for (uint k = 0u; k < bands; k++) {
+        uint band = gl_WorkGroupID.y * bands + k;
+        uint y0 = band * TH;
+        // Uniform in the workgroup: bands past the map write no record.
+        if (y0 >= map_h) {
+            break;
+        }
+        // Window rows (from `top`) this band adds: first..first+rows-1.
+        uint first = k == 0u ? 0u : k * TH + WIN - 1u;
+        uint rows = k == 0u ? IH : TH;
+
+        // Stage the new input rows. Positions past the plane only feed
+        // outputs outside the map, so clamping them is only to stay in
+        // bounds.
+        for (uint i = lid; i < rows * IW; i += THREADS) {
+            uint r = i / IW;
+            uint c = i - r * IW;
+            uint gx = min(x0 + c, width - 1u);
+            uint gy = min(top + first + r, height - 1u);
+            uint at = gy * width + gx;
+            s_a[i] = planes[a_offset + at];
+            s_b[i] = planes[b_offset + at];
+        }
+        barrier();
+
+        // Horizontal pass over the new rows (ssim.rs gaussian_horizontal
+        // over the plane and the three products): float products, double
+        // sums (scaled by 2^-896, see `widened`), rounded to float. It
+        // overwrites the ring rows of the previous band's first TH rows,
+        // which no vertical pass reads any more.
+        for (uint i = lid; i < rows * TW; i += THREADS) {
+            uint r = i / TW;
+            uint c = i - r * TW;
+            uint base = r * IW + c;
+            precise double m1 = 0.0lf;
+            precise double m2 = 0.0lf;
+            precise double sxx = 0.0lf;
+            precise double syy = 0.0lf;
+            precise double sxy = 0.0lf;
+            for (uint u = 0u; u < WIN; u++) {
+                float a = s_a[base + u];
+                float b = s_b[base + u];
+                float t = TAPS[u];
+                precise float pa = a * t;
+                precise float pb = b * t;
+                precise float paa = (a * a) * t;
+                precise float pbb = (b * b) * t;
+                precise float pab = (a * b) * t;
+                m1 += widened(pa);
+                m2 += widened(pb);
+                sxx += widened_nonnegative(paa);
+                syy += widened_nonnegative(pbb);
+                sxy += widened(pab);
+            }
+            uint at = ((first + r) % IH) * TW + c;
+            s_h[at] = narrowed(m1);
+            s_h[HSIZE + at] = narrowed(m2);
+            s_h[2u * HSIZE + at] = narrowed(sxx);
+            s_h[3u * HSIZE + at] = narrowed(syy);
+            s_h[4u * HSIZE + at] = narrowed(sxy);
+        }
+        barrier();
+
+        // Vertical pass and per-pixel terms: each thread takes rows ty and
+        // ty+8 of its column in the band, in that order.
+        dvec4 acc = dvec4(0.0lf);
+        for (uint half_band = 0u; half_band < TH / 8u; half_band++) {
+            uint r = gl_LocalInvocationID.y + 8u * half_band;
+            uint mx = x0 + tx;
+            uint my = y0 + r;
+            uint slot0 = (k * TH + r) % IH;
+            float f[5];
+            for (uint q = 0u; q < 5u; q++) {
+                precise double sum = 0.0lf;
+                uint slot = slot0;
+                for (uint v = 0u; v < WIN; v++) {
+                    precise float p = s_h[q * HSIZE + slot * TW + tx] * TAPS[v];
+                    // xx and yy (q = 2, 3) are filtered squares: never negative.
+                    sum += (q == 2u || q == 3u) ? widened_nonnegative(p) : widened(p);
+                    slot = slot + 1u == IH ? 0u : slot + 1u;
+                }
+                f[q] = narrowed(sum);
+            }
+            if (mx < map_w && my < map_h) {
+                dvec3 lcs = pixel_lcs(f[0], f[1], f[2], f[3], f[4]);
+                precise double ssim = lcs.x * lcs.y * lcs.z;
+                if (write_map != 0u) {
+                    map_values[my * map_w + mx] = float(ssim);
+                }
+                acc += dvec4(ssim, lcs);
+            }
+        }
+
+        // Its barriers also keep the next band's horizontal pass from
+        // overwriting ring rows before every vertical pass has read them.
+        dvec4 total = tree_sum4(acc);
+        if (lid == 0u) {
+            uint group = band * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+            for (uint field = 0u; field < 4u; field++) {
+                partials[partial_base + group * 4u + field] = total[field];
+            }
         }
     }
 }
