@@ -136,23 +136,19 @@ uvec2 add_terms(uint lo, uint hi, uint s, int e, out uint end) {
         ts[j] = lo + j < hi ? terms[term_base + lo + j] : 0.0;
     }
     end = hi;
-    // Unrolled, so that the terms stay in registers and each term's step
-    // on the grid is computed ahead of the chain through S; the zeros past
-    // `hi` add nothing, and nothing is added once the sum is infinite.
-    [[unroll]] for (uint j = 0u; j < PER; j++) {
-        if (e <= HIGHEST) {
-            uint after = apply(step_of(ts[j], e), s);
-            if (after < LIMIT) {
-                s = after;
-            } else {
-                uvec2 grid = add_exactly(s, e, ts[j]);
-                s = grid.x;
-                e = int(grid.y);
-                if (e > HIGHEST) {
-                    // Infinite: finite terms leave it so.
-                    end = term_count;
-                }
-            }
+    for (uint j = 0u; j < hi - lo; j++) {
+        uint after = apply(step_of(ts[j], e), s);
+        if (after < LIMIT) {
+            s = after;
+            continue;
+        }
+        uvec2 grid = add_exactly(s, e, ts[j]);
+        s = grid.x;
+        e = int(grid.y);
+        if (e > HIGHEST) {
+            // Infinite: finite terms leave it so.
+            end = term_count;
+            break;
         }
     }
     return uvec2(s, uint(e));

@@ -81,11 +81,9 @@ void main() {
         uint to = min(from + PER, n);
         ivec2 grids = chunk_grids[c];
         uvec4 pairs = first_pairs[c];
-        uvec2 pair = e == grids.x ? pairs.xy : pairs.zw;
-        // Rare: the loads stay behind the branch.
-        [[dont_flatten]] if (e != grids.x && e != grids.y) {
-            pair = chunk_of_terms(term_base, from, to, e);
-        }
+        uvec2 pair = e == grids.x   ? pairs.xy
+                     : e == grids.y ? pairs.zw
+                                    : chunk_of_terms(term_base, from, to, e);
         uint after = apply(pair, s);
         if (after < LIMIT) {
             s = after;
