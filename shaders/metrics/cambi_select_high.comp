@@ -5,15 +5,11 @@
 // rest), the bin holding the k-th largest value and how many values lie in
 // higher bins. libvmaf's quickselect picks the same multiset of values.
 //
-// In two levels of 256: the sums of 256 groups of 256 bins (read a group at
-// a time across the invocations, added per subgroup), then the bins of
+// In two levels of 256: the sums of 256 groups of 256 bins, then the bins of
 // the group holding the k-th value; at each level the counts from the top
 // down (suffix sums, in parallel), and the one entry whose count from the
 // top reaches k while the next one's does not.
 // CPU twin: metrics/src/features/cambi/pooling.rs; driver: cambi/gpu.rs.
-
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
 
 layout(local_size_x = 256) in;
 
@@ -46,14 +42,11 @@ void main() {
     uint n = tables[entry + CAMBI_SCALE_WIDTH] * tables[entry + CAMBI_SCALE_HEIGHT];
     uint k = tables[entry + CAMBI_SCALE_K];
     uint bins = scale * CAMBI_BINS;
-    s_count[lid] = 0u;
-    barrier();
-    for (uint g = 0u; g < 256u; g++) {
-        uint sum = subgroupAdd(high[bins + g * 256u + lid]);
-        if (subgroupElect() && sum != 0u) {
-            atomicAdd(s_count[g], sum);
-        }
+    uint sum = 0u;
+    for (uint b = 0u; b < 256u; b++) {
+        sum += high[bins + lid * 256u + b];
     }
+    s_count[lid] = sum;
     barrier();
     suffix_sums(lid);
     uint zeros = n - s_count[0];
