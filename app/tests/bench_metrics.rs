@@ -9,7 +9,8 @@ use vqscope_metrics::features::adm::gpu::AdmKernel;
 use vqscope_metrics::features::vif::gpu::VifKernel;
 
 /// The `name ms` pairs of the "each dispatch alone" line that follows the
-/// table row of `feature`.
+/// table row of `feature` (`ms` is one figure, or each distinct bench
+/// frame's `/`-separated where they differ: here their smallest).
 fn dispatch_line(stdout: &str, feature: &str) -> Vec<(String, f64)> {
     let mut lines = stdout.lines();
     lines
@@ -21,8 +22,9 @@ fn dispatch_line(stdout: &str, feature: &str) -> Vec<(String, f64)> {
         .unwrap_or_else(|| panic!("no dispatch line under `{feature}`: {next:?}"));
     list.split(',')
         .map(|item| {
-            let (name, ms) = item.trim().split_once(' ').expect("`name ms`");
-            (name.to_string(), ms.parse().expect("milliseconds"))
+            let (name, ms) = item.trim().rsplit_once(' ').expect("`name ms`");
+            let per_frame = ms.split('/').map(|m| m.parse::<f64>().expect("milliseconds"));
+            (name.to_string(), per_frame.fold(f64::INFINITY, f64::min))
         })
         .collect()
 }

@@ -81,8 +81,9 @@ struct BlockPush {
     block_end: u32,
 }
 
-/// Twin of psnr_hvs_sum_total.comp's and psnr_hvs_sum_window.comp's push
-/// constants; the three must agree.
+/// Twin of the push constants of psnr_hvs_sum_first.comp,
+/// psnr_hvs_sum_total.comp and psnr_hvs_sum_window.comp; the four must
+/// agree.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 struct PassPush {
@@ -108,15 +109,17 @@ struct SumPush {
 #[cfg(test)]
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
     use vqscope_shaders::{
-        METRICS_PSNR_HVS_BLOCK, METRICS_PSNR_HVS_SUM, METRICS_PSNR_HVS_SUM_TOTAL,
-        METRICS_PSNR_HVS_SUM_WINDOW, twin,
+        METRICS_PSNR_HVS_BLOCK, METRICS_PSNR_HVS_SUM, METRICS_PSNR_HVS_SUM_FIRST,
+        METRICS_PSNR_HVS_SUM_TOTAL, METRICS_PSNR_HVS_SUM_WINDOW, twin,
     };
     vec![
         twin!(BlockPush as "Push" in [METRICS_PSNR_HVS_BLOCK] {
             ref_plane, dis_plane, blocks_x, blocks_y, table, block_var_scale, quadrant_var_scale,
             block_begin, block_end,
         }),
-        twin!(PassPush as "Push" in [METRICS_PSNR_HVS_SUM_TOTAL, METRICS_PSNR_HVS_SUM_WINDOW] {
+        twin!(PassPush as "Push" in [
+            METRICS_PSNR_HVS_SUM_FIRST, METRICS_PSNR_HVS_SUM_TOTAL, METRICS_PSNR_HVS_SUM_WINDOW
+        ] {
             term_base, term_count, window_base,
         }),
         twin!(SumPush as "Push" in [METRICS_PSNR_HVS_SUM] {
