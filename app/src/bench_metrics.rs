@@ -226,6 +226,10 @@ fn resident_ms(
     Ok(total / pairs.len() as f64)
 }
 
+/// One instance's dispatches: each one's name and its median ms on each
+/// distinct frame.
+type DispatchFigures = Vec<(&'static str, Vec<f64>)>;
+
 /// Per instance, each dispatch alone between barriers: for each of `pairs`,
 /// the median ms of 16 frames after at least 200 ms of frames back to back.
 fn dispatch_ms(
@@ -233,9 +237,9 @@ fn dispatch_ms(
     geometry: Geometry,
     selection: &Selection,
     pairs: &[FramePair],
-) -> Result<Vec<Vec<(&'static str, Vec<f64>)>>> {
+) -> Result<Vec<DispatchFigures>> {
     let mut pipeline = ScorePipeline::new(ctx, geometry, selection.features())?;
-    let mut instances: Vec<Vec<(&'static str, Vec<f64>)>> = Vec::new();
+    let mut instances: Vec<DispatchFigures> = Vec::new();
     for pair in pairs {
         for (i, (_, phases)) in pipeline.time_dispatches(pair, 16)?.into_iter().enumerate() {
             if instances.len() <= i {
