@@ -83,6 +83,27 @@ fn gpu_score(
     kernel.decode(&words[offset as usize..(offset + n) as usize])
 }
 
+/// Scores a random pair of `w`x`h` planes of `bpc` bits (what `cambi` and
+/// `kernel` were made for) with the kernel and with the twin, and asserts
+/// the same bits; whether the frame has banding.
+fn random_pair_matches(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    rng: &mut Rng,
+    cambi: &Cambi,
+    kernel: &CambiKernel,
+    (w, h, bpc): (usize, usize, u32),
+    what: &str,
+) -> bool {
+    let r = random_plane(rng, w, h, bpc);
+    let d = random_plane(rng, w, h, bpc);
+    let (rv, dv) = (PlaneView::packed(w, h, bpc, &r), PlaneView::packed(w, h, bpc, &d));
+    let want = cambi.score(&dv, &rv).unwrap();
+    let got = gpu_score(ctx, submitter, kernel, &rv, &dv);
+    assert_eq!(bits(&got), bits(&want), "{what}: GPU {got:?}, twin {want:?}");
+    want.cambi > 0.0
+}
+
 fn bits(s: &CambiScore) -> [Option<u64>; 3] {
     [Some(s.cambi.to_bits()), s.source.map(f64::to_bits), s.full_reference.map(f64::to_bits)]
 }
@@ -158,14 +179,17 @@ fn cambi_kernels_match_twin() {
             let what = format!("{what}: {w}x{h} at {bpc} bits");
             let cambi = Cambi::new(&options, w, h, bpc).unwrap_or_else(|e| panic!("{what}: {e}"));
             let kernel = CambiKernel::new(&ctx, &cambi).unwrap();
-            let r = random_plane(&mut rng, w, h, bpc);
-            let d = random_plane(&mut rng, w, h, bpc);
-            let (rv, dv) = (PlaneView::packed(w, h, bpc, &r), PlaneView::packed(w, h, bpc, &d));
-            let want = cambi.score(&dv, &rv).unwrap();
-            let got = gpu_score(&ctx, &mut submitter, &kernel, &rv, &dv);
-            assert_eq!(bits(&got), bits(&want), "{what}: GPU {got:?}, twin {want:?}");
+            let banded = random_pair_matches(
+                &ctx,
+                &mut submitter,
+                &mut rng,
+                &cambi,
+                &kernel,
+                (w, h, bpc),
+                &what,
+            );
             frames += 1;
-            nonzero += usize::from(want.cambi > 0.0);
+            nonzero += usize::from(banded);
         }
     }
     assert!(nonzero * 2 > frames, "too few frames with banding: {nonzero} of {frames}");
@@ -205,14 +229,17 @@ fn cambi_row_counts_match_twin() {
             let cambi = Cambi::new(&options, w, h, bpc).unwrap_or_else(|e| panic!("{what}: {e}"));
             let kernel = CambiKernel::with_rows(&ctx, &cambi, rows).unwrap();
             assert_eq!(kernel.rows(), rows);
-            let r = random_plane(&mut rng, w, h, bpc);
-            let d = random_plane(&mut rng, w, h, bpc);
-            let (rv, dv) = (PlaneView::packed(w, h, bpc, &r), PlaneView::packed(w, h, bpc, &d));
-            let want = cambi.score(&dv, &rv).unwrap();
-            let got = gpu_score(&ctx, &mut submitter, &kernel, &rv, &dv);
-            assert_eq!(bits(&got), bits(&want), "{what}: GPU {got:?}, twin {want:?}");
+            let banded = random_pair_matches(
+                &ctx,
+                &mut submitter,
+                &mut rng,
+                &cambi,
+                &kernel,
+                (w, h, bpc),
+                &what,
+            );
             frames += 1;
-            nonzero += usize::from(want.cambi > 0.0);
+            nonzero += usize::from(banded);
         }
     }
     assert!(nonzero * 2 > frames, "too few frames with banding: {nonzero} of {frames}");

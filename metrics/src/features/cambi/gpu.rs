@@ -72,45 +72,38 @@ const SCALE_WORDS: usize = 8;
 /// Word offset of the per-picture tables in the tables buffer (after the
 /// thresholds, weights and reciprocals; cambi_common.glsl).
 const PICTURE_TABLES: usize = 64 + RECIPROCAL_LEN;
+/// One picture's phase names, each after `prefix`.
+macro_rules! cambi_phases {
+    ($prefix:literal) => {
+        [
+            concat!($prefix, "preprocess"),
+            concat!($prefix, "mask"),
+            concat!($prefix, "scale 0"),
+            concat!($prefix, "scale 1"),
+            concat!($prefix, "scale 2"),
+            concat!($prefix, "scale 3"),
+            concat!($prefix, "scale 4"),
+            concat!($prefix, "cvalues"),
+            concat!($prefix, "select high"),
+            concat!($prefix, "pass2"),
+            concat!($prefix, "select low"),
+        ]
+    };
+}
 /// Phases of [`CambiKernel::record_profiled`] for one picture, and with
 /// `full_ref` (the distorted picture's, then the reference's).
-const PHASES: [&str; 11] = [
-    "preprocess",
-    "mask",
-    "scale 0",
-    "scale 1",
-    "scale 2",
-    "scale 3",
-    "scale 4",
-    "cvalues",
-    "select high",
-    "pass2",
-    "select low",
-];
-const PHASES_FULL_REF: [&str; 22] = [
-    "preprocess",
-    "mask",
-    "scale 0",
-    "scale 1",
-    "scale 2",
-    "scale 3",
-    "scale 4",
-    "cvalues",
-    "select high",
-    "pass2",
-    "select low",
-    "ref preprocess",
-    "ref mask",
-    "ref scale 0",
-    "ref scale 1",
-    "ref scale 2",
-    "ref scale 3",
-    "ref scale 4",
-    "ref cvalues",
-    "ref select high",
-    "ref pass2",
-    "ref select low",
-];
+const PHASES: [&str; 11] = cambi_phases!("");
+const PHASES_FULL_REF: [&str; 22] = {
+    let reference: [&str; 11] = cambi_phases!("ref ");
+    let mut all = [""; 22];
+    let mut i = 0;
+    while i < 11 {
+        all[i] = PHASES[i];
+        all[11 + i] = reference[i];
+        i += 1;
+    }
+    all
+};
 /// The fixed-point unit of the kernels' sums: 2^-24.
 const FIXED_ONE: f64 = (1u64 << 24) as f64;
 
