@@ -61,7 +61,8 @@ pub fn synthetic_pair(geometry: Geometry, t: usize) -> (Frame, Frame) {
 }
 
 /// Each registry feature alone (default options), then the feature sets of
-/// the default model and of its float twin; only the rows `only` names,
+/// the default model, of its float twin and of a v1 model (CAMBI, SpEED,
+/// ADM with the Barten CSF, motion with the v1 options); only the rows `only` names,
 /// unless it is empty (a name matching no row is refused).
 fn selections(only: &[String]) -> Result<Vec<(String, Selection)>> {
     let mut all = Vec::new();
@@ -70,7 +71,7 @@ fn selections(only: &[String]) -> Result<Vec<(String, Selection)>> {
         selection.add_feature(name)?;
         all.push((name.to_owned(), selection));
     }
-    for version in [DEFAULT_MODEL, "vmaf_float_v0.6.1"] {
+    for version in [DEFAULT_MODEL, "vmaf_float_v0.6.1", "vmaf_v1.0.16_3d0h"] {
         let mut model = Selection::new();
         model.add_model(Model::from_spec(&format!("version={version}"))?)?;
         all.push((version.to_owned(), model));
