@@ -224,6 +224,27 @@ pub trait Extractor: Send {
     }
 }
 
+/// The barriers between a kernel's steps, optionally followed by a
+/// timestamp each, so a benchmark can time every step of the real recording.
+pub(crate) struct Steps<'a> {
+    stamps: Option<(&'a Timestamps, u32)>,
+}
+
+impl<'a> Steps<'a> {
+    pub fn new(stamps: Option<(&'a Timestamps, u32)>) -> Self {
+        Self { stamps }
+    }
+
+    /// A barrier, then (when timing) the next timestamp.
+    pub fn barrier(&mut self, rec: &mut Recorder<'_>) {
+        rec.barrier();
+        if let Some((stamps, next)) = &mut self.stamps {
+            rec.timestamp(stamps, *next);
+            *next += 1;
+        }
+    }
+}
+
 /// Records `record` alone between barriers with a timestamp before and
 /// after: the timed form of a single-dispatch feature.
 pub fn record_single(

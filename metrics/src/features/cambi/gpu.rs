@@ -38,7 +38,7 @@ use super::cvalues::{CONTRAST_WEIGHTS, RECIPROCAL_LEN, reciprocal};
 use super::{Cambi, CambiScore, NUM_SCALES, mask, preprocess};
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
-use crate::features::float_ssim::gpu::Steps;
+use crate::features::Steps;
 
 /// Side of the 2D workgroups of the per-pixel kernels.
 const TILE: u32 = 16;

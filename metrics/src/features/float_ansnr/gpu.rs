@@ -26,7 +26,8 @@ use vqscope_gpu::{
 use super::{AnsnrSums, DIS_TAPS, REF_TAPS};
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
-use crate::features::float_ssim::gpu::{Steps, check_plane};
+use crate::features::Steps;
+use crate::features::float_ssim::gpu::check_plane;
 use crate::plane::PlaneView;
 use crate::row_sums::{ResultWord, RowLayout, RowSegment, RowSums, RowValues};
 

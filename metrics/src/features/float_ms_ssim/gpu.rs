@@ -25,13 +25,12 @@ use vqscope_gpu::{
 
 use crate::device::DevicePlane;
 use crate::error::MetricsError;
+use crate::features::Steps;
 use crate::features::float_ms_ssim::{
     MsSsimScore, SCALES, check_size, combine_scales, scale_sizes,
 };
 use crate::features::float_ssim::LcsMeans;
-use crate::features::float_ssim::gpu::{
-    ScaleLayout, SsimStages, Steps, check_plane, mean_from_word,
-};
+use crate::features::float_ssim::gpu::{ScaleLayout, SsimStages, check_plane, mean_from_word};
 
 /// Workgroup side of `ssim_lpf` (local size 16x16).
 const LPF_WG: u32 = 16;

@@ -35,6 +35,7 @@ use vqscope_gpu::{
 
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
+use crate::features::Steps;
 use crate::features::float_ssim::{
     GAUSSIAN_LEN, SsimConstants, SsimOptions, SsimScore, box_kernel, prescale,
 };
@@ -347,27 +348,6 @@ pub(crate) fn check_plane(
         )));
     }
     Ok(())
-}
-
-/// The barriers between a kernel's steps, optionally followed by a
-/// timestamp each, so a benchmark can time every step of the real recording.
-pub(crate) struct Steps<'a> {
-    stamps: Option<(&'a Timestamps, u32)>,
-}
-
-impl<'a> Steps<'a> {
-    pub fn new(stamps: Option<(&'a Timestamps, u32)>) -> Self {
-        Self { stamps }
-    }
-
-    /// A barrier, then (when timing) the next timestamp.
-    pub fn barrier(&mut self, rec: &mut Recorder<'_>) {
-        rec.barrier();
-        if let Some((stamps, next)) = &mut self.stamps {
-            rec.timestamp(stamps, *next);
-            *next += 1;
-        }
-    }
 }
 
 /// A mean stored as double bits in an int64 result slot, rounded to float as

@@ -31,7 +31,8 @@ use super::stat::{EPS, StatConstants, log2_poly};
 use super::{FloatVifOptions, FloatVifSums, check_options, scale_sizes, scaler};
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
-use crate::features::float_ssim::gpu::{Steps, check_plane};
+use crate::features::Steps;
+use crate::features::float_ssim::gpu::check_plane;
 use crate::row_sums::{ResultWord, RowLayout, RowSegment, RowSums, RowValues};
 
 /// Output tile of `float_vif_stat` and `float_vif_decimate` (TW x TH).

@@ -38,7 +38,7 @@ use vqscope_video::Geometry;
 use super::{COEFFS, PsnrHvsScore, Tables, blocks_along, check_geometry, plane_value};
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
-use crate::features::float_ssim::gpu::Steps;
+use crate::features::Steps;
 
 /// What [`PsnrHvsKernel::record`] times: the blocks' terms with the first
 /// windows' walks beside them, then the sum's three other passes.

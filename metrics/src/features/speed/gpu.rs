@@ -43,7 +43,7 @@ use super::{
 };
 use crate::device::{DevicePlane, PlaneDesc, fma_fuses};
 use crate::error::MetricsError;
-use crate::features::float_ssim::gpu::Steps;
+use crate::features::Steps;
 use crate::features::float_vif::filter::{FloatPlane, filter_taps};
 use crate::features::float_vif::resample::scale_ratio;
 use crate::features::float_vif::{PrescaleMethod, scaler};
