@@ -34,6 +34,11 @@ layout(set = 0, binding = 3, std430) writeonly buffer Partials { double partials
 #define PLANE_WORDS_A ref_words
 #define PLANE_WORDS_B dis_words
 #include "plane_pair.glsl"
+
+// True where fma() on doubles rounds once on this device (fma_probe.comp):
+// exact products then take one fma instead of Dekker's split.
+layout(constant_id = 0) const bool FUSED_FMA = false;
+
 #include "ciede_math.glsl"
 
 // Twin: `CiedePush` in metrics/src/features/ciede/gpu.rs; the two must
@@ -66,7 +71,6 @@ const double LAB_KAPPA = 903.2962962962963lf;     // 24389/27
 const double INV_116 = 0.008620689655172414lf;
 const double INV_XN = 1.0521110608435826lf;       // 1/0.95047
 const double INV_ZN = 0.9184170164304805lf;       // 1/1.08883
-const double ONE_THIRD = 0.3333333333333333lf;
 const double INV_219 = 0.0045662100456621lf;
 const double INV_224 = 0.004464285714285714lf;
 const double PI_6 = 0.5235987755982988lf;
@@ -94,7 +98,7 @@ double sq(float x) {
 double linearise(double c) {
     if (c > TEN_OVER_255) {
         precise double t = (c + 0.055lf) * INV_1055;
-        return pow_pos(t, 2.4lf);
+        return pow_2_4(t);
     }
     precise double l = c * INV_1292;
     return l;
@@ -103,7 +107,7 @@ double linearise(double c) {
 // twin: lab_f
 float lab_f(double t) {
     if (t > LAB_EPSILON) {
-        return float(pow_pos(t, ONE_THIRD));
+        return float(pow_third(t));
     }
     precise double l = (LAB_KAPPA * t + 16.0lf) * INV_116;
     return float(l);
@@ -293,6 +297,12 @@ float pixel_delta_e(uint x, uint y) {
         rv = plane_load(chroma_desc(ref_luma, ref_cr, ref_cr_stride), cx, cy);
         du = plane_load_b(chroma_desc(dis_luma, dis_cb, dis_cb_stride), cx, cy);
         dv = plane_load_b(chroma_desc(dis_luma, dis_cr, dis_cr_stride), cx, cy);
+    }
+    // Equal samples give equal colours, and the formula gives exactly +0
+    // for equal colours (every difference term is ±0, the sum of their
+    // squares +0), so unchanged pixels skip the arithmetic.
+    if (ry == dy && ru == du && rv == dv) {
+        return 0.0;
     }
     uint bpc = ref_luma.bpc;
     return delta_e(lab(ry, ru, rv, bpc), lab(dy, du, dv, bpc));

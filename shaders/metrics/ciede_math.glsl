@@ -1,17 +1,23 @@
 // Double-precision elementary functions for ciede.comp: the libm calls
 // libvmaf's ciede makes (pow, atan2, sin, cos, exp), which GLSL offers
 // only in float and inexactly. Each is the same mathematical function
-// evaluated in double: argument reduction that loses nothing, then a
-// Taylor polynomial over the reduced range, accurate to about one ulp of
-// double (pow to about 1.5). Callers that store libvmaf's result in a
-// float round these, and then agree with libm except in the rare case
+// evaluated in double to within about one ulp: sin, cos, exp and atan2 by
+// exact argument reduction and a polynomial over the reduced range; the
+// two powers ciede needs (t^2.4 and t^(1/3) on t in [2^-7, 4]) by Newton's
+// method from a float estimate, with the last step's residual computed
+// exactly, then corrected for pow's exponent being the double nearest 2.4
+// or 1/3 rather than the real number. Callers that store libvmaf's result
+// in a float round these, and then agree with libm except in the rare case
 // where the exact value lies within a few double ulps of a float rounding
 // boundary.
 //
 // Only the argument ranges ciede needs are handled: positive normal bases
-// for pow, |x| < 2^20 for sin and cos, results of exp in the normal range.
-// Every expression is `precise`: a fused multiply-add would change the
-// roundings the error-free transformations below rely on.
+// for the powers, |x| < 2^20 for sin and cos, results of exp in the normal
+// range. Every expression is `precise`: no compiler may fuse or reorder
+// what the error analysis counts; the explicit fma() calls round once where
+// the device fuses and twice where it does not (lavapipe), which changes
+// only last-bit rounding inside a polynomial. The including shader declares
+// the FUSED_FMA specialization constant (exact_double.glsl).
 
 #include "exact_double.glsl"
 
@@ -34,7 +40,7 @@ const double PIO2_LO = 6.123233995736766e-17lf;
 const double PI_HI = 3.141592653589793lf;
 const double PI_LO = 1.2246467991473532e-16lf;
 
-const double SQRT_HALF = 0.7071067811865476lf;
+const double ONE_THIRD = 0.3333333333333333lf;
 
 // atan(j/16), j = 0..16, as double + remainder.
 const double ATAN_HI[17] = double[](
@@ -51,75 +57,75 @@ const double ATAN_LO[17] = double[](
     6.943223671560008e-18lf, -2.1478388444456983e-17lf, -2.4256934659182068e-17lf,
     3.061616997868383e-17lf);
 
-// exp(hi + lo) for |lo| far below ulp(hi): hi = k·ln2 + r, |r| ≤ ln2/2,
-// exp(r) from its Taylor series to r^13 (truncation below 2^-57).
-double exp_dd(double hi, double lo) {
-    precise double k = roundEven(hi * INV_LN2);
-    precise double r = ((hi - k * LN2_HI) - k * LN2_LO) + lo;
+// exp(x): x = k·ln2 + r, |r| ≤ ln2/2, exp(r) from its Taylor series to
+// r^13 (truncation below 2^-57), evaluated by Horner's rule.
+double exp_d(double x) {
+    precise double k = roundEven(x * INV_LN2);
+    precise double r = fma(-k, LN2_LO, fma(-k, LN2_HI, x));
     precise double p = 1.6059043836821613e-10lf;
-    p = p * r + 2.08767569878681e-09lf;
-    p = p * r + 2.505210838544172e-08lf;
-    p = p * r + 2.755731922398589e-07lf;
-    p = p * r + 2.7557319223985893e-06lf;
-    p = p * r + 2.48015873015873e-05lf;
-    p = p * r + 0.0001984126984126984lf;
-    p = p * r + 0.001388888888888889lf;
-    p = p * r + 0.008333333333333333lf;
-    p = p * r + 0.041666666666666664lf;
-    p = p * r + 0.16666666666666666lf;
-    p = p * r + 0.5lf;
+    p = fma(p, r, 2.08767569878681e-09lf);
+    p = fma(p, r, 2.505210838544172e-08lf);
+    p = fma(p, r, 2.755731922398589e-07lf);
+    p = fma(p, r, 2.7557319223985893e-06lf);
+    p = fma(p, r, 2.48015873015873e-05lf);
+    p = fma(p, r, 0.0001984126984126984lf);
+    p = fma(p, r, 0.001388888888888889lf);
+    p = fma(p, r, 0.008333333333333333lf);
+    p = fma(p, r, 0.041666666666666664lf);
+    p = fma(p, r, 0.16666666666666666lf);
+    p = fma(p, r, 0.5lf);
     // exp(r) − 1, then 1 added last so that only one rounding is large.
-    precise double em1 = r + (r * r) * p;
+    precise double em1 = fma(r * r, p, r);
     precise double e = 1.0lf + em1;
     return ldexp(e, int(k));
 }
 
-double exp_d(double x) {
-    return exp_dd(x, 0.0lf);
+// pow(t, 2.4) for t in [2^-7, 4]. t^(12/5) = t²·s with s = t^(2/5): z ≈
+// t^(-1/5) from a float estimate and one Newton step (z ← z + z·(1 − t·z⁵)/5,
+// good to about 1e-11), s ≈ t·z³, then one Newton step on s⁵ = t² whose
+// residual t² − s⁵ is formed from the exact t² (correction ≈ residual·z⁸/5,
+// as 1/s⁴ = z⁸). libm's exponent is 2.4 − D with D = 2.4 − (double)2.4, so
+// its result is t^2.4·(1 − D·ln t) to double precision; ln t need only be
+// roughly right, as D·ln t is below 2^-51.
+const double POW_2_4_GAP = 8.881784197001252e-17lf;
+
+double pow_2_4(double t) {
+    precise double z = double(pow(float(t), -0.2));
+    precise double z2 = z * z;
+    precise double e = fma(-t, (z2 * z2) * z, 1.0lf);
+    z = fma(z * e, 0.2lf, z);
+    precise double zz = z * z;
+    precise double s = t * (zz * z);
+    dvec2 t2 = two_prod(t, t);
+    precise double s2 = s * s;
+    precise double s4 = s2 * s2;
+    precise double residual = fma(-s4, s, t2.x) + t2.y;
+    precise double z4 = zz * zz;
+    s = fma(residual, (z4 * z4) * 0.2lf, s);
+    precise double r = fma(t2.x, s, t2.y * s);
+    precise double gap = -POW_2_4_GAP * double(log(float(t)));
+    precise double corrected = fma(r, gap, r);
+    return corrected;
 }
 
-// log(x) for a positive normal x, as hi + lo: x = 2^e·m with m in
-// [√½, √2), f = m − 1 (exact), log(m) = f − f²/2 + s·(f²/2 + R(s²)) with
-// s = f/(2+f) and R(z) = Σ 2z^k/(2k+1) (k ≤ 11, truncation below 2^-60).
-// f is carried exactly; only the small correction term is rounded.
-dvec2 log_dd(double x) {
-    int e;
-    double m = frexp(x, e);
-    if (m < SQRT_HALF) {
-        m = m * 2.0lf;
-        e = e - 1;
-    }
-    precise double f = m - 1.0lf;
-    precise double s = f / (2.0lf + f);
-    precise double z = s * s;
-    precise double rz = 0.08695652173913043lf;
-    rz = rz * z + 0.09523809523809523lf;
-    rz = rz * z + 0.10526315789473684lf;
-    rz = rz * z + 0.11764705882352941lf;
-    rz = rz * z + 0.13333333333333333lf;
-    rz = rz * z + 0.15384615384615385lf;
-    rz = rz * z + 0.18181818181818182lf;
-    rz = rz * z + 0.2222222222222222lf;
-    rz = rz * z + 0.2857142857142857lf;
-    rz = rz * z + 0.4lf;
-    rz = rz * z + 0.6666666666666666lf;
-    rz = rz * z;
-    precise double hfsq = 0.5lf * f * f;
-    precise double c = s * (hfsq + rz) - hfsq;
-    double de = double(e);
-    precise double k_hi = de * LN2_HI;
-    dvec2 t = two_sum(k_hi, f);
-    precise double lo = t.y + (de * LN2_LO + c);
-    return dvec2(t.x, lo);
-}
+// pow(t, 1.0/3.0) for t in [2^-7, 4], the same way: z ≈ t^(-1/3) (one
+// Newton step from a float estimate), y ≈ t·z², then y + (t − y³)/(3y²)
+// with t − y³ from the exact y² (1/y² ≈ z²), and the exponent's gap
+// D = 1/3 − (double)(1/3).
+const double POW_THIRD_GAP = 1.850371707708594e-17lf;
 
-// pow(x, y) for a positive normal x: exp(y·log x) with y·log x carried as
-// hi + lo, so the only sizeable errors are exp's and log's last bits.
-double pow_pos(double x, double y) {
-    dvec2 l = log_dd(x);
-    dvec2 p = two_prod(y, l.x);
-    precise double lo = p.y + y * l.y;
-    return exp_dd(p.x, lo);
+double pow_third(double t) {
+    precise double z = double(pow(float(t), -0.33333334));
+    precise double e = fma(-t, (z * z) * z, 1.0lf);
+    z = fma(z * e, ONE_THIRD, z);
+    precise double zz = z * z;
+    precise double y = t * zz;
+    dvec2 y2 = two_prod(y, y);
+    precise double residual = fma(-y2.x, y, t) - y2.y * y;
+    precise double r = fma(residual, zz * ONE_THIRD, y);
+    precise double gap = -POW_THIRD_GAP * double(log(float(t)));
+    precise double corrected = fma(r, gap, r);
+    return corrected;
 }
 
 // x^7 for a float x ≥ 0, exact until the final rounding to double: x² is
@@ -140,7 +146,7 @@ double pow7(float xf) {
 double reduce_pio2(double x, out int k) {
     precise double kd = roundEven(x * TWO_OVER_PI);
     k = int(kd);
-    precise double r = ((x - kd * PIO2_1) - kd * PIO2_2) - kd * PIO2_3;
+    precise double r = fma(-kd, PIO2_3, fma(-kd, PIO2_2, fma(-kd, PIO2_1, x)));
     return r;
 }
 
@@ -148,14 +154,14 @@ double reduce_pio2(double x, out int k) {
 double sin_poly(double r) {
     precise double z = r * r;
     precise double p = 2.8114572543455206e-15lf;
-    p = p * z - 7.647163731819816e-13lf;
-    p = p * z + 1.6059043836821613e-10lf;
-    p = p * z - 2.505210838544172e-08lf;
-    p = p * z + 2.7557319223985893e-06lf;
-    p = p * z - 0.0001984126984126984lf;
-    p = p * z + 0.008333333333333333lf;
-    p = p * z - 0.16666666666666666lf;
-    precise double s = r + (r * z) * p;
+    p = fma(p, z, -7.647163731819816e-13lf);
+    p = fma(p, z, 1.6059043836821613e-10lf);
+    p = fma(p, z, -2.505210838544172e-08lf);
+    p = fma(p, z, 2.7557319223985893e-06lf);
+    p = fma(p, z, -0.0001984126984126984lf);
+    p = fma(p, z, 0.008333333333333333lf);
+    p = fma(p, z, -0.16666666666666666lf);
+    precise double s = fma(r * z, p, r);
     return s;
 }
 
@@ -163,15 +169,15 @@ double sin_poly(double r) {
 double cos_poly(double r) {
     precise double z = r * r;
     precise double p = 1.5619206968586225e-16lf;
-    p = p * z - 4.779477332387385e-14lf;
-    p = p * z + 1.1470745597729725e-11lf;
-    p = p * z - 2.08767569878681e-09lf;
-    p = p * z + 2.755731922398589e-07lf;
-    p = p * z - 2.48015873015873e-05lf;
-    p = p * z + 0.001388888888888889lf;
-    p = p * z - 0.041666666666666664lf;
-    p = p * z + 0.5lf;
-    precise double c = 1.0lf - z * p;
+    p = fma(p, z, -4.779477332387385e-14lf);
+    p = fma(p, z, 1.1470745597729725e-11lf);
+    p = fma(p, z, -2.08767569878681e-09lf);
+    p = fma(p, z, 2.755731922398589e-07lf);
+    p = fma(p, z, -2.48015873015873e-05lf);
+    p = fma(p, z, 0.001388888888888889lf);
+    p = fma(p, z, -0.041666666666666664lf);
+    p = fma(p, z, 0.5lf);
+    precise double c = fma(-z, p, 1.0lf);
     return c;
 }
 
@@ -211,12 +217,12 @@ double atan2_d(double y, double x) {
     precise double u = (t - c) / (1.0lf + t * c);
     precise double z = u * u;
     precise double p = 0.07692307692307693lf;
-    p = p * z - 0.09090909090909091lf;
-    p = p * z + 0.1111111111111111lf;
-    p = p * z - 0.14285714285714285lf;
-    p = p * z + 0.2lf;
-    p = p * z - 0.3333333333333333lf;
-    precise double atan_u = u + (u * z) * p;
+    p = fma(p, z, -0.09090909090909091lf);
+    p = fma(p, z, 0.1111111111111111lf);
+    p = fma(p, z, -0.14285714285714285lf);
+    p = fma(p, z, 0.2lf);
+    p = fma(p, z, -0.3333333333333333lf);
+    precise double atan_u = fma(u * z, p, u);
     precise double a = ATAN_HI[j] + (ATAN_LO[j] + atan_u);
     if (swap) {
         a = (PIO2_HI - a) + PIO2_LO;

@@ -18,13 +18,13 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
 
-#include "exact_double.glsl"
-
-layout(local_size_x = 256) in;
-
 // True where fma() on doubles rounds once on this device (fma_probe.comp);
 // otherwise the fused multiply-add is emulated exactly.
 layout(constant_id = 0) const bool FUSED_FMA = false;
+
+#include "exact_double.glsl"
+
+layout(local_size_x = 256) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer Centered { float centered[]; };
 layout(set = 0, binding = 1, std430) readonly buffer Means { float means[]; };

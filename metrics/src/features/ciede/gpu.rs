@@ -16,11 +16,13 @@
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
-use vqscope_gpu::{Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder};
+use vqscope_gpu::{
+    Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder, Submitter,
+};
 use vqscope_video::ChromaFormat;
 
 use super::{ChromaReader, check_depth};
-use crate::device::{DevicePlane, PlaneDesc};
+use crate::device::{DevicePlane, PlaneDesc, fma_fuses};
 use crate::error::MetricsError;
 
 /// Invocations per workgroup of ciede.comp and ciede_fold.comp.
@@ -109,10 +111,12 @@ impl CiedeKernel {
         let groups = groups as u32;
         let map = Buffer::storage(ctx, "ciede delta-E map", pixels * 4)?;
         let partials = Buffer::storage(ctx, "ciede partials", u64::from(groups) * 8)?;
+        let fused = u32::from(fma_fuses(ctx, &mut Submitter::new(ctx, 1)?)?);
         let pipeline = ComputePipeline::new(
             ctx,
             &PipelineDesc {
                 name: "metrics/ciede",
+                specialization: &[(0, fused)],
                 ..PipelineDesc::new(vqscope_shaders::METRICS_CIEDE)
             },
         )?;

@@ -427,6 +427,22 @@ mod tests {
         assert!(check_depth(9).is_err());
     }
 
+    /// ciede.comp skips unchanged pixels, writing +0: the formula must
+    /// give exactly +0 for a colour against itself, every sign of every
+    /// term included (a sweep of 8-bit colours, saturated ones among them).
+    #[test]
+    fn a_colour_against_itself_is_exactly_positive_zero() {
+        for y in (0..=255u16).step_by(5) {
+            for u in (0..=255u16).step_by(15) {
+                for v in (0..=255u16).step_by(15) {
+                    let c = lab(y, u, v, 8);
+                    let d = delta_e(c, c);
+                    assert_eq!(d.to_bits(), 0, "({y}, {u}, {v}) = {c:?}: {d:e}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn identical_frames_give_infinity() {
         let y = [100u16; 4];
