@@ -203,18 +203,21 @@ double cos_d(double x) {
     }
 }
 
-// atan2(y, x), y and x not both zero, with libm's signs (atan2(−0, x<0) is
-// −π). The ratio t = min/max in [0, 1] is reduced around c = j/16:
-// atan t = atan c + atan((t − c)/(1 + t·c)), the second by its Taylor
-// series (|u| ≤ 1/32, to u^13).
+// atan2(y, x) for y and x floats' values, not both zero, with libm's signs
+// (atan2(−0, x<0) is −π). The ratio t = n/d = min/max in [0, 1] is reduced
+// around c = j/16: atan t = atan c + atan(u), u = (t − c)/(1 + t·c) =
+// (n − c·d)/(d + c·n), one division; atan(u) by its Taylor series (|u| ≤
+// 1/32 and a float rounding, to u^13). j needs only a float estimate of t.
+// u's error is below 2^-53·c absolute, an ulp of atan t at most.
 double atan2_d(double y, double x) {
     double ax = abs(x);
     double ay = abs(y);
     bool swap = ay > ax;
-    precise double t = swap ? ax / ay : ay / ax;
-    int j = int(roundEven(t * 16.0lf));
+    double n = swap ? ax : ay;
+    double d = swap ? ay : ax;
+    int j = int(roundEven(float(n) / float(d) * 16.0));
     precise double c = double(j) * 0.0625lf;
-    precise double u = (t - c) / (1.0lf + t * c);
+    precise double u = fma(-c, d, n) / fma(c, n, d);
     precise double z = u * u;
     precise double p = 0.07692307692307693lf;
     p = fma(p, z, -0.09090909090909091lf);
