@@ -16,8 +16,9 @@
 // R + 2*radius samples once and adds it to every row it touches, each row
 // still taking its taps in order. The vertical sums stay in shared memory,
 // where the horizontal pass reads them, one output an invocation at a time;
-// nothing but the blurred planes goes to global memory.
-#extension GL_EXT_control_flow_attributes : require
+// nothing but the blurred planes goes to global memory. The loops have
+// constant bounds and no [[unroll]], for the reason float_vif_stat.comp
+// gives: the driver unrolls them with `NoContraction` intact.
 
 layout(local_size_x = 256) in;
 
@@ -73,15 +74,15 @@ void main() {
     uint col = uint(mirror(min(int(x0) - radius + int(c), w - 1 + radius), w));
     int top = int(y0 + g * R) - radius;
     precise float acc[R];
-    [[unroll]] for (uint r = 0u; r < R; r++) {
+    for (uint r = 0u; r < R; r++) {
         acc[r] = 0.0;
     }
-    [[unroll]] for (uint i = 0u; i < R + 2u * RADIUS_MAX; i++) {
+    for (uint i = 0u; i < R + 2u * RADIUS_MAX; i++) {
         if (i < R + 2u * uint(radius)) {
             uint row = uint(mirror(min(top + int(i), h - 1 + radius), h));
             float s = sample_at(current, col, row);
             // Row r takes this sample as its tap i - r.
-            [[unroll]] for (uint r = 0u; r < R; r++) {
+            for (uint r = 0u; r < R; r++) {
                 if (i >= r && i - r < taps_len) {
                     precise float product = taps[i - r] * s;
                     acc[r] = acc[r] + product;
@@ -89,7 +90,7 @@ void main() {
             }
         }
     }
-    [[unroll]] for (uint r = 0u; r < R; r++) {
+    for (uint r = 0u; r < R; r++) {
         s_v[g * R + r][c] = acc[r];
     }
     barrier();

@@ -21,8 +21,12 @@
 // touches, so every output still adds its taps in ascending tap order from
 // 0: each filtered value is the twin's sum, bit for bit (`precise`
 // everywhere, no contraction). TAPS is a specialization constant (one
-// pipeline per scale), so the block loops have constant bounds.
-#extension GL_EXT_control_flow_attributes : require
+// pipeline per scale), so the block loops have constant bounds and the
+// driver unrolls them. No loop here is marked [[unroll]]: shaderc's
+// optimizer then unrolls it itself, drops `NoContraction` from the copies
+// of the body and fuses their multiply-adds into float `Fma`s, which
+// lavapipe splits again but NVIDIA rounds once (a one-ulp difference from
+// the twin on the H100; shaders/tests/precise.rs now catches it).
 
 layout(local_size_x = 256) in;
 
@@ -101,12 +105,12 @@ void main() {
         uint col = vif_mirror(min(int(x0) - int(HALF) + int(c), w - 1 + int(HALF)), w);
         int top = int(y0 + rg * R) - int(HALF);
         precise float acc[5][R];
-        [[unroll]] for (uint r = 0u; r < R; r++) {
-            [[unroll]] for (uint q = 0u; q < 5u; q++) {
+        for (uint r = 0u; r < R; r++) {
+            for (uint q = 0u; q < 5u; q++) {
                 acc[q][r] = 0.0;
             }
         }
-        [[unroll]] for (uint i = 0u; i < R + 2u * HALF; i++) {
+        for (uint i = 0u; i < R + 2u * HALF; i++) {
             uint at = vif_mirror(min(top + int(i), h - 1 + int(HALF)), h) * width + col;
             float a = planes[at];
             float b = planes[dis_at + at];
@@ -114,7 +118,7 @@ void main() {
             precise float bb = b * b;
             precise float ab = a * b;
             // Output row r takes this sample as its tap i - r.
-            [[unroll]] for (uint r = 0u; r < R; r++) {
+            for (uint r = 0u; r < R; r++) {
                 if (i >= r && i - r < TAPS) {
                     float f = s_taps[i - r];
                     acc[0][r] = acc[0][r] + f * a;
@@ -125,8 +129,8 @@ void main() {
                 }
             }
         }
-        [[unroll]] for (uint r = 0u; r < R; r++) {
-            [[unroll]] for (uint q = 0u; q < 5u; q++) {
+        for (uint r = 0u; r < R; r++) {
+            for (uint q = 0u; q < 5u; q++) {
                 s_v[sv_at(q, rg * R + r, c)] = acc[q][r];
             }
         }
@@ -145,27 +149,27 @@ void main() {
         return;
     }
     precise float v[5][P];
-    [[unroll]] for (uint p = 0u; p < P; p++) {
-        [[unroll]] for (uint q = 0u; q < 5u; q++) {
+    for (uint p = 0u; p < P; p++) {
+        for (uint q = 0u; q < 5u; q++) {
             v[q][p] = 0.0;
         }
     }
-    [[unroll]] for (uint m = 0u; m < P + 2u * HALF; m++) {
+    for (uint m = 0u; m < P + 2u * HALF; m++) {
         float s[5];
-        [[unroll]] for (uint q = 0u; q < 5u; q++) {
+        for (uint q = 0u; q < 5u; q++) {
             s[q] = s_v[sv_at(q, t, a4 + m)];
         }
         // Pixel p takes this column as its tap m - p.
-        [[unroll]] for (uint p = 0u; p < P; p++) {
+        for (uint p = 0u; p < P; p++) {
             if (m >= p && m - p < TAPS) {
                 float f = s_taps[m - p];
-                [[unroll]] for (uint q = 0u; q < 5u; q++) {
+                for (uint q = 0u; q < 5u; q++) {
                     v[q][p] = v[q][p] + f * s[q];
                 }
             }
         }
     }
-    [[unroll]] for (uint p = 0u; p < P; p++) {
+    for (uint p = 0u; p < P; p++) {
         uint x = x0 + a4 + p;
         if (x < width) {
             vec2 nd = vif_pixel(v[0][p], v[1][p], v[2][p], v[3][p], v[4][p], gain_limit,
