@@ -61,6 +61,37 @@ void stage(uint b, RowSegment s, uint field, uint r0, uint x0, uint n) {
     }
 }
 
+// acc plus the n floats of shared memory from `at`, one at a time in
+// order. The next eight are loaded before the current eight are added, so
+// the chain of adds waits on the adds, not on shared-memory latency.
+float add_slice(float acc_in, uint at, uint n) {
+    precise float acc = acc_in;
+    uint j = 0u;
+    if (n >= 8u) {
+        float q[8];
+        for (uint u = 0u; u < 8u; u++) {
+            q[u] = s_rows[at + u];
+        }
+        for (j = 8u; j + 8u <= n; j += 8u) {
+            float next[8];
+            for (uint u = 0u; u < 8u; u++) {
+                next[u] = s_rows[at + j + u];
+            }
+            for (uint u = 0u; u < 8u; u++) {
+                acc = acc + q[u];
+            }
+            q = next;
+        }
+        for (uint u = 0u; u < 8u; u++) {
+            acc = acc + q[u];
+        }
+    }
+    for (; j < n; j++) {
+        acc = acc + s_rows[at + j];
+    }
+    return acc;
+}
+
 void main() {
     uint lid = gl_LocalInvocationIndex;
     uint r0 = gl_WorkGroupID.x * ROWS;
@@ -80,11 +111,7 @@ void main() {
     for (uint x0 = 0u; x0 < s.cols; x0 += COLS) {
         uint next = x0 + COLS;
         if (adder) {
-            uint n = min(COLS, s.cols - x0);
-            uint at = b * ROWS * STRIDE + lid * STRIDE;
-            for (uint j = 0u; j < n; j++) {
-                acc = acc + s_rows[at + j];
-            }
+            acc = add_slice(acc, b * ROWS * STRIDE + lid * STRIDE, min(COLS, s.cols - x0));
         } else if (next < s.cols) {
             stage(b ^ 1u, s, field, r0, next, min(COLS, s.cols - next));
         }
