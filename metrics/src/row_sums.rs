@@ -4,9 +4,10 @@
 //! in any other order rounds differently (far beyond libvmaf's printed
 //! digits on a large frame), so [`RowSums`] keeps that order exactly:
 //!
-//! 1. float_row_sums.comp: one workgroup per (row, field, segment) stages
-//!    the row in shared memory with coalesced loads, a chunk at a time, and
-//!    one invocation adds it left to right;
+//! 1. float_row_sums.comp: one workgroup per ([`GROUP_ROWS`] rows, field,
+//!    segment) stages the rows in shared memory with coalesced loads, a
+//!    chunk of columns at a time (the next while the current is added), and
+//!    one invocation per row adds it left to right;
 //! 2. float_row_totals.comp: one workgroup per (field, segment) stages the
 //!    row totals the same way and one invocation adds them top to bottom,
 //!    leaving the float in a result word ([`ResultWord`]).
@@ -21,6 +22,9 @@ use vqscope_gpu::{Binding, Buffer, ComputePipeline, GpuContext, PipelineDesc, Re
 
 /// Most segments one dispatch covers (`segments[4]` in the shaders).
 pub const MAX_SEGMENTS: usize = 4;
+
+/// Rows one float_row_sums.comp workgroup adds (`ROWS` there).
+const GROUP_ROWS: u32 = 32;
 
 /// One segment (a scale or level): `fields` planes of `rows × cols` floats,
 /// field `f`'s row `r` at float `vals_base + (f·rows + r)·cols` of the
@@ -163,7 +167,7 @@ impl RowSums {
             &self.rows,
             &[vals, sums],
             bytemuck::bytes_of(&layout.push(0)),
-            [rows, layout.fields, layout.count],
+            [rows.div_ceil(GROUP_ROWS), layout.fields, layout.count],
         )
     }
 

@@ -1,5 +1,5 @@
 #version 460
-// float_motion, pass 3 of 5 (only with motion_add_scale1): libvmaf's
+// float_motion, pass 2 of 4 (only with motion_add_scale1): libvmaf's
 // bilinear downscale of both blurred planes to half size. CPU twin:
 // `downscale` in metrics/src/features/float_motion/mod.rs; driver: its
 // gpu.rs.

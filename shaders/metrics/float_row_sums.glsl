@@ -20,9 +20,3 @@ layout(push_constant, std430) uniform Push {
     uint out_base;
 };
 
-#define THREADS 64u
-// Floats staged in shared memory per step; THREADS divides it.
-#define CHUNK 1024u
-layout(local_size_x = THREADS) in;
-
-shared float s_chunk[CHUNK];

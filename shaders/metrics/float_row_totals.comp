@@ -15,6 +15,13 @@ layout(set = 0, binding = 1, std430) writeonly buffer Results { int64_t results[
 
 #include "float_row_sums.glsl"
 
+#define THREADS 64u
+// Floats staged in shared memory per step; THREADS divides it.
+#define CHUNK 1024u
+layout(local_size_x = THREADS) in;
+
+shared float s_chunk[CHUNK];
+
 void main() {
     uint lid = gl_LocalInvocationIndex;
     uint field = gl_WorkGroupID.x;

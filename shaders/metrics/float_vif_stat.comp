@@ -7,14 +7,31 @@
 // (filter.rs `vertical` / `horizontal`, stat.rs `pixel`); driver:
 // metrics/src/features/float_vif/gpu.rs.
 //
-// A workgroup owns a TW x TH tile. It runs the vertical pass of all five
-// quantities for the TH rows at every column the tile's horizontal windows
-// touch (TW + 2r, mirrored) into shared memory, then each invocation runs
-// its pixel's horizontal passes from there and the statistic. Each filtered
-// value is the twin's sum in the twin's tap order, bit for bit.
-#define TW 32u
-#define TH 8u
-layout(local_size_x = TW, local_size_y = TH) in;
+// A workgroup owns a TW x TH tile of pixels (TH = 8; TW = VCOLS - 2*HALF
+// rounded down to a multiple of P, 112 for scale 0's 17 taps) and runs the
+// vertical pass for VCOLS = 128 columns (the tile and its mirrored halo).
+// Both passes are register-blocked, as in integer VIF's vif_scale.glsl:
+//  - vertical: each invocation owns one column and R = 4 consecutive rows;
+//    it loads the R + 2*HALF samples of that column once each, forms a*a,
+//    b*b and a*b once per sample, and adds each sample to the (up to R)
+//    row accumulators it touches;
+//  - horizontal: each invocation owns P = 4 adjacent pixels of a row and
+//    reads the P + 2*HALF vertical results it needs once each.
+// The loops run over samples and, inside, over the outputs a sample
+// touches, so every output still adds its taps in ascending tap order from
+// 0: each filtered value is the twin's sum, bit for bit (`precise`
+// everywhere, no contraction). TAPS is a specialization constant (one
+// pipeline per scale), so the block loops have constant bounds and the
+// driver unrolls them. No loop here is marked [[unroll]]: shaderc's
+// optimizer then unrolls it itself, drops `NoContraction` from the copies
+// of the body and fuses their multiply-adds into float `Fma`s, which
+// lavapipe splits again but NVIDIA rounds once (a one-ulp difference from
+// the twin on the H100; shaders/tests/precise.rs now catches it).
+
+layout(local_size_x = 256) in;
+
+// Filter width of this scale (odd, at most TAPS_MAX).
+layout(constant_id = 0) const uint TAPS = 17u;
 
 // This scale's planes (reference at 0, distorted at dis_at) and its
 // per-pixel values (num at 0, den at den_at), each bound to its own range.
@@ -32,76 +49,134 @@ layout(push_constant, std430) uniform Push {
     uint dis_at;
     uint den_at;
     uint taps_at;
-    uint taps;
     float gain_limit;
     float sigma_max_inv;
+    uint pad0;
 };
 
-#define COLS (TW + 2u * R_MAX)
+// Twin: `STAT_VCOLS`, `STAT_TH`, `STAT_P` and `stat_tile_width` in gpu.rs.
+const uint VCOLS = 128u;              // vertical-pass columns per tile
+const uint TH = 8u;                   // tile rows
+const uint R = 4u;                    // rows per vertical task
+const uint P = 4u;                    // pixels per horizontal task
+const uint HALF = TAPS / 2u;
+const uint TW = (VCOLS - 2u * HALF) / P * P;  // tile columns
+const uint TPR = TW / P;              // horizontal tasks per row (15 to 31)
+
+// Vertical results: quantity q (mu1, mu2, x², y², xy), tile row t, column
+// c at s_v[q * Q_STRIDE + t * ROW_STRIDE + (c % 4) * QUARTER + c / 4].
+// Banks (address mod 32): column c of a row sits in bank
+// 8 * (c % 4) + c / 4 (+ the row's offset), so the 32 columns 32w..32w+31
+// a vertical store covers hit 32 distinct banks, and so do the horizontal
+// loads, where 32 consecutive tasks read columns 4a + m for 32 consecutive
+// a (fixed m): the row stride is TPR modulo 32, so task index, not tile
+// row, decides the bank when a subgroup spans two rows.
+const uint QUARTER = 40u;             // 32 columns + 8, for the bank shift
+const uint ROW_STRIDE = 4u * QUARTER + TPR % 32u;
+const uint ROW_STRIDE_MAX = 4u * QUARTER + 31u;
+const uint Q_STRIDE = TH * ROW_STRIDE_MAX;
 shared float s_taps[TAPS_MAX];
-// mu1, mu2, x², y², xy after the vertical pass.
-shared float s_v[5][TH][COLS];
+shared float s_v[5u * Q_STRIDE];
+
+uint sv_at(uint q, uint row, uint col) {
+    return q * Q_STRIDE + row * ROW_STRIDE + (col & 3u) * QUARTER + (col >> 2);
+}
 
 void main() {
     uint lid = gl_LocalInvocationIndex;
-    int r = int(taps / 2u);
     int w = int(width);
     int h = int(height);
-    for (uint k = lid; k < taps; k += TW * TH) {
+    for (uint k = lid; k < TAPS; k += 256u) {
         s_taps[k] = consts[taps_at + k];
     }
     barrier();
 
     uint x0 = gl_WorkGroupID.x * TW;
     uint y0 = gl_WorkGroupID.y * TH;
-    uint cols = TW + 2u * uint(r);
-    for (uint item = lid; item < cols * TH; item += TW * TH) {
-        uint c = item % cols;
-        uint t = item / cols;
-        uint y = min(y0 + t, height - 1u);
+
+    // Vertical pass: column c (source column mirror(x0 - HALF + c)), rows
+    // rg*R .. rg*R + R-1 of the tile.
+    uint c = lid % VCOLS;
+    uint rg = lid / VCOLS;
+    if (c < TW + 2u * HALF) {
         // Columns past the last pixel's window are computed but never read;
-        // clamping keeps them inside the mirror's range.
-        uint col = vif_mirror(min(int(x0) - r + int(c), w - 1 + r), w);
-        precise float m1 = 0.0;
-        precise float m2 = 0.0;
-        precise float sxx = 0.0;
-        precise float syy = 0.0;
-        precise float sxy = 0.0;
-        for (uint k = 0u; k < taps; k++) {
-            uint i = vif_mirror(int(y) - r + int(k), h) * width + col;
-            float a = planes[i];
-            float b = planes[dis_at + i];
-            float f = s_taps[k];
-            m1 = m1 + f * a;
-            m2 = m2 + f * b;
-            sxx = sxx + f * (a * a);
-            syy = syy + f * (b * b);
-            sxy = sxy + f * (a * b);
+        // clamping keeps them inside the mirror's range, as it does rows
+        // below the frame.
+        uint col = vif_mirror(min(int(x0) - int(HALF) + int(c), w - 1 + int(HALF)), w);
+        int top = int(y0 + rg * R) - int(HALF);
+        precise float acc[5][R];
+        for (uint r = 0u; r < R; r++) {
+            for (uint q = 0u; q < 5u; q++) {
+                acc[q][r] = 0.0;
+            }
         }
-        s_v[0][t][c] = m1;
-        s_v[1][t][c] = m2;
-        s_v[2][t][c] = sxx;
-        s_v[3][t][c] = syy;
-        s_v[4][t][c] = sxy;
+        for (uint i = 0u; i < R + 2u * HALF; i++) {
+            uint at = vif_mirror(min(top + int(i), h - 1 + int(HALF)), h) * width + col;
+            float a = planes[at];
+            float b = planes[dis_at + at];
+            precise float aa = a * a;
+            precise float bb = b * b;
+            precise float ab = a * b;
+            // Output row r takes this sample as its tap i - r.
+            for (uint r = 0u; r < R; r++) {
+                if (i >= r && i - r < TAPS) {
+                    float f = s_taps[i - r];
+                    acc[0][r] = acc[0][r] + f * a;
+                    acc[1][r] = acc[1][r] + f * b;
+                    acc[2][r] = acc[2][r] + f * aa;
+                    acc[3][r] = acc[3][r] + f * bb;
+                    acc[4][r] = acc[4][r] + f * ab;
+                }
+            }
+        }
+        for (uint r = 0u; r < R; r++) {
+            for (uint q = 0u; q < 5u; q++) {
+                s_v[sv_at(q, rg * R + r, c)] = acc[q][r];
+            }
+        }
     }
     barrier();
 
-    uint lx = gl_LocalInvocationID.x;
-    uint ly = gl_LocalInvocationID.y;
-    uint x = x0 + lx;
-    uint y = y0 + ly;
-    if (x >= width || y >= height) {
+    // Horizontal pass: pixels x0 + 4a .. x0 + 4a + 3 of tile row t; pixel
+    // x0 + 4a + p's window is vertical columns 4a + p .. 4a + p + 2*HALF.
+    if (lid >= TH * TPR) {
         return;
     }
-    precise float v[5] = float[5](0.0, 0.0, 0.0, 0.0, 0.0);
-    for (uint k = 0u; k < taps; k++) {
-        float f = s_taps[k];
+    uint t = lid / TPR;
+    uint a4 = (lid % TPR) * P;
+    uint y = y0 + t;
+    if (y >= height) {
+        return;
+    }
+    precise float v[5][P];
+    for (uint p = 0u; p < P; p++) {
         for (uint q = 0u; q < 5u; q++) {
-            v[q] = v[q] + f * s_v[q][ly][lx + k];
+            v[q][p] = 0.0;
         }
     }
-    vec2 nd = vif_pixel(v[0], v[1], v[2], v[3], v[4], gain_limit, sigma_max_inv, sigma_nsq);
-    uint i = y * width + x;
-    pixels[i] = nd.x;
-    pixels[den_at + i] = nd.y;
+    for (uint m = 0u; m < P + 2u * HALF; m++) {
+        float s[5];
+        for (uint q = 0u; q < 5u; q++) {
+            s[q] = s_v[sv_at(q, t, a4 + m)];
+        }
+        // Pixel p takes this column as its tap m - p.
+        for (uint p = 0u; p < P; p++) {
+            if (m >= p && m - p < TAPS) {
+                float f = s_taps[m - p];
+                for (uint q = 0u; q < 5u; q++) {
+                    v[q][p] = v[q][p] + f * s[q];
+                }
+            }
+        }
+    }
+    for (uint p = 0u; p < P; p++) {
+        uint x = x0 + a4 + p;
+        if (x < width) {
+            vec2 nd = vif_pixel(v[0][p], v[1][p], v[2][p], v[3][p], v[4][p], gain_limit,
+                                sigma_max_inv, sigma_nsq);
+            uint i = y * width + x;
+            pixels[i] = nd.x;
+            pixels[den_at + i] = nd.y;
+        }
+    }
 }

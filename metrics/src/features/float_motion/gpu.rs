@@ -5,17 +5,17 @@
 //! [`crate::features::float_motion::FloatMotionScorer`]).
 //!
 //! Per plane pair, after a barrier each (shaders/metrics/float_motion_*.comp):
-//! 1. `blur_v`: both planes to libvmaf's floats and through the vertical
-//!    pass, one sample per invocation;
-//! 2. `blur_h`: the horizontal pass;
-//! 3. `scale` (only with `motion_add_scale1`): both blurs downscaled to
+//! 1. `blur`: both planes to libvmaf's floats and through the vertical and
+//!    the horizontal pass, in tiles whose vertical sums stay in shared
+//!    memory (one pass over the frame instead of two);
+//! 2. `scale` (only with `motion_add_scale1`): both blurs downscaled to
 //!    half size;
-//! 4. the shared ordered row sums ([`crate::row_sums`]) of `|prev − cur|`
+//! 3. the shared ordered row sums ([`crate::row_sums`]) of `|prev − cur|`
 //!    per scale: each row in float, in column order;
-//! 5. their totals: per scale the row sums in row order, the float's bits
+//! 4. their totals: per scale the row sums in row order, the float's bits
 //!    in a result word.
 //!
-//! libvmaf adds floats sequentially, so steps 4 and 5 keep its exact order
+//! libvmaf adds floats sequentially, so steps 3 and 4 keep its exact order
 //! (a tree would round differently, far beyond 1e-6 on a 1080p frame); the
 //! per-sample steps are `precise`, so every float equals the twin's.
 //!
@@ -36,28 +36,22 @@ use crate::error::MetricsError;
 use crate::plane::PlaneView;
 use crate::row_sums::{ResultWord, RowLayout, RowSegment, RowSums, RowValues};
 
-/// Local size of the per-sample passes (`local_size_x`, `_y`).
+/// Local size of `scale` (`local_size_x`, `_y`).
 const GROUP_W: u32 = 64;
 const GROUP_H: u32 = 4;
+/// `blur`'s tile: vertical-pass columns and rows (`VCOLS`, `TH` in the
+/// shader); a tile is `BLUR_VCOLS − 2·radius` outputs wide.
+const BLUR_VCOLS: u32 = 64;
+const BLUR_TH: u32 = 16;
 /// Most filter taps a push constant holds.
 const MAX_TAPS: usize = 5;
 
-/// Twin of float_motion_blur_v.comp's push constants; the two must agree.
+/// Twin of float_motion_blur.comp's push constants; the two must agree.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct VerticalPush {
+struct BlurPush {
     prev: PlaneDesc,
     cur: PlaneDesc,
-    taps: [f32; MAX_TAPS],
-    taps_len: u32,
-}
-
-/// Twin of float_motion_blur_h.comp's push constants.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct HorizontalPush {
-    width: u32,
-    height: u32,
     taps: [f32; MAX_TAPS],
     taps_len: u32,
 }
@@ -77,15 +71,10 @@ struct ScalePush {
 /// The twins above as the layout test checks them against the SPIR-V.
 #[cfg(test)]
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
-    use vqscope_shaders::{
-        METRICS_FLOAT_MOTION_BLUR_H, METRICS_FLOAT_MOTION_BLUR_V, METRICS_FLOAT_MOTION_SCALE, twin,
-    };
+    use vqscope_shaders::{METRICS_FLOAT_MOTION_BLUR, METRICS_FLOAT_MOTION_SCALE, twin};
     vec![
-        twin!(VerticalPush as "Push" in [METRICS_FLOAT_MOTION_BLUR_V] {
+        twin!(BlurPush as "Push" in [METRICS_FLOAT_MOTION_BLUR] {
             prev, cur, taps, taps_len
-        }),
-        twin!(HorizontalPush as "Push" in [METRICS_FLOAT_MOTION_BLUR_H] {
-            width, height, taps, taps_len
         }),
         twin!(ScalePush as "Push" in [METRICS_FLOAT_MOTION_SCALE] {
             src_w, src_h, dst_w, dst_h, ratio_x, ratio_y
@@ -108,14 +97,11 @@ pub struct FloatMotionKernel {
     taps_len: u32,
     /// Half size, with `motion_add_scale1`.
     half: Option<(u32, u32)>,
-    vertical_pass: ComputePipeline,
-    horizontal_pass: ComputePipeline,
+    blur_pass: ComputePipeline,
     scale_pass: ComputePipeline,
     row_sums: RowSums,
     /// Scale 0's rows, then scale 1's (if any), for the totals.
     layout: RowLayout,
-    /// Both planes after the vertical pass.
-    vertical: Buffer,
     /// Both blurred planes.
     blurred: Buffer,
     /// Both half-size planes (a placeholder float without scale 1).
@@ -165,12 +151,10 @@ impl FloatMotionKernel {
             taps: padded,
             taps_len: taps.len() as u32,
             half,
-            vertical_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_BLUR_V)?,
-            horizontal_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_BLUR_H)?,
+            blur_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_BLUR)?,
             scale_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_SCALE)?,
             row_sums: RowSums::new(ctx, RowValues::AbsDiff, ResultWord::FloatBits)?,
             layout,
-            vertical: Buffer::storage(ctx, "float_motion vertical", pair)?,
             blurred: Buffer::storage(ctx, "float_motion blurred", pair)?,
             scaled: Buffer::storage(ctx, "float_motion scaled", (floats(hw * hh) * 2).max(4))?,
             rows: Buffer::storage(ctx, "float_motion rows", floats(height + hh))?,
@@ -206,29 +190,18 @@ impl FloatMotionKernel {
         let groups = |w: u32, h: u32| [w.div_ceil(GROUP_W), h.div_ceil(GROUP_H), 2];
         // Earlier frames may still read the intermediates.
         rec.barrier();
-        let push = VerticalPush {
-            prev: prev.desc,
-            cur: cur.desc,
-            taps: self.taps,
-            taps_len: self.taps_len,
-        };
+        let push =
+            BlurPush { prev: prev.desc, cur: cur.desc, taps: self.taps, taps_len: self.taps_len };
+        let tile_w = BLUR_VCOLS - 2 * (self.taps_len / 2);
         rec.dispatch(
-            &self.vertical_pass,
+            &self.blur_pass,
             &[
                 Binding::Buffer(prev.buffer),
                 Binding::Buffer(cur.buffer),
-                Binding::Buffer(&self.vertical),
+                Binding::Buffer(&self.blurred),
             ],
             bytemuck::bytes_of(&push),
-            groups(w, h),
-        )?;
-        rec.barrier();
-        let push = HorizontalPush { width: w, height: h, taps: self.taps, taps_len: self.taps_len };
-        rec.dispatch(
-            &self.horizontal_pass,
-            &[Binding::Buffer(&self.vertical), Binding::Buffer(&self.blurred)],
-            bytemuck::bytes_of(&push),
-            groups(w, h),
+            [w.div_ceil(tile_w), h.div_ceil(BLUR_TH), 2],
         )?;
         rec.barrier();
         self.record_rows(rec, &self.blurred, 0)?;

@@ -35,8 +35,13 @@ use crate::features::Steps;
 use crate::features::float_ssim::gpu::check_plane;
 use crate::row_sums::{ResultWord, RowLayout, RowSegment, RowSums, RowValues};
 
-/// Output tile of `float_vif_stat` and `float_vif_decimate` (TW x TH).
+/// Output tile of `float_vif_decimate` (TW x TH).
 const TILE: (u32, u32) = (32, 8);
+/// `float_vif_stat`'s tile: vertical-pass columns, rows, and pixels per
+/// horizontal task (`VCOLS`, `TH`, `P` in the shader).
+const STAT_VCOLS: u32 = 128;
+const STAT_TH: u32 = 8;
+const STAT_P: u32 = 4;
 /// Local size of `float_vif_input` (16 x 16).
 const INPUT_WG: u32 = 16;
 /// Where the taps start in the constants buffer (after the log2
@@ -79,9 +84,10 @@ struct StatPush {
     dis_at: u32,
     den_at: u32,
     taps_at: u32,
-    taps: u32,
     gain_limit: f32,
     sigma_max_inv: f32,
+    /// Keeps the size a multiple of the `f64`'s alignment.
+    pad0: u32,
 }
 
 #[cfg(test)]
@@ -97,8 +103,7 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
             src_width, src_height, src_dis_at, dst_width, dst_height, dst_dis_at, taps_at, taps,
         }),
         twin!(StatPush as "Push" in [METRICS_FLOAT_VIF_STAT] {
-            sigma_nsq, width, height, dis_at, den_at, taps_at, taps,
-            gain_limit, sigma_max_inv,
+            sigma_nsq, width, height, dis_at, den_at, taps_at, gain_limit, sigma_max_inv, pad0,
         }),
     ]
 }
@@ -139,12 +144,39 @@ fn place(end: &mut u64, floats: u32) -> (u64, u64) {
     (at, len)
 }
 
+/// Pixel columns of a `float_vif_stat` tile for a filter of `taps` taps
+/// (`TW` in the shader): what the vertical pass's columns leave beside the
+/// halo, in whole horizontal tasks.
+fn stat_tile_width(taps: u32) -> u32 {
+    (STAT_VCOLS - 2 * (taps / 2)) / STAT_P * STAT_P
+}
+
 fn pipeline(
     ctx: &Arc<GpuContext>,
     name: &str,
     shader: &Shader,
 ) -> vqscope_gpu::Result<ComputePipeline> {
     ComputePipeline::new(ctx, &PipelineDesc { name, ..PipelineDesc::new(shader) })
+}
+
+/// `float_vif_stat` for each scale, its filter width a specialization
+/// constant (the shader's block loops need it at compile time).
+fn stat_pipelines(
+    ctx: &Arc<GpuContext>,
+    scales: &[ScaleLayout; 4],
+) -> vqscope_gpu::Result<[ComputePipeline; 4]> {
+    let make = |s: &ScaleLayout| {
+        let spec = [(0u32, s.taps)];
+        ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "metrics/float_vif_stat",
+                specialization: &spec,
+                ..PipelineDesc::new(vqscope_shaders::METRICS_FLOAT_VIF_STAT)
+            },
+        )
+    };
+    Ok([make(&scales[0])?, make(&scales[1])?, make(&scales[2])?, make(&scales[3])?])
 }
 
 /// `float_vif` for one luma geometry and option set, intermediates
@@ -158,7 +190,8 @@ pub struct FloatVifKernel {
     scales: [ScaleLayout; 4],
     input: ComputePipeline,
     decimate: ComputePipeline,
-    stat: ComputePipeline,
+    /// `float_vif_stat` per scale, specialized to the scale's filter width.
+    stat: [ComputePipeline; 4],
     row_sums: RowSums,
     consts: Buffer,
     planes: Buffer,
@@ -226,7 +259,7 @@ impl FloatVifKernel {
                 "metrics/float_vif_decimate",
                 vqscope_shaders::METRICS_FLOAT_VIF_DECIMATE,
             )?,
-            stat: pipeline(ctx, "metrics/float_vif_stat", vqscope_shaders::METRICS_FLOAT_VIF_STAT)?,
+            stat: stat_pipelines(ctx, &scales)?,
             row_sums: RowSums::new(ctx, RowValues::Stored, ResultWord::DoubleBits)?,
             consts: upload_buffer(ctx, &mut submitter, "float_vif constants", &const_bytes)?,
             planes: Buffer::storage(ctx, "float_vif planes", planes_len)?,
@@ -334,19 +367,19 @@ impl FloatVifKernel {
             dis_at: s.samples(),
             den_at: s.samples(),
             taps_at: s.taps_at,
-            taps: s.taps,
             gain_limit: c.gain_limit,
             sigma_max_inv: c.sigma_max_inv,
+            pad0: 0,
         };
         rec.dispatch(
-            &self.stat,
+            &self.stat[k],
             &[
                 Binding::BufferRange(&self.planes, s.planes.0, s.planes.1),
                 Binding::Buffer(&self.consts),
                 Binding::BufferRange(&self.pixels, s.pixels.0, s.pixels.1),
             ],
             bytemuck::bytes_of(&push),
-            [s.width.div_ceil(TILE.0), s.height.div_ceil(TILE.1), 1],
+            [s.width.div_ceil(stat_tile_width(s.taps)), s.height.div_ceil(STAT_TH), 1],
         )
     }
 
