@@ -264,9 +264,14 @@ impl PlaneSum {
             window_capacity.max(1) * u64::from(CHUNKS) * 16,
         )?;
         Ok(Self {
-            first: pipeline(
-                "metrics/psnr_hvs_sum_first",
-                vqscope_shaders::METRICS_PSNR_HVS_SUM_FIRST,
+            // Its walk runs on the first subgroup, lanes 0 .. size - 1.
+            first: ComputePipeline::new(
+                ctx,
+                &PipelineDesc {
+                    name: "metrics/psnr_hvs_sum_first",
+                    full_subgroups: true,
+                    ..PipelineDesc::new(vqscope_shaders::METRICS_PSNR_HVS_SUM_FIRST)
+                },
             )?,
             total: pipeline(
                 "metrics/psnr_hvs_sum_total",
