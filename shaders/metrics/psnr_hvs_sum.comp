@@ -11,14 +11,17 @@
 // computed from the chunk's terms; a window off its candidates counts as a
 // crossing, so it is split into chunks), scan them, and advance to the
 // first item where the sum reaches the next binade. A window there is
-// split into its chunks next round; a chunk is walked term by term by its
-// invocation, the crossing additions done as float additions. A dispatch
+// split into its chunks next round; a chunk is walked by the first
+// subgroup, a subgroup's width of terms a scan, the crossing additions done
+// as float additions. A dispatch
 // runs at most ROUNDS rounds and leaves its state in state[slot] for the
 // next (lavapipe ends a shader's loops after 65535 iterations in all);
 // results[out_word] gets the float bits of the sum so far after each.
 // CPU twin: metrics/src/features/psnr_hvs/mod.rs (`plane_sum`); driver and
 // the proof: metrics/src/features/psnr_hvs/gpu.rs (`PlaneSum`).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 
 layout(local_size_x = 256) in;
 
@@ -42,11 +45,13 @@ layout(push_constant, std430) uniform Push {
 };
 
 const uint GROUP = 256u;
+#define PSNR_HVS_SUBGROUP_WALK
 #define PSNR_HVS_WALK
 #include "psnr_hvs_sum.glsl"
 
-// Rounds per dispatch: each round's loops take at most 1 + 8 + 2 * PER
-// iterations (`walk_round`), so 400 rounds stay below lavapipe's 65535.
+// Rounds per dispatch: each round's loops take at most 113 iterations,
+// plus 3 per crossing, of which a walk has at most 254 (`walk_round`), so
+// 400 rounds stay below lavapipe's 65535 (45,962).
 // `ROUNDS` in gpu.rs must agree.
 const uint ROUNDS = 400u;
 

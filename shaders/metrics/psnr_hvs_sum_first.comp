@@ -30,29 +30,11 @@ layout(push_constant, std430) uniform Push {
 const uint GROUP = 256u;
 shared ivec2 chunk_grids[GROUP];
 shared uvec4 first_pairs[GROUP];
+#define PSNR_HVS_SUBGROUP_WALK
 #include "psnr_hvs_sum.glsl"
 #include "psnr_hvs_sum_grids.glsl"
 
 shared double part[GROUP];
-shared uvec2 scan_pairs[GROUP];
-
-// Inclusive scan of the subgroup's pairs, composed in invocation order
-// (`then`: exact below LIMIT in any grouping), through shared memory: the
-// device is asked for subgroup arithmetic and ballots, not shuffles. The
-// pipeline has full subgroups, so the lanes are 0 .. gl_SubgroupSize - 1.
-uvec2 subgroup_scan(uvec2 pair, uint sl) {
-    for (uint reach = 1u; reach < gl_SubgroupSize; reach <<= 1) {
-        scan_pairs[sl] = pair;
-        subgroupMemoryBarrierShared();
-        subgroupBarrier();
-        if (sl >= reach) {
-            pair = then(scan_pairs[sl - reach], pair);
-        }
-        subgroupMemoryBarrierShared();
-        subgroupBarrier();
-    }
-    return pair;
-}
 
 void main() {
     uint lane = gl_LocalInvocationID.x;
@@ -123,23 +105,10 @@ void main() {
             c += width;
             continue;
         }
-        // Chunk c + first, its terms one by one from S.
-        uint j = (c + first) * PER;
-        uint to = min(j + PER, n);
-        while (j < to && e <= HIGHEST) {
-            float t = j + sl < to ? terms[term_base + j + sl] : 0.0;
-            uint t_end = apply(subgroup_scan(step_of(t, e), sl), s);
-            uint at = subgroupMin(t_end >= LIMIT ? sl : width);
-            s = subgroupMax(t_end < LIMIT ? t_end : s);
-            if (at == width) {
-                j += width;
-                continue;
-            }
-            uvec2 grid = add_exactly(s, e, terms[term_base + j + at]);
-            s = grid.x;
-            e = int(grid.y);
-            j += at + 1u;
-        }
+        uint from = (c + first) * PER;
+        uvec2 after = walk_terms(from, min(from + PER, n), s, e, sl);
+        s = after.x;
+        e = int(after.y);
         c += first + 1u;
     }
     // Pass 3 starts after this window and reads only the state.

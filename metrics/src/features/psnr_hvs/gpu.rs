@@ -264,7 +264,7 @@ impl PlaneSum {
             window_capacity.max(1) * u64::from(CHUNKS) * 16,
         )?;
         Ok(Self {
-            // Its walk runs on the first subgroup, lanes 0 .. size - 1.
+            // Both walks scan within subgroups (lanes 0 .. size - 1).
             first: ComputePipeline::new(
                 ctx,
                 &PipelineDesc {
@@ -281,7 +281,14 @@ impl PlaneSum {
                 "metrics/psnr_hvs_sum_window",
                 vqscope_shaders::METRICS_PSNR_HVS_SUM_WINDOW,
             )?,
-            walk: pipeline("metrics/psnr_hvs_sum", vqscope_shaders::METRICS_PSNR_HVS_SUM)?,
+            walk: ComputePipeline::new(
+                ctx,
+                &PipelineDesc {
+                    name: "metrics/psnr_hvs_sum",
+                    full_subgroups: true,
+                    ..PipelineDesc::new(vqscope_shaders::METRICS_PSNR_HVS_SUM)
+                },
+            )?,
             state: Buffer::storage(ctx, "psnr_hvs sum state", slots.max(1) as u64 * 16)?,
             windows,
             chunks,
