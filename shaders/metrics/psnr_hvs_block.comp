@@ -4,7 +4,8 @@
 // block adds to the plane's float sum, in libvmaf's order, at
 // terms[(block - block_begin) * 64 + k] (blocks in raster order; the driver
 // binds the terms of the range alone, so that other work may read the
-// plane's other terms meanwhile). psnr_hvs_sum.comp adds them up.
+// plane's other terms meanwhile; the workgroup stores its 64 blocks' terms
+// together, from shared memory). psnr_hvs_sum.comp adds them up.
 // CPU twin: metrics/src/features/psnr_hvs/mod.rs (`block_terms`); driver:
 // metrics/src/features/psnr_hvs/gpu.rs.
 //
@@ -25,7 +26,8 @@ layout(set = 0, binding = 0, std430) readonly buffer RefWords { uint ref_words[]
 layout(set = 0, binding = 1, std430) readonly buffer DisWords { uint dis_words[]; };
 // Per plane p: csf at [p * 128 + k], mask at [p * 128 + 64 + k].
 layout(set = 0, binding = 2, std430) readonly buffer Tables { float tables[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer Terms { float terms[]; };
+// The terms as float bits (moved, never converted).
+layout(set = 0, binding = 3, std430) writeonly buffer Terms { uint terms[]; };
 
 #define PLANE_WORDS_A ref_words
 #define PLANE_WORDS_B dis_words
@@ -174,12 +176,12 @@ float analyse(inout int b[64]) {
     return float(sqrt(double(product)) * 0.03125lf);
 }
 
-// The workgroup's terms, staged so that the stores to `terms` are
-// contiguous across invocations (an invocation's own 64 terms are 256 bytes
-// apart from its neighbour's): block i's term k at i * 65 + k (the odd
-// stride keeps the banks apart both ways).
+// The workgroup's terms (float bits), staged so that the stores to `terms`
+// are contiguous across invocations (an invocation's own 64 terms are 256
+// bytes apart from its neighbour's): block i's term k at i * 65 + k (the
+// odd stride keeps the banks apart both ways).
 const uint STAGE = 65u;
-shared float staged[64u * STAGE];
+shared uint staged[64u * STAGE];
 
 void main() {
     uint lane = gl_LocalInvocationID.x;
@@ -188,26 +190,35 @@ void main() {
     if (block < block_end) {
         uint x0 = (block % blocks_x) * STEP;
         uint y0 = (block / blocks_x) * STEP;
+        // The reference's coefficients wait in this invocation's stage
+        // slots while the distorted block is analysed (64 registers
+        // fewer), and give way to the terms one by one.
         int r[64];
-        int d[64];
         [[unroll]] for (uint k = 0u; k < 64u; k++) {
             r[k] = int(plane_load(ref_plane, x0 + k % BLOCK, y0 + k / BLOCK));
-            d[k] = int(plane_load_b(dis_plane, x0 + k % BLOCK, y0 + k / BLOCK));
         }
         float masking = analyse(r);
+        [[unroll]] for (uint k = 0u; k < 64u; k++) {
+            staged[lane * STAGE + k] = uint(r[k]);
+        }
+        int d[64];
+        [[unroll]] for (uint k = 0u; k < 64u; k++) {
+            d[k] = int(plane_load_b(dis_plane, x0 + k % BLOCK, y0 + k / BLOCK));
+        }
         float d_masking = analyse(d);
         if (d_masking > masking) {
             masking = d_masking;
         }
         [[unroll]] for (uint k = 0u; k < 64u; k++) {
-            precise float err = float(abs(r[k] - d[k]));
+            int r_k = int(staged[lane * STAGE + k]);
+            precise float err = float(abs(r_k - d[k]));
             if (k != 0u) {
                 float floor_k = divide(masking, tables[table * 128u + 64u + k]);
                 err = err < floor_k ? 0.0 : err - floor_k;
             }
             precise float weighted = err * tables[table * 128u + k];
             precise float term = weighted * weighted;
-            staged[lane * STAGE + k] = term;
+            staged[lane * STAGE + k] = floatBitsToUint(term);
         }
     }
     barrier();
