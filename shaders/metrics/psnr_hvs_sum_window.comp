@@ -31,6 +31,10 @@ const uint GROUP = 256u;
 
 shared double part[GROUP];
 shared uvec4 pairs[GROUP];
+// Terms of each chunk per copy; the slice holds them as float bits, a
+// chunk's SLICE + 1 apart (an odd stride: no bank conflicts either way).
+const uint SLICE = 8u;
+shared uint slice[GROUP * (SLICE + 1u)];
 
 void main() {
     uint lane = gl_LocalInvocationID.x;
@@ -50,25 +54,33 @@ void main() {
     barrier();
     double start = part[0];
     ivec2 grids = candidates(start, start + packDouble2x32(windows[(window_base + w) * WIN_STRIDE].xy));
-    // This invocation's chunk.
-    uint lo = min(w * WINDOW + lane * PER, term_count);
-    uint hi = min(lo + PER, term_count);
-    float ts[PER];
-    [[unroll]] for (uint j = 0u; j < PER; j++) {
-        ts[j] = lo + j < hi ? terms[term_base + lo + j] : 0.0;
-    }
-    // The chunk's pairs on both grids.
+    // This invocation's chunk's pairs on both grids, SLICE terms at a time:
+    // the workgroup first copies the next SLICE terms of every chunk to
+    // shared memory, SLICE consecutive invocations reading one chunk's
+    // (whole 32-byte sectors, where an invocation reading its own chunk
+    // would touch a sector per invocation per term).
+    bool two = grids.y != grids.x;
     uvec2 p0 = uvec2(0u);
     uvec2 p1 = uvec2(0u);
-    if (grids.y != grids.x) {
-        [[unroll]] for (uint j = 0u; j < PER; j++) {
-            p0 = then(p0, step_of(ts[j], grids.x));
-            p1 = then(p1, step_of(ts[j], grids.y));
+    for (uint i = 0u; i < PER / SLICE; i++) {
+        [[unroll]] for (uint m = 0u; m < SLICE; m++) {
+            uint q = lane + GROUP * m;
+            uint c = q / SLICE;
+            uint index = w * WINDOW + c * PER + i * SLICE + q % SLICE;
+            float t = index < term_count ? terms[term_base + index] : 0.0;
+            slice[c * (SLICE + 1u) + q % SLICE] = floatBitsToUint(t);
         }
-    } else {
-        [[unroll]] for (uint j = 0u; j < PER; j++) {
-            p0 = then(p0, step_of(ts[j], grids.x));
+        barrier();
+        [[unroll]] for (uint j = 0u; j < SLICE; j++) {
+            float t = uintBitsToFloat(slice[lane * (SLICE + 1u) + j]);
+            p0 = then(p0, step_of(t, grids.x));
+            if (two) {
+                p1 = then(p1, step_of(t, grids.y));
+            }
         }
+        barrier();
+    }
+    if (!two) {
         p1 = p0;
     }
     chunks[(window_base + w) * CHUNKS + lane] = uvec4(p0, p1);
