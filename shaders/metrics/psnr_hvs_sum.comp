@@ -14,8 +14,9 @@
 // split into its chunks next round; a chunk is walked by the first
 // subgroup, a subgroup's width of terms a scan, the crossing additions done
 // as float additions. A dispatch
-// runs at most ROUNDS rounds and leaves its state in state[slot] for the
-// next (lavapipe ends a shader's loops after 65535 iterations in all);
+// runs at most `rounds` rounds and leaves its state in state[slot] for the
+// next (lavapipe ends a shader's loops after 65535 iterations in all; see
+// `CPU_ROUNDS` in gpu.rs);
 // results[out_word] gets the float bits of the sum so far after each.
 // CPU twin: metrics/src/features/psnr_hvs/mod.rs (`plane_sum`); driver and
 // the proof: metrics/src/features/psnr_hvs/gpu.rs (`PlaneSum`).
@@ -42,18 +43,13 @@ layout(push_constant, std430) uniform Push {
     uint first;
     uint out_word;
     uint slot;
+    uint rounds;  // at most this many rounds
 };
 
 const uint GROUP = 256u;
 #define PSNR_HVS_SUBGROUP_WALK
 #define PSNR_HVS_WALK
 #include "psnr_hvs_sum.glsl"
-
-// Rounds per dispatch: each round's loops take at most 113 iterations,
-// plus 3 per crossing, of which a walk has at most 254 (`walk_round`), so
-// 400 rounds stay below lavapipe's 65535 (45,962).
-// `ROUNDS` in gpu.rs must agree.
-const uint ROUNDS = 400u;
 
 void main() {
     uint lane = gl_LocalInvocationID.x;
@@ -72,7 +68,7 @@ void main() {
     }
     barrier();
     uint window_end = (term_count + WINDOW - 1u) / WINDOW;
-    for (uint r = 0u; r < ROUNDS; r++) {
+    for (uint r = 0u; r < rounds; r++) {
         if (!walk_round(lane, window_end)) {
             break;
         }

@@ -31,7 +31,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
     Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder, Submitter,
-    Timestamps, upload_buffer,
+    Timestamps, upload_buffer, vk,
 };
 use vqscope_video::Geometry;
 
@@ -54,10 +54,14 @@ const CHUNKS: u32 = 256;
 const WINDOW: u32 = CHUNK * CHUNKS;
 /// `uvec4`s per window in the windows buffer (`WIN_STRIDE` there).
 const WIN_STRIDE: u64 = 3;
-/// Rounds per `psnr_hvs_sum` dispatch (`ROUNDS` there): lavapipe ends a
-/// shader's loops after 65535 iterations in all, so a long walk continues
-/// in further dispatches from the state the previous one stored.
-const ROUNDS: u32 = 400;
+/// Rounds per `psnr_hvs_sum` dispatch on a CPU device: lavapipe ends a
+/// shader's loops after 65535 iterations in all, and a round's loops take
+/// at most 113 iterations, plus 3 per crossing (of which a walk has at most
+/// [`MAX_CROSSINGS`]; `walk_round` in psnr_hvs_sum.glsl), so 400 rounds
+/// take at most 45,962; a long walk continues in further dispatches from
+/// the state the previous one stored. Other devices walk a sum in one
+/// dispatch (each further one costs a barrier even when the walk is done).
+const CPU_ROUNDS: u32 = 400;
 /// Most additions of finite terms that leave a grid (see [`PlaneSum`]):
 /// each raises the grid's exponent, from -149 to at most 105 (infinity,
 /// after which the sum stops).
@@ -102,6 +106,7 @@ struct SumPush {
     first: u32,
     out_word: u32,
     slot: u32,
+    rounds: u32,
 }
 
 /// The twins above as the layout test checks them against the SPIR-V
@@ -123,7 +128,7 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
             term_base, term_count, window_base,
         }),
         twin!(SumPush as "Push" in [METRICS_PSNR_HVS_SUM] {
-            term_base, term_count, window_base, first, out_word, slot,
+            term_base, term_count, window_base, first, out_word, slot, rounds,
         }),
     ]
 }
@@ -245,6 +250,9 @@ pub struct PlaneSum {
     chunks: Buffer,
     slots: usize,
     window_capacity: u64,
+    /// Most rounds of one `psnr_hvs_sum` dispatch ([`CPU_ROUNDS`] on a CPU
+    /// device, else every round a sum may take).
+    rounds_per_dispatch: u32,
 }
 
 impl PlaneSum {
@@ -294,6 +302,11 @@ impl PlaneSum {
             chunks,
             slots,
             window_capacity,
+            rounds_per_dispatch: if ctx.info().device_type == vk::PhysicalDeviceType::CPU {
+                CPU_ROUNDS
+            } else {
+                u32::MAX
+            },
         })
     }
 
@@ -420,8 +433,11 @@ impl PlaneSum {
             }
             steps.barrier(rec);
         }
-        let dispatches =
-            jobs.iter().map(|j| Self::rounds(j.term_count).div_ceil(ROUNDS)).max().unwrap_or(0);
+        let dispatches = jobs
+            .iter()
+            .map(|j| Self::rounds(j.term_count).div_ceil(self.rounds_per_dispatch))
+            .max()
+            .unwrap_or(0);
         for round in 0..dispatches {
             if round > 0 {
                 rec.barrier();
@@ -434,6 +450,7 @@ impl PlaneSum {
                     first: u32::from(round == 0),
                     out_word: job.out_word,
                     slot: slot as u32,
+                    rounds: self.rounds_per_dispatch,
                 };
                 rec.dispatch(
                     &self.walk,
