@@ -28,6 +28,9 @@ layout(set = 0, binding = 1, std430) readonly buffer DisWords { uint dis_words[]
 layout(set = 0, binding = 2, std430) readonly buffer Tables { float tables[]; };
 // The terms as float bits (moved, never converted).
 layout(set = 0, binding = 3, std430) writeonly buffer Terms { uint terms[]; };
+// The sum's quarter-window totals (psnr_hvs_sum_total.comp writes them for
+// other sums): four a window, the plane's from window_base * 4 on.
+layout(set = 0, binding = 4, std430) writeonly buffer Quarters { double quarter_totals[]; };
 
 #define PLANE_WORDS_A ref_words
 #define PLANE_WORDS_B dis_words
@@ -44,7 +47,8 @@ layout(push_constant, std430) uniform Push {
     float block_var_scale;     // libvmaf's float constant (1/63)·64
     float quadrant_var_scale;  // (1/15)·16
     uint block_begin;          // the blocks of this dispatch, raster order
-    uint block_end;
+    uint block_end;            // (block_begin a multiple of 64)
+    uint window_base;          // the plane's first window in the sum's buffers
 };
 
 const uint BLOCK = 8u;
@@ -182,11 +186,14 @@ float analyse(inout int b[64]) {
 // odd stride keeps the banks apart both ways).
 const uint STAGE = 65u;
 shared uint staged[64u * STAGE];
+// Each block's terms' total, in double.
+shared double block_totals[64];
 
 void main() {
     uint lane = gl_LocalInvocationID.x;
     uint group_first = block_begin + gl_WorkGroupID.x * 64u;
     uint block = group_first + lane;
+    double total = 0.0lf;
     if (block < block_end) {
         uint x0 = (block % blocks_x) * STEP;
         uint y0 = (block / blocks_x) * STEP;
@@ -219,8 +226,10 @@ void main() {
             precise float weighted = err * tables[table * 128u + k];
             precise float term = weighted * weighted;
             staged[lane * STAGE + k] = floatBitsToUint(term);
+            total += double(term);
         }
     }
+    block_totals[lane] = total;
     barrier();
     // Block group_first + i's term k goes to (group_first + i - block_begin)
     // * 64 + k: this invocation stores word lane of each block in turn.
@@ -228,5 +237,17 @@ void main() {
     uint out_base = (group_first - block_begin) * 64u;
     for (uint i = 0u; i < blocks_here; i++) {
         terms[out_base + i * 64u + lane] = staged[i * STAGE + lane];
+    }
+    // The workgroup's 64 blocks are a quarter of a window of the sum's
+    // terms (QUARTER terms from quarter * QUARTER): its total (only an
+    // estimate for the sum's passes, so any order will do) saves them a
+    // pass over the terms.
+    if (lane == 0u) {
+        double quarter_total = 0.0lf;
+        for (uint i = 0u; i < 64u; i++) {
+            quarter_total += block_totals[i];
+        }
+        uint quarter = group_first / 64u;
+        quarter_totals[window_base * 4u + quarter] = quarter_total;
     }
 }

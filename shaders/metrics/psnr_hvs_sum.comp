@@ -59,7 +59,7 @@ void main() {
             st = state[slot];
         } else if (term_count != 0u) {
             // Pass 2 left the exact state after the first window.
-            st = uvec4(windows[window_base * WIN_STRIDE + 1u].zw, min(WINDOW, term_count), 0u);
+            st = uvec4(windows[window_base * WIN_STRIDE].zw, min(WINDOW, term_count), 0u);
         }
         run_s = st.x;
         run_e = int(st.y);

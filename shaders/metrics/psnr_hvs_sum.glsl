@@ -21,9 +21,11 @@
 const uint PER = 64u;
 const uint CHUNKS = 256u;
 const uint WINDOW = PER * CHUNKS;
-// Per window in the windows buffer: [0] its terms' total (double bits),
-// [1] its two candidate grids, [2] its pairs on them.
-const uint WIN_STRIDE = 3u;
+// Per window in the windows buffer: [0] its two candidate grids, [1] its
+// pairs on them. Its four quarters' totals (QUARTER terms each) are in a
+// buffer of doubles of their own.
+const uint WIN_STRIDE = 2u;
+const uint QUARTER = WINDOW / 4u;
 // S's bound on a grid: 2^24 units are 2^(E+24), the next binade.
 const uint LIMIT = 1u << 24;
 // Composed steps are clamped here: a step that is not below LIMIT only
@@ -198,8 +200,8 @@ shared uint run_split;
 // The pair of window v (of this sum) on grid e; LIMIT (a crossing, so the
 // window gets split) when e is neither of its candidates.
 uvec2 window_pair(uint v, int e) {
-    ivec2 grids = ivec2(windows[(window_base + v) * WIN_STRIDE + 1u].xy);
-    uvec4 pairs = windows[(window_base + v) * WIN_STRIDE + 2u];
+    ivec2 grids = ivec2(windows[(window_base + v) * WIN_STRIDE].xy);
+    uvec4 pairs = windows[(window_base + v) * WIN_STRIDE + 1u];
     if (e == grids.x) {
         return pairs.xy;
     }
@@ -209,7 +211,7 @@ uvec2 window_pair(uint v, int e) {
 // The candidate grids of chunk c of window v: its window's, unless the
 // including shader has its own.
 #ifndef CHUNK_GRIDS
-#define CHUNK_GRIDS(v, c) ivec2(windows[(window_base + (v)) * WIN_STRIDE + 1u].xy)
+#define CHUNK_GRIDS(v, c) ivec2(windows[(window_base + (v)) * WIN_STRIDE].xy)
 #endif
 
 // The pair of chunk c of window v, terms [lo, hi), on grid e: pass 2's

@@ -113,6 +113,6 @@ void main() {
     }
     // Pass 3 starts after this window and reads only the state.
     if (sl == 0u) {
-        windows[window_base * WIN_STRIDE + 1u] = uvec4(0u, 0u, s, uint(e));
+        windows[window_base * WIN_STRIDE] = uvec4(0u, 0u, s, uint(e));
     }
 }

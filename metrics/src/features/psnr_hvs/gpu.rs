@@ -40,11 +40,13 @@ use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
 use crate::features::Steps;
 
-/// What [`PsnrHvsKernel::record`] times: the blocks' terms with the first
-/// windows' walks beside them, then the sum's three other passes.
-pub const PHASES: [&str; 4] = ["blocks + first windows", "sum totals", "sum windows", "sum walk"];
+/// What [`PsnrHvsKernel::record`] times: the blocks' terms (and their
+/// quarter-window totals) with the first windows' walks beside them, then
+/// the sum's two other passes.
+pub const PHASES: [&str; 3] = ["blocks + first windows", "sum windows", "sum walk"];
 
-/// Invocations per `psnr_hvs_block` workgroup (its `local_size_x`).
+/// Invocations per `psnr_hvs_block` workgroup (its `local_size_x`), one a
+/// block; its dispatches start at multiples of it.
 const BLOCK_GROUP: u32 = 64;
 /// Terms of a chunk (`PER` in psnr_hvs_sum.glsl).
 const CHUNK: u32 = 64;
@@ -53,7 +55,10 @@ const CHUNKS: u32 = 256;
 /// Terms of a window.
 const WINDOW: u32 = CHUNK * CHUNKS;
 /// `uvec4`s per window in the windows buffer (`WIN_STRIDE` there).
-const WIN_STRIDE: u64 = 3;
+const WIN_STRIDE: u64 = 2;
+// A `psnr_hvs_block` workgroup's terms are a quarter window, whose total it
+// writes.
+const _: () = assert!(BLOCK_GROUP * COEFFS as u32 * 4 == WINDOW);
 /// Rounds per `psnr_hvs_sum` dispatch on a CPU device: lavapipe ends a
 /// shader's loops after 65535 iterations in all, and a round's loops take
 /// at most 113 iterations, plus 3 per crossing (of which a walk has at most
@@ -83,6 +88,7 @@ struct BlockPush {
     quadrant_var_scale: f32,
     block_begin: u32,
     block_end: u32,
+    window_base: u32,
 }
 
 /// Twin of the push constants of psnr_hvs_sum_first.comp,
@@ -120,7 +126,7 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
     vec![
         twin!(BlockPush as "Push" in [METRICS_PSNR_HVS_BLOCK] {
             ref_plane, dis_plane, blocks_x, blocks_y, table, block_var_scale, quadrant_var_scale,
-            block_begin, block_end,
+            block_begin, block_end, window_base,
         }),
         twin!(PassPush as "Push" in [
             METRICS_PSNR_HVS_SUM_FIRST, METRICS_PSNR_HVS_SUM_TOTAL, METRICS_PSNR_HVS_SUM_WINDOW
@@ -244,8 +250,10 @@ pub struct PlaneSum {
     walk: ComputePipeline,
     /// Per sum: `S`, `E`, the next term's index, split (`uvec4`s).
     state: Buffer,
-    /// Per window: its total, its candidate grids, its pairs on them.
+    /// Per window: its candidate grids, its pairs on them.
     windows: Buffer,
+    /// Per window: its four quarters' totals (doubles).
+    quarters: Buffer,
     /// Per chunk: its pairs on its window's candidate grids.
     chunks: Buffer,
     slots: usize,
@@ -266,6 +274,8 @@ impl PlaneSum {
         let window_capacity = max_terms / u64::from(WINDOW) + slots as u64;
         let windows =
             Buffer::storage(ctx, "psnr_hvs sum windows", window_capacity.max(1) * WIN_STRIDE * 16)?;
+        let quarters =
+            Buffer::storage(ctx, "psnr_hvs sum quarter totals", window_capacity.max(1) * 4 * 8)?;
         let chunks = Buffer::storage(
             ctx,
             "psnr_hvs sum chunks",
@@ -299,6 +309,7 @@ impl PlaneSum {
             )?,
             state: Buffer::storage(ctx, "psnr_hvs sum state", slots.max(1) as u64 * 16)?,
             windows,
+            quarters,
             chunks,
             slots,
             window_capacity,
@@ -335,6 +346,7 @@ impl PlaneSum {
         results: &Buffer,
     ) -> vqscope_gpu::Result<()> {
         let window_base = self.window_bases(jobs)?;
+        self.record_totals(rec, terms, jobs, &window_base)?;
         self.record_first(rec, terms, jobs, &window_base)?;
         rec.barrier();
         self.record_rest(rec, terms, jobs, &window_base, results, &mut Steps::new(None))
@@ -371,6 +383,36 @@ impl PlaneSum {
         Ok(window_base)
     }
 
+    /// Each sum's quarter-window totals (`psnr_hvs_sum_total`), which the
+    /// passes after the first windows read; the psnr_hvs kernel's blocks
+    /// pass writes them itself.
+    fn record_totals(
+        &self,
+        rec: &mut Recorder<'_>,
+        terms: &Buffer,
+        jobs: &[SumJob],
+        window_base: &[u32],
+    ) -> vqscope_gpu::Result<()> {
+        for (job, &base) in jobs.iter().zip(window_base) {
+            let quarters = job.term_count.div_ceil(WINDOW / 4);
+            if quarters == 0 {
+                continue;
+            }
+            let push = PassPush {
+                term_base: job.term_base,
+                term_count: job.term_count,
+                window_base: base,
+            };
+            rec.dispatch(
+                &self.total,
+                &[Binding::Buffer(terms), Binding::Buffer(&self.quarters)],
+                bytemuck::bytes_of(&push),
+                [quarters, 1, 1],
+            )?;
+        }
+        Ok(())
+    }
+
     /// Each sum's first window (`psnr_hvs_sum_first`), once its first
     /// [`WINDOW`] terms are written: it reads nothing else, so the caller
     /// may record other work beside it without a barrier.
@@ -400,9 +442,9 @@ impl PlaneSum {
         Ok(())
     }
 
-    /// The passes after the first windows, once every term is written and
-    /// [`PlaneSum::record_first`]'s work is done, with `steps` stamping the
-    /// end of each (totals, windows, walk).
+    /// The passes after the first windows, once every term and quarter
+    /// total is written and [`PlaneSum::record_first`]'s work is done, with
+    /// `steps` stamping the end of each (windows, walk).
     fn record_rest(
         &self,
         rec: &mut Recorder<'_>,
@@ -412,27 +454,27 @@ impl PlaneSum {
         results: &Buffer,
         steps: &mut Steps<'_>,
     ) -> vqscope_gpu::Result<()> {
-        let sums = [Binding::Buffer(terms), Binding::Buffer(&self.windows)];
-        let windows = [sums[0], sums[1], Binding::Buffer(&self.chunks)];
-        // Pass 1 covers every window (pass 2 estimates from all totals
-        // before its own); pass 2 every window but the first.
-        for (pipeline, bindings, skip) in
-            [(&self.total, &sums[..], 0), (&self.window, &windows[..], 1)]
-        {
-            for (job, &base) in jobs.iter().zip(window_base) {
-                let count = Self::windows_of(job.term_count).saturating_sub(skip);
-                if count == 0 {
-                    continue;
-                }
-                let push = PassPush {
-                    term_base: job.term_base,
-                    term_count: job.term_count,
-                    window_base: base,
-                };
-                rec.dispatch(pipeline, bindings, bytemuck::bytes_of(&push), [count, 1, 1])?;
+        // Every window but the first (the totals of all quarters before it
+        // estimate its start).
+        let bindings = [
+            Binding::Buffer(terms),
+            Binding::Buffer(&self.windows),
+            Binding::Buffer(&self.chunks),
+            Binding::Buffer(&self.quarters),
+        ];
+        for (job, &base) in jobs.iter().zip(window_base) {
+            let count = Self::windows_of(job.term_count).saturating_sub(1);
+            if count == 0 {
+                continue;
             }
-            steps.barrier(rec);
+            let push = PassPush {
+                term_base: job.term_base,
+                term_count: job.term_count,
+                window_base: base,
+            };
+            rec.dispatch(&self.window, &bindings, bytemuck::bytes_of(&push), [count, 1, 1])?;
         }
+        steps.barrier(rec);
         let dispatches = jobs
             .iter()
             .map(|j| Self::rounds(j.term_count).div_ceil(self.rounds_per_dispatch))
@@ -552,20 +594,31 @@ impl PsnrHvsKernel {
         steps.barrier(rec);
         // The blocks of each plane's first window, then that window's walk
         // (a chain of rounds on one workgroup) beside the other blocks.
+        // The blocks also write the quarter-window totals, in place of
+        // the sum's own pass over the terms.
         let first_blocks = WINDOW / COEFFS as u32;
         for p in 0..3 {
-            self.record_blocks(rec, reference, distorted, p, 0..first_blocks)?;
+            self.record_blocks(rec, reference, distorted, p, 0..first_blocks, window_base[p])?;
         }
         rec.barrier();
         self.sum.record_first(rec, &self.terms, &jobs, &window_base)?;
         for p in 0..3 {
-            self.record_blocks(rec, reference, distorted, p, first_blocks..u32::MAX)?;
+            self.record_blocks(
+                rec,
+                reference,
+                distorted,
+                p,
+                first_blocks..u32::MAX,
+                window_base[p],
+            )?;
         }
         steps.barrier(rec);
         self.sum.record_rest(rec, &self.terms, &jobs, &window_base, results, &mut steps)
     }
 
-    /// Plane `p`'s blocks in `blocks` (clipped to the plane's), if any.
+    /// Plane `p`'s blocks in `blocks` (clipped to the plane's; starting at
+    /// a multiple of [`BLOCK_GROUP`]), if any; the plane's sum starts at
+    /// window `window_base` of the summer's buffers.
     fn record_blocks(
         &self,
         rec: &mut Recorder<'_>,
@@ -573,7 +626,9 @@ impl PsnrHvsKernel {
         distorted: &[DevicePlane<'_>],
         p: usize,
         blocks: std::ops::Range<u32>,
+        window_base: u32,
     ) -> vqscope_gpu::Result<()> {
+        debug_assert_eq!(blocks.start % BLOCK_GROUP, 0, "a workgroup is a quarter window");
         let slot = &self.planes[p];
         let end = blocks.end.min(slot.blocks());
         if blocks.start >= end {
@@ -589,6 +644,7 @@ impl PsnrHvsKernel {
             quadrant_var_scale: 1.0f32 / 15.0 * 16.0,
             block_begin: blocks.start,
             block_end: end,
+            window_base,
         };
         rec.dispatch(
             &self.block,
@@ -601,6 +657,7 @@ impl PsnrHvsKernel {
                     u64::from(slot.term_base + blocks.start * COEFFS as u32) * 4,
                     u64::from(end - blocks.start) * COEFFS as u64 * 4,
                 ),
+                Binding::Buffer(&self.sum.quarters),
             ],
             bytemuck::bytes_of(&push),
             [(end - blocks.start).div_ceil(BLOCK_GROUP), 1, 1],
