@@ -597,20 +597,13 @@ impl PsnrHvsKernel {
         // The blocks also write the quarter-window totals, in place of
         // the sum's own pass over the terms.
         let first_blocks = WINDOW / COEFFS as u32;
-        for p in 0..3 {
-            self.record_blocks(rec, reference, distorted, p, 0..first_blocks, window_base[p])?;
+        for (p, &base) in window_base.iter().enumerate() {
+            self.record_blocks(rec, reference, distorted, p, 0..first_blocks, base)?;
         }
         rec.barrier();
         self.sum.record_first(rec, &self.terms, &jobs, &window_base)?;
-        for p in 0..3 {
-            self.record_blocks(
-                rec,
-                reference,
-                distorted,
-                p,
-                first_blocks..u32::MAX,
-                window_base[p],
-            )?;
+        for (p, &base) in window_base.iter().enumerate() {
+            self.record_blocks(rec, reference, distorted, p, first_blocks..u32::MAX, base)?;
         }
         steps.barrier(rec);
         self.sum.record_rest(rec, &self.terms, &jobs, &window_base, results, &mut steps)
