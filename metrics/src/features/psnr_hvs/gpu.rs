@@ -7,19 +7,20 @@
 //!
 //! 1. `psnr_hvs_block`: one invocation per 8x8 block computes the 64 values
 //!    the block adds (DCT, variances, masking, CSF weights), bit for bit as
-//!    [`super::block_terms`], into the terms buffer; first the 256 blocks of
-//!    each plane's first window of terms, then, beside `psnr_hvs_sum_first`
-//!    walking those windows (a chain of rounds on one workgroup each), the
-//!    rest;
+//!    [`super::block_terms`], with the block in registers (every loop
+//!    unrolled); the workgroup's 64 blocks store their terms together from
+//!    shared memory, and their total in double (a quarter window's, for
+//!    [`PlaneSum`]'s estimates). First the 256 blocks of each plane's first
+//!    window of terms, then, beside `psnr_hvs_sum_first` walking those
+//!    windows (one subgroup each), the rest;
 //! 2. [`PlaneSum`], the three planes side by side: each plane's float sum
-//!    of its terms in libvmaf's order. `psnr_hvs_sum_total` and
-//!    `psnr_hvs_sum_window` run one workgroup per window of 16384 terms
-//!    (about a thousand at 4K): window totals in double, then, on one or
-//!    two grids guessed from the totals before the window, the composed
-//!    integer step pairs of each 64-term chunk and of the window.
+//!    of its terms in libvmaf's order. `psnr_hvs_sum_window` runs one
+//!    workgroup per window of 16384 terms (about a thousand at 4K): on one
+//!    or two grids guessed from the quarter totals before the window, the
+//!    composed integer step pairs of each 64-term chunk and of the window.
 //!    `psnr_hvs_sum` then walks each plane with one workgroup, 256 chunks or
 //!    windows a round, from those pairs; only chunks where the sum leaves
-//!    its binade are added term by term.
+//!    its binade are added term by term (a subgroup's width at a time).
 //!
 //! libvmaf's accumulator is a single float per plane, so every addition
 //! rounds and no tree or partial sums of floats or doubles reproduce its
@@ -210,13 +211,18 @@ pub struct SumJob {
 ///    first window of terms is written: a sum's first window starts at
 ///    exactly 0, so it is walked as pass 3 walks the rest, and the exact
 ///    state after it stored; the sum grows fast there and crosses a binade
-///    every few chunks, a round each, so this runs beside other work (the
-///    rest of the terms, in [`PsnrHvsKernel`]) to hide that latency. Its
-///    chunks take their candidate grids from a scan of the chunk totals.
-/// 1. `psnr_hvs_sum_total`, one workgroup per window: the window's total in
-///    double.
+///    every few chunks, so this runs beside other work (the rest of the
+///    terms, in [`PsnrHvsKernel`]) to hide that latency. Its chunks take
+///    their candidate grids from a scan of the chunk totals; its first
+///    subgroup walks them, a subgroup's width of chunks a scan (no
+///    workgroup barriers), and the terms of a chunk where the sum leaves
+///    its binade a subgroup's width a scan.
+/// 1. `psnr_hvs_sum_total`, one workgroup per quarter window: the quarter's
+///    total in double. [`PsnrHvsKernel`]'s blocks pass writes these itself.
 /// 2. `psnr_hvs_sum_window`, one workgroup per window after the first: the
-///    totals of the windows before it estimate the float sum at its start. After `n`
+///    totals of the quarters before it estimate the float sum at its start.
+///    Its chunks' terms come through shared memory a slice at a time, read
+///    in whole sectors. After `n`
 ///    non-negative terms a float sum lies within a factor `(1 ± 2^-24)^n`
 ///    of the exact one, in practice far closer, so the true grid is the
 ///    estimate's except near a power of two. The candidate grids are the
@@ -231,11 +237,15 @@ pub struct SumJob {
 ///    chunks left in the current window, then whole windows), each item's
 ///    pair on grid `E` (pass 2's where `E` is a candidate of the item's
 ///    window; a chunk off the candidates computes its pair from its terms;
-///    a window off them counts as a crossing), scan the pairs and find the
-///    first item where `S` reaches `2^24`. A window there is split into its
-///    chunks next round; in a chunk, its invocation adds the terms one by
-///    one (integer steps, and the float additions where the sum leaves its
-///    binade). With no crossing the round ends after its 256 items.
+///    a window off them counts as a crossing), scan the pairs (within each
+///    subgroup, then across the subgroups: four workgroup barriers a
+///    round) and find the first item where `S` reaches `2^24`. A window
+///    there is split into its chunks next round; a chunk's terms are added
+///    by the first subgroup, a subgroup's width a scan (integer steps, and
+///    the float additions where the sum leaves its binade). With no
+///    crossing the round ends after its 256 items. On a GPU one dispatch
+///    walks the whole sum; on a CPU device [`CPU_ROUNDS`] rounds a
+///    dispatch.
 ///
 /// So a 4K luma plane's ~660 windows take three rounds, plus about two for
 /// each binade the sum crosses after the first window (about ten); a window
