@@ -52,7 +52,9 @@ const uint GROUP = 256u;
 #include "psnr_hvs_sum.glsl"
 
 void main() {
-    uint lane = gl_LocalInvocationID.x;
+    // Items go to invocations in subgroup order (the rounds scan within
+    // subgroups, then across them); full subgroups make this 0 .. GROUP - 1.
+    uint lane = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
     if (lane == 0u) {
         uvec4 st = uvec4(0u, uint(LOWEST), 0u, 0u);
         if (first == 0u) {
