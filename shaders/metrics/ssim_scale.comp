@@ -44,6 +44,18 @@ layout(push_constant) uniform Push {
     uint bands;        // tiles each workgroup walks down (ssim_gpu.rs `bands_for`)
 };
 
+// Set when every input sample is +0.0 or positive (the frame's samples,
+// float_ssim's box-decimated planes; not float_ms_ssim's low-passed scales,
+// whose table has negative taps): every filter product (positive Gaussian
+// taps) and every filtered value is then +0.0 or positive too, so all five
+// quantities widen without the sign mask, one integer operation less each.
+layout(constant_id = 0) const bool NONNEGATIVE = false;
+
+// `widened` for a product of possibly signed samples.
+double widened_signed(float p) {
+    return NONNEGATIVE ? widened_nonnegative(p) : widened(p);
+}
+
 const uint TW = 32u;
 const uint TH = 16u;           // one band: the tile of one partial record
 const uint WIN = 11u;
@@ -219,11 +231,11 @@ void main() {
                 precise float paa = (a * a) * t;
                 precise float pbb = (b * b) * t;
                 precise float pab = (a * b) * t;
-                m1 += widened(pa);
-                m2 += widened(pb);
+                m1 += widened_signed(pa);
+                m2 += widened_signed(pb);
                 sxx += widened_nonnegative(paa);
                 syy += widened_nonnegative(pbb);
-                sxy += widened(pab);
+                sxy += widened_signed(pab);
             }
             uint at = ((first + r) % IH) * TW + c;
             s_h[at] = narrowed(m1);
@@ -249,7 +261,7 @@ void main() {
                 for (uint v = 0u; v < WIN; v++) {
                     precise float p = s_h[q * HSIZE + slot * TW + tx] * TAPS[v];
                     // xx and yy (q = 2, 3) are filtered squares: never negative.
-                    sum += (q == 2u || q == 3u) ? widened_nonnegative(p) : widened(p);
+                    sum += (q == 2u || q == 3u) ? widened_nonnegative(p) : widened_signed(p);
                     slot = slot + 1u == IH ? 0u : slot + 1u;
                 }
                 f[q] = narrowed(sum);
