@@ -77,8 +77,8 @@ shared uint s_in[2u * IH * IW];
 // Horizontal pass results: mu1, mu2, xx, yy, xy, each a ring of IH rows of
 // TW; window row R (from the workgroup's first row) lives in slot R % IH.
 shared float s_h[5u * HSIZE];
-// The tile's 32 column totals, field-major (tile_sums).
-shared double s_col[4u * TW];
+// The tile's 32 column totals (tile_sums).
+shared dvec4 s_col[TW];
 
 // IQA's MAX(0.0, v): NaN and -0.0 stay as they are.
 float clamp0(float v) {
@@ -142,6 +142,7 @@ double tile_sums(dvec4 v) {
     }
     barrier();
     if (lid < TW) {
+        dvec4 column;
         for (uint f = 0u; f < 4u; f++) {
             uint at = 2u * f * THREADS + lid;
             double v0 = unstash(at);
@@ -152,16 +153,17 @@ double tile_sums(dvec4 v) {
             double v5 = unstash(at + 5u * TW);
             double v6 = unstash(at + 6u * TW);
             double v7 = unstash(at + 7u * TW);
-            precise double column = ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7));
-            s_col[f * TW + lid] = column;
+            precise double sum = ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7));
+            column[f] = sum;
         }
+        s_col[lid] = column;
     }
     barrier();
     double total = 0.0lf;
     if (lid < 4u) {
         double d[TW / 2u];
         for (uint c = 0u; c < TW / 2u; c++) {
-            precise double pair = s_col[lid * TW + c] + s_col[lid * TW + c + TW / 2u];
+            precise double pair = s_col[c][lid] + s_col[c + TW / 2u][lid];
             d[c] = pair;
         }
         for (uint half_size = TW / 4u; half_size > 0u; half_size >>= 1) {
