@@ -211,6 +211,17 @@ fn assert_tiled_means(what: &str, words: &[i64], a: &FloatPlane, b: &FloatPlane)
     assert_eq!(words, want, "{what}: means not those of the fixed tile and fold order");
 }
 
+/// [`assert_tiled_means`] for each of MS-SSIM's scales (the twin's planes).
+fn assert_ms_tiled_means(label: &str, words: &[i64], rp: &PlaneView, dp: &PlaneView) {
+    let (mut a, mut b) = (to_float_plane(rp), to_float_plane(dp));
+    for s in 0..SCALES {
+        if s > 0 {
+            (a, b) = (downscale(&a), downscale(&b));
+        }
+        assert_tiled_means(&format!("{label}, scale {s}"), &words[s * 4..s * 4 + 4], &a, &b);
+    }
+}
+
 fn assert_close(what: &str, got: f64, want: f64) {
     assert!(
         (got - want).abs() <= POOLED_TOLERANCE,
@@ -434,14 +445,7 @@ fn gpu_ms_ssim_equals_cpu_twin() {
         }
         assert_eq!(runs[0], runs[1], "{label}: two runs gave different result bits");
         check_scale_planes(&ctx, &mut submitter, &kernel, &label, &rp, &dp);
-        let (mut a, mut b) = (to_float_plane(&rp), to_float_plane(&dp));
-        for s in 0..SCALES {
-            if s > 0 {
-                (a, b) = (downscale(&a), downscale(&b));
-            }
-            let words = &runs[0][s * 4..s * 4 + 4];
-            assert_tiled_means(&format!("{label}, scale {s}"), words, &a, &b);
-        }
+        assert_ms_tiled_means(&label, &runs[0], &rp, &dp);
         let got = MsSsimKernel::decode(&runs[0]);
         assert_close(&format!("{label}: ms_ssim"), got.ms_ssim, want.ms_ssim);
         for s in 0..SCALES {
@@ -495,7 +499,8 @@ fn gpu_ssim_refuses_what_the_twin_refuses() {
 
 /// Full-size frames on the device itself (run on the H200 with
 /// `--ignored`): 1080p and 4K SSIM maps bit-identical to the twin, MS-SSIM
-/// scale planes bit-identical and pooled scores within 1e-9, then the GPU
+/// scale planes bit-identical, every mean that of the fixed tile and fold
+/// order (bit for bit) and pooled scores within 1e-9, then the GPU
 /// time of each kernel's steps (`record_timed`, median of 40 runs after 60
 /// warm-up runs).
 #[test]
@@ -523,6 +528,7 @@ fn gpu_ssim_full_size_and_timing() {
             });
         let label = format!("{w}x{h} at {bpc} bits");
         check_scale_planes(&ctx, &mut submitter, &ms, &label, &rp, &dp);
+        assert_ms_tiled_means(&label, &words, &rp, &dp);
         let got = MsSsimKernel::decode(&words);
         assert_close(&format!("{label}: ms_ssim"), got.ms_ssim, want.ms_ssim);
 
