@@ -45,14 +45,22 @@ pub struct ContextOptions {
     /// `None`: pipelines are cached in memory only. Commands that build
     /// pipelines every run set it and call [`GpuContext::save_pipeline_cache`].
     pub pipeline_cache: Option<PathBuf>,
+    /// Ask the driver for each compute pipeline's statistics
+    /// (`VK_KHR_pipeline_executable_properties`, where offered) and print
+    /// them to stderr as the pipelines are made: registers, shared memory
+    /// and the like, which decide how many workgroups a GPU keeps resident.
+    /// Defaults to `VQSCOPE_PIPELINE_STATS=1`.
+    pub pipeline_statistics: bool,
 }
 
 impl ContextOptions {
-    /// Options from the environment: `VQSCOPE_VALIDATION` and `VQSCOPE_DEVICE`.
+    /// Options from the environment: `VQSCOPE_VALIDATION`, `VQSCOPE_DEVICE`
+    /// and `VQSCOPE_PIPELINE_STATS`.
     pub fn from_env() -> Self {
         Self {
             validation: std::env::var("VQSCOPE_VALIDATION").is_ok_and(|v| v == "1"),
             device: std::env::var("VQSCOPE_DEVICE").ok().filter(|v| !v.is_empty()),
+            pipeline_statistics: std::env::var("VQSCOPE_PIPELINE_STATS").is_ok_and(|v| v == "1"),
             ..Self::default()
         }
     }
@@ -114,8 +122,17 @@ pub struct GpuContext {
     pub(crate) decode: Option<DecodeQueue>,
     startup: Vec<(&'static str, Duration)>,
     pub(crate) pipeline_stats: PipelineCounters,
+    /// Set when [`ContextOptions::pipeline_statistics`] asked for the
+    /// driver's per-pipeline statistics and the device offers them.
+    pub(crate) executable_properties: Option<ash::khr::pipeline_executable_properties::Device>,
     swapchain_colorspace: bool,
     hdr_metadata: bool,
+}
+
+/// Optional device extensions [`GpuContext::create_device`] enabled.
+struct DeviceFlags {
+    hdr_metadata: bool,
+    executable_statistics: bool,
 }
 
 /// A queue of the video decode family, with the function tables of the
@@ -234,7 +251,8 @@ impl GpuContext {
         };
         lap("instance", &mut startup);
         match Self::create_device(&instance, options) {
-            Ok((physical, device, queue_family, info, hdr_metadata, decode_family)) => {
+            Ok((physical, device, queue_family, info, flags, decode_family)) => {
+                let DeviceFlags { hdr_metadata, executable_statistics } = flags;
                 lap("device", &mut startup);
                 // SAFETY: the device was created with one queue in this family.
                 let queue = unsafe { device.get_device_queue(queue_family, 0) };
@@ -275,6 +293,9 @@ impl GpuContext {
                 };
                 lap("pipeline cache file", &mut startup);
                 let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
+                let executable_properties = executable_statistics.then(|| {
+                    ash::khr::pipeline_executable_properties::Device::new(&instance, &device)
+                });
                 Ok(Self {
                     entry,
                     instance,
@@ -290,6 +311,7 @@ impl GpuContext {
                     decode,
                     startup,
                     pipeline_stats: PipelineCounters::default(),
+                    executable_properties,
                     swapchain_colorspace,
                     hdr_metadata,
                 })
@@ -307,7 +329,7 @@ impl GpuContext {
     fn create_device(
         instance: &ash::Instance,
         options: &ContextOptions,
-    ) -> Result<(vk::PhysicalDevice, ash::Device, u32, DeviceInfo, bool, Option<u32>)> {
+    ) -> Result<(vk::PhysicalDevice, ash::Device, u32, DeviceInfo, DeviceFlags, Option<u32>)> {
         // SAFETY: the instance is alive; the call only fills a vector.
         let physicals = unsafe { instance.enumerate_physical_devices() }
             .map_err(vk_error("vkEnumeratePhysicalDevices"))?;
@@ -383,6 +405,16 @@ impl GpuContext {
         if hdr_metadata {
             extensions.push(ash::ext::hdr_metadata::NAME.as_ptr());
         }
+        let executable_statistics = options.pipeline_statistics
+            && offered.iter().any(|e| {
+                e.extension_name_as_c_str() == Ok(ash::khr::pipeline_executable_properties::NAME)
+            });
+        if executable_statistics {
+            extensions.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
+        }
+        let mut executable_info =
+            vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+                .pipeline_executable_info(true);
         let features = vk::PhysicalDeviceFeatures::default()
             .shader_int64(true)
             .shader_float64(true)
@@ -407,11 +439,17 @@ impl GpuContext {
             .push_next(&mut v11)
             .push_next(&mut v12)
             .push_next(&mut v13);
+        let create_info = if executable_statistics {
+            create_info.push_next(&mut executable_info)
+        } else {
+            create_info
+        };
         // SAFETY: the physical device comes from this instance, and every pointer in create_info
         // (features, extension names, queue infos) outlives the call.
         let device = unsafe { instance.create_device(physical, &create_info, None) }
             .map_err(vk_error("vkCreateDevice"))?;
-        Ok((physical, device, queue_family, info, hdr_metadata, decode_family))
+        let flags = DeviceFlags { hdr_metadata, executable_statistics };
+        Ok((physical, device, queue_family, info, flags, decode_family))
     }
 
     /// Facts about the chosen device.

@@ -174,7 +174,10 @@ impl ComputePipeline {
         if desc.subgroup_size.is_some() {
             stage = stage.push_next(&mut required);
         }
-        let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(this.layout);
+        let mut info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(this.layout);
+        if ctx.executable_properties.is_some() {
+            info = info.flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR);
+        }
         // SAFETY: the module, layout and entry-point name outlive the call; the cache is the
         // context's, internally synchronised, so other threads may create pipelines through it.
         let result =
@@ -183,7 +186,62 @@ impl ComputePipeline {
         // SAFETY: pipeline creation has returned, so nothing uses the module any more.
         unsafe { device.destroy_shader_module(module, None) };
         this.pipeline = result.map_err(|(_, e)| vk_error("vkCreateComputePipelines")(e))?[0];
+        if let Some(properties) = &ctx.executable_properties {
+            this.print_statistics(properties)?;
+        }
         Ok(this)
+    }
+
+    /// Prints the driver's statistics of each of this pipeline's executables
+    /// to stderr, one line each (`VQSCOPE_PIPELINE_STATS=1`).
+    fn print_statistics(
+        &self,
+        properties: &ash::khr::pipeline_executable_properties::Device,
+    ) -> Result<()> {
+        let pipeline_info = vk::PipelineInfoKHR::default().pipeline(self.pipeline);
+        // SAFETY: the pipeline was created with CAPTURE_STATISTICS_KHR on a device with
+        // pipelineExecutableInfo enabled; the info outlives the call.
+        let executables = unsafe { properties.get_pipeline_executable_properties(&pipeline_info) }
+            .map_err(vk_error("vkGetPipelineExecutablePropertiesKHR"))?;
+        for (index, executable) in executables.iter().enumerate() {
+            let info = vk::PipelineExecutableInfoKHR::default()
+                .pipeline(self.pipeline)
+                .executable_index(index as u32);
+            // SAFETY: as above; the index is below the count the driver returned.
+            let stats = unsafe { properties.get_pipeline_executable_statistics(&info) }
+                .map_err(vk_error("vkGetPipelineExecutableStatisticsKHR"))?;
+            let fields: Vec<String> = stats
+                .iter()
+                .map(|stat| {
+                    // SAFETY: the driver set `format`, which names the union member it wrote.
+                    let value = unsafe {
+                        match stat.format {
+                            vk::PipelineExecutableStatisticFormatKHR::BOOL32 => {
+                                (stat.value.b32 != 0).to_string()
+                            }
+                            vk::PipelineExecutableStatisticFormatKHR::INT64 => {
+                                stat.value.i64.to_string()
+                            }
+                            vk::PipelineExecutableStatisticFormatKHR::UINT64 => {
+                                stat.value.u64.to_string()
+                            }
+                            _ => stat.value.f64.to_string(),
+                        }
+                    };
+                    let name =
+                        stat.name_as_c_str().map(|n| n.to_string_lossy()).unwrap_or_default();
+                    format!("{name}={value}")
+                })
+                .collect();
+            let exe = executable.name_as_c_str().map(|n| n.to_string_lossy()).unwrap_or_default();
+            eprintln!(
+                "pipeline {} [{exe}, subgroup {}]: {}",
+                self.name,
+                executable.subgroup_size,
+                fields.join(", ")
+            );
+        }
+        Ok(())
     }
 
     pub fn name(&self) -> &str {

@@ -27,7 +27,8 @@ use vqscope_metrics::features::float_ms_ssim::gpu::MsSsimKernel;
 use vqscope_metrics::features::float_ms_ssim::{MIN_SIZE, SCALES, downscale, float_ms_ssim};
 use vqscope_metrics::features::float_ssim::gpu::SsimKernel;
 use vqscope_metrics::features::float_ssim::{
-    FloatPlane, SsimOptions, float_ssim, float_ssim_with_map, to_float_plane,
+    FloatPlane, SsimConstants, SsimOptions, box_kernel, decimate, float_ssim, float_ssim_with_map,
+    gaussian_blur, pixel_lcs, prescale, products, to_float_plane,
 };
 
 /// Bound on |GPU − twin| for pooled scores.
@@ -135,6 +136,92 @@ fn upload_pair(
     (buffer, descs[0], descs[1])
 }
 
+/// The four means of one scale (l·c·s, l, c, s) exactly as the GPU adds
+/// them, from the twin's per-pixel terms. Written from the reduction's
+/// description, not from the shaders, so it pins the order of every
+/// addition: per 32x16 map tile, thread (tx, ty) of 32x8 adds its pixels in
+/// rows ty and ty + 8 (those inside the map) to 0.0; the tile's 256 values
+/// fold in a tree where, for h = 128, 64, ..., 1, thread t < h adds thread
+/// t + h's value to its own (t = 32 ty + tx), giving the tile's record;
+/// records are numbered row of tiles by row; thread t of the fold adds
+/// records t, t + 256, ... to 0.0 in turn, the same tree folds the 256
+/// sums, and the total is divided by the map's pixel count.
+fn tiled_means(a: &FloatPlane, b: &FloatPlane) -> [f64; 4] {
+    let k = SsimConstants::libvmaf();
+    let (mu1, mu2) = (gaussian_blur(a), gaussian_blur(b));
+    let [xx, yy, xy] = products(a, b).map(|p| gaussian_blur(&p));
+    let (mw, mh) = (mu1.width, mu1.height);
+    let pixel = |x: usize, y: usize| {
+        let i = y * mw + x;
+        let t = pixel_lcs(mu1.data[i], mu2.data[i], xx.data[i], yy.data[i], xy.data[i], &k);
+        [t.ssim(), t.l, t.c, t.s]
+    };
+    let tree = |mut v: Vec<[f64; 4]>| {
+        let mut h = v.len() / 2;
+        while h > 0 {
+            for t in 0..h {
+                let upper = v[t + h];
+                add4(&mut v[t], upper);
+            }
+            h /= 2;
+        }
+        v[0]
+    };
+    let mut records = Vec::new();
+    for by in 0..mh.div_ceil(16) {
+        for bx in 0..mw.div_ceil(32) {
+            let threads = (0..256)
+                .map(|t: usize| {
+                    let mut acc = [0.0f64; 4];
+                    for row in [t / 32, t / 32 + 8] {
+                        let (x, y) = (bx * 32 + t % 32, by * 16 + row);
+                        if x < mw && y < mh {
+                            add4(&mut acc, pixel(x, y));
+                        }
+                    }
+                    acc
+                })
+                .collect();
+            records.push(tree(threads));
+        }
+    }
+    let folded = (0..256)
+        .map(|t| {
+            let mut sum = [0.0f64; 4];
+            for &r in records.iter().skip(t).step_by(256) {
+                add4(&mut sum, r);
+            }
+            sum
+        })
+        .collect();
+    tree(folded).map(|total| total / (mw * mh) as f64)
+}
+
+/// `acc += v`, field by field.
+fn add4(acc: &mut [f64; 4], v: [f64; 4]) {
+    for (a, x) in acc.iter_mut().zip(v) {
+        *a += x;
+    }
+}
+
+/// The GPU's four means (result words, f64 bits) against [`tiled_means`]:
+/// equal bit for bit.
+fn assert_tiled_means(what: &str, words: &[i64], a: &FloatPlane, b: &FloatPlane) {
+    let want = tiled_means(a, b).map(|m| m.to_bits() as i64);
+    assert_eq!(words, want, "{what}: means not those of the fixed tile and fold order");
+}
+
+/// [`assert_tiled_means`] for each of MS-SSIM's scales (the twin's planes).
+fn assert_ms_tiled_means(label: &str, words: &[i64], rp: &PlaneView, dp: &PlaneView) {
+    let (mut a, mut b) = (to_float_plane(rp), to_float_plane(dp));
+    for s in 0..SCALES {
+        if s > 0 {
+            (a, b) = (downscale(&a), downscale(&b));
+        }
+        assert_tiled_means(&format!("{label}, scale {s}"), &words[s * 4..s * 4 + 4], &a, &b);
+    }
+}
+
 fn assert_close(what: &str, got: f64, want: f64) {
     assert!(
         (got - want).abs() <= POOLED_TOLERANCE,
@@ -205,6 +292,14 @@ fn check_ssim(
     assert_eq!(runs[0].0, runs[1].0, "{label}: two runs gave different result bits");
     assert_bits_equal(&format!("{label}: second run's map"), &runs[1].1, map, want_map.width);
     assert_bits_equal(&format!("{label}: SSIM map"), map, &want_map.values, want_map.width);
+    let (factor, _, _) = prescale(w, h, options).unwrap();
+    let (mut a, mut b) = (to_float_plane(&rp), to_float_plane(&dp));
+    if factor > 1 {
+        let kernel = box_kernel(factor);
+        a = decimate(&a, factor, &kernel, factor);
+        b = decimate(&b, factor, &kernel, factor);
+    }
+    assert_tiled_means(&label, words, &a, &b);
     let got = SsimKernel::decode(words);
     assert_close(&format!("{label}: ssim"), got.ssim, want.ssim);
     assert_close(&format!("{label}: l"), got.l, want.l);
@@ -253,7 +348,7 @@ fn gpu_ssim_equals_cpu_twin() {
     }
     println!(
         "{frames} random frame pairs ({pixels} map pixels, subgroup size {}): maps \
-         bit-identical, pooled |Δ| ≤ {POOLED_TOLERANCE:e}, runs repeat bit for bit",
+         bit-identical, means those of the fixed tile order, pooled |Δ| ≤ {POOLED_TOLERANCE:e}, runs repeat bit for bit",
         ctx.info().subgroup_size
     );
     assert_no_validation_messages();
@@ -350,6 +445,7 @@ fn gpu_ms_ssim_equals_cpu_twin() {
         }
         assert_eq!(runs[0], runs[1], "{label}: two runs gave different result bits");
         check_scale_planes(&ctx, &mut submitter, &kernel, &label, &rp, &dp);
+        assert_ms_tiled_means(&label, &runs[0], &rp, &dp);
         let got = MsSsimKernel::decode(&runs[0]);
         assert_close(&format!("{label}: ms_ssim"), got.ms_ssim, want.ms_ssim);
         for s in 0..SCALES {
@@ -359,7 +455,8 @@ fn gpu_ms_ssim_equals_cpu_twin() {
         }
     }
     println!(
-        "{} random frame pairs (subgroup size {}): scale planes bit-identical, pooled |Δ| ≤ \
+        "{} random frame pairs (subgroup size {}): scale planes bit-identical, \
+         means those of the fixed tile order, pooled |Δ| ≤ \
          {POOLED_TOLERANCE:e}, runs repeat bit for bit",
         cases.len(),
         ctx.info().subgroup_size
@@ -402,7 +499,8 @@ fn gpu_ssim_refuses_what_the_twin_refuses() {
 
 /// Full-size frames on the device itself (run on the H200 with
 /// `--ignored`): 1080p and 4K SSIM maps bit-identical to the twin, MS-SSIM
-/// scale planes bit-identical and pooled scores within 1e-9, then the GPU
+/// scale planes bit-identical, every mean that of the fixed tile and fold
+/// order (bit for bit) and pooled scores within 1e-9, then the GPU
 /// time of each kernel's steps (`record_timed`, median of 40 runs after 60
 /// warm-up runs).
 #[test]
@@ -430,6 +528,7 @@ fn gpu_ssim_full_size_and_timing() {
             });
         let label = format!("{w}x{h} at {bpc} bits");
         check_scale_planes(&ctx, &mut submitter, &ms, &label, &rp, &dp);
+        assert_ms_tiled_means(&label, &words, &rp, &dp);
         let got = MsSsimKernel::decode(&words);
         assert_close(&format!("{label}: ms_ssim"), got.ms_ssim, want.ms_ssim);
 

@@ -30,6 +30,14 @@ void main() {
     if (ox >= out_width || oy >= out_height) {
         return;
     }
+    // Factor 1 (float_ms_ssim's input, float_ssim unscaled): the sum below
+    // would be 0 + widened(s * 1.0), narrowed again, which is s exactly (a
+    // product by 1.0 and by powers of two, all exact), so store s without
+    // the double round trip.
+    if (factor == 1u) {
+        out_plane[oy * out_width + ox] = float(plane_load(plane, ox, oy)) * sample_scale;
+        return;
+    }
     // IQA centres an even window one sample left/up: taps -f/2 .. f-1-f/2.
     int lo = int(factor / 2u);
     int hi = int(factor) - 1 - lo;

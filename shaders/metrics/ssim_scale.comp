@@ -18,7 +18,7 @@
 // libvmaf sums the per-pixel doubles sequentially in raster order, which no
 // parallel reduction reproduces. This one is deterministic instead: per
 // 32x16 tile, each thread adds its two pixels in a fixed order, a fixed
-// shared-memory tree folds the 256 threads into one record, and
+// tree folds the 256 threads into one record (tile_sums), and
 // ssim_fold.comp folds the records in a fixed order. No subgroup
 // operations, so the result is the same at every subgroup size and every
 // run (and the same records as one workgroup per tile would write).
@@ -44,6 +44,18 @@ layout(push_constant) uniform Push {
     uint bands;        // tiles each workgroup walks down (ssim_gpu.rs `bands_for`)
 };
 
+// Set when every input sample is +0.0 or positive (the frame's samples,
+// float_ssim's box-decimated planes; not float_ms_ssim's low-passed scales,
+// whose table has negative taps): every filter product (positive Gaussian
+// taps) and every filtered value is then +0.0 or positive too, so all five
+// quantities widen without the sign mask, one integer operation less each.
+layout(constant_id = 0) const bool NONNEGATIVE = false;
+
+// `widened` for a product of possibly signed samples.
+double widened_signed(float p) {
+    return NONNEGATIVE ? widened_nonnegative(p) : widened(p);
+}
+
 const uint TW = 32u;
 const uint TH = 16u;           // one band: the tile of one partial record
 const uint WIN = 11u;
@@ -56,15 +68,17 @@ const uint HSIZE = IH * TW;    // one quantity's horizontal results
 const float TAPS[11] = float[](0.001028, 0.007599, 0.036001, 0.109361, 0.213006, 0.266012,
                                0.213006, 0.109361, 0.036001, 0.007599, 0.001028);
 
-// The input rows a band adds (all IH for the first band, TH later).
-shared float s_a[IH * IW];
-shared float s_b[IH * IW];
+// The input rows a band adds (all IH for the first band, TH later), as
+// float bits: the reference's from 0, the distorted's from B_AT. Once the
+// horizontal pass has read them, tile_sums reuses the first 8 * THREADS
+// words (2048 of 2184) for the threads' sums.
+const uint B_AT = IH * IW;
+shared uint s_in[2u * IH * IW];
 // Horizontal pass results: mu1, mu2, xx, yy, xy, each a ring of IH rows of
 // TW; window row R (from the workgroup's first row) lives in slot R % IH.
 shared float s_h[5u * HSIZE];
-// The workgroup's four sums (tree_sum4): 4 KiB, so that the shader stays
-// within the 32 KiB of shared memory lavapipe allows.
-shared dvec4 s_red[THREADS / 2u];
+// The tile's 32 column totals (tile_sums).
+shared dvec4 s_col[TW];
 
 // IQA's MAX(0.0, v): NaN and -0.0 stay as they are.
 float clamp0(float v) {
@@ -98,28 +112,69 @@ dvec3 pixel_lcs(float mu1, float mu2, float xx, float yy, float xy) {
     return dvec3(l, c, double(s));
 }
 
-// Fixed-order tree over the workgroup, the four sums side by side; returns
-// the totals in thread 0. Thread t < 128 first adds thread t + 128's value to
-// its own, then the tree halves: the same additions in the same order as
-// four separate trees, so the same totals, with 9 barriers instead of 36.
-dvec4 tree_sum4(dvec4 v) {
+// Double `d`'s two words at word `at` of s_in (and `at + THREADS`); the
+// threads' stores and loads are then consecutive words, free of bank
+// conflicts.
+void stash(uint at, double d) {
+    uvec2 w = unpackDouble2x32(d);
+    s_in[at] = w.x;
+    s_in[at + THREADS] = w.y;
+}
+
+double unstash(uint at) {
+    return packDouble2x32(uvec2(s_in[at], s_in[at + THREADS]));
+}
+
+// The tile's four sums, in thread `field` (< 4) for that field. The tree is
+// fixed: first, thread t < 128 adds thread t + 128's value to its own, then
+// the halving steps pair t with t + 64, t + 32, ..., t + 1. With t = 32 ty +
+// tx, the first three steps fold each column's eight values (rows ty) as
+// ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7)), and the last five fold
+// the 32 column totals as (c0 + c16) and so on. Those are the additions,
+// in that order, that a shared-memory tree of one step per barrier makes;
+// here each column's steps run in one thread and the columns' in one
+// thread per field, after two barriers instead of nine. Every thread must
+// call it (it has barriers); s_in must be free (the horizontal pass done).
+double tile_sums(dvec4 v) {
     uint lid = gl_LocalInvocationIndex;
-    const uint HALF = THREADS / 2u;
-    if (lid >= HALF) {
-        s_red[lid - HALF] = v;
+    for (uint f = 0u; f < 4u; f++) {
+        stash(2u * f * THREADS + lid, v[f]);
     }
     barrier();
-    if (lid < HALF) {
-        s_red[lid] = v + s_red[lid];
-    }
-    barrier();
-    for (uint half_size = HALF / 2u; half_size > 0u; half_size >>= 1) {
-        if (lid < half_size) {
-            s_red[lid] = s_red[lid] + s_red[lid + half_size];
+    if (lid < TW) {
+        dvec4 column;
+        for (uint f = 0u; f < 4u; f++) {
+            uint at = 2u * f * THREADS + lid;
+            double v0 = unstash(at);
+            double v1 = unstash(at + TW);
+            double v2 = unstash(at + 2u * TW);
+            double v3 = unstash(at + 3u * TW);
+            double v4 = unstash(at + 4u * TW);
+            double v5 = unstash(at + 5u * TW);
+            double v6 = unstash(at + 6u * TW);
+            double v7 = unstash(at + 7u * TW);
+            precise double sum = ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7));
+            column[f] = sum;
         }
-        barrier();
+        s_col[lid] = column;
     }
-    return s_red[0];
+    barrier();
+    double total = 0.0lf;
+    if (lid < 4u) {
+        double d[TW / 2u];
+        for (uint c = 0u; c < TW / 2u; c++) {
+            precise double pair = s_col[c][lid] + s_col[c + TW / 2u][lid];
+            d[c] = pair;
+        }
+        for (uint half_size = TW / 4u; half_size > 0u; half_size >>= 1) {
+            for (uint c = 0u; c < half_size; c++) {
+                precise double pair = d[c] + d[c + half_size];
+                d[c] = pair;
+            }
+        }
+        total = d[0];
+    }
+    return total;
 }
 
 void main() {
@@ -150,8 +205,8 @@ void main() {
             uint gx = min(x0 + c, width - 1u);
             uint gy = min(top + first + r, height - 1u);
             uint at = gy * width + gx;
-            s_a[i] = planes[a_offset + at];
-            s_b[i] = planes[b_offset + at];
+            s_in[i] = floatBitsToUint(planes[a_offset + at]);
+            s_in[B_AT + i] = floatBitsToUint(planes[b_offset + at]);
         }
         barrier();
 
@@ -170,19 +225,19 @@ void main() {
             precise double syy = 0.0lf;
             precise double sxy = 0.0lf;
             for (uint u = 0u; u < WIN; u++) {
-                float a = s_a[base + u];
-                float b = s_b[base + u];
+                float a = uintBitsToFloat(s_in[base + u]);
+                float b = uintBitsToFloat(s_in[B_AT + base + u]);
                 float t = TAPS[u];
                 precise float pa = a * t;
                 precise float pb = b * t;
                 precise float paa = (a * a) * t;
                 precise float pbb = (b * b) * t;
                 precise float pab = (a * b) * t;
-                m1 += widened(pa);
-                m2 += widened(pb);
+                m1 += widened_signed(pa);
+                m2 += widened_signed(pb);
                 sxx += widened_nonnegative(paa);
                 syy += widened_nonnegative(pbb);
-                sxy += widened(pab);
+                sxy += widened_signed(pab);
             }
             uint at = ((first + r) % IH) * TW + c;
             s_h[at] = narrowed(m1);
@@ -208,7 +263,7 @@ void main() {
                 for (uint v = 0u; v < WIN; v++) {
                     precise float p = s_h[q * HSIZE + slot * TW + tx] * TAPS[v];
                     // xx and yy (q = 2, 3) are filtered squares: never negative.
-                    sum += (q == 2u || q == 3u) ? widened_nonnegative(p) : widened(p);
+                    sum += (q == 2u || q == 3u) ? widened_nonnegative(p) : widened_signed(p);
                     slot = slot + 1u == IH ? 0u : slot + 1u;
                 }
                 f[q] = narrowed(sum);
@@ -224,13 +279,13 @@ void main() {
         }
 
         // Its barriers also keep the next band's horizontal pass from
-        // overwriting ring rows before every vertical pass has read them.
-        dvec4 total = tree_sum4(acc);
-        if (lid == 0u) {
+        // overwriting ring rows before every vertical pass has read them,
+        // and the next band's staging from overwriting s_in before the
+        // column steps have read it.
+        double total = tile_sums(acc);
+        if (lid < 4u) {
             uint group = band * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-            for (uint field = 0u; field < 4u; field++) {
-                partials[partial_base + group * 4u + field] = total[field];
-            }
+            partials[partial_base + group * 4u + lid] = total;
         }
     }
 }

@@ -30,7 +30,9 @@ use crate::features::float_ms_ssim::{
     MsSsimScore, SCALES, check_size, combine_scales, scale_sizes,
 };
 use crate::features::float_ssim::LcsMeans;
-use crate::features::float_ssim::gpu::{ScaleLayout, SsimStages, check_plane, mean_from_word};
+use crate::features::float_ssim::gpu::{
+    Samples, ScaleLayout, SsimStages, check_plane, mean_from_word,
+};
 
 /// Workgroup side of `ssim_lpf` (local size 16x16).
 const LPF_WG: u32 = 16;
@@ -102,7 +104,7 @@ impl MsSsimKernel {
             },
         )?;
         Ok(Self {
-            stages: SsimStages::new(ctx)?,
+            stages: SsimStages::new(ctx, true)?,
             lpf,
             width,
             height,
@@ -173,7 +175,11 @@ impl MsSsimKernel {
                 self.record_lpf(rec, &self.scales[i], &self.scales[i + 1])?;
             }
             let no_map = Err(&self.no_map);
-            self.stages.record_scale(rec, &self.scales[i], &self.planes, no_map, &self.partials)?;
+            // Scale 0 is the frame's samples; the low-pass table's negative
+            // taps can make later scales' samples negative.
+            let samples = if i == 0 { Samples::Nonnegative } else { Samples::Signed };
+            let (layout, planes) = (&self.scales[i], &self.planes);
+            self.stages.record_scale(rec, samples, layout, planes, no_map, &self.partials)?;
             steps.barrier(rec);
         }
         for (i, layout) in self.scales.iter().enumerate() {

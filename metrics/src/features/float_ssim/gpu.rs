@@ -188,11 +188,24 @@ impl ScaleLayout {
     }
 }
 
+/// What a scale's input samples may be, which picks the `ssim_scale`
+/// pipeline (its `NONNEGATIVE` constant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Samples {
+    /// +0.0 or positive: the frame's own samples, or box-decimated ones.
+    Nonnegative,
+    /// Of either sign: `float_ms_ssim`'s low-passed scales (its table has
+    /// negative taps).
+    Signed,
+}
+
 /// The pipelines both SSIM features share: input conversion/decimation, the
 /// fused per-scale pass and the fold.
 pub(crate) struct SsimStages {
     decimate: ComputePipeline,
     scale: ComputePipeline,
+    /// The scale pass for [`Samples::Signed`], made where asked for.
+    scale_signed: Option<ComputePipeline>,
     fold: ComputePipeline,
     constants: SsimConstants,
 }
@@ -206,14 +219,31 @@ fn pipeline(
 }
 
 impl SsimStages {
-    pub fn new(ctx: &Arc<GpuContext>) -> vqscope_gpu::Result<Self> {
+    /// The stages; `signed` also makes the scale pass for
+    /// [`Samples::Signed`] planes.
+    pub fn new(ctx: &Arc<GpuContext>, signed: bool) -> vqscope_gpu::Result<Self> {
+        let scale = |name, nonnegative: bool| {
+            ComputePipeline::new(
+                ctx,
+                &PipelineDesc {
+                    name,
+                    specialization: &[(0, u32::from(nonnegative))],
+                    ..PipelineDesc::new(vqscope_shaders::METRICS_SSIM_SCALE)
+                },
+            )
+        };
         Ok(Self {
             decimate: pipeline(
                 ctx,
                 "metrics/ssim_decimate",
                 vqscope_shaders::METRICS_SSIM_DECIMATE,
             )?,
-            scale: pipeline(ctx, "metrics/ssim_scale", vqscope_shaders::METRICS_SSIM_SCALE)?,
+            scale: scale("metrics/ssim_scale", true)?,
+            scale_signed: if signed {
+                Some(scale("metrics/ssim_scale (signed)", false)?)
+            } else {
+                None
+            },
             fold: pipeline(ctx, "metrics/ssim_fold", vqscope_shaders::METRICS_SSIM_FOLD)?,
             constants: SsimConstants::libvmaf(),
         })
@@ -271,6 +301,7 @@ impl SsimStages {
     pub fn record_scale(
         &self,
         rec: &mut Recorder<'_>,
+        samples: Samples,
         layout: &ScaleLayout,
         planes: &Buffer,
         map: Result<&Buffer, &Buffer>,
@@ -293,8 +324,17 @@ impl SsimStages {
         let map = map.unwrap_or_else(|no_map| no_map);
         let (start, len) = layout.span();
         let [gx, gy] = layout.groups();
+        let pipeline = match (samples, &self.scale_signed) {
+            (Samples::Nonnegative, _) => &self.scale,
+            (Samples::Signed, Some(signed)) => signed,
+            (Samples::Signed, None) => {
+                return Err(gpu_usage(
+                    "ssim_scale: signed samples, no pipeline made for them".into(),
+                ));
+            }
+        };
         rec.dispatch(
-            &self.scale,
+            pipeline,
             &[
                 Binding::BufferRange(planes, start, len),
                 Binding::Buffer(map),
@@ -390,7 +430,7 @@ impl SsimKernel {
         let map = Buffer::storage(ctx, "ssim map", u64::from(map_len) * 4)?;
         let partials = Buffer::storage(ctx, "ssim partials", u64::from(layout.partial_len()) * 8)?;
         Ok(Self {
-            stages: SsimStages::new(ctx)?,
+            stages: SsimStages::new(ctx, false)?,
             width,
             height,
             bpc,
@@ -454,7 +494,8 @@ impl SsimKernel {
         steps.barrier(rec);
         self.stages.record_inputs(rec, reference, distorted, self.scale, l, &self.planes)?;
         steps.barrier(rec);
-        self.stages.record_scale(rec, l, &self.planes, Ok(&self.map), &self.partials)?;
+        let samples = Samples::Nonnegative;
+        self.stages.record_scale(rec, samples, l, &self.planes, Ok(&self.map), &self.partials)?;
         steps.barrier(rec);
         self.stages.record_fold(rec, l, &self.partials, results, offset_words)?;
         steps.barrier(rec);
