@@ -138,7 +138,8 @@ float divide(float a, float b) {
 
 // Variance ratio and masking strength of one block; replaces its samples
 // by their DCT coefficients. Every loop is unrolled (constant indices: no
-// local memory).
+// local memory) by the driver: build.rs compiles this shader without
+// spirv-opt, whose unrolled copies would lose `precise`.
 //
 // The means: libvmaf adds the samples to a float in raster order, but the
 // samples are integers below 2^12, so every partial sum is an integer below
