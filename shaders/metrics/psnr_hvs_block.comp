@@ -4,7 +4,8 @@
 // block adds to the plane's float sum, in libvmaf's order, at
 // terms[(block - block_begin) * 64 + k] (blocks in raster order; the driver
 // binds the terms of the range alone, so that other work may read the
-// plane's other terms meanwhile). psnr_hvs_sum.comp adds them up.
+// plane's other terms meanwhile; the workgroup stores its 64 blocks' terms
+// together, from shared memory). psnr_hvs_sum.comp adds them up.
 // CPU twin: metrics/src/features/psnr_hvs/mod.rs (`block_terms`); driver:
 // metrics/src/features/psnr_hvs/gpu.rs.
 //
@@ -17,6 +18,7 @@
 // `sqrt` is. Divisions by 64, 16 and 32 are multiplications by the exact
 // reciprocal, which give the same bits.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 64) in;
 
@@ -24,7 +26,11 @@ layout(set = 0, binding = 0, std430) readonly buffer RefWords { uint ref_words[]
 layout(set = 0, binding = 1, std430) readonly buffer DisWords { uint dis_words[]; };
 // Per plane p: csf at [p * 128 + k], mask at [p * 128 + 64 + k].
 layout(set = 0, binding = 2, std430) readonly buffer Tables { float tables[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer Terms { float terms[]; };
+// The terms as float bits (moved, never converted).
+layout(set = 0, binding = 3, std430) writeonly buffer Terms { uint terms[]; };
+// The sum's quarter-window totals (psnr_hvs_sum_total.comp writes them for
+// other sums): four a window, the plane's from window_base * 4 on.
+layout(set = 0, binding = 4, std430) writeonly buffer Quarters { double quarter_totals[]; };
 
 #define PLANE_WORDS_A ref_words
 #define PLANE_WORDS_B dis_words
@@ -41,7 +47,8 @@ layout(push_constant, std430) uniform Push {
     float block_var_scale;     // libvmaf's float constant (1/63)·64
     float quadrant_var_scale;  // (1/15)·16
     uint block_begin;          // the blocks of this dispatch, raster order
-    uint block_end;
+    uint block_end;            // (block_begin a multiple of 64)
+    uint window_base;          // the plane's first window in the sum's buffers
 };
 
 const uint BLOCK = 8u;
@@ -104,16 +111,17 @@ void fdct8(inout int v[8]) {
     v = int[8](t0, t1, t2, t3, t4, t5, t6, t7);
 }
 
-// The 8-point DCT of each column becomes a row of the output.
+// The 8-point DCT of each column becomes a row of the output. Unrolled, so
+// that every index is a constant and the block stays in registers.
 void columns_to_rows(inout int b[64]) {
     int out_b[64];
-    for (uint c = 0u; c < BLOCK; c++) {
+    [[unroll]] for (uint c = 0u; c < BLOCK; c++) {
         int v[8];
-        for (uint r = 0u; r < BLOCK; r++) {
+        [[unroll]] for (uint r = 0u; r < BLOCK; r++) {
             v[r] = b[r * BLOCK + c];
         }
         fdct8(v);
-        for (uint r = 0u; r < BLOCK; r++) {
+        [[unroll]] for (uint r = 0u; r < BLOCK; r++) {
             out_b[c * BLOCK + r] = v[r];
         }
     }
@@ -129,22 +137,26 @@ float divide(float a, float b) {
 }
 
 // Variance ratio and masking strength of one block; replaces its samples
-// by their DCT coefficients.
+// by their DCT coefficients. Every loop is unrolled (constant indices: no
+// local memory) by the driver: build.rs compiles this shader without
+// spirv-opt, whose unrolled copies would lose `precise`.
+//
+// The means: libvmaf adds the samples to a float in raster order, but the
+// samples are integers below 2^12, so every partial sum is an integer below
+// 64 * 2^12 < 2^24 and exact in float: the integer sum, converted, is the
+// same float in any order.
 float analyse(inout int b[64]) {
-    precise float mean = 0.0;
-    precise float means[4] = float[4](0.0, 0.0, 0.0, 0.0);
-    for (uint k = 0u; k < 64u; k++) {
-        float v = float(b[k]);
-        mean += v;
-        means[quadrant(k)] += v;
+    int total = 0;
+    ivec4 totals = ivec4(0);
+    [[unroll]] for (uint k = 0u; k < 64u; k++) {
+        total += b[k];
+        totals[quadrant(k)] += b[k];
     }
-    mean *= 0.015625;
-    for (uint q = 0u; q < 4u; q++) {
-        means[q] *= 0.0625;
-    }
+    float mean = float(total) * 0.015625;
+    vec4 means = vec4(totals) * 0.0625;
     precise float var = 0.0;
     precise float vars[4] = float[4](0.0, 0.0, 0.0, 0.0);
-    for (uint k = 0u; k < 64u; k++) {
+    [[unroll]] for (uint k = 0u; k < 64u; k++) {
         precise float d = float(b[k]) - mean;
         var += d * d;
         uint q = quadrant(k);
@@ -152,50 +164,91 @@ float analyse(inout int b[64]) {
         vars[q] += dq * dq;
     }
     var *= block_var_scale;
-    for (uint q = 0u; q < 4u; q++) {
+    [[unroll]] for (uint q = 0u; q < 4u; q++) {
         vars[q] *= quadrant_var_scale;
     }
     if (var > 0.0) {
-        precise float total = vars[0] + vars[1] + vars[2] + vars[3];
-        var = divide(total, var);
+        precise float sum = vars[0] + vars[1] + vars[2] + vars[3];
+        var = divide(sum, var);
     }
     columns_to_rows(b);
     columns_to_rows(b);
     precise float energy = 0.0;
-    for (uint k = 1u; k < 64u; k++) {
+    [[unroll]] for (uint k = 1u; k < 64u; k++) {
         energy += float(b[k] * b[k]) * tables[table * 128u + 64u + k];
     }
     precise float product = energy * var;
     return float(sqrt(double(product)) * 0.03125lf);
 }
 
+// The workgroup's terms (float bits), staged so that the stores to `terms`
+// are contiguous across invocations (an invocation's own 64 terms are 256
+// bytes apart from its neighbour's): block i's term k at i * 65 + k (the
+// odd stride keeps the banks apart both ways).
+const uint STAGE = 65u;
+shared uint staged[64u * STAGE];
+// Each block's terms' total, in double.
+shared double block_totals[64];
+
 void main() {
-    uint block = block_begin + gl_GlobalInvocationID.x;
-    if (block >= block_end) {
-        return;
-    }
-    uint x0 = (block % blocks_x) * STEP;
-    uint y0 = (block / blocks_x) * STEP;
-    int r[64];
-    int d[64];
-    for (uint k = 0u; k < 64u; k++) {
-        r[k] = int(plane_load(ref_plane, x0 + k % BLOCK, y0 + k / BLOCK));
-        d[k] = int(plane_load_b(dis_plane, x0 + k % BLOCK, y0 + k / BLOCK));
-    }
-    float masking = analyse(r);
-    float d_masking = analyse(d);
-    if (d_masking > masking) {
-        masking = d_masking;
-    }
-    uint out_base = (block - block_begin) * 64u;
-    for (uint k = 0u; k < 64u; k++) {
-        precise float err = float(abs(r[k] - d[k]));
-        if (k != 0u) {
-            float floor_k = divide(masking, tables[table * 128u + 64u + k]);
-            err = err < floor_k ? 0.0 : err - floor_k;
+    uint lane = gl_LocalInvocationID.x;
+    uint group_first = block_begin + gl_WorkGroupID.x * 64u;
+    uint block = group_first + lane;
+    double total = 0.0lf;
+    if (block < block_end) {
+        uint x0 = (block % blocks_x) * STEP;
+        uint y0 = (block / blocks_x) * STEP;
+        // The reference's coefficients wait in this invocation's stage
+        // slots while the distorted block is analysed (64 registers
+        // fewer), and give way to the terms one by one.
+        int r[64];
+        [[unroll]] for (uint k = 0u; k < 64u; k++) {
+            r[k] = int(plane_load(ref_plane, x0 + k % BLOCK, y0 + k / BLOCK));
         }
-        precise float weighted = err * tables[table * 128u + k];
-        precise float term = weighted * weighted;
-        terms[out_base + k] = term;
+        float masking = analyse(r);
+        [[unroll]] for (uint k = 0u; k < 64u; k++) {
+            staged[lane * STAGE + k] = uint(r[k]);
+        }
+        int d[64];
+        [[unroll]] for (uint k = 0u; k < 64u; k++) {
+            d[k] = int(plane_load_b(dis_plane, x0 + k % BLOCK, y0 + k / BLOCK));
+        }
+        float d_masking = analyse(d);
+        if (d_masking > masking) {
+            masking = d_masking;
+        }
+        [[unroll]] for (uint k = 0u; k < 64u; k++) {
+            int r_k = int(staged[lane * STAGE + k]);
+            precise float err = float(abs(r_k - d[k]));
+            if (k != 0u) {
+                float floor_k = divide(masking, tables[table * 128u + 64u + k]);
+                err = err < floor_k ? 0.0 : err - floor_k;
+            }
+            precise float weighted = err * tables[table * 128u + k];
+            precise float term = weighted * weighted;
+            staged[lane * STAGE + k] = floatBitsToUint(term);
+            total += double(term);
+        }
+    }
+    block_totals[lane] = total;
+    barrier();
+    // Block group_first + i's term k goes to (group_first + i - block_begin)
+    // * 64 + k: this invocation stores word lane of each block in turn.
+    uint blocks_here = min(64u, block_end - group_first);
+    uint out_base = (group_first - block_begin) * 64u;
+    for (uint i = 0u; i < blocks_here; i++) {
+        terms[out_base + i * 64u + lane] = staged[i * STAGE + lane];
+    }
+    // The workgroup's 64 blocks are a quarter of a window of the sum's
+    // terms (QUARTER terms from quarter * QUARTER): its total (only an
+    // estimate for the sum's passes, so any order will do) saves them a
+    // pass over the terms.
+    if (lane == 0u) {
+        double quarter_total = 0.0lf;
+        for (uint i = 0u; i < 64u; i++) {
+            quarter_total += block_totals[i];
+        }
+        uint quarter = group_first / 64u;
+        quarter_totals[window_base * 4u + quarter] = quarter_total;
     }
 }

@@ -11,14 +11,18 @@
 // computed from the chunk's terms; a window off its candidates counts as a
 // crossing, so it is split into chunks), scan them, and advance to the
 // first item where the sum reaches the next binade. A window there is
-// split into its chunks next round; a chunk is walked term by term by its
-// invocation, the crossing additions done as float additions. A dispatch
-// runs at most ROUNDS rounds and leaves its state in state[slot] for the
-// next (lavapipe ends a shader's loops after 65535 iterations in all);
+// split into its chunks next round; a chunk is walked by the first
+// subgroup, a subgroup's width of terms a scan, the crossing additions done
+// as float additions. A dispatch
+// runs at most `rounds` rounds and leaves its state in state[slot] for the
+// next (lavapipe ends a shader's loops after 65535 iterations in all; see
+// `CPU_ROUNDS` in gpu.rs);
 // results[out_word] gets the float bits of the sum so far after each.
 // CPU twin: metrics/src/features/psnr_hvs/mod.rs (`plane_sum`); driver and
 // the proof: metrics/src/features/psnr_hvs/gpu.rs (`PlaneSum`).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 
 layout(local_size_x = 256) in;
 
@@ -39,26 +43,25 @@ layout(push_constant, std430) uniform Push {
     uint first;
     uint out_word;
     uint slot;
+    uint rounds;  // at most this many rounds
 };
 
 const uint GROUP = 256u;
+#define PSNR_HVS_SUBGROUP_WALK
 #define PSNR_HVS_WALK
 #include "psnr_hvs_sum.glsl"
 
-// Rounds per dispatch: each round's loops take at most 1 + 8 + 2 * PER
-// iterations (`walk_round`), so 400 rounds stay below lavapipe's 65535.
-// `ROUNDS` in gpu.rs must agree.
-const uint ROUNDS = 400u;
-
 void main() {
-    uint lane = gl_LocalInvocationID.x;
+    // Items go to invocations in subgroup order (the rounds scan within
+    // subgroups, then across them); full subgroups make this 0 .. GROUP - 1.
+    uint lane = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
     if (lane == 0u) {
         uvec4 st = uvec4(0u, uint(LOWEST), 0u, 0u);
         if (first == 0u) {
             st = state[slot];
         } else if (term_count != 0u) {
             // Pass 2 left the exact state after the first window.
-            st = uvec4(windows[window_base * WIN_STRIDE + 1u].zw, min(WINDOW, term_count), 0u);
+            st = uvec4(windows[window_base * WIN_STRIDE].zw, min(WINDOW, term_count), 0u);
         }
         run_s = st.x;
         run_e = int(st.y);
@@ -67,7 +70,7 @@ void main() {
     }
     barrier();
     uint window_end = (term_count + WINDOW - 1u) / WINDOW;
-    for (uint r = 0u; r < ROUNDS; r++) {
+    for (uint r = 0u; r < rounds; r++) {
         if (!walk_round(lane, window_end)) {
             break;
         }

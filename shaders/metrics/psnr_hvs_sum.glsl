@@ -21,9 +21,11 @@
 const uint PER = 64u;
 const uint CHUNKS = 256u;
 const uint WINDOW = PER * CHUNKS;
-// Per window in the windows buffer: [0] its terms' total (double bits),
-// [1] its two candidate grids, [2] its pairs on them.
-const uint WIN_STRIDE = 3u;
+// Per window in the windows buffer: [0] its two candidate grids, [1] its
+// pairs on them. Its four quarters' totals (QUARTER terms each) are in a
+// buffer of doubles of their own.
+const uint WIN_STRIDE = 2u;
+const uint QUARTER = WINDOW / 4u;
 // S's bound on a grid: 2^24 units are 2^(E+24), the next binade.
 const uint LIMIT = 1u << 24;
 // Composed steps are clamped here: a step that is not below LIMIT only
@@ -126,43 +128,68 @@ uvec2 add_exactly(uint s, int e, float t) {
     return uvec2((out_bits & 0x7fffffu) | 0x800000u, uint(int(out_bits >> 23) - 150));
 }
 
-// Adds terms [lo, hi) (at most PER) one by one to S * 2^e (S < LIMIT), on
-// the grid while the sum stays in its binade, as float additions where it
-// leaves it; returns (S, E) after them, and in `end` the next term's index
-// (term_count once the sum is infinite).
-uvec2 add_terms(uint lo, uint hi, uint s, int e, out uint end) {
-    float ts[PER];
-    [[unroll]] for (uint j = 0u; j < PER; j++) {
-        ts[j] = lo + j < hi ? terms[term_base + lo + j] : 0.0;
+#ifdef PSNR_HVS_SUBGROUP_WALK
+// What a walk on one subgroup needs (psnr_hvs_sum_first.comp,
+// psnr_hvs_sum.comp): the including shader has the subgroup extensions
+// (basic, arithmetic), `terms`, `term_base`, GROUP and full subgroups
+// (lanes 0 .. gl_SubgroupSize - 1).
+shared uvec2 scan_pairs[GROUP];
+
+// Inclusive scan of the subgroup's pairs, composed in invocation order
+// (`then`: exact below LIMIT in any grouping), through shared memory: the
+// device is asked for subgroup arithmetic and ballots, not shuffles.
+uvec2 subgroup_scan(uvec2 pair, uint sl) {
+    uint at = gl_SubgroupID * gl_SubgroupSize + sl;
+    for (uint reach = 1u; reach < gl_SubgroupSize; reach <<= 1) {
+        scan_pairs[at] = pair;
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+        if (sl >= reach) {
+            pair = then(scan_pairs[at - reach], pair);
+        }
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
     }
-    end = hi;
-    for (uint j = 0u; j < hi - lo; j++) {
-        uint after = apply(step_of(ts[j], e), s);
-        if (after < LIMIT) {
-            s = after;
+    return pair;
+}
+
+// `add_terms` on the whole subgroup: terms [from, to) added to S * 2^e (S <
+// LIMIT), gl_SubgroupSize at a time. S only grows, so the invocations whose
+// running S reaches LIMIT are a suffix: the first of them (the first term
+// that may leave the grid) and the S before it are a min and a max across
+// the subgroup; that term is a float addition, and the walk goes on after
+// it on the new grid. Returns (S, E); E > HIGHEST once the sum is infinite.
+uvec2 walk_terms(uint from, uint to, uint s, int e, uint sl) {
+    uint width = gl_SubgroupSize;
+    uint j = from;
+    while (j < to && e <= HIGHEST) {
+        float t = j + sl < to ? terms[term_base + j + sl] : 0.0;
+        uint t_end = apply(subgroup_scan(step_of(t, e), sl), s);
+        uint at = subgroupMin(t_end >= LIMIT ? sl : width);
+        s = subgroupMax(t_end < LIMIT ? t_end : s);
+        if (at == width) {
+            j += width;
             continue;
         }
-        uvec2 grid = add_exactly(s, e, ts[j]);
+        uvec2 grid = add_exactly(s, e, terms[term_base + j + at]);
         s = grid.x;
         e = int(grid.y);
-        if (e > HIGHEST) {
-            // Infinite: finite terms leave it so.
-            end = term_count;
-            break;
-        }
+        j += at + 1u;
     }
     return uvec2(s, uint(e));
 }
+#endif
 
 #ifdef PSNR_HVS_WALK
-// The walk over the items after the sum's exact state (psnr_hvs_sum.comp,
-// and psnr_hvs_sum_window.comp for a sum's first window, which starts at
-// 0): the including shader has `terms`, `windows`, `chunks`, the push
-// constants `term_base`, `term_count`, `window_base`, and GROUP (256)
-// invocations.
-// Inclusive scan of the invocations' step pairs.
-shared uint scan_even[GROUP];
-shared uint scan_odd[GROUP];
+// The walk over the items after the sum's exact state (psnr_hvs_sum.comp):
+// the including shader has `terms`, `windows`, `chunks`, the push
+// constants `term_base`, `term_count`, `window_base`, GROUP (256)
+// invocations and PSNR_HVS_SUBGROUP_WALK.
+// Each subgroup's composed pairs; the round's first crossing item and the
+// S before it.
+shared uvec2 group_pairs[GROUP];
+shared uint round_first;
+shared uint round_below;
 // The running sum S * 2^E, the next term's index, whether the window
 // starting there is to be split into its chunks.
 shared uint run_s;
@@ -173,8 +200,8 @@ shared uint run_split;
 // The pair of window v (of this sum) on grid e; LIMIT (a crossing, so the
 // window gets split) when e is neither of its candidates.
 uvec2 window_pair(uint v, int e) {
-    ivec2 grids = ivec2(windows[(window_base + v) * WIN_STRIDE + 1u].xy);
-    uvec4 pairs = windows[(window_base + v) * WIN_STRIDE + 2u];
+    ivec2 grids = ivec2(windows[(window_base + v) * WIN_STRIDE].xy);
+    uvec4 pairs = windows[(window_base + v) * WIN_STRIDE + 1u];
     if (e == grids.x) {
         return pairs.xy;
     }
@@ -184,7 +211,7 @@ uvec2 window_pair(uint v, int e) {
 // The candidate grids of chunk c of window v: its window's, unless the
 // including shader has its own.
 #ifndef CHUNK_GRIDS
-#define CHUNK_GRIDS(v, c) ivec2(windows[(window_base + (v)) * WIN_STRIDE + 1u].xy)
+#define CHUNK_GRIDS(v, c) ivec2(windows[(window_base + (v)) * WIN_STRIDE].xy)
 #endif
 
 // The pair of chunk c of window v, terms [lo, hi), on grid e: pass 2's
@@ -198,20 +225,13 @@ uvec2 chunk_pair(uint v, uint c, uint lo, uint hi, int e) {
     return e == grids.y ? pairs.zw : chunk_of_terms(term_base, lo, hi, e);
 }
 
-// Stores the state after adding terms [lo, hi) to S * 2^e (`add_terms`).
-void walk(uint lo, uint hi, uint s, int e) {
-    uint end;
-    uvec2 after = add_terms(lo, hi, s, e, end);
-    run_s = after.x;
-    run_e = int(after.y);
-    run_pos = end;
-    run_split = 0u;
-}
-
 // One round from the shared state, over windows below `window_end` (their
-// terms, at most): false, doing nothing, once the walk is done. Its loops
-// take at most 1 + 8 (scan) + PER (a chunk's terms) + PER (the walk)
-// iterations.
+// terms, at most): false, doing nothing, once the walk is done. Four
+// workgroup barriers a round. Its loops take at most log2(subgroup) (scan)
+// + GROUP / subgroup - 1 (the subgroups before) + (1 + log2(subgroup)) *
+// (PER / subgroup) (a chunk's terms) iterations, plus 1 + log2(subgroup)
+// per crossing in the chunk: 2 + 63 + 48 = 113 at lavapipe's smallest
+// subgroup (4), plus 3 per crossing.
 bool walk_round(uint lane, uint window_end) {
     uint pos = run_pos;
     uint s = run_s;
@@ -221,6 +241,10 @@ bool walk_round(uint lane, uint window_end) {
     barrier();
     if (pos >= stop || e > HIGHEST) {
         return false;
+    }
+    if (lane == 0u) {
+        round_first = GROUP;
+        round_below = s;
     }
     // pos starts a chunk. Items: the chunks left in its window (all of them
     // when it is to be split), then whole windows.
@@ -247,39 +271,57 @@ bool walk_round(uint lane, uint window_end) {
             }
         }
     }
-    scan_even[lane] = mine.x;
-    scan_odd[lane] = mine.y;
-    barrier();
-    for (uint reach = 1u; reach < GROUP; reach <<= 1) {
-        uvec2 before = uvec2(0u);
-        if (lane >= reach) {
-            before = uvec2(scan_even[lane - reach], scan_odd[lane - reach]);
-        }
-        barrier();
-        if (lane >= reach) {
-            uvec2 upto = then(before, uvec2(scan_even[lane], scan_odd[lane]));
-            scan_even[lane] = upto.x;
-            scan_odd[lane] = upto.y;
-        }
-        barrier();
+    // The items' pairs scanned: within each subgroup, then the subgroups
+    // before it composed in order. S only grows, so the invocations whose
+    // running S reaches LIMIT are a suffix: the first of them and the S
+    // before it are a min and a max.
+    uint sl = gl_SubgroupInvocationID;
+    uvec2 upto = subgroup_scan(mine, sl);
+    if (sl == gl_SubgroupSize - 1u) {
+        group_pairs[gl_SubgroupID] = upto;
     }
-    uint s_end = apply(uvec2(scan_even[lane], scan_odd[lane]), s);
-    uint s_start = lane == 0u ? s : apply(uvec2(scan_even[lane - 1u], scan_odd[lane - 1u]), s);
     barrier();
-    if (s_start < LIMIT && s_end >= LIMIT) {
-        // The first item where the sum leaves its binade (or a window off
-        // its candidates).
-        if (is_chunk) {
-            walk(lo, hi, s_start, e);
-        } else {
-            run_s = s_start;
+    uvec2 before = uvec2(0u);
+    for (uint g = 0u; g < gl_SubgroupID; g++) {
+        before = then(before, group_pairs[g]);
+    }
+    uint s_end = apply(then(before, upto), s);
+    uint first = subgroupMin(s_end >= LIMIT ? lane : GROUP);
+    uint below = subgroupMax(s_end < LIMIT ? s_end : s);
+    if (sl == 0u) {
+        atomicMin(round_first, first);
+        atomicMax(round_below, below);
+    }
+    barrier();
+    first = round_first;
+    below = round_below;
+    if (first == GROUP) {
+        // No crossing: past every item.
+        if (lane == GROUP - 1u) {
+            run_s = s_end;
+            run_pos = hi;
+            run_split = 0u;
+        }
+    } else if (first >= in_chunks) {
+        // A window where the sum leaves its binade (or off its candidates):
+        // split next round.
+        if (lane == first) {
+            run_s = below;
             run_pos = lo;
             run_split = 1u;
         }
-    } else if (lane == GROUP - 1u && s_end < LIMIT) {
-        run_s = s_end;
-        run_pos = hi;
-        run_split = 0u;
+    } else if (gl_SubgroupID == 0u) {
+        // A chunk where it does: its terms, on the first subgroup.
+        uint c_lo = min(w0 * WINDOW + (c0 + first) * PER, stop);
+        uint c_hi = min(c_lo + PER, stop);
+        uvec2 after = walk_terms(c_lo, c_hi, below, e, sl);
+        if (sl == 0u) {
+            run_s = after.x;
+            run_e = int(after.y);
+            // Infinite: finite terms leave it so.
+            run_pos = int(after.y) > HIGHEST ? term_count : c_hi;
+            run_split = 0u;
+        }
     }
     barrier();
     return true;

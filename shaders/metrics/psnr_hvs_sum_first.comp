@@ -11,6 +11,8 @@
 // them) and its latency overlaps that work.
 // Driver and proof: metrics/src/features/psnr_hvs/gpu.rs (`PlaneSum`).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 
 layout(local_size_x = 256) in;
 
@@ -28,6 +30,7 @@ layout(push_constant, std430) uniform Push {
 const uint GROUP = 256u;
 shared ivec2 chunk_grids[GROUP];
 shared uvec4 first_pairs[GROUP];
+#define PSNR_HVS_SUBGROUP_WALK
 #include "psnr_hvs_sum.glsl"
 #include "psnr_hvs_sum_grids.glsl"
 
@@ -65,35 +68,51 @@ void main() {
     }
     first_pairs[lane] = uvec4(p0, p1);
     barrier();
-    if (lane != 0u) {
+    if (gl_SubgroupID != 0u) {
         return;
     }
-    // One invocation walks the chunks in order from shared memory: a chunk
-    // whose pair on the sum's grid keeps S below LIMIT is one step; the
-    // chunk where the sum leaves its binade (or a chunk off its candidate
-    // grids) is added term by term. No barriers, no rounds: the sum's many
-    // crossings here cost a chunk's walk each.
+    // The first subgroup walks the chunks in order from shared memory,
+    // gl_SubgroupSize at a time: their pairs on the sum's grid, scanned,
+    // advance S past every chunk before the first whose step reaches LIMIT;
+    // that chunk (where the sum leaves its binade, or may) is walked
+    // term by term the same way, each crossing addition done as a float
+    // addition. S only grows, so the lanes whose running S reaches LIMIT
+    // are a suffix: the first of them and the S before it are a min and a
+    // max across the subgroup. No workgroup barriers; one scan per
+    // gl_SubgroupSize items or per crossing.
+    uint sl = gl_SubgroupInvocationID;
+    uint width = gl_SubgroupSize;
     uint n = min(term_count, WINDOW);
+    uint chunk_count = (n + PER - 1u) / PER;
     uint s = 0u;
     int e = LOWEST;
-    for (uint c = 0u; c * PER < n && e <= HIGHEST; c++) {
-        uint from = c * PER;
-        uint to = min(from + PER, n);
-        ivec2 grids = chunk_grids[c];
-        uvec4 pairs = first_pairs[c];
-        uvec2 pair = e == grids.x   ? pairs.xy
-                     : e == grids.y ? pairs.zw
-                                    : chunk_of_terms(term_base, from, to, e);
-        uint after = apply(pair, s);
-        if (after < LIMIT) {
-            s = after;
+    uint c = 0u;
+    while (c < chunk_count && e <= HIGHEST) {
+        uint mine = c + sl;
+        uvec2 pair = uvec2(0u);
+        if (mine < chunk_count) {
+            uint from = mine * PER;
+            ivec2 grids = chunk_grids[mine];
+            uvec4 pairs = first_pairs[mine];
+            pair = e == grids.x   ? pairs.xy
+                   : e == grids.y ? pairs.zw
+                                  : chunk_of_terms(term_base, from, min(from + PER, n), e);
+        }
+        uint s_end = apply(subgroup_scan(pair, sl), s);
+        uint first = subgroupMin(s_end >= LIMIT ? sl : width);
+        s = subgroupMax(s_end < LIMIT ? s_end : s);
+        if (first == width) {
+            c += width;
             continue;
         }
-        uint end;
-        uvec2 after_chunk = add_terms(from, to, s, e, end);
-        s = after_chunk.x;
-        e = int(after_chunk.y);
+        uint from = (c + first) * PER;
+        uvec2 after = walk_terms(from, min(from + PER, n), s, e, sl);
+        s = after.x;
+        e = int(after.y);
+        c += first + 1u;
     }
     // Pass 3 starts after this window and reads only the state.
-    windows[window_base * WIN_STRIDE + 1u] = uvec4(0u, 0u, s, uint(e));
+    if (sl == 0u) {
+        windows[window_base * WIN_STRIDE] = uvec4(0u, 0u, s, uint(e));
+    }
 }

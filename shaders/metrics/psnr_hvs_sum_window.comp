@@ -1,7 +1,8 @@
 #version 460
 // psnr_hvs's exact float sum, pass 2 of 3: one workgroup per window of
-// WINDOW terms but a sum's first (psnr_hvs_sum_first.comp walks that). From the double totals of the windows before it (pass 1)
-// it estimates the running sum at the window's start and picks its
+// WINDOW terms but a sum's first (psnr_hvs_sum_first.comp walks that).
+// From the double totals of the quarter windows before it (pass 1, or the
+// psnr_hvs blocks pass) it estimates the running sum at the window's start and picks its
 // candidate grids: the estimate's, and where the window should cross into
 // the next binade or the estimate lies within 1/64 of a binade's edge, the
 // neighbouring grid too (else the same one twice). For each it writes
@@ -16,6 +17,8 @@ layout(local_size_x = 256) in;
 layout(set = 0, binding = 0, std430) readonly buffer Terms { float terms[]; };
 layout(set = 0, binding = 1, std430) buffer Windows { uvec4 windows[]; };
 layout(set = 0, binding = 2, std430) buffer Chunks { uvec4 chunks[]; };
+// Four a window, from window_base on.
+layout(set = 0, binding = 3, std430) readonly buffer Quarters { double quarter_totals[]; };
 
 // Twin: `PassPush` in metrics/src/features/psnr_hvs/gpu.rs; the two must
 // agree.
@@ -32,13 +35,22 @@ const uint GROUP = 256u;
 shared double part[GROUP];
 shared uvec4 pairs[GROUP];
 
+// The total of quarter q of this sum.
+double quarter_total(uint q) {
+    return quarter_totals[window_base * 4u + q];
+}
+// Terms of each chunk per copy; the slice holds them as float bits, a
+// chunk's SLICE + 1 apart (an odd stride: no bank conflicts either way).
+const uint SLICE = 8u;
+shared uint slice[GROUP * (SLICE + 1u)];
+
 void main() {
     uint lane = gl_LocalInvocationID.x;
     uint w = gl_WorkGroupID.x + 1u;
     // The running sum's estimate: the totals of the windows before.
     double before = 0.0lf;
-    for (uint v = lane; v < w; v += GROUP) {
-        before += packDouble2x32(windows[(window_base + v) * WIN_STRIDE].xy);
+    for (uint q = lane; q < 4u * w; q += GROUP) {
+        before += quarter_total(q);
     }
     part[lane] = before;
     for (uint reach = GROUP / 2u; reach > 0u; reach >>= 1) {
@@ -49,26 +61,38 @@ void main() {
     }
     barrier();
     double start = part[0];
-    ivec2 grids = candidates(start, start + packDouble2x32(windows[(window_base + w) * WIN_STRIDE].xy));
-    // This invocation's chunk.
-    uint lo = min(w * WINDOW + lane * PER, term_count);
-    uint hi = min(lo + PER, term_count);
-    float ts[PER];
-    [[unroll]] for (uint j = 0u; j < PER; j++) {
-        ts[j] = lo + j < hi ? terms[term_base + lo + j] : 0.0;
+    double own = 0.0lf;
+    for (uint q = 4u * w; q < 4u * w + 4u && q * QUARTER < term_count; q++) {
+        own += quarter_total(q);
     }
-    // The chunk's pairs on both grids.
+    ivec2 grids = candidates(start, start + own);
+    // This invocation's chunk's pairs on both grids, SLICE terms at a time:
+    // the workgroup first copies the next SLICE terms of every chunk to
+    // shared memory, SLICE consecutive invocations reading one chunk's
+    // (whole 32-byte sectors, where an invocation reading its own chunk
+    // would touch a sector per invocation per term).
+    bool two = grids.y != grids.x;
     uvec2 p0 = uvec2(0u);
     uvec2 p1 = uvec2(0u);
-    if (grids.y != grids.x) {
-        [[unroll]] for (uint j = 0u; j < PER; j++) {
-            p0 = then(p0, step_of(ts[j], grids.x));
-            p1 = then(p1, step_of(ts[j], grids.y));
+    for (uint i = 0u; i < PER / SLICE; i++) {
+        [[unroll]] for (uint m = 0u; m < SLICE; m++) {
+            uint q = lane + GROUP * m;
+            uint c = q / SLICE;
+            uint index = w * WINDOW + c * PER + i * SLICE + q % SLICE;
+            float t = index < term_count ? terms[term_base + index] : 0.0;
+            slice[c * (SLICE + 1u) + q % SLICE] = floatBitsToUint(t);
         }
-    } else {
-        [[unroll]] for (uint j = 0u; j < PER; j++) {
-            p0 = then(p0, step_of(ts[j], grids.x));
+        barrier();
+        [[unroll]] for (uint j = 0u; j < SLICE; j++) {
+            float t = uintBitsToFloat(slice[lane * (SLICE + 1u) + j]);
+            p0 = then(p0, step_of(t, grids.x));
+            if (two) {
+                p1 = then(p1, step_of(t, grids.y));
+            }
         }
+        barrier();
+    }
+    if (!two) {
         p1 = p0;
     }
     chunks[(window_base + w) * CHUNKS + lane] = uvec4(p0, p1);
@@ -85,7 +109,7 @@ void main() {
     }
     barrier();
     if (lane == 0u) {
-        windows[(window_base + w) * WIN_STRIDE + 1u] = uvec4(uvec2(grids), 0u, 0u);
-        windows[(window_base + w) * WIN_STRIDE + 2u] = pairs[0];
+        windows[(window_base + w) * WIN_STRIDE] = uvec4(uvec2(grids), 0u, 0u);
+        windows[(window_base + w) * WIN_STRIDE + 1u] = pairs[0];
     }
 }

@@ -7,19 +7,20 @@
 //!
 //! 1. `psnr_hvs_block`: one invocation per 8x8 block computes the 64 values
 //!    the block adds (DCT, variances, masking, CSF weights), bit for bit as
-//!    [`super::block_terms`], into the terms buffer; first the 256 blocks of
-//!    each plane's first window of terms, then, beside `psnr_hvs_sum_first`
-//!    walking those windows (a chain of rounds on one workgroup each), the
-//!    rest;
+//!    [`super::block_terms`], with the block in registers (every loop
+//!    unrolled); the workgroup's 64 blocks store their terms together from
+//!    shared memory, and their total in double (a quarter window's, for
+//!    [`PlaneSum`]'s estimates). First the 256 blocks of each plane's first
+//!    window of terms, then, beside `psnr_hvs_sum_first` walking those
+//!    windows (one subgroup each), the rest;
 //! 2. [`PlaneSum`], the three planes side by side: each plane's float sum
-//!    of its terms in libvmaf's order. `psnr_hvs_sum_total` and
-//!    `psnr_hvs_sum_window` run one workgroup per window of 16384 terms
-//!    (about a thousand at 4K): window totals in double, then, on one or
-//!    two grids guessed from the totals before the window, the composed
-//!    integer step pairs of each 64-term chunk and of the window.
+//!    of its terms in libvmaf's order. `psnr_hvs_sum_window` runs one
+//!    workgroup per window of 16384 terms (about a thousand at 4K): on one
+//!    or two grids guessed from the quarter totals before the window, the
+//!    composed integer step pairs of each 64-term chunk and of the window.
 //!    `psnr_hvs_sum` then walks each plane with one workgroup, 256 chunks or
 //!    windows a round, from those pairs; only chunks where the sum leaves
-//!    its binade are added term by term.
+//!    its binade are added term by term (a subgroup's width at a time).
 //!
 //! libvmaf's accumulator is a single float per plane, so every addition
 //! rounds and no tree or partial sums of floats or doubles reproduce its
@@ -31,7 +32,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
     Binding, Buffer, ComputePipeline, GpuContext, GpuError, PipelineDesc, Recorder, Submitter,
-    Timestamps, upload_buffer,
+    Timestamps, upload_buffer, vk,
 };
 use vqscope_video::Geometry;
 
@@ -40,11 +41,13 @@ use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
 use crate::features::Steps;
 
-/// What [`PsnrHvsKernel::record`] times: the blocks' terms with the first
-/// windows' walks beside them, then the sum's three other passes.
-pub const PHASES: [&str; 4] = ["blocks + first windows", "sum totals", "sum windows", "sum walk"];
+/// What [`PsnrHvsKernel::record`] times: the blocks' terms (and their
+/// quarter-window totals) with the first windows' walks beside them, then
+/// the sum's two other passes.
+pub const PHASES: [&str; 3] = ["blocks + first windows", "sum windows", "sum walk"];
 
-/// Invocations per `psnr_hvs_block` workgroup (its `local_size_x`).
+/// Invocations per `psnr_hvs_block` workgroup (its `local_size_x`), one a
+/// block; its dispatches start at multiples of it.
 const BLOCK_GROUP: u32 = 64;
 /// Terms of a chunk (`PER` in psnr_hvs_sum.glsl).
 const CHUNK: u32 = 64;
@@ -53,11 +56,18 @@ const CHUNKS: u32 = 256;
 /// Terms of a window.
 const WINDOW: u32 = CHUNK * CHUNKS;
 /// `uvec4`s per window in the windows buffer (`WIN_STRIDE` there).
-const WIN_STRIDE: u64 = 3;
-/// Rounds per `psnr_hvs_sum` dispatch (`ROUNDS` there): lavapipe ends a
-/// shader's loops after 65535 iterations in all, so a long walk continues
-/// in further dispatches from the state the previous one stored.
-const ROUNDS: u32 = 400;
+const WIN_STRIDE: u64 = 2;
+// A `psnr_hvs_block` workgroup's terms are a quarter window, whose total it
+// writes.
+const _: () = assert!(BLOCK_GROUP * COEFFS as u32 * 4 == WINDOW);
+/// Rounds per `psnr_hvs_sum` dispatch on a CPU device: lavapipe ends a
+/// shader's loops after 65535 iterations in all, and a round's loops take
+/// at most 113 iterations, plus 3 per crossing (of which a walk has at most
+/// [`MAX_CROSSINGS`]; `walk_round` in psnr_hvs_sum.glsl), so 400 rounds
+/// take at most 45,962; a long walk continues in further dispatches from
+/// the state the previous one stored. Other devices walk a sum in one
+/// dispatch (each further one costs a barrier even when the walk is done).
+const CPU_ROUNDS: u32 = 400;
 /// Most additions of finite terms that leave a grid (see [`PlaneSum`]):
 /// each raises the grid's exponent, from -149 to at most 105 (infinity,
 /// after which the sum stops).
@@ -79,6 +89,7 @@ struct BlockPush {
     quadrant_var_scale: f32,
     block_begin: u32,
     block_end: u32,
+    window_base: u32,
 }
 
 /// Twin of the push constants of psnr_hvs_sum_first.comp,
@@ -102,6 +113,7 @@ struct SumPush {
     first: u32,
     out_word: u32,
     slot: u32,
+    rounds: u32,
 }
 
 /// The twins above as the layout test checks them against the SPIR-V
@@ -115,7 +127,7 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
     vec![
         twin!(BlockPush as "Push" in [METRICS_PSNR_HVS_BLOCK] {
             ref_plane, dis_plane, blocks_x, blocks_y, table, block_var_scale, quadrant_var_scale,
-            block_begin, block_end,
+            block_begin, block_end, window_base,
         }),
         twin!(PassPush as "Push" in [
             METRICS_PSNR_HVS_SUM_FIRST, METRICS_PSNR_HVS_SUM_TOTAL, METRICS_PSNR_HVS_SUM_WINDOW
@@ -123,7 +135,7 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
             term_base, term_count, window_base,
         }),
         twin!(SumPush as "Push" in [METRICS_PSNR_HVS_SUM] {
-            term_base, term_count, window_base, first, out_word, slot,
+            term_base, term_count, window_base, first, out_word, slot, rounds,
         }),
     ]
 }
@@ -199,13 +211,18 @@ pub struct SumJob {
 ///    first window of terms is written: a sum's first window starts at
 ///    exactly 0, so it is walked as pass 3 walks the rest, and the exact
 ///    state after it stored; the sum grows fast there and crosses a binade
-///    every few chunks, a round each, so this runs beside other work (the
-///    rest of the terms, in [`PsnrHvsKernel`]) to hide that latency. Its
-///    chunks take their candidate grids from a scan of the chunk totals.
-/// 1. `psnr_hvs_sum_total`, one workgroup per window: the window's total in
-///    double.
+///    every few chunks, so this runs beside other work (the rest of the
+///    terms, in [`PsnrHvsKernel`]) to hide that latency. Its chunks take
+///    their candidate grids from a scan of the chunk totals; its first
+///    subgroup walks them, a subgroup's width of chunks a scan (no
+///    workgroup barriers), and the terms of a chunk where the sum leaves
+///    its binade a subgroup's width a scan.
+/// 1. `psnr_hvs_sum_total`, one workgroup per quarter window: the quarter's
+///    total in double. [`PsnrHvsKernel`]'s blocks pass writes these itself.
 /// 2. `psnr_hvs_sum_window`, one workgroup per window after the first: the
-///    totals of the windows before it estimate the float sum at its start. After `n`
+///    totals of the quarters before it estimate the float sum at its start.
+///    Its chunks' terms come through shared memory a slice at a time, read
+///    in whole sectors. After `n`
 ///    non-negative terms a float sum lies within a factor `(1 ± 2^-24)^n`
 ///    of the exact one, in practice far closer, so the true grid is the
 ///    estimate's except near a power of two. The candidate grids are the
@@ -220,11 +237,15 @@ pub struct SumJob {
 ///    chunks left in the current window, then whole windows), each item's
 ///    pair on grid `E` (pass 2's where `E` is a candidate of the item's
 ///    window; a chunk off the candidates computes its pair from its terms;
-///    a window off them counts as a crossing), scan the pairs and find the
-///    first item where `S` reaches `2^24`. A window there is split into its
-///    chunks next round; in a chunk, its invocation adds the terms one by
-///    one (integer steps, and the float additions where the sum leaves its
-///    binade). With no crossing the round ends after its 256 items.
+///    a window off them counts as a crossing), scan the pairs (within each
+///    subgroup, then across the subgroups: four workgroup barriers a
+///    round) and find the first item where `S` reaches `2^24`. A window
+///    there is split into its chunks next round; a chunk's terms are added
+///    by the first subgroup, a subgroup's width a scan (integer steps, and
+///    the float additions where the sum leaves its binade). With no
+///    crossing the round ends after its 256 items. On a GPU one dispatch
+///    walks the whole sum; on a CPU device [`CPU_ROUNDS`] rounds a
+///    dispatch.
 ///
 /// So a 4K luma plane's ~660 windows take three rounds, plus about two for
 /// each binade the sum crosses after the first window (about ten); a window
@@ -239,12 +260,17 @@ pub struct PlaneSum {
     walk: ComputePipeline,
     /// Per sum: `S`, `E`, the next term's index, split (`uvec4`s).
     state: Buffer,
-    /// Per window: its total, its candidate grids, its pairs on them.
+    /// Per window: its candidate grids, its pairs on them.
     windows: Buffer,
+    /// Per window: its four quarters' totals (doubles).
+    quarters: Buffer,
     /// Per chunk: its pairs on its window's candidate grids.
     chunks: Buffer,
     slots: usize,
     window_capacity: u64,
+    /// Most rounds of one `psnr_hvs_sum` dispatch ([`CPU_ROUNDS`] on a CPU
+    /// device, else every round a sum may take).
+    rounds_per_dispatch: u32,
 }
 
 impl PlaneSum {
@@ -258,15 +284,22 @@ impl PlaneSum {
         let window_capacity = max_terms / u64::from(WINDOW) + slots as u64;
         let windows =
             Buffer::storage(ctx, "psnr_hvs sum windows", window_capacity.max(1) * WIN_STRIDE * 16)?;
+        let quarters =
+            Buffer::storage(ctx, "psnr_hvs sum quarter totals", window_capacity.max(1) * 4 * 8)?;
         let chunks = Buffer::storage(
             ctx,
             "psnr_hvs sum chunks",
             window_capacity.max(1) * u64::from(CHUNKS) * 16,
         )?;
         Ok(Self {
-            first: pipeline(
-                "metrics/psnr_hvs_sum_first",
-                vqscope_shaders::METRICS_PSNR_HVS_SUM_FIRST,
+            // Both walks scan within subgroups (lanes 0 .. size - 1).
+            first: ComputePipeline::new(
+                ctx,
+                &PipelineDesc {
+                    name: "metrics/psnr_hvs_sum_first",
+                    full_subgroups: true,
+                    ..PipelineDesc::new(vqscope_shaders::METRICS_PSNR_HVS_SUM_FIRST)
+                },
             )?,
             total: pipeline(
                 "metrics/psnr_hvs_sum_total",
@@ -276,12 +309,25 @@ impl PlaneSum {
                 "metrics/psnr_hvs_sum_window",
                 vqscope_shaders::METRICS_PSNR_HVS_SUM_WINDOW,
             )?,
-            walk: pipeline("metrics/psnr_hvs_sum", vqscope_shaders::METRICS_PSNR_HVS_SUM)?,
+            walk: ComputePipeline::new(
+                ctx,
+                &PipelineDesc {
+                    name: "metrics/psnr_hvs_sum",
+                    full_subgroups: true,
+                    ..PipelineDesc::new(vqscope_shaders::METRICS_PSNR_HVS_SUM)
+                },
+            )?,
             state: Buffer::storage(ctx, "psnr_hvs sum state", slots.max(1) as u64 * 16)?,
             windows,
+            quarters,
             chunks,
             slots,
             window_capacity,
+            rounds_per_dispatch: if ctx.info().device_type == vk::PhysicalDeviceType::CPU {
+                CPU_ROUNDS
+            } else {
+                u32::MAX
+            },
         })
     }
 
@@ -310,6 +356,7 @@ impl PlaneSum {
         results: &Buffer,
     ) -> vqscope_gpu::Result<()> {
         let window_base = self.window_bases(jobs)?;
+        self.record_totals(rec, terms, jobs, &window_base)?;
         self.record_first(rec, terms, jobs, &window_base)?;
         rec.barrier();
         self.record_rest(rec, terms, jobs, &window_base, results, &mut Steps::new(None))
@@ -346,6 +393,36 @@ impl PlaneSum {
         Ok(window_base)
     }
 
+    /// Each sum's quarter-window totals (`psnr_hvs_sum_total`), which the
+    /// passes after the first windows read; the psnr_hvs kernel's blocks
+    /// pass writes them itself.
+    fn record_totals(
+        &self,
+        rec: &mut Recorder<'_>,
+        terms: &Buffer,
+        jobs: &[SumJob],
+        window_base: &[u32],
+    ) -> vqscope_gpu::Result<()> {
+        for (job, &base) in jobs.iter().zip(window_base) {
+            let quarters = job.term_count.div_ceil(WINDOW / 4);
+            if quarters == 0 {
+                continue;
+            }
+            let push = PassPush {
+                term_base: job.term_base,
+                term_count: job.term_count,
+                window_base: base,
+            };
+            rec.dispatch(
+                &self.total,
+                &[Binding::Buffer(terms), Binding::Buffer(&self.quarters)],
+                bytemuck::bytes_of(&push),
+                [quarters, 1, 1],
+            )?;
+        }
+        Ok(())
+    }
+
     /// Each sum's first window (`psnr_hvs_sum_first`), once its first
     /// [`WINDOW`] terms are written: it reads nothing else, so the caller
     /// may record other work beside it without a barrier.
@@ -375,9 +452,9 @@ impl PlaneSum {
         Ok(())
     }
 
-    /// The passes after the first windows, once every term is written and
-    /// [`PlaneSum::record_first`]'s work is done, with `steps` stamping the
-    /// end of each (totals, windows, walk).
+    /// The passes after the first windows, once every term and quarter
+    /// total is written and [`PlaneSum::record_first`]'s work is done, with
+    /// `steps` stamping the end of each (windows, walk).
     fn record_rest(
         &self,
         rec: &mut Recorder<'_>,
@@ -387,29 +464,32 @@ impl PlaneSum {
         results: &Buffer,
         steps: &mut Steps<'_>,
     ) -> vqscope_gpu::Result<()> {
-        let sums = [Binding::Buffer(terms), Binding::Buffer(&self.windows)];
-        let windows = [sums[0], sums[1], Binding::Buffer(&self.chunks)];
-        // Pass 1 covers every window (pass 2 estimates from all totals
-        // before its own); pass 2 every window but the first.
-        for (pipeline, bindings, skip) in
-            [(&self.total, &sums[..], 0), (&self.window, &windows[..], 1)]
-        {
-            for (job, &base) in jobs.iter().zip(window_base) {
-                let count = Self::windows_of(job.term_count).saturating_sub(skip);
-                if count == 0 {
-                    continue;
-                }
-                let push = PassPush {
-                    term_base: job.term_base,
-                    term_count: job.term_count,
-                    window_base: base,
-                };
-                rec.dispatch(pipeline, bindings, bytemuck::bytes_of(&push), [count, 1, 1])?;
+        // Every window but the first (the totals of all quarters before it
+        // estimate its start).
+        let bindings = [
+            Binding::Buffer(terms),
+            Binding::Buffer(&self.windows),
+            Binding::Buffer(&self.chunks),
+            Binding::Buffer(&self.quarters),
+        ];
+        for (job, &base) in jobs.iter().zip(window_base) {
+            let count = Self::windows_of(job.term_count).saturating_sub(1);
+            if count == 0 {
+                continue;
             }
-            steps.barrier(rec);
+            let push = PassPush {
+                term_base: job.term_base,
+                term_count: job.term_count,
+                window_base: base,
+            };
+            rec.dispatch(&self.window, &bindings, bytemuck::bytes_of(&push), [count, 1, 1])?;
         }
-        let dispatches =
-            jobs.iter().map(|j| Self::rounds(j.term_count).div_ceil(ROUNDS)).max().unwrap_or(0);
+        steps.barrier(rec);
+        let dispatches = jobs
+            .iter()
+            .map(|j| Self::rounds(j.term_count).div_ceil(self.rounds_per_dispatch))
+            .max()
+            .unwrap_or(0);
         for round in 0..dispatches {
             if round > 0 {
                 rec.barrier();
@@ -422,6 +502,7 @@ impl PlaneSum {
                     first: u32::from(round == 0),
                     out_word: job.out_word,
                     slot: slot as u32,
+                    rounds: self.rounds_per_dispatch,
                 };
                 rec.dispatch(
                     &self.walk,
@@ -523,20 +604,24 @@ impl PsnrHvsKernel {
         steps.barrier(rec);
         // The blocks of each plane's first window, then that window's walk
         // (a chain of rounds on one workgroup) beside the other blocks.
+        // The blocks also write the quarter-window totals, in place of
+        // the sum's own pass over the terms.
         let first_blocks = WINDOW / COEFFS as u32;
-        for p in 0..3 {
-            self.record_blocks(rec, reference, distorted, p, 0..first_blocks)?;
+        for (p, &base) in window_base.iter().enumerate() {
+            self.record_blocks(rec, reference, distorted, p, 0..first_blocks, base)?;
         }
         rec.barrier();
         self.sum.record_first(rec, &self.terms, &jobs, &window_base)?;
-        for p in 0..3 {
-            self.record_blocks(rec, reference, distorted, p, first_blocks..u32::MAX)?;
+        for (p, &base) in window_base.iter().enumerate() {
+            self.record_blocks(rec, reference, distorted, p, first_blocks..u32::MAX, base)?;
         }
         steps.barrier(rec);
         self.sum.record_rest(rec, &self.terms, &jobs, &window_base, results, &mut steps)
     }
 
-    /// Plane `p`'s blocks in `blocks` (clipped to the plane's), if any.
+    /// Plane `p`'s blocks in `blocks` (clipped to the plane's; starting at
+    /// a multiple of [`BLOCK_GROUP`]), if any; the plane's sum starts at
+    /// window `window_base` of the summer's buffers.
     fn record_blocks(
         &self,
         rec: &mut Recorder<'_>,
@@ -544,7 +629,9 @@ impl PsnrHvsKernel {
         distorted: &[DevicePlane<'_>],
         p: usize,
         blocks: std::ops::Range<u32>,
+        window_base: u32,
     ) -> vqscope_gpu::Result<()> {
+        debug_assert_eq!(blocks.start % BLOCK_GROUP, 0, "a workgroup is a quarter window");
         let slot = &self.planes[p];
         let end = blocks.end.min(slot.blocks());
         if blocks.start >= end {
@@ -560,6 +647,7 @@ impl PsnrHvsKernel {
             quadrant_var_scale: 1.0f32 / 15.0 * 16.0,
             block_begin: blocks.start,
             block_end: end,
+            window_base,
         };
         rec.dispatch(
             &self.block,
@@ -572,6 +660,7 @@ impl PsnrHvsKernel {
                     u64::from(slot.term_base + blocks.start * COEFFS as u32) * 4,
                     u64::from(end - blocks.start) * COEFFS as u64 * 4,
                 ),
+                Binding::Buffer(&self.sum.quarters),
             ],
             bytemuck::bytes_of(&push),
             [(end - blocks.start).div_ceil(BLOCK_GROUP), 1, 1],
