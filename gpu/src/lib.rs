@@ -8,6 +8,7 @@
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod command;
 mod context;
 mod error;
 mod memory;
@@ -30,6 +31,7 @@ mod video_decode;
 /// without a second, possibly diverging, dependency on it.
 pub use ash;
 pub use ash::vk;
+pub use command::Deferred;
 pub use context::{ContextOptions, DeviceInfo, GpuContext, PipelineStats};
 pub use error::{GpuError, Result, vk_error};
 pub use gpu_allocator::MemoryLocation;

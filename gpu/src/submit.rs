@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use crate::command::{Command, Dispatch};
 use crate::context::GpuContext;
-use crate::error::{GpuError, Result, vk_error};
+use crate::error::{Result, vk_error};
 use crate::memory::{Buffer, Image, color_range};
-use crate::pipeline::{BindingKind, ComputePipeline};
+use crate::pipeline::ComputePipeline;
 
 /// A resource bound to one slot of a compute pipeline.
 #[derive(Clone, Copy)]
@@ -109,7 +110,7 @@ impl Submitter {
                 .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             device.begin_command_buffer(cmd, &begin).map_err(vk_error("vkBeginCommandBuffer"))?;
         }
-        let mut recorder = Recorder { ctx: &self.ctx, cmd };
+        let mut recorder = Recorder { ctx: &self.ctx, cmd, held: None };
         let recorded = record(&mut recorder);
         // SAFETY: `cmd` is in the recording state, begun above.
         let ended =
@@ -190,16 +191,34 @@ impl Drop for Submitter {
 pub struct Recorder<'a> {
     ctx: &'a GpuContext,
     cmd: vk::CommandBuffer,
+    /// Commands held back while [`Recorder::deferred`] runs, instead of
+    /// recorded.
+    pub(crate) held: Option<Vec<Command>>,
 }
 
 impl Recorder<'_> {
     pub fn raw(&self) -> vk::CommandBuffer {
+        self.check_not_deferring();
         self.cmd
     }
 
     /// The context the command buffer was allocated from.
     pub(crate) fn context(&self) -> &GpuContext {
         self.ctx
+    }
+
+    /// Records `command`, or holds it back while deferring.
+    pub(crate) fn issue(&mut self, command: Command) {
+        match &mut self.held {
+            Some(held) => held.push(command),
+            None => command.record(self.ctx, self.cmd),
+        }
+    }
+
+    /// Whether commands are held back: the commands [`Command`] cannot hold
+    /// must not be recorded then (they would run out of order).
+    fn check_not_deferring(&self) {
+        debug_assert!(self.held.is_none(), "only dispatches, barriers, copies and fills defer");
     }
 
     /// Binds `bindings` and push constants, then dispatches `groups`.
@@ -210,130 +229,21 @@ impl Recorder<'_> {
         push: &[u8],
         groups: [u32; 3],
     ) -> Result<()> {
-        if bindings.len() != pipeline.bindings.len() {
-            return Err(GpuError::Usage(format!(
-                "{}: {} bindings given, {} expected",
-                pipeline.name(),
-                bindings.len(),
-                pipeline.bindings.len()
-            )));
-        }
-        if push.len() as u32 != pipeline.push_constant_size {
-            return Err(GpuError::Usage(format!(
-                "{}: {} push-constant bytes given, {} expected",
-                pipeline.name(),
-                push.len(),
-                pipeline.push_constant_size
-            )));
-        }
-        let max = self.ctx.info().max_compute_workgroup_count;
-        if groups.iter().zip(max).any(|(&g, m)| g > m) || groups.contains(&0) {
-            return Err(GpuError::Usage(format!(
-                "{}: dispatch {groups:?} outside 1..={max:?}",
-                pipeline.name()
-            )));
-        }
-        let mut buffer_infos = Vec::with_capacity(bindings.len());
-        let mut image_infos = Vec::with_capacity(bindings.len());
-        for (i, (binding, kind)) in bindings.iter().zip(&pipeline.bindings).enumerate() {
-            match (binding, kind) {
-                (Binding::Buffer(b), BindingKind::StorageBuffer) => buffer_infos.push((
-                    i,
-                    vk::DescriptorBufferInfo { buffer: b.raw(), offset: 0, range: vk::WHOLE_SIZE },
-                )),
-                (Binding::BufferRange(b, offset, range), BindingKind::StorageBuffer) => {
-                    buffer_infos.push((
-                        i,
-                        vk::DescriptorBufferInfo {
-                            buffer: b.raw(),
-                            offset: *offset,
-                            range: *range,
-                        },
-                    ))
-                }
-                (Binding::Image(img), BindingKind::StorageImage) => {
-                    image_infos.push((i, storage_image_info(img.view())))
-                }
-                (Binding::RawImageView(view), BindingKind::StorageImage) => {
-                    image_infos.push((i, storage_image_info(*view)))
-                }
-                _ => {
-                    return Err(GpuError::Usage(format!(
-                        "{}: binding {i} expects a {kind:?}",
-                        pipeline.name()
-                    )));
-                }
-            }
-        }
-        let mut writes = Vec::with_capacity(bindings.len());
-        for (i, info) in &buffer_infos {
-            writes.push(
-                vk::WriteDescriptorSet::default()
-                    .dst_binding(*i as u32)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(std::slice::from_ref(info)),
-            );
-        }
-        for (i, info) in &image_infos {
-            writes.push(
-                vk::WriteDescriptorSet::default()
-                    .dst_binding(*i as u32)
-                    .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
-                    .image_info(std::slice::from_ref(info)),
-            );
-        }
-        let device = &self.ctx.device;
-        // SAFETY: `cmd` is recording; the pipeline, its layout and every bound resource belong to
-        // this device, and their counts and kinds were checked above against the pipeline's
-        // reflected layout; the callers keep the resources alive until the submission finished.
-        unsafe {
-            device.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline);
-            self.ctx.push_descriptor.cmd_push_descriptor_set(
-                self.cmd,
-                vk::PipelineBindPoint::COMPUTE,
-                pipeline.layout,
-                0,
-                &writes,
-            );
-            if !push.is_empty() {
-                device.cmd_push_constants(
-                    self.cmd,
-                    pipeline.layout,
-                    vk::ShaderStageFlags::COMPUTE,
-                    0,
-                    push,
-                );
-            }
-            device.cmd_dispatch(self.cmd, groups[0], groups[1], groups[2]);
-        }
+        let dispatch = Dispatch::new(self.ctx, pipeline, bindings, push, groups)?;
+        self.issue(Command::Dispatch(dispatch));
         Ok(())
     }
 
     /// Makes every earlier compute and transfer write visible to later
     /// compute shaders and transfers.
     pub fn barrier(&mut self) {
-        let stages =
-            vk::PipelineStageFlags2::COMPUTE_SHADER | vk::PipelineStageFlags2::ALL_TRANSFER;
-        let barrier = vk::MemoryBarrier2::default()
-            .src_stage_mask(stages)
-            .src_access_mask(vk::AccessFlags2::SHADER_WRITE | vk::AccessFlags2::TRANSFER_WRITE)
-            .dst_stage_mask(stages | vk::PipelineStageFlags2::HOST)
-            .dst_access_mask(
-                vk::AccessFlags2::SHADER_READ
-                    | vk::AccessFlags2::SHADER_WRITE
-                    | vk::AccessFlags2::TRANSFER_READ
-                    | vk::AccessFlags2::TRANSFER_WRITE
-                    | vk::AccessFlags2::HOST_READ,
-            );
-        let dep = vk::DependencyInfo::default().memory_barriers(std::slice::from_ref(&barrier));
-        // SAFETY: `cmd` is recording and the barrier has no pointers but the one to itself, which
-        // outlives the call.
-        unsafe { self.ctx.device.cmd_pipeline_barrier2(self.cmd, &dep) };
+        self.issue(Command::Barrier);
     }
 
     /// Moves `image` from `old` to `new` layout, ordering it after earlier
     /// compute/transfer work and before later compute/transfer work.
     pub fn image_layout(&mut self, image: vk::Image, old: vk::ImageLayout, new: vk::ImageLayout) {
+        self.check_not_deferring();
         let stages =
             vk::PipelineStageFlags2::COMPUTE_SHADER | vk::PipelineStageFlags2::ALL_TRANSFER;
         let barrier = vk::ImageMemoryBarrier2::default()
@@ -366,10 +276,7 @@ impl Recorder<'_> {
         size: u64,
     ) {
         let region = vk::BufferCopy { src_offset, dst_offset, size };
-        // SAFETY: `cmd` is recording; both buffers belong to this device and stay alive until the
-        // submission finished (the callers' rule); Vulkan checks ranges only under validation, so
-        // callers pass in-range ones.
-        unsafe { self.ctx.device.cmd_copy_buffer(self.cmd, src.raw(), dst.raw(), &[region]) };
+        self.issue(Command::CopyBuffer { src: src.raw(), dst: dst.raw(), region });
     }
 
     /// Copies tightly packed rows from `src` at `offset` into `image`, which
@@ -381,6 +288,7 @@ impl Recorder<'_> {
         image: &Image,
         layout: vk::ImageLayout,
     ) {
+        self.check_not_deferring();
         let region = image_copy_region(offset, image);
         // SAFETY: `cmd` is recording; buffer and image belong to this device and stay alive until
         // the submission finished; the region is the whole image, the buffer sized for it by the
@@ -404,6 +312,7 @@ impl Recorder<'_> {
         dst: &Buffer,
         offset: u64,
     ) {
+        self.check_not_deferring();
         let region = image_copy_region(offset, image);
         // SAFETY: as in `copy_buffer_to_image`, in the other direction.
         unsafe {
@@ -419,16 +328,13 @@ impl Recorder<'_> {
 
     /// Fills `buffer` with the 32-bit `value` (test poisoning, clears).
     pub fn fill(&mut self, buffer: &Buffer, value: u32) {
-        // SAFETY: `cmd` is recording; the buffer belongs to this device and stays alive until the
-        // submission finished.
-        unsafe {
-            self.ctx.device.cmd_fill_buffer(self.cmd, buffer.raw(), 0, vk::WHOLE_SIZE, value)
-        };
+        self.issue(Command::Fill { buffer: buffer.raw(), value });
     }
 
     /// Clears `image` (in GENERAL or TRANSFER_DST layout, `layout`) to
     /// `rgba`, each channel in 0..=1.
     pub fn clear_image(&mut self, image: &Image, layout: vk::ImageLayout, rgba: [f32; 4]) {
+        self.check_not_deferring();
         let colour = vk::ClearColorValue { float32: rgba };
         // SAFETY: the image belongs to this device and the caller keeps it
         // alive until the submission finished (as for every recorded use).
@@ -441,14 +347,6 @@ impl Recorder<'_> {
                 &[color_range()],
             )
         };
-    }
-}
-
-fn storage_image_info(view: vk::ImageView) -> vk::DescriptorImageInfo {
-    vk::DescriptorImageInfo {
-        sampler: vk::Sampler::null(),
-        image_view: view,
-        image_layout: vk::ImageLayout::GENERAL,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Scoring a clip on the GPU, frame pair after frame pair, for any set of
 //! registry features. Each pair is uploaded once into a ring slot; every
-//! feature instance records its kernels into the same command buffer and
+//! feature instance records its kernels into the same command buffer,
+//! interleaved step by step with the others' (`Recorder::interleave`), and
 //! leaves its reduced int64 sums in that slot's host-visible result buffer
 //! (a few hundred bytes). Up to `SLOTS` pairs are in flight on a timeline
 //! semaphore; the host hands each finished slot's words to the instances,
@@ -133,10 +134,13 @@ impl FrameScores {
     }
 }
 
-/// GPU milliseconds per kernel of the last finished frame.
+/// GPU milliseconds of the last finished frame's passes.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct KernelTimes {
-    /// `(feature, ms)`, upload first.
+    /// `(pass, ms)`: the upload, then the kernels, named after the feature
+    /// when one ran alone, else `kernels` (they run interleaved, so their
+    /// times do not separate; `ScorePipeline::time_dispatches` times each
+    /// dispatch alone).
     pub passes: Vec<(&'static str, f64)>,
 }
 
@@ -437,9 +441,8 @@ impl ScorePipeline {
         let results = (0..SLOTS)
             .map(|_| Buffer::readback(ctx, "frame results", words * 8))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
-        let timestamps = (0..SLOTS)
-            .map(|_| Timestamps::new(ctx, instances.len() as u32 + 2))
-            .collect::<vqscope_gpu::Result<Vec<_>>>()?;
+        let timestamps =
+            (0..SLOTS).map(|_| Timestamps::new(ctx, 3)).collect::<vqscope_gpu::Result<Vec<_>>>()?;
         let lanes_count = lanes.len();
         Ok(Self {
             ctx: Arc::clone(ctx),
@@ -590,13 +593,17 @@ impl ScorePipeline {
                 }
             }
             rec.timestamp(stamps, 1);
+            let mut parts = Vec::with_capacity(instances.len());
             for (i, inst) in instances.iter().enumerate() {
                 if let Some(d) = lane_of[i].and_then(|k| up.distorted[k].as_ref()) {
                     let planes = frame_planes(uploader, up.slot, &up.reference, d, earlier[i]);
-                    inst.extractor.record(rec, &planes, &results[up.slot], inst.offset, None)?;
+                    parts.push(rec.deferred(|rec| {
+                        inst.extractor.record(rec, &planes, &results[up.slot], inst.offset, None)
+                    })?);
                 }
-                rec.timestamp(stamps, 2 + i as u32);
             }
+            rec.interleave(parts);
+            rec.timestamp(stamps, 2);
             Ok(())
         })?;
         self.recent_slots.push_back((index, slot));
@@ -644,10 +651,14 @@ impl ScorePipeline {
             rec.reset_timestamps(stamps);
             rec.timestamp(stamps, 0);
             for _ in 0..repeats.max(1) {
+                let mut parts = Vec::with_capacity(used.len());
                 for &i in &used {
                     let inst = &instances[i];
-                    inst.extractor.record(rec, &planes, &results[up.slot], inst.offset, None)?;
+                    parts.push(rec.deferred(|rec| {
+                        inst.extractor.record(rec, &planes, &results[up.slot], inst.offset, None)
+                    })?);
                 }
+                rec.interleave(parts);
             }
             rec.timestamp(stamps, 1);
             Ok(())
@@ -753,9 +764,12 @@ impl ScorePipeline {
             .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
         let ms = self.timestamps[frame.slot].read_intervals_ms()?;
-        let names = self.instances.iter().map(|i| i.name);
-        self.last_times =
-            KernelTimes { passes: std::iter::once("upload").chain(names).zip(ms).collect() };
+        let mut ran = self.instances.iter().zip(&frame.recorded).filter(|(_, r)| **r);
+        let kernels = match (ran.next(), ran.next()) {
+            (Some((only, _)), None) => only.name,
+            _ => "kernels",
+        };
+        self.last_times = KernelTimes { passes: ["upload", kernels].into_iter().zip(ms).collect() };
         for (inst, _) in self.instances.iter_mut().zip(&frame.recorded).filter(|(_, r)| **r) {
             let range = inst.offset as usize..(inst.offset + inst.words) as usize;
             let values = inst.extractor.frame(frame.index, &words[range]);
