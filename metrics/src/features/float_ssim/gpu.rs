@@ -55,9 +55,11 @@ const BANDS: u32 = 4;
 /// pre-scaled 480x270 0.018 -> 0.026).
 const MIN_BANDED_WORKGROUPS: u32 = 240;
 
-/// Tiles per `ssim_scale` workgroup for a scale of `groups` tile records.
-fn bands_for([gx, gy]: [u32; 2]) -> u32 {
-    if gx * gy.div_ceil(BANDS) >= MIN_BANDED_WORKGROUPS { BANDS } else { 1 }
+/// Tiles per `ssim_scale` workgroup for a scale of `groups` tile records,
+/// `banded` (measurement knob, temporary: [`BANDS`] unless set) on large
+/// scales.
+fn bands_for([gx, gy]: [u32; 2], banded: u32) -> u32 {
+    if gx * gy.div_ceil(banded) >= MIN_BANDED_WORKGROUPS { banded } else { 1 }
 }
 /// Doubles per `ssim_scale` tile record: l·c·s, l, c, s.
 const RECORD: u32 = 4;
@@ -208,6 +210,8 @@ pub(crate) struct SsimStages {
     scale_signed: Option<ComputePipeline>,
     fold: ComputePipeline,
     constants: SsimConstants,
+    /// Measurement knob (temporary): tiles a banded workgroup walks.
+    banded: u32,
 }
 
 fn pipeline(
@@ -222,12 +226,21 @@ impl SsimStages {
     /// The stages; `signed` also makes the scale pass for
     /// [`Samples::Signed`] planes.
     pub fn new(ctx: &Arc<GpuContext>, signed: bool) -> vqscope_gpu::Result<Self> {
+        // Measurement knobs (temporary): the workgroup's rows (8 or 4) and
+        // whether the vertical pass keeps its pixel loop rolled.
+        let knob = |name: &str, default: u32| {
+            std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+        };
+        let rows = knob("VQSCOPE_SSIM_ROWS", 4);
+        let one_pixel = knob("VQSCOPE_SSIM_ONE_PIXEL", 1);
+        let banded = knob("VQSCOPE_SSIM_BANDS", BANDS);
+        assert!(rows == 4 || rows == 8, "VQSCOPE_SSIM_ROWS: 4 or 8");
         let scale = |name, nonnegative: bool| {
             ComputePipeline::new(
                 ctx,
                 &PipelineDesc {
                     name,
-                    specialization: &[(0, u32::from(nonnegative))],
+                    specialization: &[(0, u32::from(nonnegative)), (1, rows), (2, one_pixel)],
                     ..PipelineDesc::new(vqscope_shaders::METRICS_SSIM_SCALE)
                 },
             )
@@ -246,6 +259,7 @@ impl SsimStages {
             },
             fold: pipeline(ctx, "metrics/ssim_fold", vqscope_shaders::METRICS_SSIM_FOLD)?,
             constants: SsimConstants::libvmaf(),
+            banded,
         })
     }
 
@@ -308,7 +322,7 @@ impl SsimStages {
         partials: &Buffer,
     ) -> vqscope_gpu::Result<()> {
         let k = &self.constants;
-        let bands = bands_for(layout.groups());
+        let bands = bands_for(layout.groups(), self.banded);
         let push = ScalePush {
             width: layout.width,
             height: layout.height,
