@@ -68,6 +68,27 @@ double widened_signed(float p) {
     return NONNEGATIVE ? widened_nonnegative(p) : widened(p);
 }
 
+// Measurement knob (temporary): quantities (bit q: mu1, mu2, xx, yy, xy)
+// whose sums take their products by the device's float-to-double
+// conversion, unscaled, instead of `widened`: one instruction on a slower
+// unit instead of two or three integer ones. Both round alike (see
+// `widened`).
+layout(constant_id = 3) const uint CONVERTED = 0u;
+
+// Product `p` of quantity `q` as its sum takes it.
+double term(uint q, float p) {
+    if ((CONVERTED & (1u << q)) != 0u) {
+        return double(p);
+    }
+    // xx and yy (q = 2, 3) are filtered squares: never negative.
+    return (q == 2u || q == 3u) ? widened_nonnegative(p) : widened_signed(p);
+}
+
+// A sum of `term`s of quantity `q`, rounded to float.
+float rounded(uint q, double sum) {
+    return (CONVERTED & (1u << q)) != 0u ? float(sum) : narrowed(sum);
+}
+
 const uint TW = 32u;
 const uint TH = 16u;           // one band: the tile of one partial record
 const uint WIN = 11u;
@@ -212,11 +233,10 @@ void vertical_step(uint j, uint k, uvec2 tile, inout dvec4 acc) {
         uint slot = slot0;
         for (uint v = 0u; v < WIN; v++) {
             precise float p = s_h[q * HSIZE + slot * TW + tx] * TAPS[v];
-            // xx and yy (q = 2, 3) are filtered squares: never negative.
-            sum += (q == 2u || q == 3u) ? widened_nonnegative(p) : widened_signed(p);
+            sum += term(q, p);
             slot = slot + 1u == IH ? 0u : slot + 1u;
         }
-        f[q] = narrowed(sum);
+        f[q] = rounded(q, sum);
     }
     if (mx < width - (WIN - 1u) && my < height - (WIN - 1u)) {
         dvec3 lcs = pixel_lcs(f[0], f[1], f[2], f[3], f[4]);
@@ -288,18 +308,18 @@ void main() {
                 precise float paa = (a * a) * t;
                 precise float pbb = (b * b) * t;
                 precise float pab = (a * b) * t;
-                m1 += widened_signed(pa);
-                m2 += widened_signed(pb);
-                sxx += widened_nonnegative(paa);
-                syy += widened_nonnegative(pbb);
-                sxy += widened_signed(pab);
+                m1 += term(0u, pa);
+                m2 += term(1u, pb);
+                sxx += term(2u, paa);
+                syy += term(3u, pbb);
+                sxy += term(4u, pab);
             }
             uint at = ((first + r) % IH) * TW + c;
-            s_h[at] = narrowed(m1);
-            s_h[HSIZE + at] = narrowed(m2);
-            s_h[2u * HSIZE + at] = narrowed(sxx);
-            s_h[3u * HSIZE + at] = narrowed(syy);
-            s_h[4u * HSIZE + at] = narrowed(sxy);
+            s_h[at] = rounded(0u, m1);
+            s_h[HSIZE + at] = rounded(1u, m2);
+            s_h[2u * HSIZE + at] = rounded(2u, sxx);
+            s_h[3u * HSIZE + at] = rounded(3u, syy);
+            s_h[4u * HSIZE + at] = rounded(4u, sxy);
         }
         barrier();
 

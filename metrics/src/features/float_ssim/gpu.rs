@@ -226,21 +226,29 @@ impl SsimStages {
     /// The stages; `signed` also makes the scale pass for
     /// [`Samples::Signed`] planes.
     pub fn new(ctx: &Arc<GpuContext>, signed: bool) -> vqscope_gpu::Result<Self> {
-        // Measurement knobs (temporary): the workgroup's rows (8 or 4) and
-        // whether the vertical pass keeps its pixel loop rolled.
+        // Measurement knobs (temporary): the workgroup's rows (8 or 4),
+        // whether the vertical pass keeps its pixel loop rolled, the tiles a
+        // banded workgroup walks, the quantities summed from converted
+        // products (ssim_scale.comp `CONVERTED`).
         let knob = |name: &str, default: u32| {
             std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
         };
         let rows = knob("VQSCOPE_SSIM_ROWS", 4);
         let one_pixel = knob("VQSCOPE_SSIM_ONE_PIXEL", 1);
         let banded = knob("VQSCOPE_SSIM_BANDS", BANDS);
+        let converted = knob("VQSCOPE_SSIM_CONVERTED", 0);
         assert!(rows == 4 || rows == 8, "VQSCOPE_SSIM_ROWS: 4 or 8");
         let scale = |name, nonnegative: bool| {
             ComputePipeline::new(
                 ctx,
                 &PipelineDesc {
                     name,
-                    specialization: &[(0, u32::from(nonnegative)), (1, rows), (2, one_pixel)],
+                    specialization: &[
+                        (0, u32::from(nonnegative)),
+                        (1, rows),
+                        (2, one_pixel),
+                        (3, converted),
+                    ],
                     ..PipelineDesc::new(vqscope_shaders::METRICS_SSIM_SCALE)
                 },
             )
