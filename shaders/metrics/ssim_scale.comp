@@ -34,11 +34,27 @@ layout(local_size_x = 32, local_size_y = 8, local_size_y_id = 1) in;
 
 #include "ssim_common.glsl"
 
+// FROM_FRAME (a second build of this file): the scale's samples are read
+// from the frame's planes and converted as ssim_decimate.comp converts them
+// at factor 1 (float(sample) * 2^-(bpc-8), exact), so float_ms_ssim's
+// scale 0 needs no float planes and no input pass. Otherwise they are
+// float planes (`planes` from a_offset and b_offset).
+#ifdef FROM_FRAME
+layout(set = 0, binding = 0, std430) readonly buffer RefWords { uint ref_words[]; };
+layout(set = 0, binding = 1, std430) readonly buffer DisWords { uint dis_words[]; };
+#define PLANE_WORDS_A ref_words
+#define PLANE_WORDS_B dis_words
+#include "plane_pair.glsl"
+#define FIRST_OUTPUT 2
+#else
 layout(set = 0, binding = 0, std430) readonly buffer Planes { float planes[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Map { float map_values[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer Partials { double partials[]; };
+#define FIRST_OUTPUT 1
+#endif
+layout(set = 0, binding = FIRST_OUTPUT, std430) writeonly buffer Map { float map_values[]; };
+layout(set = 0, binding = FIRST_OUTPUT + 1, std430) writeonly buffer Partials { double partials[]; };
 
-// Twin: ssim_gpu.rs `ScalePush` (40 bytes); the two must agree.
+// Twin: float_ssim/gpu.rs `ScalePush` (40 bytes), and with FROM_FRAME
+// `FrameScalePush` (108 bytes); the two must agree.
 layout(push_constant) uniform Push {
     uint width;        // of this scale's input planes
     uint height;
@@ -50,6 +66,11 @@ layout(push_constant) uniform Push {
     float c2;
     float c3;
     uint bands;        // tiles each workgroup walks down (ssim_gpu.rs `bands_for`)
+#ifdef FROM_FRAME
+    PlaneDesc ref_plane; // width x height samples
+    PlaneDesc dis_plane;
+    float sample_scale;  // 2^-(bpc-8)
+#endif
 };
 
 // Measurement knob (temporary): the vertical pass's pixel loop kept rolled,
@@ -279,9 +300,16 @@ void main() {
             uint c = i - r * IW;
             uint gx = min(x0 + c, width - 1u);
             uint gy = min(top + first + r, height - 1u);
+#ifdef FROM_FRAME
+            float a = float(plane_load(ref_plane, gx, gy)) * sample_scale;
+            float b = float(plane_load_b(dis_plane, gx, gy)) * sample_scale;
+#else
             uint at = gy * width + gx;
-            s_in[i] = floatBitsToUint(planes[a_offset + at]);
-            s_in[B_AT + i] = floatBitsToUint(planes[b_offset + at]);
+            float a = planes[a_offset + at];
+            float b = planes[b_offset + at];
+#endif
+            s_in[i] = floatBitsToUint(a);
+            s_in[B_AT + i] = floatBitsToUint(b);
         }
         barrier();
 
