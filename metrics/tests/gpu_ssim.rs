@@ -394,6 +394,9 @@ fn gpu_ms_ssim_equals_cpu_twin() {
     while cases.len() < 6 {
         cases.push((MIN_SIZE + rng.below(120) as usize, MIN_SIZE + rng.below(90) as usize));
     }
+    // Enough workgroups for ssim_scale's banded walk at scale 0 (read from
+    // the frame), as float_ssim's 1290x401 case has.
+    cases.push((1290, 401));
     // Last, sparse bright dots on black, and the same dots dimmed plus a
     // fainter shifted set: the low-pass table's negative lobes make some
     // scale-1 samples negative, so products of both signs reach the filters'

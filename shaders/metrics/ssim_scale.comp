@@ -8,12 +8,13 @@
 //
 // A workgroup owns a column of `bands` 32x16 tiles of the map (the valid
 // region, (w-10)x(h-10)) and walks down it one tile (band) at a time. The
-// horizontal pass of all five quantities goes to a ring of 26 rows of 32 in
-// shared memory: the first band fills it, each later band adds only the 16
-// rows below (staging just those input rows), since its upper 10 rows are
-// the previous band's lower ones. The vertical pass reads its 11-row window
-// from the ring, so it never touches memory, and the horizontal pass runs
-// on 74 rows per 64 map rows instead of 26 per 16.
+// horizontal pass of all five quantities goes to 26 rows of 32 in shared
+// memory, the band's window rows in order: the first band fills them; each
+// later band adds only the 16 rows below (staging just those input rows),
+// since its upper 10 rows are the previous band's lower ones, moved up
+// after its vertical pass. The vertical pass reads its 11-row window from
+// there at fixed offsets, so it never touches memory, and the horizontal
+// pass runs on 74 rows per 64 map rows instead of 26 per 16.
 //
 // libvmaf sums the per-pixel doubles sequentially in raster order, which no
 // parallel reduction reproduces. This one is deterministic instead: per
@@ -114,7 +115,7 @@ const uint TW = 32u;
 const uint TH = 16u;           // one band: the tile of one partial record
 const uint WIN = 11u;
 const uint IW = TW + WIN - 1u; // 42
-const uint IH = TH + WIN - 1u; // 26: the ring's rows
+const uint IH = TH + WIN - 1u; // 26: the window rows of a band
 const uint LY = gl_WorkGroupSize.y;
 const uint THREADS = TW * LY;
 const uint VIRTUAL = TW * 8u;  // the record's virtual threads, 32 x 8
@@ -130,8 +131,10 @@ const float TAPS[11] = float[](0.001028, 0.007599, 0.036001, 0.109361, 0.213006,
 // 8 * VIRTUAL words (2048 of 2184) for the virtual threads' sums.
 const uint B_AT = IH * IW;
 shared uint s_in[2u * IH * IW];
-// Horizontal pass results: mu1, mu2, xx, yy, xy, each a ring of IH rows of
-// TW; window row R (from the workgroup's first row) lives in slot R % IH.
+// Horizontal pass results: mu1, mu2, xx, yy, xy, each IH rows of TW, the
+// band's window rows in order. (A ring indexed modulo IH instead cost the
+// vertical pass a wrapped row index per tap; moving 10 rows a band costs
+// each thread a few shared loads and stores.)
 shared float s_h[5u * HSIZE];
 // The tile's 32 column totals, field-major (tile_sums).
 shared double s_col[4u * TW];
@@ -195,12 +198,12 @@ double unstash(uint at) {
 // shared-memory tree of one step per barrier makes; here each column's
 // steps run in one thread per column and field (128 threads), the next two
 // in one thread per residue and field (32), the last three in one thread
-// per field, after three barriers instead of nine, each thread holding at
-// most eight doubles. Every thread must call it (it has barriers); the
-// vertical pass must have stashed all 256 virtual threads' sums.
+// per field, after two barriers (and the caller's) instead of nine, each
+// thread holding at most eight doubles. Every thread must call it (it has
+// barriers), after a barrier that follows the vertical pass, which stashed
+// all 256 virtual threads' sums.
 double tile_sums() {
     uint lid = gl_LocalInvocationIndex;
-    barrier();
     for (uint i = lid; i < 4u * TW; i += THREADS) {
         uint field = i / TW;
         uint at = 2u * field * VIRTUAL + (i - field * TW);
@@ -237,7 +240,7 @@ double tile_sums() {
 // of the band: virtual row pair j / 2 (virtual row vy = ty + LY * (j / 2)),
 // its pixel in map row vy + 8 * (j % 2) of the band. `acc` is the virtual
 // thread's sum: reset on its first pixel, stashed after its second.
-void vertical_step(uint j, uint k, uvec2 tile, inout dvec4 acc) {
+void vertical_step(uint j, uvec2 tile, inout dvec4 acc) {
     uint tx = gl_LocalInvocationID.x;
     uint vy = gl_LocalInvocationID.y + LY * (j >> 1);
     bool second = (j & 1u) != 0u;
@@ -247,15 +250,13 @@ void vertical_step(uint j, uint k, uvec2 tile, inout dvec4 acc) {
     }
     uint mx = tile.x + tx;
     uint my = tile.y + r;
-    uint slot0 = (k * TH + r) % IH;
+    uint base = r * TW + tx;
     float f[5];
     for (uint q = 0u; q < 5u; q++) {
         precise double sum = 0.0lf;
-        uint slot = slot0;
         for (uint v = 0u; v < WIN; v++) {
-            precise float p = s_h[q * HSIZE + slot * TW + tx] * TAPS[v];
+            precise float p = s_h[q * HSIZE + base + v * TW] * TAPS[v];
             sum += term(q, p);
-            slot = slot + 1u == IH ? 0u : slot + 1u;
         }
         f[q] = rounded(q, sum);
     }
@@ -315,9 +316,8 @@ void main() {
 
         // Horizontal pass over the new rows (ssim.rs gaussian_horizontal
         // over the plane and the three products): float products, double
-        // sums (scaled by 2^-896, see `widened`), rounded to float. It
-        // overwrites the ring rows of the previous band's first TH rows,
-        // which no vertical pass reads any more.
+        // sums (scaled by 2^-896, see `widened`), rounded to float, into
+        // window rows 0..25 (first band) or 10..25.
         for (uint i = lid; i < rows * TW; i += THREADS) {
             uint r = i / TW;
             uint c = i - r * TW;
@@ -342,7 +342,7 @@ void main() {
                 syy += term(3u, pbb);
                 sxy += term(4u, pab);
             }
-            uint at = ((first + r) % IH) * TW + c;
+            uint at = ((k == 0u ? 0u : WIN - 1u) + r) * TW + c;
             s_h[at] = rounded(0u, m1);
             s_h[HSIZE + at] = rounded(1u, m2);
             s_h[2u * HSIZE + at] = rounded(2u, sxx);
@@ -358,18 +358,31 @@ void main() {
         uvec2 tile = uvec2(x0, y0);
         if (ONE_PIXEL) {
             [[dont_unroll]] for (uint j = 0u; j < 2u * (8u / LY); j++) {
-                vertical_step(j, k, tile, acc);
+                vertical_step(j, tile, acc);
             }
         } else {
             for (uint j = 0u; j < 2u * (8u / LY); j++) {
-                vertical_step(j, k, tile, acc);
+                vertical_step(j, tile, acc);
+            }
+        }
+        barrier();
+
+        // The next band's upper 10 window rows are this band's lower ones:
+        // move them up, beside tile_sums' column steps (after the barrier
+        // above, so every vertical pass has read them; before tile_sums'
+        // next barrier, so before the next horizontal pass overwrites rows
+        // 10..25).
+        if (k + 1u < bands) {
+            const uint KEPT = (WIN - 1u) * TW;
+            for (uint i = lid; i < 5u * KEPT; i += THREADS) {
+                uint q = i / KEPT;
+                uint at = q * HSIZE + (i - q * KEPT);
+                s_h[at] = s_h[at + TH * TW];
             }
         }
 
-        // Its barriers also keep the next band's horizontal pass from
-        // overwriting ring rows before every vertical pass has read them,
-        // and the next band's staging from overwriting s_in before the
-        // column steps have read it.
+        // Its barriers also keep the next band's staging from overwriting
+        // s_in before the column steps have read it.
         double total = tile_sums();
         if (lid < 4u) {
             uint group = band * gl_NumWorkGroups.x + gl_WorkGroupID.x;
