@@ -56,10 +56,11 @@ const BANDS: u32 = 4;
 const MIN_BANDED_WORKGROUPS: u32 = 240;
 
 /// Tiles per `ssim_scale` workgroup for a scale of `groups` tile records,
-/// `banded` (measurement knob, temporary: [`BANDS`] unless set) on large
-/// scales.
-fn bands_for([gx, gy]: [u32; 2], banded: u32) -> u32 {
-    if gx * gy.div_ceil(banded) >= MIN_BANDED_WORKGROUPS { banded } else { 1 }
+/// `banded` on large scales, those of `min_banded` workgroups or more
+/// (measurement knobs, temporary: [`BANDS`] and [`MIN_BANDED_WORKGROUPS`]
+/// unless set).
+fn bands_for([gx, gy]: [u32; 2], (banded, min_banded): (u32, u32)) -> u32 {
+    if gx * gy.div_ceil(banded) >= min_banded { banded } else { 1 }
 }
 /// Doubles per `ssim_scale` tile record: l·c·s, l, c, s.
 const RECORD: u32 = 4;
@@ -251,8 +252,9 @@ pub(crate) struct SsimStages {
     scale_from_frame: Option<ComputePipeline>,
     fold: ComputePipeline,
     constants: SsimConstants,
-    /// Measurement knob (temporary): tiles a banded workgroup walks.
-    banded: u32,
+    /// Measurement knobs (temporary): tiles a banded workgroup walks, the
+    /// fewest workgroups a banded dispatch may have.
+    banded: (u32, u32),
 }
 
 fn pipeline(
@@ -276,7 +278,10 @@ impl SsimStages {
         };
         let rows = knob("VQSCOPE_SSIM_ROWS", 4);
         let one_pixel = knob("VQSCOPE_SSIM_ONE_PIXEL", 1);
-        let banded = knob("VQSCOPE_SSIM_BANDS", BANDS);
+        let banded = (
+            knob("VQSCOPE_SSIM_BANDS", BANDS),
+            knob("VQSCOPE_SSIM_MIN_BANDED", MIN_BANDED_WORKGROUPS),
+        );
         let converted = knob("VQSCOPE_SSIM_CONVERTED", 0);
         assert!(rows == 4 || rows == 8, "VQSCOPE_SSIM_ROWS: 4 or 8");
         let scale = |name, nonnegative: bool, shader| {
