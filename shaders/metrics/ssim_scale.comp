@@ -126,11 +126,11 @@ const float TAPS[11] = float[](0.001028, 0.007599, 0.036001, 0.109361, 0.213006,
                                0.213006, 0.109361, 0.036001, 0.007599, 0.001028);
 
 // The input rows a band adds (all IH for the first band, TH later), as
-// float bits: the reference's from 0, the distorted's from B_AT. Once the
-// horizontal pass has read them, the vertical pass reuses the first
-// 8 * VIRTUAL words (2048 of 2184) for the virtual threads' sums.
-const uint B_AT = IH * IW;
-shared uint s_in[2u * IH * IW];
+// float bits, the reference's and the distorted's sample side by side: the
+// horizontal pass reads both with one load. Once it has read them, the
+// vertical pass reuses the first 4 * VIRTUAL pairs (1024 of 1092) for the
+// virtual threads' sums.
+shared uvec2 s_in[IH * IW];
 // Horizontal pass results: mu1, mu2, xx, yy, xy, each IH rows of TW, the
 // band's window rows in order. (A ring indexed modulo IH instead cost the
 // vertical pass a wrapped row index per tap; moving 10 rows a band costs
@@ -173,17 +173,14 @@ dvec3 pixel_lcs(float mu1, float mu2, float xx, float yy, float xy) {
     return dvec3(l, c, double(s));
 }
 
-// Double `d`'s two words at word `at` of s_in (and `at + VIRTUAL`); the
-// threads' stores and loads are then consecutive words, free of bank
-// conflicts.
+// Double `d` at pair `at` of s_in; the threads' stores and loads are then
+// consecutive pairs, free of bank conflicts.
 void stash(uint at, double d) {
-    uvec2 w = unpackDouble2x32(d);
-    s_in[at] = w.x;
-    s_in[at + VIRTUAL] = w.y;
+    s_in[at] = unpackDouble2x32(d);
 }
 
 double unstash(uint at) {
-    return packDouble2x32(uvec2(s_in[at], s_in[at + VIRTUAL]));
+    return packDouble2x32(s_in[at]);
 }
 
 // The tile's four sums from the virtual threads' sums stashed in s_in, in
@@ -206,7 +203,7 @@ double tile_sums() {
     uint lid = gl_LocalInvocationIndex;
     for (uint i = lid; i < 4u * TW; i += THREADS) {
         uint field = i / TW;
-        uint at = 2u * field * VIRTUAL + (i - field * TW);
+        uint at = field * VIRTUAL + (i - field * TW);
         double v0 = unstash(at);
         double v1 = unstash(at + TW);
         double v2 = unstash(at + 2u * TW);
@@ -271,7 +268,7 @@ void vertical_step(uint j, uvec2 tile, inout dvec4 acc) {
     if (second) {
         uint t = vy * TW + tx;
         for (uint field = 0u; field < 4u; field++) {
-            stash(2u * field * VIRTUAL + t, acc[field]);
+            stash(field * VIRTUAL + t, acc[field]);
         }
     }
 }
@@ -309,8 +306,7 @@ void main() {
             float a = planes[a_offset + at];
             float b = planes[b_offset + at];
 #endif
-            s_in[i] = floatBitsToUint(a);
-            s_in[B_AT + i] = floatBitsToUint(b);
+            s_in[i] = floatBitsToUint(vec2(a, b));
         }
         barrier();
 
@@ -328,8 +324,9 @@ void main() {
             precise double syy = 0.0lf;
             precise double sxy = 0.0lf;
             for (uint u = 0u; u < WIN; u++) {
-                float a = uintBitsToFloat(s_in[base + u]);
-                float b = uintBitsToFloat(s_in[B_AT + base + u]);
+                vec2 ab = uintBitsToFloat(s_in[base + u]);
+                float a = ab.x;
+                float b = ab.y;
                 float t = TAPS[u];
                 precise float pa = a * t;
                 precise float pb = b * t;
