@@ -55,12 +55,9 @@ const BANDS: u32 = 4;
 /// pre-scaled 480x270 0.018 -> 0.026).
 const MIN_BANDED_WORKGROUPS: u32 = 240;
 
-/// Tiles per `ssim_scale` workgroup for a scale of `groups` tile records,
-/// `banded` on large scales, those of `min_banded` workgroups or more
-/// (measurement knobs, temporary: [`BANDS`] and [`MIN_BANDED_WORKGROUPS`]
-/// unless set).
-fn bands_for([gx, gy]: [u32; 2], (banded, min_banded): (u32, u32)) -> u32 {
-    if gx * gy.div_ceil(banded) >= min_banded { banded } else { 1 }
+/// Tiles per `ssim_scale` workgroup for a scale of `groups` tile records.
+fn bands_for([gx, gy]: [u32; 2]) -> u32 {
+    if gx * gy.div_ceil(BANDS) >= MIN_BANDED_WORKGROUPS { BANDS } else { 1 }
 }
 /// Doubles per `ssim_scale` tile record: l·c·s, l, c, s.
 const RECORD: u32 = 4;
@@ -252,9 +249,6 @@ pub(crate) struct SsimStages {
     scale_from_frame: Option<ComputePipeline>,
     fold: ComputePipeline,
     constants: SsimConstants,
-    /// Measurement knobs (temporary): tiles a banded workgroup walks, the
-    /// fewest workgroups a banded dispatch may have.
-    banded: (u32, u32),
 }
 
 fn pipeline(
@@ -269,32 +263,12 @@ impl SsimStages {
     /// The stages; `signed` also makes the scale pass for
     /// [`Samples::Signed`] planes, `from_frame` the one for [`Source::Frame`].
     pub fn new(ctx: &Arc<GpuContext>, signed: bool, from_frame: bool) -> vqscope_gpu::Result<Self> {
-        // Measurement knobs (temporary): the workgroup's rows (8 or 4),
-        // whether the vertical pass keeps its pixel loop rolled, the tiles a
-        // banded workgroup walks, the quantities summed from converted
-        // products (ssim_scale.comp `CONVERTED`).
-        let knob = |name: &str, default: u32| {
-            std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-        };
-        let rows = knob("VQSCOPE_SSIM_ROWS", 4);
-        let one_pixel = knob("VQSCOPE_SSIM_ONE_PIXEL", 1);
-        let banded = (
-            knob("VQSCOPE_SSIM_BANDS", BANDS),
-            knob("VQSCOPE_SSIM_MIN_BANDED", MIN_BANDED_WORKGROUPS),
-        );
-        let converted = knob("VQSCOPE_SSIM_CONVERTED", 0);
-        assert!(rows == 4 || rows == 8, "VQSCOPE_SSIM_ROWS: 4 or 8");
         let scale = |name, nonnegative: bool, shader| {
             ComputePipeline::new(
                 ctx,
                 &PipelineDesc {
                     name,
-                    specialization: &[
-                        (0, u32::from(nonnegative)),
-                        (1, rows),
-                        (2, one_pixel),
-                        (3, converted),
-                    ],
+                    specialization: &[(0, u32::from(nonnegative))],
                     ..PipelineDesc::new(shader)
                 },
             )
@@ -321,7 +295,6 @@ impl SsimStages {
             },
             fold: pipeline(ctx, "metrics/ssim_fold", vqscope_shaders::METRICS_SSIM_FOLD)?,
             constants: SsimConstants::libvmaf(),
-            banded,
         })
     }
 
@@ -384,7 +357,7 @@ impl SsimStages {
         partials: &Buffer,
     ) -> vqscope_gpu::Result<()> {
         let k = &self.constants;
-        let bands = bands_for(layout.groups(), self.banded);
+        let bands = bands_for(layout.groups());
         let push = ScalePush {
             width: layout.width,
             height: layout.height,
