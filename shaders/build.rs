@@ -8,7 +8,8 @@
 //! A few shaders are compiled once more with a macro defined ([`VARIANTS`]):
 //! `ui/fused.comp` with `HDR10_OUTPUT` is `UI_FUSED_HDR10_OUTPUT`, path
 //! `ui/fused.comp#HDR10_OUTPUT`. A macro rather than a specialization
-//! constant because it changes the storage image's declared format.
+//! constant because it changes the storage image's declared format (and,
+//! for the SSIM passes' `FROM_FRAME`, the bindings and push constants).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -21,7 +22,11 @@ use vqscope_glslang_link as _;
 mod reflect;
 
 /// Shaders compiled a second time with a macro defined: (source, macro).
-const VARIANTS: &[(&str, &str)] = &[("ui/fused.comp", "HDR10_OUTPUT")];
+const VARIANTS: &[(&str, &str)] = &[
+    ("metrics/ssim_lpf.comp", "FROM_FRAME"),
+    ("metrics/ssim_scale.comp", "FROM_FRAME"),
+    ("ui/fused.comp", "HDR10_OUTPUT"),
+];
 
 /// Shaders compiled without spirv-opt. Its loop unroller copies the body of
 /// a loop marked `[[unroll]]` without the copies' `NoContraction`, and its

@@ -354,8 +354,9 @@ fn gpu_ssim_equals_cpu_twin() {
     assert_no_validation_messages();
 }
 
-/// Reads the scale planes of an MS-SSIM kernel back and compares them with
-/// the twin's conversion and downscaling, bit for bit.
+/// Reads the scale planes of an MS-SSIM kernel back (scales 1–4; scale 0
+/// is read from the frame) and compares them with the twin's conversion and
+/// downscaling, bit for bit.
 fn check_scale_planes(
     ctx: &Arc<GpuContext>,
     submitter: &mut Submitter,
@@ -367,11 +368,9 @@ fn check_scale_planes(
     let (buffer, scales) = kernel.scale_planes();
     let all = floats_of(&download_buffer(ctx, submitter, buffer, buffer.size()).unwrap());
     let (mut a, mut b) = (to_float_plane(r), to_float_plane(d));
-    for (i, &(w, h, ao, bo)) in scales.iter().enumerate() {
-        if i > 0 {
-            a = downscale(&a);
-            b = downscale(&b);
-        }
+    for (i, &(w, h, ao, bo)) in (1..).zip(&scales) {
+        a = downscale(&a);
+        b = downscale(&b);
         let (w, h) = (w as usize, h as usize);
         assert_eq!((a.width, a.height), (w, h), "{label}: scale {i} size");
         for (plane, offset, name) in [(&a, ao, "reference"), (&b, bo, "distorted")] {
@@ -395,6 +394,9 @@ fn gpu_ms_ssim_equals_cpu_twin() {
     while cases.len() < 6 {
         cases.push((MIN_SIZE + rng.below(120) as usize, MIN_SIZE + rng.below(90) as usize));
     }
+    // Enough workgroups for ssim_scale's banded walk at scale 0 (read from
+    // the frame), as float_ssim's 1290x401 case has.
+    cases.push((1290, 401));
     // Last, sparse bright dots on black, and the same dots dimmed plus a
     // fainter shifted set: the low-pass table's negative lobes make some
     // scale-1 samples negative, so products of both signs reach the filters'

@@ -30,7 +30,19 @@ void main() {
     uint lid = gl_LocalInvocationIndex;
     uint first = partial_base / 4u;
     dvec4 sum = dvec4(0.0lf);
-    for (uint g = lid; g < groups; g += 256u) {
+    // Eight loads in flight before their additions, which stay in order:
+    // one load at a time left the fold waiting on memory once per record.
+    uint g = lid;
+    for (; g + 7u * 256u < groups; g += 8u * 256u) {
+        dvec4 r[8];
+        for (uint i = 0u; i < 8u; i++) {
+            r[i] = records[first + g + i * 256u];
+        }
+        for (uint i = 0u; i < 8u; i++) {
+            sum += r[i];
+        }
+    }
+    for (; g < groups; g += 256u) {
         sum += records[first + g];
     }
     s_red[lid] = sum;

@@ -11,11 +11,25 @@ layout(local_size_x = 16, local_size_y = 16) in;
 #include "ssim_common.glsl"
 
 // This scale's planes and the next scale's, bound as separate ranges of one
-// buffer.
+// buffer. FROM_FRAME (a second build of this file, for scale 0 -> 1): the
+// source samples are the frame's, converted as ssim_decimate.comp converts
+// them at factor 1 (float(sample) * 2^-(bpc-8), exact), instead of float
+// planes.
+#ifdef FROM_FRAME
+layout(set = 0, binding = 0, std430) readonly buffer RefWords { uint ref_words[]; };
+layout(set = 0, binding = 1, std430) readonly buffer DisWords { uint dis_words[]; };
+#define PLANE_WORDS_A ref_words
+#define PLANE_WORDS_B dis_words
+#include "plane_pair.glsl"
+#define DST_BINDING 2
+#else
 layout(set = 0, binding = 0, std430) readonly buffer Src { float src_planes[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Dst { float dst_planes[]; };
+#define DST_BINDING 1
+#endif
+layout(set = 0, binding = DST_BINDING, std430) writeonly buffer Dst { float dst_planes[]; };
 
-// Twin: ms_ssim_gpu.rs `LpfPush` (32 bytes); the two must agree.
+// Twin: float_ms_ssim/gpu.rs `LpfPush` (32 bytes), and with FROM_FRAME
+// `FrameLpfPush` (100 bytes); the two must agree.
 layout(push_constant) uniform Push {
     uint src_width;
     uint src_height;
@@ -23,6 +37,11 @@ layout(push_constant) uniform Push {
     uint dst_height;
     uint src_offset[2]; // reference, distorted; in floats into src_planes
     uint dst_offset[2]; // in floats into dst_planes
+#ifdef FROM_FRAME
+    PlaneDesc ref_plane; // src_width x src_height samples
+    PlaneDesc dis_plane;
+    float sample_scale;  // 2^-(bpc-8)
+#endif
 };
 
 const uint T = 16u;
@@ -48,7 +67,6 @@ float lpf(int v, int u) {
 
 void main() {
     uint z = gl_WorkGroupID.z;
-    uint src = src_offset[z];
     int w = int(src_width);
     int h = int(src_height);
     // Top-left input sample of the tile: output (x0, y0) is centred on
@@ -62,7 +80,13 @@ void main() {
         // output reads, and those samples must still be in bounds.
         int sx = clamp(ssim_mirror(bx + int(c), w), 0, w - 1);
         int sy = clamp(ssim_mirror(by + int(r), h), 0, h - 1);
-        s_tile[i] = src_planes[src + uint(sy) * src_width + uint(sx)];
+#ifdef FROM_FRAME
+        uint value = z == 0u ? plane_load(ref_plane, uint(sx), uint(sy))
+                              : plane_load_b(dis_plane, uint(sx), uint(sy));
+        s_tile[i] = float(value) * sample_scale;
+#else
+        s_tile[i] = src_planes[src_offset[z] + uint(sy) * src_width + uint(sx)];
+#endif
     }
     barrier();
 

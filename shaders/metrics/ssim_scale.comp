@@ -8,12 +8,13 @@
 //
 // A workgroup owns a column of `bands` 32x16 tiles of the map (the valid
 // region, (w-10)x(h-10)) and walks down it one tile (band) at a time. The
-// horizontal pass of all five quantities goes to a ring of 26 rows of 32 in
-// shared memory: the first band fills it, each later band adds only the 16
-// rows below (staging just those input rows), since its upper 10 rows are
-// the previous band's lower ones. The vertical pass reads its 11-row window
-// from the ring, so it never touches memory, and the horizontal pass runs
-// on 74 rows per 64 map rows instead of 26 per 16.
+// horizontal pass of all five quantities goes to 26 rows of 32 in shared
+// memory, the band's window rows in order: the first band fills them; each
+// later band adds only the 16 rows below (staging just those input rows),
+// since its upper 10 rows are the previous band's lower ones, moved up
+// after its vertical pass. The vertical pass reads its 11-row window from
+// there at fixed offsets, so it never touches memory, and the horizontal
+// pass runs on 74 rows per 64 map rows instead of 26 per 16.
 //
 // libvmaf sums the per-pixel doubles sequentially in raster order, which no
 // parallel reduction reproduces. This one is deterministic instead: per
@@ -22,15 +23,38 @@
 // ssim_fold.comp folds the records in a fixed order. No subgroup
 // operations, so the result is the same at every subgroup size and every
 // run (and the same records as one workgroup per tile would write).
+//
+// The workgroup is 32 x LY threads, LY = 8. The records are those of 256
+// "virtual" threads (32 x 8) whatever LY is: virtual thread (tx, vy) adds
+// the pixels of rows vy and vy + 8, and real thread (tx, ty) plays virtual
+// rows ty, ty + LY, ... in turn. (32 x 4 workgroups, same records, took
+// 25 % longer on the H100: 4K scale 0 0.830 ms against 0.661.)
+#extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 32, local_size_y = 8) in;
 
 #include "ssim_common.glsl"
 
+// FROM_FRAME (a second build of this file): the scale's samples are read
+// from the frame's planes and converted as ssim_decimate.comp converts them
+// at factor 1 (float(sample) * 2^-(bpc-8), exact), so float_ms_ssim's
+// scale 0 needs no float planes and no input pass. Otherwise they are
+// float planes (`planes` from a_offset and b_offset).
+#ifdef FROM_FRAME
+layout(set = 0, binding = 0, std430) readonly buffer RefWords { uint ref_words[]; };
+layout(set = 0, binding = 1, std430) readonly buffer DisWords { uint dis_words[]; };
+#define PLANE_WORDS_A ref_words
+#define PLANE_WORDS_B dis_words
+#include "plane_pair.glsl"
+#define FIRST_OUTPUT 2
+#else
 layout(set = 0, binding = 0, std430) readonly buffer Planes { float planes[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Map { float map_values[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer Partials { double partials[]; };
+#define FIRST_OUTPUT 1
+#endif
+layout(set = 0, binding = FIRST_OUTPUT, std430) writeonly buffer Map { float map_values[]; };
+layout(set = 0, binding = FIRST_OUTPUT + 1, std430) writeonly buffer Partials { double partials[]; };
 
-// Twin: ssim_gpu.rs `ScalePush` (40 bytes); the two must agree.
+// Twin: float_ssim/gpu.rs `ScalePush` (40 bytes), and with FROM_FRAME
+// `FrameScalePush` (108 bytes); the two must agree.
 layout(push_constant) uniform Push {
     uint width;        // of this scale's input planes
     uint height;
@@ -42,6 +66,11 @@ layout(push_constant) uniform Push {
     float c2;
     float c3;
     uint bands;        // tiles each workgroup walks down (ssim_gpu.rs `bands_for`)
+#ifdef FROM_FRAME
+    PlaneDesc ref_plane; // width x height samples
+    PlaneDesc dis_plane;
+    float sample_scale;  // 2^-(bpc-8)
+#endif
 };
 
 // Set when every input sample is +0.0 or positive (the frame's samples,
@@ -56,12 +85,20 @@ double widened_signed(float p) {
     return NONNEGATIVE ? widened_nonnegative(p) : widened(p);
 }
 
+// Product `p` of quantity `q` (mu1, mu2, xx, yy, xy) widened for its sum.
+double term(uint q, float p) {
+    // xx and yy (q = 2, 3) are filtered squares: never negative.
+    return (q == 2u || q == 3u) ? widened_nonnegative(p) : widened_signed(p);
+}
+
 const uint TW = 32u;
 const uint TH = 16u;           // one band: the tile of one partial record
 const uint WIN = 11u;
 const uint IW = TW + WIN - 1u; // 42
-const uint IH = TH + WIN - 1u; // 26: the ring's rows
-const uint THREADS = 256u;
+const uint IH = TH + WIN - 1u; // 26: the window rows of a band
+const uint LY = gl_WorkGroupSize.y;
+const uint THREADS = TW * LY;
+const uint VIRTUAL = TW * 8u;  // the record's virtual threads, 32 x 8
 const uint HSIZE = IH * TW;    // one quantity's horizontal results
 
 // IQA's Gaussian table, printed to six decimals. Twin: ssim.rs GAUSSIAN_TAPS.
@@ -69,16 +106,20 @@ const float TAPS[11] = float[](0.001028, 0.007599, 0.036001, 0.109361, 0.213006,
                                0.213006, 0.109361, 0.036001, 0.007599, 0.001028);
 
 // The input rows a band adds (all IH for the first band, TH later), as
-// float bits: the reference's from 0, the distorted's from B_AT. Once the
-// horizontal pass has read them, tile_sums reuses the first 8 * THREADS
-// words (2048 of 2184) for the threads' sums.
-const uint B_AT = IH * IW;
-shared uint s_in[2u * IH * IW];
-// Horizontal pass results: mu1, mu2, xx, yy, xy, each a ring of IH rows of
-// TW; window row R (from the workgroup's first row) lives in slot R % IH.
+// float bits, the reference's and the distorted's sample side by side: the
+// horizontal pass reads both with one load. Once it has read them, the
+// vertical pass reuses the first 4 * VIRTUAL pairs (1024 of 1092) for the
+// virtual threads' sums.
+shared uvec2 s_in[IH * IW];
+// Horizontal pass results: mu1, mu2, xx, yy, xy, each IH rows of TW, the
+// band's window rows in order. (A ring indexed modulo IH instead cost the
+// vertical pass a wrapped row index per tap; moving 10 rows a band costs
+// each thread a few shared loads and stores.)
 shared float s_h[5u * HSIZE];
-// The tile's 32 column totals (tile_sums).
-shared dvec4 s_col[TW];
+// The tile's 32 column totals, field-major (tile_sums).
+shared double s_col[4u * TW];
+// Per field, the sums of the columns congruent modulo 8 (tile_sums).
+shared double s_oct[4u * 8u];
 
 // IQA's MAX(0.0, v): NaN and -0.0 stay as they are.
 float clamp0(float v) {
@@ -112,78 +153,111 @@ dvec3 pixel_lcs(float mu1, float mu2, float xx, float yy, float xy) {
     return dvec3(l, c, double(s));
 }
 
-// Double `d`'s two words at word `at` of s_in (and `at + THREADS`); the
-// threads' stores and loads are then consecutive words, free of bank
-// conflicts.
+// Double `d` at pair `at` of s_in; the threads' stores and loads are then
+// consecutive pairs, free of bank conflicts.
 void stash(uint at, double d) {
-    uvec2 w = unpackDouble2x32(d);
-    s_in[at] = w.x;
-    s_in[at + THREADS] = w.y;
+    s_in[at] = unpackDouble2x32(d);
 }
 
 double unstash(uint at) {
-    return packDouble2x32(uvec2(s_in[at], s_in[at + THREADS]));
+    return packDouble2x32(s_in[at]);
 }
 
-// The tile's four sums, in thread `field` (< 4) for that field. The tree is
-// fixed: first, thread t < 128 adds thread t + 128's value to its own, then
-// the halving steps pair t with t + 64, t + 32, ..., t + 1. With t = 32 ty +
-// tx, the first three steps fold each column's eight values (rows ty) as
-// ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7)), and the last five fold
-// the 32 column totals as (c0 + c16) and so on. Those are the additions,
-// in that order, that a shared-memory tree of one step per barrier makes;
-// here each column's steps run in one thread and the columns' in one
-// thread per field, after two barriers instead of nine. Every thread must
-// call it (it has barriers); s_in must be free (the horizontal pass done).
-double tile_sums(dvec4 v) {
+// The tile's four sums from the virtual threads' sums stashed in s_in, in
+// thread `field` (< 4) for that field. The tree is fixed: first, virtual
+// thread t < 128 adds thread t + 128's value to its own, then the halving
+// steps pair t with t + 64, t + 32, ..., t + 1. With t = 32 vy + tx, the
+// first three steps fold each column's eight values (rows vy) as
+// ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7)), the next two the 32
+// column totals into eight, c + (c + 16), then + (c + 8) (a column sum per
+// residue of c modulo 8), and the last three those eight in the same shape
+// as a column's. Those are the additions, in that order, that a
+// shared-memory tree of one step per barrier makes; here each column's
+// steps run in one thread per column and field (128 threads), the next two
+// in one thread per residue and field (32), the last three in one thread
+// per field, after two barriers (and the caller's) instead of nine, each
+// thread holding at most eight doubles. Every thread must call it (it has
+// barriers), after a barrier that follows the vertical pass, which stashed
+// all 256 virtual threads' sums.
+double tile_sums() {
     uint lid = gl_LocalInvocationIndex;
-    for (uint f = 0u; f < 4u; f++) {
-        stash(2u * f * THREADS + lid, v[f]);
+    for (uint i = lid; i < 4u * TW; i += THREADS) {
+        uint field = i / TW;
+        uint at = field * VIRTUAL + (i - field * TW);
+        double v0 = unstash(at);
+        double v1 = unstash(at + TW);
+        double v2 = unstash(at + 2u * TW);
+        double v3 = unstash(at + 3u * TW);
+        double v4 = unstash(at + 4u * TW);
+        double v5 = unstash(at + 5u * TW);
+        double v6 = unstash(at + 6u * TW);
+        double v7 = unstash(at + 7u * TW);
+        precise double sum = ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7));
+        s_col[i] = sum;
     }
     barrier();
-    if (lid < TW) {
-        dvec4 column;
-        for (uint f = 0u; f < 4u; f++) {
-            uint at = 2u * f * THREADS + lid;
-            double v0 = unstash(at);
-            double v1 = unstash(at + TW);
-            double v2 = unstash(at + 2u * TW);
-            double v3 = unstash(at + 3u * TW);
-            double v4 = unstash(at + 4u * TW);
-            double v5 = unstash(at + 5u * TW);
-            double v6 = unstash(at + 6u * TW);
-            double v7 = unstash(at + 7u * TW);
-            precise double sum = ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7));
-            column[f] = sum;
-        }
-        s_col[lid] = column;
+    if (lid < 32u) {
+        // Field lid / 8, residue lid % 8.
+        uint at = (lid / 8u) * TW + lid % 8u;
+        precise double sum = (s_col[at] + s_col[at + 16u]) + (s_col[at + 8u] + s_col[at + 24u]);
+        s_oct[lid] = sum;
     }
     barrier();
     double total = 0.0lf;
     if (lid < 4u) {
-        double d[TW / 2u];
-        for (uint c = 0u; c < TW / 2u; c++) {
-            precise double pair = s_col[c][lid] + s_col[c + TW / 2u][lid];
-            d[c] = pair;
-        }
-        for (uint half_size = TW / 4u; half_size > 0u; half_size >>= 1) {
-            for (uint c = 0u; c < half_size; c++) {
-                precise double pair = d[c] + d[c + half_size];
-                d[c] = pair;
-            }
-        }
-        total = d[0];
+        uint at = lid * 8u;
+        precise double sum = ((s_oct[at] + s_oct[at + 4u]) + (s_oct[at + 2u] + s_oct[at + 6u]))
+            + ((s_oct[at + 1u] + s_oct[at + 5u]) + (s_oct[at + 3u] + s_oct[at + 7u]));
+        total = sum;
     }
     return total;
 }
 
+// Vertical pass and per-pixel terms of one pixel, the thread's step `j`
+// of the band: virtual row pair j / 2 (virtual row vy = ty + LY * (j / 2)),
+// its pixel in map row vy + 8 * (j % 2) of the band. `acc` is the virtual
+// thread's sum: reset on its first pixel, stashed after its second.
+void vertical_step(uint j, uvec2 tile, inout dvec4 acc) {
+    uint tx = gl_LocalInvocationID.x;
+    uint vy = gl_LocalInvocationID.y + LY * (j >> 1);
+    bool second = (j & 1u) != 0u;
+    uint r = vy + (second ? 8u : 0u);
+    if (!second) {
+        acc = dvec4(0.0lf);
+    }
+    uint mx = tile.x + tx;
+    uint my = tile.y + r;
+    uint base = r * TW + tx;
+    float f[5];
+    for (uint q = 0u; q < 5u; q++) {
+        precise double sum = 0.0lf;
+        for (uint v = 0u; v < WIN; v++) {
+            precise float p = s_h[q * HSIZE + base + v * TW] * TAPS[v];
+            sum += term(q, p);
+        }
+        f[q] = narrowed(sum);
+    }
+    if (mx < width - (WIN - 1u) && my < height - (WIN - 1u)) {
+        dvec3 lcs = pixel_lcs(f[0], f[1], f[2], f[3], f[4]);
+        precise double ssim = lcs.x * lcs.y * lcs.z;
+        if (write_map != 0u) {
+            map_values[my * (width - (WIN - 1u)) + mx] = float(ssim);
+        }
+        acc += dvec4(ssim, lcs);
+    }
+    if (second) {
+        uint t = vy * TW + tx;
+        for (uint field = 0u; field < 4u; field++) {
+            stash(field * VIRTUAL + t, acc[field]);
+        }
+    }
+}
+
 void main() {
     uint lid = gl_LocalInvocationIndex;
-    uint map_w = width - (WIN - 1u);
     uint map_h = height - (WIN - 1u);
     uint x0 = gl_WorkGroupID.x * TW;
     uint top = gl_WorkGroupID.y * bands * TH; // the workgroup's first row
-    uint tx = gl_LocalInvocationID.x;
 
     for (uint k = 0u; k < bands; k++) {
         uint band = gl_WorkGroupID.y * bands + k;
@@ -204,17 +278,22 @@ void main() {
             uint c = i - r * IW;
             uint gx = min(x0 + c, width - 1u);
             uint gy = min(top + first + r, height - 1u);
+#ifdef FROM_FRAME
+            float a = float(plane_load(ref_plane, gx, gy)) * sample_scale;
+            float b = float(plane_load_b(dis_plane, gx, gy)) * sample_scale;
+#else
             uint at = gy * width + gx;
-            s_in[i] = floatBitsToUint(planes[a_offset + at]);
-            s_in[B_AT + i] = floatBitsToUint(planes[b_offset + at]);
+            float a = planes[a_offset + at];
+            float b = planes[b_offset + at];
+#endif
+            s_in[i] = floatBitsToUint(vec2(a, b));
         }
         barrier();
 
         // Horizontal pass over the new rows (ssim.rs gaussian_horizontal
         // over the plane and the three products): float products, double
-        // sums (scaled by 2^-896, see `widened`), rounded to float. It
-        // overwrites the ring rows of the previous band's first TH rows,
-        // which no vertical pass reads any more.
+        // sums (scaled by 2^-896, see `widened`), rounded to float, into
+        // window rows 0..25 (first band) or 10..25.
         for (uint i = lid; i < rows * TW; i += THREADS) {
             uint r = i / TW;
             uint c = i - r * TW;
@@ -225,21 +304,22 @@ void main() {
             precise double syy = 0.0lf;
             precise double sxy = 0.0lf;
             for (uint u = 0u; u < WIN; u++) {
-                float a = uintBitsToFloat(s_in[base + u]);
-                float b = uintBitsToFloat(s_in[B_AT + base + u]);
+                vec2 ab = uintBitsToFloat(s_in[base + u]);
+                float a = ab.x;
+                float b = ab.y;
                 float t = TAPS[u];
                 precise float pa = a * t;
                 precise float pb = b * t;
                 precise float paa = (a * a) * t;
                 precise float pbb = (b * b) * t;
                 precise float pab = (a * b) * t;
-                m1 += widened_signed(pa);
-                m2 += widened_signed(pb);
-                sxx += widened_nonnegative(paa);
-                syy += widened_nonnegative(pbb);
-                sxy += widened_signed(pab);
+                m1 += term(0u, pa);
+                m2 += term(1u, pb);
+                sxx += term(2u, paa);
+                syy += term(3u, pbb);
+                sxy += term(4u, pab);
             }
-            uint at = ((first + r) % IH) * TW + c;
+            uint at = ((k == 0u ? 0u : WIN - 1u) + r) * TW + c;
             s_h[at] = narrowed(m1);
             s_h[HSIZE + at] = narrowed(m2);
             s_h[2u * HSIZE + at] = narrowed(sxx);
@@ -248,41 +328,34 @@ void main() {
         }
         barrier();
 
-        // Vertical pass and per-pixel terms: each thread takes rows ty and
-        // ty+8 of its column in the band, in that order.
+        // Vertical pass and per-pixel terms, two pixels per virtual row,
+        // each virtual row's sum stashed in s_in (which the horizontal pass
+        // no longer reads).
         dvec4 acc = dvec4(0.0lf);
-        for (uint half_band = 0u; half_band < TH / 8u; half_band++) {
-            uint r = gl_LocalInvocationID.y + 8u * half_band;
-            uint mx = x0 + tx;
-            uint my = y0 + r;
-            uint slot0 = (k * TH + r) % IH;
-            float f[5];
-            for (uint q = 0u; q < 5u; q++) {
-                precise double sum = 0.0lf;
-                uint slot = slot0;
-                for (uint v = 0u; v < WIN; v++) {
-                    precise float p = s_h[q * HSIZE + slot * TW + tx] * TAPS[v];
-                    // xx and yy (q = 2, 3) are filtered squares: never negative.
-                    sum += (q == 2u || q == 3u) ? widened_nonnegative(p) : widened_signed(p);
-                    slot = slot + 1u == IH ? 0u : slot + 1u;
-                }
-                f[q] = narrowed(sum);
-            }
-            if (mx < map_w && my < map_h) {
-                dvec3 lcs = pixel_lcs(f[0], f[1], f[2], f[3], f[4]);
-                precise double ssim = lcs.x * lcs.y * lcs.z;
-                if (write_map != 0u) {
-                    map_values[my * map_w + mx] = float(ssim);
-                }
-                acc += dvec4(ssim, lcs);
+        uvec2 tile = uvec2(x0, y0);
+        // Kept rolled: one pixel's filters and terms live at a time.
+        [[dont_unroll]] for (uint j = 0u; j < 2u * (8u / LY); j++) {
+            vertical_step(j, tile, acc);
+        }
+        barrier();
+
+        // The next band's upper 10 window rows are this band's lower ones:
+        // move them up, beside tile_sums' column steps (after the barrier
+        // above, so every vertical pass has read them; before tile_sums'
+        // next barrier, so before the next horizontal pass overwrites rows
+        // 10..25).
+        if (k + 1u < bands) {
+            const uint KEPT = (WIN - 1u) * TW;
+            for (uint i = lid; i < 5u * KEPT; i += THREADS) {
+                uint q = i / KEPT;
+                uint at = q * HSIZE + (i - q * KEPT);
+                s_h[at] = s_h[at + TH * TW];
             }
         }
 
-        // Its barriers also keep the next band's horizontal pass from
-        // overwriting ring rows before every vertical pass has read them,
-        // and the next band's staging from overwriting s_in before the
-        // column steps have read it.
-        double total = tile_sums(acc);
+        // Its barriers also keep the next band's staging from overwriting
+        // s_in before the column steps have read it.
+        double total = tile_sums();
         if (lid < 4u) {
             uint group = band * gl_NumWorkGroups.x + gl_WorkGroupID.x;
             partials[partial_base + group * 4u + lid] = total;

@@ -56,7 +56,7 @@ struct MsSsimExtractor {
 }
 
 /// Per-scale step names of the timed recording.
-const PHASES: [&str; 7] = ["input", "scale0", "scale1", "scale2", "scale3", "scale4", "fold"];
+const PHASES: [&str; 6] = ["scale0", "scale1", "scale2", "scale3", "scale4", "fold"];
 
 impl Extractor for MsSsimExtractor {
     fn columns(&self) -> Vec<Column> {

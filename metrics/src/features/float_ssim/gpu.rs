@@ -92,6 +92,18 @@ struct ScalePush {
     bands: u32,
 }
 
+/// Twin of the push constants of ssim_scale.comp built with `FROM_FRAME`
+/// (108 bytes): [`ScalePush`] (its plane offsets unused), then the frame's
+/// planes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct FrameScalePush {
+    scale: ScalePush,
+    ref_plane: PlaneDesc,
+    dis_plane: PlaneDesc,
+    sample_scale: f32,
+}
+
 /// Twin of ssim_fold.comp's push constants (16 bytes).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
@@ -106,13 +118,22 @@ struct FoldPush {
 /// (`crate::device::shader_layouts`).
 #[cfg(test)]
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
-    use vqscope_shaders::{METRICS_SSIM_DECIMATE, METRICS_SSIM_FOLD, METRICS_SSIM_SCALE, twin};
+    use vqscope_shaders::{
+        METRICS_SSIM_DECIMATE, METRICS_SSIM_FOLD, METRICS_SSIM_SCALE,
+        METRICS_SSIM_SCALE_FROM_FRAME, twin,
+    };
     vec![
         twin!(DecimatePush as "Push" in [METRICS_SSIM_DECIMATE] {
             plane, out_width, out_height, factor, weight, sample_scale,
         }),
         twin!(ScalePush as "Push" in [METRICS_SSIM_SCALE] {
             width, height, a_offset, b_offset, write_map, partial_base, c1, c2, c3, bands,
+        }),
+        twin!(FrameScalePush as "Push" in [METRICS_SSIM_SCALE_FROM_FRAME] {
+            width = scale.width, height = scale.height, a_offset = scale.a_offset,
+            b_offset = scale.b_offset, write_map = scale.write_map,
+            partial_base = scale.partial_base, c1 = scale.c1, c2 = scale.c2, c3 = scale.c3,
+            bands = scale.bands, ref_plane, dis_plane, sample_scale,
         }),
         twin!(FoldPush as "Push" in [METRICS_SSIM_FOLD] { partial_base, groups, count, out_base }),
     ]
@@ -142,6 +163,15 @@ pub(crate) struct ScaleLayout {
 }
 
 impl ScaleLayout {
+    /// A scale whose samples are read from the frame (no planes in the
+    /// buffer: its plane offsets are 0 and unused), its records from double
+    /// `*doubles` (advanced past them).
+    pub fn place_records(width: u32, height: u32, doubles: &mut u32) -> Self {
+        let layout = Self { width, height, a_byte: 0, b_byte: 0, partial_base: *doubles };
+        *doubles += layout.partial_len();
+        layout
+    }
+
     /// Lays a scale's two planes out from byte `*end` (advanced past them),
     /// its records from double `*doubles` (advanced likewise).
     pub fn place(width: u32, height: u32, end: &mut u64, doubles: &mut u32) -> Self {
@@ -199,6 +229,15 @@ pub(crate) enum Samples {
     Signed,
 }
 
+/// Where a scale pass reads its samples.
+pub(crate) enum Source<'a> {
+    /// The scale's float planes in the planes buffer.
+    Planes(Samples),
+    /// The frame's planes (reference, distorted), converted as
+    /// [`SsimStages::record_inputs`] would at factor 1.
+    Frame(&'a DevicePlane<'a>, &'a DevicePlane<'a>),
+}
+
 /// The pipelines both SSIM features share: input conversion/decimation, the
 /// fused per-scale pass and the fold.
 pub(crate) struct SsimStages {
@@ -206,6 +245,8 @@ pub(crate) struct SsimStages {
     scale: ComputePipeline,
     /// The scale pass for [`Samples::Signed`], made where asked for.
     scale_signed: Option<ComputePipeline>,
+    /// The scale pass for [`Source::Frame`], made where asked for.
+    scale_from_frame: Option<ComputePipeline>,
     fold: ComputePipeline,
     constants: SsimConstants,
 }
@@ -220,27 +261,35 @@ fn pipeline(
 
 impl SsimStages {
     /// The stages; `signed` also makes the scale pass for
-    /// [`Samples::Signed`] planes.
-    pub fn new(ctx: &Arc<GpuContext>, signed: bool) -> vqscope_gpu::Result<Self> {
-        let scale = |name, nonnegative: bool| {
+    /// [`Samples::Signed`] planes, `from_frame` the one for [`Source::Frame`].
+    pub fn new(ctx: &Arc<GpuContext>, signed: bool, from_frame: bool) -> vqscope_gpu::Result<Self> {
+        let scale = |name, nonnegative: bool, shader| {
             ComputePipeline::new(
                 ctx,
                 &PipelineDesc {
                     name,
                     specialization: &[(0, u32::from(nonnegative))],
-                    ..PipelineDesc::new(vqscope_shaders::METRICS_SSIM_SCALE)
+                    ..PipelineDesc::new(shader)
                 },
             )
         };
+        let planes_shader = vqscope_shaders::METRICS_SSIM_SCALE;
         Ok(Self {
             decimate: pipeline(
                 ctx,
                 "metrics/ssim_decimate",
                 vqscope_shaders::METRICS_SSIM_DECIMATE,
             )?,
-            scale: scale("metrics/ssim_scale", true)?,
+            scale: scale("metrics/ssim_scale", true, planes_shader)?,
             scale_signed: if signed {
-                Some(scale("metrics/ssim_scale (signed)", false)?)
+                Some(scale("metrics/ssim_scale (signed)", false, planes_shader)?)
+            } else {
+                None
+            },
+            // The frame's samples are never negative.
+            scale_from_frame: if from_frame {
+                let shader = vqscope_shaders::METRICS_SSIM_SCALE_FROM_FRAME;
+                Some(scale("metrics/ssim_scale (from frame)", true, shader)?)
             } else {
                 None
             },
@@ -282,7 +331,7 @@ impl SsimStages {
             out_height,
             factor,
             weight: box_kernel(factor as usize)[0],
-            sample_scale: 1.0 / (1u32 << plane.desc.bpc.saturating_sub(8)) as f32,
+            sample_scale: sample_scale(plane),
         };
         rec.dispatch(
             &self.decimate,
@@ -295,13 +344,13 @@ impl SsimStages {
         )
     }
 
-    /// Records the fused pass of one scale: its map into `map` (when
-    /// given; `None` binds `no_map`, which the shader then never writes) and
-    /// its partial records into `partials`.
+    /// Records the fused pass of one scale, its samples from `source`: its
+    /// map into `map` (when given; `None` binds `no_map`, which the shader
+    /// then never writes) and its partial records into `partials`.
     pub fn record_scale(
         &self,
         rec: &mut Recorder<'_>,
-        samples: Samples,
+        source: Source<'_>,
         layout: &ScaleLayout,
         planes: &Buffer,
         map: Result<&Buffer, &Buffer>,
@@ -322,27 +371,54 @@ impl SsimStages {
             bands,
         };
         let map = map.unwrap_or_else(|no_map| no_map);
-        let (start, len) = layout.span();
-        let [gx, gy] = layout.groups();
-        let pipeline = match (samples, &self.scale_signed) {
-            (Samples::Nonnegative, _) => &self.scale,
-            (Samples::Signed, Some(signed)) => signed,
-            (Samples::Signed, None) => {
-                return Err(gpu_usage(
-                    "ssim_scale: signed samples, no pipeline made for them".into(),
-                ));
-            }
+        let groups = {
+            let [gx, gy] = layout.groups();
+            [gx, gy.div_ceil(bands), 1]
         };
-        rec.dispatch(
-            pipeline,
-            &[
-                Binding::BufferRange(planes, start, len),
-                Binding::Buffer(map),
-                Binding::Buffer(partials),
-            ],
-            bytemuck::bytes_of(&push),
-            [gx, gy.div_ceil(bands), 1],
-        )
+        let missing =
+            |what: &str| Err(gpu_usage(format!("ssim_scale: no pipeline made for {what}")));
+        match source {
+            Source::Planes(samples) => {
+                let pipeline = match (samples, &self.scale_signed) {
+                    (Samples::Nonnegative, _) => &self.scale,
+                    (Samples::Signed, Some(signed)) => signed,
+                    (Samples::Signed, None) => return missing("signed samples"),
+                };
+                let (start, len) = layout.span();
+                rec.dispatch(
+                    pipeline,
+                    &[
+                        Binding::BufferRange(planes, start, len),
+                        Binding::Buffer(map),
+                        Binding::Buffer(partials),
+                    ],
+                    bytemuck::bytes_of(&push),
+                    groups,
+                )
+            }
+            Source::Frame(reference, distorted) => {
+                let Some(pipeline) = &self.scale_from_frame else {
+                    return missing("the frame's samples");
+                };
+                let push = FrameScalePush {
+                    scale: push,
+                    ref_plane: reference.desc,
+                    dis_plane: distorted.desc,
+                    sample_scale: sample_scale(reference),
+                };
+                rec.dispatch(
+                    pipeline,
+                    &[
+                        Binding::Buffer(reference.buffer),
+                        Binding::Buffer(distorted.buffer),
+                        Binding::Buffer(map),
+                        Binding::Buffer(partials),
+                    ],
+                    bytemuck::bytes_of(&push),
+                    groups,
+                )
+            }
+        }
     }
 
     /// Records the fold of one scale's records into its four means at
@@ -369,6 +445,12 @@ impl SsimStages {
             [1, 1, 1],
         )
     }
+}
+
+/// 2^-(bpc-8), the factor that takes a plane's samples to the 0–255 scale
+/// (libvmaf divides by 2^(bpc-8); the product by the inverse is exact).
+pub(crate) fn sample_scale(plane: &DevicePlane<'_>) -> f32 {
+    1.0 / (1u32 << plane.desc.bpc.saturating_sub(8)) as f32
 }
 
 /// Checks that a plane handed to `record` is the size and depth the kernel
@@ -430,7 +512,7 @@ impl SsimKernel {
         let map = Buffer::storage(ctx, "ssim map", u64::from(map_len) * 4)?;
         let partials = Buffer::storage(ctx, "ssim partials", u64::from(layout.partial_len()) * 8)?;
         Ok(Self {
-            stages: SsimStages::new(ctx, false)?,
+            stages: SsimStages::new(ctx, false, false)?,
             width,
             height,
             bpc,
@@ -494,8 +576,8 @@ impl SsimKernel {
         steps.barrier(rec);
         self.stages.record_inputs(rec, reference, distorted, self.scale, l, &self.planes)?;
         steps.barrier(rec);
-        let samples = Samples::Nonnegative;
-        self.stages.record_scale(rec, samples, l, &self.planes, Ok(&self.map), &self.partials)?;
+        let source = Source::Planes(Samples::Nonnegative);
+        self.stages.record_scale(rec, source, l, &self.planes, Ok(&self.map), &self.partials)?;
         steps.barrier(rec);
         self.stages.record_fold(rec, l, &self.partials, results, offset_words)?;
         steps.barrier(rec);
