@@ -9,11 +9,11 @@
 // driver uploads, layout below).
 
 // Constants buffer: the 9 log2 polynomial coefficients (highest power
-// first), the statistic's eps, then each scale's filter taps. Built on the
-// host from the twin's values, so every constant is the twin's float.
+// first), then the statistic's eps. Built on the host from the twin's
+// values, so every constant is the twin's float. (The filter taps are
+// specialization constants: float_vif_taps.glsl.)
 #define CONST_POLY 0u
 #define CONST_EPS 9u
-#define CONST_TAPS 10u
 
 // Largest filter half-width: 69 taps at scale 0 for vif_kernelscale 4.
 #define R_MAX 34u

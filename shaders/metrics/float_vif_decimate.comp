@@ -10,7 +10,9 @@
 // the TH source rows 2y for every source column the tile's horizontal
 // windows touch (2*TW + 2r of them, mirrored) into shared memory, then each
 // invocation runs its output's horizontal pass from there. Each value is
-// the twin's sum, in the twin's tap order.
+// the twin's sum, in the twin's tap order. The next scale's taps are
+// specialization constants (float_vif_taps.glsl; one pipeline per
+// destination scale), so the tap loops unroll with immediate taps.
 #define TW 32u
 #define TH 8u
 layout(local_size_x = TW, local_size_y = TH) in;
@@ -19,9 +21,12 @@ layout(local_size_x = TW, local_size_y = TH) in;
 // range (reference at 0, distorted at `*_dis_at`).
 layout(set = 0, binding = 0, std430) readonly buffer Source { float src[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Dest { float dst[]; };
+// Declared for float_vif_common.glsl's statistic, which this kernel never
+// calls: the compiled shader has no such binding, and the host binds none.
 layout(set = 0, binding = 2, std430) readonly buffer Consts { float consts[]; };
 
 #include "float_vif_common.glsl"
+#include "float_vif_taps.glsl"
 
 // Twin: `DecimatePush` in metrics/src/features/float_vif/gpu.rs.
 layout(push_constant, std430) uniform Push {
@@ -31,25 +36,19 @@ layout(push_constant, std430) uniform Push {
     uint dst_width;
     uint dst_height;
     uint dst_dis_at;
-    uint taps_at;       // first tap in `consts`
-    uint taps;          // filter width (odd)
 };
 
 #define COLS (2u * TW + 2u * R_MAX)
-shared float s_taps[TAPS_MAX];
 shared float s_rows[TH][COLS];
 
 void main() {
+    vif_init_taps();
     uint lid = gl_LocalInvocationIndex;
     uint plane = gl_WorkGroupID.z;
     uint src_at = plane == 0u ? 0u : src_dis_at;
-    int r = int(taps / 2u);
+    int r = int(TAPS / 2u);
     int sw = int(src_width);
     int sh = int(src_height);
-    for (uint k = lid; k < taps; k += TW * TH) {
-        s_taps[k] = consts[taps_at + k];
-    }
-    barrier();
 
     uint x0 = gl_WorkGroupID.x * TW;
     uint y0 = gl_WorkGroupID.y * TH;
@@ -63,9 +62,9 @@ void main() {
         // clamping keeps them inside the mirror's range.
         uint col = vif_mirror(min(int(2u * x0) - r + int(c), sw - 1 + r), sw);
         precise float acc = 0.0;
-        for (uint k = 0u; k < taps; k++) {
+        for (uint k = 0u; k < TAPS; k++) {
             uint row = vif_mirror(int(2u * y) - r + int(k), sh);
-            acc = acc + s_taps[k] * src[src_at + row * src_width + col];
+            acc = acc + VIF_TAPS[k] * src[src_at + row * src_width + col];
         }
         s_rows[t][c] = acc;
     }
@@ -79,8 +78,8 @@ void main() {
     // Output x's window starts at source column 2x - r = 2*x0 - r + 2u.
     uint base = 2u * gl_LocalInvocationID.x;
     precise float acc = 0.0;
-    for (uint k = 0u; k < taps; k++) {
-        acc = acc + s_taps[k] * s_rows[gl_LocalInvocationID.y][base + k];
+    for (uint k = 0u; k < TAPS; k++) {
+        acc = acc + VIF_TAPS[k] * s_rows[gl_LocalInvocationID.y][base + k];
     }
     dst[(plane == 0u ? 0u : dst_dis_at) + y * dst_width + x] = acc;
 }

@@ -7,31 +7,32 @@
 // (filter.rs `vertical` / `horizontal`, stat.rs `pixel`); driver:
 // metrics/src/features/float_vif/gpu.rs.
 //
-// A workgroup owns a TW x TH tile of pixels (TH = 8; TW = VCOLS - 2*HALF
-// rounded down to a multiple of P, 112 for scale 0's 17 taps) and runs the
-// vertical pass for VCOLS = 128 columns (the tile and its mirrored halo).
-// Both passes are register-blocked, as in integer VIF's vif_scale.glsl:
-//  - vertical: each invocation owns one column and R = 4 consecutive rows;
-//    it loads the R + 2*HALF samples of that column once each, forms a*a,
-//    b*b and a*b once per sample, and adds each sample to the (up to R)
+// A workgroup owns a TW x TH tile of pixels (TH = 4 rows; TW = VCOLS -
+// 2*HALF rounded down to a multiple of P, 240 for scale 0's 17 taps, so
+// 3840 and 1920 are whole numbers of tiles) and runs the vertical pass for
+// VCOLS = 256 columns (the tile and its mirrored halo). One row of 256
+// columns rather than two rows of 128 halves the halo's share of the
+// vertical pass (16/256 of the columns at scale 0). Both passes are
+// register-blocked, as in integer VIF's vif_scale.glsl:
+//  - vertical: each invocation owns one column and the tile's R = TH = 4
+//    rows; it loads the R + 2*HALF samples of that column once each, forms
+//    a*a, b*b and a*b once per sample, and adds each sample to the (up to R)
 //    row accumulators it touches;
 //  - horizontal: each invocation owns P = 4 adjacent pixels of a row and
 //    reads the P + 2*HALF vertical results it needs once each.
 // The loops run over samples and, inside, over the outputs a sample
 // touches, so every output still adds its taps in ascending tap order from
 // 0: each filtered value is the twin's sum, bit for bit (`precise`
-// everywhere, no contraction). TAPS is a specialization constant (one
-// pipeline per scale), so the block loops have constant bounds and the
-// driver unrolls them. No loop here is marked [[unroll]]: shaderc's
+// everywhere, no contraction). The taps and their count are specialization
+// constants (float_vif_taps.glsl; one pipeline per scale), so the block
+// loops have constant bounds, the driver unrolls them and each tap is an
+// immediate of its multiply. No loop here is marked [[unroll]]: shaderc's
 // optimizer then unrolls it itself, drops `NoContraction` from the copies
 // of the body and fuses their multiply-adds into float `Fma`s, which
 // lavapipe splits again but NVIDIA rounds once (a one-ulp difference from
 // the twin on the H100; shaders/tests/precise.rs now catches it).
 
 layout(local_size_x = 256) in;
-
-// Filter width of this scale (odd, at most TAPS_MAX).
-layout(constant_id = 0) const uint TAPS = 17u;
 
 // This scale's planes (reference at 0, distorted at dis_at) and its
 // per-pixel values (num at 0, den at den_at), each bound to its own range.
@@ -40,6 +41,7 @@ layout(set = 0, binding = 1, std430) readonly buffer Consts { float consts[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer Pixels { float pixels[]; };
 
 #include "float_vif_common.glsl"
+#include "float_vif_taps.glsl"
 
 // Twin: `StatPush` in metrics/src/features/float_vif/gpu.rs.
 layout(push_constant, std430) uniform Push {
@@ -48,91 +50,98 @@ layout(push_constant, std430) uniform Push {
     uint height;
     uint dis_at;
     uint den_at;
-    uint taps_at;
     float gain_limit;
     float sigma_max_inv;
-    uint pad0;
 };
 
 // Twin: `STAT_VCOLS`, `STAT_TH`, `STAT_P` and `stat_tile_width` in gpu.rs.
-const uint VCOLS = 128u;              // vertical-pass columns per tile
-const uint TH = 8u;                   // tile rows
-const uint R = 4u;                    // rows per vertical task
+const uint VCOLS = 256u;              // vertical-pass columns per tile
+const uint TH = 4u;                   // tile rows
+const uint R = TH;                    // rows per vertical task
 const uint P = 4u;                    // pixels per horizontal task
 const uint HALF = TAPS / 2u;
 const uint TW = (VCOLS - 2u * HALF) / P * P;  // tile columns
-const uint TPR = TW / P;              // horizontal tasks per row (15 to 31)
+const uint TPR = TW / P;              // horizontal tasks per row (47 to 63)
 
 // Vertical results: quantity q (mu1, mu2, x², y², xy), tile row t, column
 // c at s_v[q * Q_STRIDE + t * ROW_STRIDE + (c % 4) * QUARTER + c / 4].
 // Banks (address mod 32): column c of a row sits in bank
-// 8 * (c % 4) + c / 4 (+ the row's offset), so the 32 columns 32w..32w+31
-// a vertical store covers hit 32 distinct banks, and so do the horizontal
-// loads, where 32 consecutive tasks read columns 4a + m for 32 consecutive
-// a (fixed m): the row stride is TPR modulo 32, so task index, not tile
-// row, decides the bank when a subgroup spans two rows.
-const uint QUARTER = 40u;             // 32 columns + 8, for the bank shift
+// 8 * (c % 4) + c / 4 (+ the row's offset, mod 32), so the 32 columns
+// 32w..32w+31 a vertical store covers hit 32 distinct banks, and so do the
+// horizontal loads, where 32 consecutive tasks read columns 4a + m for 32
+// consecutive a (fixed m): the row stride is TPR modulo 32, so task index,
+// not tile row, decides the bank when a subgroup spans two rows.
+const uint QUARTER = 72u;             // 64 columns + 8, for the bank shift
 const uint ROW_STRIDE = 4u * QUARTER + TPR % 32u;
 const uint ROW_STRIDE_MAX = 4u * QUARTER + 31u;
 const uint Q_STRIDE = TH * ROW_STRIDE_MAX;
-shared float s_taps[TAPS_MAX];
 shared float s_v[5u * Q_STRIDE];
 
 uint sv_at(uint q, uint row, uint col) {
     return q * Q_STRIDE + row * ROW_STRIDE + (col & 3u) * QUARTER + (col >> 2);
 }
 
+// The vertical pass of column c (plane column `col`) for the tile's rows,
+// whose windows start at plane row `top`. `inside`: every row of the
+// windows lies in the plane (no mirror, one add per row's address); a
+// constant at both call sites, so each gets its own code.
+void vertical(uint c, uint col, int top, bool inside) {
+    int h = int(height);
+    precise float acc[5][R];
+    for (uint r = 0u; r < R; r++) {
+        for (uint q = 0u; q < 5u; q++) {
+            acc[q][r] = 0.0;
+        }
+    }
+    for (uint i = 0u; i < R + 2u * HALF; i++) {
+        // Rows below the frame (tile rows past its last) are clamped into
+        // the mirror's range; their results are never read.
+        uint row = inside ? uint(top + int(i))
+                          : vif_mirror(min(top + int(i), h - 1 + int(HALF)), h);
+        uint at = row * width + col;
+        float a = planes[at];
+        float b = planes[dis_at + at];
+        precise float aa = a * a;
+        precise float bb = b * b;
+        precise float ab = a * b;
+        // Output row r takes this sample as its tap i - r.
+        for (uint r = 0u; r < R; r++) {
+            if (i >= r && i - r < TAPS) {
+                float f = VIF_TAPS[i - r];
+                acc[0][r] = acc[0][r] + f * a;
+                acc[1][r] = acc[1][r] + f * b;
+                acc[2][r] = acc[2][r] + f * aa;
+                acc[3][r] = acc[3][r] + f * bb;
+                acc[4][r] = acc[4][r] + f * ab;
+            }
+        }
+    }
+    for (uint r = 0u; r < R; r++) {
+        for (uint q = 0u; q < 5u; q++) {
+            s_v[sv_at(q, r, c)] = acc[q][r];
+        }
+    }
+}
+
 void main() {
+    vif_init_taps();
     uint lid = gl_LocalInvocationIndex;
     int w = int(width);
-    int h = int(height);
-    for (uint k = lid; k < TAPS; k += 256u) {
-        s_taps[k] = consts[taps_at + k];
-    }
-    barrier();
-
     uint x0 = gl_WorkGroupID.x * TW;
     uint y0 = gl_WorkGroupID.y * TH;
 
-    // Vertical pass: column c (source column mirror(x0 - HALF + c)), rows
-    // rg*R .. rg*R + R-1 of the tile.
-    uint c = lid % VCOLS;
-    uint rg = lid / VCOLS;
+    // Vertical pass: column c (source column mirror(x0 - HALF + c)).
+    uint c = lid;
     if (c < TW + 2u * HALF) {
         // Columns past the last pixel's window are computed but never read;
         // clamping keeps them inside the mirror's range, as it does rows
         // below the frame.
         uint col = vif_mirror(min(int(x0) - int(HALF) + int(c), w - 1 + int(HALF)), w);
-        int top = int(y0 + rg * R) - int(HALF);
-        precise float acc[5][R];
-        for (uint r = 0u; r < R; r++) {
-            for (uint q = 0u; q < 5u; q++) {
-                acc[q][r] = 0.0;
-            }
-        }
-        for (uint i = 0u; i < R + 2u * HALF; i++) {
-            uint at = vif_mirror(min(top + int(i), h - 1 + int(HALF)), h) * width + col;
-            float a = planes[at];
-            float b = planes[dis_at + at];
-            precise float aa = a * a;
-            precise float bb = b * b;
-            precise float ab = a * b;
-            // Output row r takes this sample as its tap i - r.
-            for (uint r = 0u; r < R; r++) {
-                if (i >= r && i - r < TAPS) {
-                    float f = s_taps[i - r];
-                    acc[0][r] = acc[0][r] + f * a;
-                    acc[1][r] = acc[1][r] + f * b;
-                    acc[2][r] = acc[2][r] + f * aa;
-                    acc[3][r] = acc[3][r] + f * bb;
-                    acc[4][r] = acc[4][r] + f * ab;
-                }
-            }
-        }
-        for (uint r = 0u; r < R; r++) {
-            for (uint q = 0u; q < 5u; q++) {
-                s_v[sv_at(q, rg * R + r, c)] = acc[q][r];
-            }
+        int top = int(y0) - int(HALF);
+        if (top >= 0 && y0 + TH + HALF <= height) {
+            vertical(c, col, top, true);
+        } else {
+            vertical(c, col, top, false);
         }
     }
     barrier();
@@ -162,7 +171,7 @@ void main() {
         // Pixel p takes this column as its tap m - p.
         for (uint p = 0u; p < P; p++) {
             if (m >= p && m - p < TAPS) {
-                float f = s_taps[m - p];
+                float f = VIF_TAPS[m - p];
                 for (uint q = 0u; q < 5u; q++) {
                     v[q][p] = v[q][p] + f * s[q];
                 }

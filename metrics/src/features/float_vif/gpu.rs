@@ -39,14 +39,14 @@ use crate::row_sums::{ResultWord, RowLayout, RowSegment, RowSums, RowValues};
 const TILE: (u32, u32) = (32, 8);
 /// `float_vif_stat`'s tile: vertical-pass columns, rows, and pixels per
 /// horizontal task (`VCOLS`, `TH`, `P` in the shader).
-const STAT_VCOLS: u32 = 128;
-const STAT_TH: u32 = 8;
+const STAT_VCOLS: u32 = 256;
+const STAT_TH: u32 = 4;
 const STAT_P: u32 = 4;
 /// Local size of `float_vif_input` (16 x 16).
 const INPUT_WG: u32 = 16;
-/// Where the taps start in the constants buffer (after the log2
-/// polynomial and eps), as float_vif_common.glsl lays it out.
-const CONST_TAPS: u32 = 10;
+/// Floats of the constants buffer (the log2 polynomial, then eps), as
+/// float_vif_common.glsl lays it out.
+const CONSTS_LEN: usize = 10;
 /// The largest filter the shaders hold (`TAPS_MAX`).
 const TAPS_MAX: usize = 69;
 
@@ -70,8 +70,6 @@ struct DecimatePush {
     dst_width: u32,
     dst_height: u32,
     dst_dis_at: u32,
-    taps_at: u32,
-    taps: u32,
 }
 
 /// Twin of float_vif_stat.comp's push constants.
@@ -83,11 +81,8 @@ struct StatPush {
     height: u32,
     dis_at: u32,
     den_at: u32,
-    taps_at: u32,
     gain_limit: f32,
     sigma_max_inv: f32,
-    /// Keeps the size a multiple of the `f64`'s alignment.
-    pad0: u32,
 }
 
 #[cfg(test)]
@@ -100,10 +95,10 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
             ref_plane, dis_plane, dis_at, sample_scale,
         }),
         twin!(DecimatePush as "Push" in [METRICS_FLOAT_VIF_DECIMATE] {
-            src_width, src_height, src_dis_at, dst_width, dst_height, dst_dis_at, taps_at, taps,
+            src_width, src_height, src_dis_at, dst_width, dst_height, dst_dis_at,
         }),
         twin!(StatPush as "Push" in [METRICS_FLOAT_VIF_STAT] {
-            sigma_nsq, width, height, dis_at, den_at, taps_at, gain_limit, sigma_max_inv, pad0,
+            sigma_nsq, width, height, dis_at, den_at, gain_limit, sigma_max_inv,
         }),
     ]
 }
@@ -118,7 +113,7 @@ const RANGE_ALIGN: u64 = 256;
 /// Where one scale's data lives: the byte ranges of its two planes
 /// (reference, then distorted from float `n`), of its per-pixel num and den
 /// (den from float `n`) and of its num and den row totals (den from float
-/// `height`); and its taps in the constants buffer.
+/// `height`); and its filter width.
 #[derive(Debug, Clone, Copy)]
 struct ScaleLayout {
     width: u32,
@@ -126,7 +121,6 @@ struct ScaleLayout {
     planes: (u64, u64),
     pixels: (u64, u64),
     rows: (u64, u64),
-    taps_at: u32,
     taps: u32,
 }
 
@@ -151,32 +145,28 @@ fn stat_tile_width(taps: u32) -> u32 {
     (STAT_VCOLS - 2 * (taps / 2)) / STAT_P * STAT_P
 }
 
-fn pipeline(
+/// The specialization constants of float_vif_taps.glsl for one filter:
+/// its width (id 0), then each tap's bits (id `1 + k`).
+fn tap_constants(taps: &[f32]) -> Vec<(u32, u32)> {
+    assert!(taps.len() <= TAPS_MAX, "filter of {} taps", taps.len());
+    std::iter::once((0, taps.len() as u32))
+        .chain((1u32..).zip(taps.iter().map(|t| t.to_bits())))
+        .collect()
+}
+
+/// `shader` specialized to one scale's filter (the taps become constants of
+/// its unrolled loops).
+fn filter_pipeline(
     ctx: &Arc<GpuContext>,
     name: &str,
     shader: &Shader,
+    taps: &[f32],
 ) -> vqscope_gpu::Result<ComputePipeline> {
-    ComputePipeline::new(ctx, &PipelineDesc { name, ..PipelineDesc::new(shader) })
-}
-
-/// `float_vif_stat` for each scale, its filter width a specialization
-/// constant (the shader's block loops need it at compile time).
-fn stat_pipelines(
-    ctx: &Arc<GpuContext>,
-    scales: &[ScaleLayout; 4],
-) -> vqscope_gpu::Result<[ComputePipeline; 4]> {
-    let make = |s: &ScaleLayout| {
-        let spec = [(0u32, s.taps)];
-        ComputePipeline::new(
-            ctx,
-            &PipelineDesc {
-                name: "metrics/float_vif_stat",
-                specialization: &spec,
-                ..PipelineDesc::new(vqscope_shaders::METRICS_FLOAT_VIF_STAT)
-            },
-        )
-    };
-    Ok([make(&scales[0])?, make(&scales[1])?, make(&scales[2])?, make(&scales[3])?])
+    let spec = tap_constants(taps);
+    ComputePipeline::new(
+        ctx,
+        &PipelineDesc { name, specialization: &spec, ..PipelineDesc::new(shader) },
+    )
 }
 
 /// `float_vif` for one luma geometry and option set, intermediates
@@ -189,8 +179,10 @@ pub struct FloatVifKernel {
     stat_constants: StatConstants,
     scales: [ScaleLayout; 4],
     input: ComputePipeline,
-    decimate: ComputePipeline,
-    /// `float_vif_stat` per scale, specialized to the scale's filter width.
+    /// `float_vif_decimate` towards scales 1, 2, 3, each specialized to
+    /// that scale's filter.
+    decimate: [ComputePipeline; 3],
+    /// `float_vif_stat` per scale, specialized to the scale's filter.
     stat: [ComputePipeline; 4],
     row_sums: RowSums,
     consts: Buffer,
@@ -221,25 +213,29 @@ impl FloatVifKernel {
         check_options(width as usize, height as usize, opts)?;
         let mut consts: Vec<f32> = log2_poly().to_vec();
         consts.push(EPS);
-        debug_assert_eq!(consts.len(), CONST_TAPS as usize);
+        debug_assert_eq!(consts.len(), CONSTS_LEN);
         let sizes = scale_sizes(width as usize, height as usize);
+        let taps: [Vec<f32>; 4] = std::array::from_fn(|k| filter_taps(k, opts.kernelscale));
         let (mut planes_len, mut pixels_len, mut rows_len) = (0u64, 0u64, 0u64);
         let scales: [ScaleLayout; 4] = std::array::from_fn(|k| {
             let (w, h) = (sizes[k].0 as u32, sizes[k].1 as u32);
-            let taps = filter_taps(k, opts.kernelscale);
-            assert!(taps.len() <= TAPS_MAX, "filter of {} taps", taps.len());
-            let taps_at = consts.len() as u32;
-            consts.extend(&taps);
             ScaleLayout {
                 width: w,
                 height: h,
                 planes: place(&mut planes_len, 2 * w * h),
                 pixels: place(&mut pixels_len, 2 * w * h),
                 rows: place(&mut rows_len, 2 * h),
-                taps_at,
-                taps: taps.len() as u32,
+                taps: taps[k].len() as u32,
             }
         });
+        let stat = |k: usize| {
+            let shader = vqscope_shaders::METRICS_FLOAT_VIF_STAT;
+            filter_pipeline(ctx, "metrics/float_vif_stat", shader, &taps[k])
+        };
+        let decimate = |k: usize| {
+            let shader = vqscope_shaders::METRICS_FLOAT_VIF_DECIMATE;
+            filter_pipeline(ctx, "metrics/float_vif_decimate", shader, &taps[k])
+        };
         let mut submitter = Submitter::new(ctx, 1)?;
         let const_bytes: Vec<u8> = consts.iter().flat_map(|v| v.to_le_bytes()).collect();
         Ok(Self {
@@ -249,17 +245,15 @@ impl FloatVifKernel {
             first_scale: opts.first_scale(),
             stat_constants: opts.stat_constants(),
             scales,
-            input: pipeline(
+            input: ComputePipeline::new(
                 ctx,
-                "metrics/float_vif_input",
-                vqscope_shaders::METRICS_FLOAT_VIF_INPUT,
+                &PipelineDesc {
+                    name: "metrics/float_vif_input",
+                    ..PipelineDesc::new(vqscope_shaders::METRICS_FLOAT_VIF_INPUT)
+                },
             )?,
-            decimate: pipeline(
-                ctx,
-                "metrics/float_vif_decimate",
-                vqscope_shaders::METRICS_FLOAT_VIF_DECIMATE,
-            )?,
-            stat: stat_pipelines(ctx, &scales)?,
+            decimate: [decimate(1)?, decimate(2)?, decimate(3)?],
+            stat: [stat(0)?, stat(1)?, stat(2)?, stat(3)?],
             row_sums: RowSums::new(ctx, RowValues::Stored, ResultWord::DoubleBits)?,
             consts: upload_buffer(ctx, &mut submitter, "float_vif constants", &const_bytes)?,
             planes: Buffer::storage(ctx, "float_vif planes", planes_len)?,
@@ -366,10 +360,8 @@ impl FloatVifKernel {
             height: s.height,
             dis_at: s.samples(),
             den_at: s.samples(),
-            taps_at: s.taps_at,
             gain_limit: c.gain_limit,
             sigma_max_inv: c.sigma_max_inv,
-            pad0: 0,
         };
         rec.dispatch(
             &self.stat[k],
@@ -393,15 +385,12 @@ impl FloatVifKernel {
             dst_width: dst.width,
             dst_height: dst.height,
             dst_dis_at: dst.samples(),
-            taps_at: dst.taps_at,
-            taps: dst.taps,
         };
         rec.dispatch(
-            &self.decimate,
+            &self.decimate[k - 1],
             &[
                 Binding::BufferRange(&self.planes, src.planes.0, src.planes.1),
                 Binding::BufferRange(&self.planes, dst.planes.0, dst.planes.1),
-                Binding::Buffer(&self.consts),
             ],
             bytemuck::bytes_of(&push),
             [dst.width.div_ceil(TILE.0), dst.height.div_ceil(TILE.1), 2],
