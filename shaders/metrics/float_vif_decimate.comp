@@ -21,9 +21,6 @@ layout(local_size_x = TW, local_size_y = TH) in;
 // range (reference at 0, distorted at `*_dis_at`).
 layout(set = 0, binding = 0, std430) readonly buffer Source { float src[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Dest { float dst[]; };
-// Declared for float_vif_common.glsl's statistic, which this kernel never
-// calls: the compiled shader has no such binding, and the host binds none.
-layout(set = 0, binding = 2, std430) readonly buffer Consts { float consts[]; };
 
 #include "float_vif_common.glsl"
 #include "float_vif_taps.glsl"

@@ -37,8 +37,7 @@ layout(local_size_x = 256) in;
 // This scale's planes (reference at 0, distorted at dis_at) and its
 // per-pixel values (num at 0, den at den_at), each bound to its own range.
 layout(set = 0, binding = 0, std430) readonly buffer Planes { float planes[]; };
-layout(set = 0, binding = 1, std430) readonly buffer Consts { float consts[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer Pixels { float pixels[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Pixels { float pixels[]; };
 
 #include "float_vif_common.glsl"
 #include "float_vif_taps.glsl"

@@ -22,8 +22,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
-    Binding, Buffer, ComputePipeline, GpuContext, PipelineDesc, Recorder, Shader, Submitter,
-    Timestamps, upload_buffer,
+    Binding, Buffer, ComputePipeline, GpuContext, PipelineDesc, Recorder, Shader, Timestamps,
 };
 
 use super::filter::filter_taps;
@@ -44,9 +43,9 @@ const STAT_TH: u32 = 4;
 const STAT_P: u32 = 4;
 /// Local size of `float_vif_input` (16 x 16).
 const INPUT_WG: u32 = 16;
-/// Floats of the constants buffer (the log2 polynomial, then eps), as
-/// float_vif_common.glsl lays it out.
-const CONSTS_LEN: usize = 10;
+/// Specialization id of the first log2 coefficient (`LOG2_C0` in
+/// float_vif_common.glsl); eps follows the nine coefficients.
+const LOG2_CONSTANT_ID: u32 = 100;
 /// The largest filter the shaders hold (`TAPS_MAX`).
 const TAPS_MAX: usize = 69;
 
@@ -154,15 +153,24 @@ fn tap_constants(taps: &[f32]) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// The statistic's specialization constants in float_vif_common.glsl: the
+/// twin's log2 coefficients, then its eps.
+fn log2_constants() -> Vec<(u32, u32)> {
+    let values = log2_poly().into_iter().chain([EPS]);
+    (LOG2_CONSTANT_ID..).zip(values.map(f32::to_bits)).collect()
+}
+
 /// `shader` specialized to one scale's filter (the taps become constants of
-/// its unrolled loops).
+/// its unrolled loops) and to the statistic's constants (which only
+/// float_vif_stat reads).
 fn filter_pipeline(
     ctx: &Arc<GpuContext>,
     name: &str,
     shader: &Shader,
     taps: &[f32],
 ) -> vqscope_gpu::Result<ComputePipeline> {
-    let spec = tap_constants(taps);
+    let mut spec = tap_constants(taps);
+    spec.extend(log2_constants());
     ComputePipeline::new(
         ctx,
         &PipelineDesc { name, specialization: &spec, ..PipelineDesc::new(shader) },
@@ -185,7 +193,6 @@ pub struct FloatVifKernel {
     /// `float_vif_stat` per scale, specialized to the scale's filter.
     stat: [ComputePipeline; 4],
     row_sums: RowSums,
-    consts: Buffer,
     planes: Buffer,
     pixels: Buffer,
     row_totals: Buffer,
@@ -211,9 +218,6 @@ impl FloatVifKernel {
     ) -> Result<Self, MetricsError> {
         scaler(bpc)?;
         check_options(width as usize, height as usize, opts)?;
-        let mut consts: Vec<f32> = log2_poly().to_vec();
-        consts.push(EPS);
-        debug_assert_eq!(consts.len(), CONSTS_LEN);
         let sizes = scale_sizes(width as usize, height as usize);
         let taps: [Vec<f32>; 4] = std::array::from_fn(|k| filter_taps(k, opts.kernelscale));
         let (mut planes_len, mut pixels_len, mut rows_len) = (0u64, 0u64, 0u64);
@@ -236,8 +240,6 @@ impl FloatVifKernel {
             let shader = vqscope_shaders::METRICS_FLOAT_VIF_DECIMATE;
             filter_pipeline(ctx, "metrics/float_vif_decimate", shader, &taps[k])
         };
-        let mut submitter = Submitter::new(ctx, 1)?;
-        let const_bytes: Vec<u8> = consts.iter().flat_map(|v| v.to_le_bytes()).collect();
         Ok(Self {
             width,
             height,
@@ -255,7 +257,6 @@ impl FloatVifKernel {
             decimate: [decimate(1)?, decimate(2)?, decimate(3)?],
             stat: [stat(0)?, stat(1)?, stat(2)?, stat(3)?],
             row_sums: RowSums::new(ctx, RowValues::Stored, ResultWord::DoubleBits)?,
-            consts: upload_buffer(ctx, &mut submitter, "float_vif constants", &const_bytes)?,
             planes: Buffer::storage(ctx, "float_vif planes", planes_len)?,
             pixels: Buffer::storage(ctx, "float_vif pixel values", pixels_len)?,
             row_totals: Buffer::storage(ctx, "float_vif row totals", rows_len)?,
@@ -367,7 +368,6 @@ impl FloatVifKernel {
             &self.stat[k],
             &[
                 Binding::BufferRange(&self.planes, s.planes.0, s.planes.1),
-                Binding::Buffer(&self.consts),
                 Binding::BufferRange(&self.pixels, s.pixels.0, s.pixels.1),
             ],
             bytemuck::bytes_of(&push),
