@@ -2,10 +2,13 @@
 // float_vif, one scale: the five filtered planes (means of both planes,
 // filtered squares, filtered product; mirrored borders, every pixel kept)
 // and each pixel's (num, den), stored per pixel for float_row_sums.comp,
-// which adds them in libvmaf's order.
+// which adds them in libvmaf's order; and, fused in, the next scale's two
+// planes: this scale's filtered with the next scale's taps at the even rows
+// and columns only (vif_dec2_s), from the samples the vertical pass loads
+// anyway.
 // CPU twin: metrics/src/features/float_vif/mod.rs `scale_pixels`
-// (filter.rs `vertical` / `horizontal`, stat.rs `pixel`); driver:
-// metrics/src/features/float_vif/gpu.rs.
+// (filter.rs `vertical` / `horizontal`, stat.rs `pixel`) and filter.rs
+// `decimate`; driver: metrics/src/features/float_vif/gpu.rs.
 //
 // A workgroup owns a TW x TH tile of pixels (TH = 4 rows; TW = VCOLS -
 // 2*HALF rounded down to a multiple of P, 240 for scale 0's 17 taps, so
@@ -31,16 +34,33 @@
 // of the body and fuses their multiply-adds into float `Fma`s, which
 // lavapipe splits again but NVIDIA rounds once (a one-ulp difference from
 // the twin on the H100; shaders/tests/precise.rs now catches it).
+//
+// Decimation: the tile's rows y0 and y0 + 2 (y0 a multiple of 4) are the
+// next scale's rows y0/2 and y0/2 + 1. The vertical task of column c adds
+// the next filter's taps of both planes at those two rows (their windows,
+// no wider than this scale's, lie within the samples it loads) into
+// shared memory; after the barrier, invocations add the next filter's taps
+// horizontally at the tile's even columns and store the next scale's
+// samples. STATS false (the scale-0 statistics skipped, skip_scale0) leaves
+// only that work.
 
 layout(local_size_x = 256) in;
 
-// This scale's planes (reference at 0, distorted at dis_at) and its
-// per-pixel values (num at 0, den at den_at), each bound to its own range.
+// This scale's planes (reference at 0, distorted at dis_at), its
+// per-pixel values (num at 0, den at den_at) and the next scale's planes
+// (reference at 0, distorted at next_dis_at), each bound to its own range.
 layout(set = 0, binding = 0, std430) readonly buffer Planes { float planes[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Pixels { float pixels[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer Next { float next[]; };
 
 #include "float_vif_common.glsl"
 #include "float_vif_taps.glsl"
+
+// False: this scale's statistics are not wanted (scale 0 with
+// skip_scale0), only the next scale's planes.
+layout(constant_id = 250) const bool STATS = true;
+const bool DECIMATE = NEXT_TAPS > 0u;
+const uint NEXT_HALF = NEXT_TAPS / 2u;
 
 // Twin: `StatPush` in metrics/src/features/float_vif/gpu.rs.
 layout(push_constant, std430) uniform Push {
@@ -80,6 +100,19 @@ uint sv_at(uint q, uint row, uint col) {
     return q * Q_STRIDE + row * ROW_STRIDE + (col & 3u) * QUARTER + (col >> 2);
 }
 
+// The next scale's vertical sums: plane p, next row d (0, 1), column c at
+// s_d[(p * 2 + d) * D_STRIDE + (c % 2) * D_HALF + c / 2]. The horizontal
+// pass reads columns 2x + m for consecutive x (fixed m): consecutive
+// words; a store of 32 consecutive columns hits banks 16 apart for odd and
+// even c (D_HALF = 16 mod 32): 32 distinct banks.
+const uint D_HALF = 144u;
+const uint D_STRIDE = 2u * D_HALF;
+shared float s_d[4u * D_STRIDE];
+
+uint sd_at(uint plane, uint d, uint col) {
+    return (plane * 2u + d) * D_STRIDE + (col & 1u) * D_HALF + (col >> 1);
+}
+
 // The vertical pass of column c (plane column `col`) for the tile's rows,
 // whose windows start at plane row `top`. `inside`: every row of the
 // windows lies in the plane (no mirror, one add per row's address); a
@@ -92,6 +125,12 @@ void vertical(uint c, uint col, int top, bool inside) {
             acc[q][r] = 0.0;
         }
     }
+    // The next scale's vertical sums of both planes at rows y0, y0 + 2.
+    precise float dec[2][2];
+    for (uint d = 0u; d < 2u; d++) {
+        dec[0][d] = 0.0;
+        dec[1][d] = 0.0;
+    }
     for (uint i = 0u; i < R + 2u * HALF; i++) {
         // Rows below the frame (tile rows past its last) are clamped into
         // the mirror's range; their results are never read.
@@ -100,24 +139,70 @@ void vertical(uint c, uint col, int top, bool inside) {
         uint at = row * width + col;
         float a = planes[at];
         float b = planes[dis_at + at];
-        precise float aa = a * a;
-        precise float bb = b * b;
-        precise float ab = a * b;
-        // Output row r takes this sample as its tap i - r.
-        for (uint r = 0u; r < R; r++) {
-            if (i >= r && i - r < TAPS) {
-                float f = VIF_TAPS[i - r];
-                acc[0][r] = acc[0][r] + f * a;
-                acc[1][r] = acc[1][r] + f * b;
-                acc[2][r] = acc[2][r] + f * aa;
-                acc[3][r] = acc[3][r] + f * bb;
-                acc[4][r] = acc[4][r] + f * ab;
+        if (STATS) {
+            precise float aa = a * a;
+            precise float bb = b * b;
+            precise float ab = a * b;
+            // Output row r takes this sample as its tap i - r.
+            for (uint r = 0u; r < R; r++) {
+                if (i >= r && i - r < TAPS) {
+                    float f = VIF_TAPS[i - r];
+                    acc[0][r] = acc[0][r] + f * a;
+                    acc[1][r] = acc[1][r] + f * b;
+                    acc[2][r] = acc[2][r] + f * aa;
+                    acc[3][r] = acc[3][r] + f * bb;
+                    acc[4][r] = acc[4][r] + f * ab;
+                }
+            }
+        }
+        if (DECIMATE) {
+            // Row y0 + 2d's window starts at sample HALF - NEXT_HALF + 2d.
+            for (uint d = 0u; d < 2u; d++) {
+                uint first = HALF - NEXT_HALF + 2u * d;
+                if (i >= first && i - first < NEXT_TAPS) {
+                    float g = VIF_NEXT_TAPS[i - first];
+                    dec[0][d] = dec[0][d] + g * a;
+                    dec[1][d] = dec[1][d] + g * b;
+                }
             }
         }
     }
-    for (uint r = 0u; r < R; r++) {
-        for (uint q = 0u; q < 5u; q++) {
-            s_v[sv_at(q, r, c)] = acc[q][r];
+    if (STATS) {
+        for (uint r = 0u; r < R; r++) {
+            for (uint q = 0u; q < 5u; q++) {
+                s_v[sv_at(q, r, c)] = acc[q][r];
+            }
+        }
+    }
+    if (DECIMATE) {
+        for (uint d = 0u; d < 2u; d++) {
+            s_d[sd_at(0u, d, c)] = dec[0][d];
+            s_d[sd_at(1u, d, c)] = dec[1][d];
+        }
+    }
+}
+
+const uint NX = TW / 2u;
+
+// The next scale's samples of this tile: NX x 2 of each plane. Next
+// column x0/2 + xx's window is vertical columns 2xx + HALF - NEXT_HALF ..
+// (+ NEXT_TAPS - 1), inside the ones computed since NEXT_HALF <= HALF.
+void decimate(uint lid, uint x0, uint y0) {
+    uint nw = width / 2u;
+    uint nh = height / 2u;
+    for (uint item = lid; item < 4u * NX; item += 256u) {
+        uint plane = item / (2u * NX);
+        uint d = (item / NX) % 2u;
+        uint xx = item % NX;
+        uint x = x0 / 2u + xx;
+        uint y = y0 / 2u + d;
+        if (x < nw && y < nh) {
+            precise float acc = 0.0;
+            for (uint k = 0u; k < NEXT_TAPS; k++) {
+                float g = VIF_NEXT_TAPS[k];
+                acc = acc + g * s_d[sd_at(plane, d, 2u * xx + HALF - NEXT_HALF + k)];
+            }
+            next[plane * nw * nh + y * nw + x] = acc;
         }
     }
 }
@@ -144,6 +229,13 @@ void main() {
         }
     }
     barrier();
+
+    if (DECIMATE) {
+        decimate(lid, x0, y0);
+    }
+    if (!STATS) {
+        return;
+    }
 
     // Horizontal pass: pixels x0 + 4a .. x0 + 4a + 3 of tile row t; pixel
     // x0 + 4a + p's window is vertical columns 4a + p .. 4a + p + 2*HALF.

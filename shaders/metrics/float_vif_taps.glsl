@@ -1,10 +1,13 @@
-// The filter of one float_vif scale as specialization constants, so that
+// float_vif_stat's filters as specialization constants, so that
 // every tap is a constant the driver folds into the multiplies (no tap
 // loads, no registers holding taps): TAPS (id 0) is the filter width, tap k
 // is id 1 + k, the unused ones 0. The host sets them from the twin's taps
 // (`tap_constants` in metrics/src/features/float_vif/gpu.rs). Each pipeline
 // serves one scale. Loops over taps have constant bounds, so the driver
 // unrolls them and every VIF_TAPS[k] becomes an immediate.
+//
+// The next scale's filter, for the decimation float_vif_stat fuses in,
+// likewise: NEXT_TAPS (id 200; 0 where no scale follows), tap k id 201 + k.
 //
 // Requires before inclusion: TAPS_MAX (float_vif_common.glsl).
 
@@ -45,10 +48,36 @@ layout(constant_id = 65) const float TAP64 = 0.0; layout(constant_id = 66) const
 layout(constant_id = 67) const float TAP66 = 0.0; layout(constant_id = 68) const float TAP67 = 0.0;
 layout(constant_id = 69) const float TAP68 = 0.0;
 
-// The taps as an array (glslang makes no constant array of specialization
+layout(constant_id = 200) const uint NEXT_TAPS = 0u;
+layout(constant_id = 201) const float NTAP0 = 0.0; layout(constant_id = 202) const float NTAP1 = 0.0;
+layout(constant_id = 203) const float NTAP2 = 0.0; layout(constant_id = 204) const float NTAP3 = 0.0;
+layout(constant_id = 205) const float NTAP4 = 0.0; layout(constant_id = 206) const float NTAP5 = 0.0;
+layout(constant_id = 207) const float NTAP6 = 0.0; layout(constant_id = 208) const float NTAP7 = 0.0;
+layout(constant_id = 209) const float NTAP8 = 0.0; layout(constant_id = 210) const float NTAP9 = 0.0;
+layout(constant_id = 211) const float NTAP10 = 0.0; layout(constant_id = 212) const float NTAP11 = 0.0;
+layout(constant_id = 213) const float NTAP12 = 0.0; layout(constant_id = 214) const float NTAP13 = 0.0;
+layout(constant_id = 215) const float NTAP14 = 0.0; layout(constant_id = 216) const float NTAP15 = 0.0;
+layout(constant_id = 217) const float NTAP16 = 0.0; layout(constant_id = 218) const float NTAP17 = 0.0;
+layout(constant_id = 219) const float NTAP18 = 0.0; layout(constant_id = 220) const float NTAP19 = 0.0;
+layout(constant_id = 221) const float NTAP20 = 0.0; layout(constant_id = 222) const float NTAP21 = 0.0;
+layout(constant_id = 223) const float NTAP22 = 0.0; layout(constant_id = 224) const float NTAP23 = 0.0;
+layout(constant_id = 225) const float NTAP24 = 0.0; layout(constant_id = 226) const float NTAP25 = 0.0;
+layout(constant_id = 227) const float NTAP26 = 0.0; layout(constant_id = 228) const float NTAP27 = 0.0;
+layout(constant_id = 229) const float NTAP28 = 0.0; layout(constant_id = 230) const float NTAP29 = 0.0;
+layout(constant_id = 231) const float NTAP30 = 0.0; layout(constant_id = 232) const float NTAP31 = 0.0;
+layout(constant_id = 233) const float NTAP32 = 0.0; layout(constant_id = 234) const float NTAP33 = 0.0;
+layout(constant_id = 235) const float NTAP34 = 0.0; layout(constant_id = 236) const float NTAP35 = 0.0;
+layout(constant_id = 237) const float NTAP36 = 0.0;
+
+// The next scale's filter is narrower than this scale's and has at most
+// this many taps (35 at the widest kernel scale libvmaf accepts).
+#define NEXT_TAPS_MAX 37u
+
+// The taps as arrays (glslang makes no constant array of specialization
 // constants): main() calls vif_init_taps() first; once the loops are
-// unrolled, every read of it has a constant index and folds to the tap.
+// unrolled, every read of them has a constant index and folds to the tap.
 float VIF_TAPS[TAPS_MAX];
+float VIF_NEXT_TAPS[NEXT_TAPS_MAX];
 
 void vif_init_taps() {
     VIF_TAPS = float[TAPS_MAX](
@@ -58,4 +87,9 @@ void vif_init_taps() {
         TAP40, TAP41, TAP42, TAP43, TAP44, TAP45, TAP46, TAP47, TAP48, TAP49, TAP50, TAP51, TAP52,
         TAP53, TAP54, TAP55, TAP56, TAP57, TAP58, TAP59, TAP60, TAP61, TAP62, TAP63, TAP64, TAP65,
         TAP66, TAP67, TAP68);
+    VIF_NEXT_TAPS = float[NEXT_TAPS_MAX](
+        NTAP0, NTAP1, NTAP2, NTAP3, NTAP4, NTAP5, NTAP6, NTAP7, NTAP8, NTAP9, NTAP10, NTAP11,
+        NTAP12, NTAP13, NTAP14, NTAP15, NTAP16, NTAP17, NTAP18, NTAP19, NTAP20, NTAP21, NTAP22,
+        NTAP23, NTAP24, NTAP25, NTAP26, NTAP27, NTAP28, NTAP29, NTAP30, NTAP31, NTAP32, NTAP33,
+        NTAP34, NTAP35, NTAP36);
 }

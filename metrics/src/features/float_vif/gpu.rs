@@ -11,10 +11,11 @@
 //!
 //! 1. `float_vif_input`: the luma pair to floats (`v / 2^(bpc−8) − 128`);
 //! 2. per scale `k`: `float_vif_stat` (filters in shared-memory tiles and
-//!    the statistic, per-pixel `num`/`den` stored), beside it
-//!    `float_vif_decimate` ×2 towards scale `k + 1` and the row sums of
+//!    the statistic, per-pixel `num`/`den` stored, and scale `k + 1`'s
+//!    planes decimated from the same loads), beside it the row sums of
 //!    scale `k − 1` (num and den, each row left to right), which touch
-//!    disjoint memory;
+//!    disjoint memory; with skip_scale0, scale 0's dispatch only
+//!    decimates;
 //! 3. the row sums of scale 3, then their totals, which leave the eight
 //!    sums (num, den per scale) as `f64` bits in the result buffer.
 
@@ -22,7 +23,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
-    Binding, Buffer, ComputePipeline, GpuContext, PipelineDesc, Recorder, Shader, Timestamps,
+    Binding, Buffer, ComputePipeline, GpuContext, PipelineDesc, Recorder, Timestamps,
 };
 
 use super::filter::filter_taps;
@@ -34,8 +35,6 @@ use crate::features::Steps;
 use crate::features::float_ssim::gpu::check_plane;
 use crate::row_sums::{ResultWord, RowLayout, RowSegment, RowSums, RowValues};
 
-/// Output tile of `float_vif_decimate` (TW x TH).
-const TILE: (u32, u32) = (32, 8);
 /// `float_vif_stat`'s tile: vertical-pass columns, rows, and pixels per
 /// horizontal task (`VCOLS`, `TH`, `P` in the shader).
 const STAT_VCOLS: u32 = 256;
@@ -46,8 +45,13 @@ const INPUT_WG: u32 = 16;
 /// Specialization id of the first log2 coefficient (`LOG2_C0` in
 /// float_vif_common.glsl); eps follows the nine coefficients.
 const LOG2_CONSTANT_ID: u32 = 100;
-/// The largest filter the shaders hold (`TAPS_MAX`).
+/// The largest filters the shader holds (`TAPS_MAX`, `NEXT_TAPS_MAX`).
 const TAPS_MAX: usize = 69;
+const NEXT_TAPS_MAX: usize = 37;
+/// Specialization ids of float_vif_stat's next-scale filter (`NEXT_TAPS`,
+/// then tap k at `NEXT_TAP_ID + 1 + k`) and of `STATS`.
+const NEXT_TAP_ID: u32 = 200;
+const STATS_ID: u32 = 250;
 
 /// Twin of float_vif_input.comp's push constants.
 #[repr(C)]
@@ -57,18 +61,6 @@ struct InputPush {
     dis_plane: PlaneDesc,
     dis_at: u32,
     sample_scale: f32,
-}
-
-/// Twin of float_vif_decimate.comp's push constants.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct DecimatePush {
-    src_width: u32,
-    src_height: u32,
-    src_dis_at: u32,
-    dst_width: u32,
-    dst_height: u32,
-    dst_dis_at: u32,
 }
 
 /// Twin of float_vif_stat.comp's push constants.
@@ -86,15 +78,10 @@ struct StatPush {
 
 #[cfg(test)]
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
-    use vqscope_shaders::{
-        METRICS_FLOAT_VIF_DECIMATE, METRICS_FLOAT_VIF_INPUT, METRICS_FLOAT_VIF_STAT, twin,
-    };
+    use vqscope_shaders::{METRICS_FLOAT_VIF_INPUT, METRICS_FLOAT_VIF_STAT, twin};
     vec![
         twin!(InputPush as "Push" in [METRICS_FLOAT_VIF_INPUT] {
             ref_plane, dis_plane, dis_at, sample_scale,
-        }),
-        twin!(DecimatePush as "Push" in [METRICS_FLOAT_VIF_DECIMATE] {
-            src_width, src_height, src_dis_at, dst_width, dst_height, dst_dis_at,
         }),
         twin!(StatPush as "Push" in [METRICS_FLOAT_VIF_STAT] {
             sigma_nsq, width, height, dis_at, den_at, gain_limit, sigma_max_inv,
@@ -145,35 +132,43 @@ fn stat_tile_width(taps: u32) -> u32 {
 }
 
 /// The specialization constants of float_vif_taps.glsl for one filter:
-/// its width (id 0), then each tap's bits (id `1 + k`).
-fn tap_constants(taps: &[f32]) -> Vec<(u32, u32)> {
-    assert!(taps.len() <= TAPS_MAX, "filter of {} taps", taps.len());
-    std::iter::once((0, taps.len() as u32))
-        .chain((1u32..).zip(taps.iter().map(|t| t.to_bits())))
-        .collect()
+/// its width (id `first`), then each tap's bits (id `first + 1 + k`).
+fn tap_constants(first: u32, taps: &[f32]) -> impl Iterator<Item = (u32, u32)> + '_ {
+    std::iter::once((first, taps.len() as u32))
+        .chain((first + 1..).zip(taps.iter().map(|t| t.to_bits())))
 }
 
 /// The statistic's specialization constants in float_vif_common.glsl: the
 /// twin's log2 coefficients, then its eps.
-fn log2_constants() -> Vec<(u32, u32)> {
+fn log2_constants() -> impl Iterator<Item = (u32, u32)> {
     let values = log2_poly().into_iter().chain([EPS]);
-    (LOG2_CONSTANT_ID..).zip(values.map(f32::to_bits)).collect()
+    (LOG2_CONSTANT_ID..).zip(values.map(f32::to_bits))
 }
 
-/// `shader` specialized to one scale's filter (the taps become constants of
-/// its unrolled loops) and to the statistic's constants (which only
-/// float_vif_stat reads).
-fn filter_pipeline(
+/// `float_vif_stat` for scale `k` (filter `taps[k]`), decimating towards
+/// scale `k + 1` where there is one, and with `stats` false only that.
+fn stat_pipeline(
     ctx: &Arc<GpuContext>,
-    name: &str,
-    shader: &Shader,
-    taps: &[f32],
+    taps: &[Vec<f32>; 4],
+    k: usize,
+    stats: bool,
 ) -> vqscope_gpu::Result<ComputePipeline> {
-    let mut spec = tap_constants(taps);
-    spec.extend(log2_constants());
+    let next: &[f32] = taps.get(k + 1).map_or(&[], Vec::as_slice);
+    assert!(taps[k].len() <= TAPS_MAX, "filter of {} taps", taps[k].len());
+    assert!(next.len() <= NEXT_TAPS_MAX, "next filter of {} taps", next.len());
+    assert!(next.len() <= taps[k].len(), "the next scale's filter is no wider");
+    let spec: Vec<(u32, u32)> = tap_constants(0, &taps[k])
+        .chain(tap_constants(NEXT_TAP_ID, next))
+        .chain(log2_constants())
+        .chain([(STATS_ID, u32::from(stats))])
+        .collect();
     ComputePipeline::new(
         ctx,
-        &PipelineDesc { name, specialization: &spec, ..PipelineDesc::new(shader) },
+        &PipelineDesc {
+            name: "metrics/float_vif_stat",
+            specialization: &spec,
+            ..PipelineDesc::new(vqscope_shaders::METRICS_FLOAT_VIF_STAT)
+        },
     )
 }
 
@@ -187,10 +182,8 @@ pub struct FloatVifKernel {
     stat_constants: StatConstants,
     scales: [ScaleLayout; 4],
     input: ComputePipeline,
-    /// `float_vif_decimate` towards scales 1, 2, 3, each specialized to
-    /// that scale's filter.
-    decimate: [ComputePipeline; 3],
-    /// `float_vif_stat` per scale, specialized to the scale's filter.
+    /// `float_vif_stat` per scale, specialized to the scale's filter and
+    /// the next one's; scale 0's only decimates with skip_scale0.
     stat: [ComputePipeline; 4],
     row_sums: RowSums,
     planes: Buffer,
@@ -232,19 +225,13 @@ impl FloatVifKernel {
                 taps: taps[k].len() as u32,
             }
         });
-        let stat = |k: usize| {
-            let shader = vqscope_shaders::METRICS_FLOAT_VIF_STAT;
-            filter_pipeline(ctx, "metrics/float_vif_stat", shader, &taps[k])
-        };
-        let decimate = |k: usize| {
-            let shader = vqscope_shaders::METRICS_FLOAT_VIF_DECIMATE;
-            filter_pipeline(ctx, "metrics/float_vif_decimate", shader, &taps[k])
-        };
+        let first_scale = opts.first_scale();
+        let stat = |k: usize| stat_pipeline(ctx, &taps, k, k >= first_scale);
         Ok(Self {
             width,
             height,
             bpc,
-            first_scale: opts.first_scale(),
+            first_scale,
             stat_constants: opts.stat_constants(),
             scales,
             input: ComputePipeline::new(
@@ -254,7 +241,6 @@ impl FloatVifKernel {
                     ..PipelineDesc::new(vqscope_shaders::METRICS_FLOAT_VIF_INPUT)
                 },
             )?,
-            decimate: [decimate(1)?, decimate(2)?, decimate(3)?],
             stat: [stat(0)?, stat(1)?, stat(2)?, stat(3)?],
             row_sums: RowSums::new(ctx, RowValues::Stored, ResultWord::DoubleBits)?,
             planes: Buffer::storage(ctx, "float_vif planes", planes_len)?,
@@ -309,12 +295,8 @@ impl FloatVifKernel {
         self.record_input(rec, reference, distorted)?;
         for k in 0..4 {
             steps.barrier(rec);
-            if k >= self.first_scale {
-                self.record_stat(rec, k)?;
-            }
-            if k + 1 < 4 {
-                self.record_decimate(rec, k + 1)?;
-            }
+            // Scales skipped still decimate towards the next.
+            self.record_stat(rec, k)?;
             if k > self.first_scale {
                 self.record_rows(rec, k - 1)?;
             }
@@ -354,6 +336,7 @@ impl FloatVifKernel {
 
     fn record_stat(&self, rec: &mut Recorder<'_>, k: usize) -> vqscope_gpu::Result<()> {
         let s = &self.scales[k];
+        let next = &self.scales[(k + 1) % 4];
         let c = &self.stat_constants;
         let push = StatPush {
             sigma_nsq: c.sigma_nsq,
@@ -369,31 +352,12 @@ impl FloatVifKernel {
             &[
                 Binding::BufferRange(&self.planes, s.planes.0, s.planes.1),
                 Binding::BufferRange(&self.pixels, s.pixels.0, s.pixels.1),
+                // Scale 3 decimates nothing; scale 0's planes, which nothing
+                // reads at that point, fill the binding.
+                Binding::BufferRange(&self.planes, next.planes.0, next.planes.1),
             ],
             bytemuck::bytes_of(&push),
             [s.width.div_ceil(stat_tile_width(s.taps)), s.height.div_ceil(STAT_TH), 1],
-        )
-    }
-
-    /// Scale `k`'s planes from scale `k − 1`'s, with scale `k`'s taps.
-    fn record_decimate(&self, rec: &mut Recorder<'_>, k: usize) -> vqscope_gpu::Result<()> {
-        let (src, dst) = (&self.scales[k - 1], &self.scales[k]);
-        let push = DecimatePush {
-            src_width: src.width,
-            src_height: src.height,
-            src_dis_at: src.samples(),
-            dst_width: dst.width,
-            dst_height: dst.height,
-            dst_dis_at: dst.samples(),
-        };
-        rec.dispatch(
-            &self.decimate[k - 1],
-            &[
-                Binding::BufferRange(&self.planes, src.planes.0, src.planes.1),
-                Binding::BufferRange(&self.planes, dst.planes.0, dst.planes.1),
-            ],
-            bytemuck::bytes_of(&push),
-            [dst.width.div_ceil(TILE.0), dst.height.div_ceil(TILE.1), 2],
         )
     }
 
