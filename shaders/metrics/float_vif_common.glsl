@@ -7,7 +7,7 @@
 
 // The statistic's constants as specialization constants (immediates once
 // specialized): the 9 log2 polynomial coefficients, highest power first,
-// and eps. The host sets them from the twin's floats (`stat_constants` in
+// and eps. The host sets them from the twin's floats (`log2_constants` in
 // metrics/src/features/float_vif/gpu.rs), so each is the twin's value.
 layout(constant_id = 100) const float LOG2_C0 = 0.0;
 layout(constant_id = 101) const float LOG2_C1 = 0.0;

@@ -48,7 +48,7 @@ layout(local_size_x = 256) in;
 
 // This scale's planes (reference at 0, distorted at dis_at), its
 // per-pixel values (num at 0, den at den_at) and the next scale's planes
-// (reference at 0, distorted at next_dis_at), each bound to its own range.
+// (reference at 0, distorted after it), each bound to its own range.
 layout(set = 0, binding = 0, std430) readonly buffer Planes { float planes[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Pixels { float pixels[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer Next { float next[]; };
