@@ -24,7 +24,7 @@ use vqscope_gpu::{Binding, Buffer, ComputePipeline, GpuContext, PipelineDesc, Re
 pub const MAX_SEGMENTS: usize = 4;
 
 /// Rows one float_row_sums.comp workgroup adds (`ROWS` there).
-const GROUP_ROWS: u32 = 8;
+const GROUP_ROWS: u32 = 32;
 
 /// One segment (a scale or level): `fields` planes of `rows × cols` floats,
 /// field `f`'s row `r` at float `vals_base + (f·rows + r)·cols` of the

@@ -4,11 +4,7 @@
 // distorted details into restored and additive parts (over the widened
 // region) and the denominator's |rf * reference|^3 (over the core region).
 // One invocation per output sample; it recomputes the vertical filter of
-// its four tap columns, so no intermediate row is stored. A workgroup's
-// 16 x 16 outputs read a 34 x 34 window of each input image (mirrored),
-// which it first stages in shared memory, each sample loaded (and, at
-// level 0, unpacked and converted) once instead of by each of the four
-// outputs whose windows hold it.
+// its four tap columns, so no intermediate row is stored.
 // CPU twin: metrics/src/features/float_adm/ (dwt.rs `dwt`, level.rs
 // `decouple`, `den_rows`, rcp.rs `divide`); driver: float_adm/gpu.rs.
 //
@@ -64,20 +60,12 @@ float load_src(bool dis, int x, int y) {
     return uintBitsToFloat(src0[at]);
 }
 
-// The staged windows: image `img` (0 reference, 1 distorted), window row
-// r, column c (input row 2*i0 - 1 + r, column 2*j0 - 1 + c, mirrored) at
-// s_in[(img * IN_N + r) * IN_N + c].
-#define IN_N 34u
-shared float s_in[2u * IN_N * IN_N];
-
-// a, v, h, d of output (i0 + ly, j0 + lx) of one image: its window is rows
-// 2*ly .. 2*ly + 3, columns 2*lx .. 2*lx + 3 of the staged one.
-vec4 transform(uint img, uint ly, uint lx) {
-    uint at = (img * IN_N + 2u * ly) * IN_N + 2u * lx;
+// a, v, h, d of output (i, j) of one image.
+vec4 transform(bool dis, ivec4 rows, ivec4 cols) {
     vec4 lo, hi;
-    for (uint c = 0u; c < 4u; c++) {
-        vec4 s = vec4(s_in[at + c], s_in[at + IN_N + c], s_in[at + 2u * IN_N + c],
-                      s_in[at + 3u * IN_N + c]);
+    for (int c = 0; c < 4; c++) {
+        vec4 s = vec4(load_src(dis, cols[c], rows[0]), load_src(dis, cols[c], rows[1]),
+                      load_src(dis, cols[c], rows[2]), load_src(dis, cols[c], rows[3]));
         lo[c] = fadm_filter(false, s);
         hi[c] = fadm_filter(true, s);
     }
@@ -109,27 +97,18 @@ float divide(float n, float d) {
 const float EPS = 1e-30;
 
 void main() {
-    int w = int(width), h = int(height);
-    // Output (i, j) reads input rows 2i - 1 .. 2i + 2 and columns 2j - 1 ..
-    // 2j + 2, mirrored. Window entries past the last output's (outputs
-    // beyond the band) are clamped to its last row or column, which keeps
-    // them inside the mirror's range; no output reads them.
-    int i0 = int(gl_WorkGroupID.y * 16u), j0 = int(gl_WorkGroupID.x * 16u);
-    for (uint e = gl_LocalInvocationIndex; e < 2u * IN_N * IN_N; e += 256u) {
-        uint img = e / (IN_N * IN_N);
-        int r = int(e / IN_N % IN_N), c = int(e % IN_N);
-        int y = fadm_mirror(min(2 * i0 - 1 + r, 2 * h), int(in_height));
-        int x = fadm_mirror(min(2 * j0 - 1 + c, 2 * w), int(in_width));
-        s_in[e] = load_src(img == 1u, x, y);
-    }
-    barrier();
-
     int j = int(gl_GlobalInvocationID.x);
     int i = int(gl_GlobalInvocationID.y);
+    int w = int(width), h = int(height);
     if (j >= w || i >= h) return;
-    uint ly = gl_LocalInvocationID.y, lx = gl_LocalInvocationID.x;
-    vec4 r = transform(0u, ly, lx);
-    vec4 d = transform(1u, ly, lx);
+    ivec4 rows = ivec4(fadm_mirror(2 * i - 1, int(in_height)), fadm_mirror(2 * i, int(in_height)),
+                       fadm_mirror(2 * i + 1, int(in_height)),
+                       fadm_mirror(2 * i + 2, int(in_height)));
+    ivec4 cols = ivec4(fadm_mirror(2 * j - 1, int(in_width)), fadm_mirror(2 * j, int(in_width)),
+                       fadm_mirror(2 * j + 1, int(in_width)),
+                       fadm_mirror(2 * j + 2, int(in_width)));
+    vec4 r = transform(false, rows, cols);
+    vec4 d = transform(true, rows, cols);
     uint plane = uint(w * h);
     uint at = uint(i * w + j);
     level[at] = r.x;

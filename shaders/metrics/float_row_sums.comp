@@ -1,25 +1,19 @@
 #version 460
 // The float sum of each row of per-sample values, from 0 in column order
 // (libvmaf's running row sum; a float sum in any other order rounds
-// differently): invocation k < ROWS of a workgroup adds row r0 + k alone,
-// left to right, so each sum is still one invocation's in-order loop. With
-// ABS_DIFF the value of sample i is |v[i] − v[i + rows*cols]| (two planes
-// of one field, back to back) instead of v[i].
+// differently): invocation k of a workgroup's first ROWS adds row r0 + k
+// alone, left to right, so each sum is still one invocation's in-order
+// loop. With ABS_DIFF the value of sample i is |v[i] − v[i + rows*cols]|
+// (two planes of one field, back to back) instead of v[i].
 // Driver: metrics/src/row_sums.rs; CPU twins: each feature's row sums.
 //
 // One workgroup per (ROWS rows, field, segment). The sums are chains of
-// dependent adds, so what matters is keeping them fed: the LOADERS
-// invocations of the other subgroups copy the group's next COLS columns
-// into shared memory, coalesced, PER loads each issued before any is
-// stored, while the adders add the current ones (two buffers, one barrier
-// a step). A step is meant to be long enough (COLS dependent adds, about 4
-// cycles each on NVIDIA) to cover the loads' memory latency, so that a row
-// costs about its adds; with 32 rows of 112 columns a step, a step's 112
-// adds were shorter than one round trip to memory, and a 3840-wide row
-// took 35 of them.
-// The adders are the first invocations of the first subgroup; its others
-// only pass the barriers, so no subgroup mixes adders and loaders where
-// subgroups have 32 invocations or fewer.
+// dependent adds, so what matters is keeping them fed: the other
+// invocations (LOADERS) copy the group's next COLS columns into shared
+// memory, coalesced, PER loads each issued before any is stored, while the
+// adders add the current ones (two buffers, one barrier a step). One
+// adder's add serves ROWS rows at once, where a workgroup per row with a
+// single adder spent a whole instruction issue on each add.
 
 layout(constant_id = 0) const bool ABS_DIFF = false;
 
@@ -27,25 +21,26 @@ layout(set = 0, binding = 0, std430) readonly buffer Vals { float vals[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Sums { float sums[]; };
 
 // Rows a workgroup adds (one adder each) and columns staged per step.
-#define ROWS 8u
-#define COLS 448u
+#define ROWS 32u
+#define COLS 112u
 // A row's slice in shared memory: odd, so the adders' loads (one row each,
 // same column) fall in distinct banks.
 #define STRIDE (COLS + 1u)
-// The loaders are invocations FIRST_LOADER.. (past the first 32).
-#define FIRST_LOADER 32u
 #define LOADERS 224u
 // Loads per loader per step: ROWS * COLS = LOADERS * PER.
 #define PER 16u
-layout(local_size_x = FIRST_LOADER + LOADERS) in;
+layout(local_size_x = ROWS + LOADERS) in;
 
 shared float s_rows[2u * ROWS * STRIDE];
 
+// add_slice loads 8 floats ahead of its adds (more registers, more
+// workgroups lost per SM than the adds gain, measured on the H100).
+#define AHEAD 8u
 #include "float_row_sums.glsl"
 
 // Loaders: columns x0.. (at most COLS, n of them) of rows r0.. into buffer b.
 void stage(uint b, RowSegment s, uint field, uint r0, uint x0, uint n) {
-    uint first = gl_LocalInvocationIndex - FIRST_LOADER;
+    uint first = gl_LocalInvocationIndex - ROWS;
     uint partner = s.rows * s.cols;
     float v[PER];
     for (uint u = 0u; u < PER; u++) {
@@ -79,8 +74,7 @@ void main() {
         return;
     }
     bool adder = lid < ROWS;
-    bool loader = lid >= FIRST_LOADER;
-    if (loader) {
+    if (!adder) {
         stage(0u, s, field, r0, 0u, min(COLS, s.cols));
     }
     barrier();
@@ -90,7 +84,7 @@ void main() {
         uint next = x0 + COLS;
         if (adder) {
             acc = add_slice(acc, b * ROWS * STRIDE + lid * STRIDE, min(COLS, s.cols - x0));
-        } else if (loader && next < s.cols) {
+        } else if (next < s.cols) {
             stage(b ^ 1u, s, field, r0, next, min(COLS, s.cols - next));
         }
         barrier();

@@ -5,7 +5,7 @@
 // Driver and Rust twins: metrics/src/row_sums.rs.
 //
 // Requires before inclusion: `shared float s_rows[]`, the staged values
-// add_slice reads.
+// add_slice reads, and `#define AHEAD n`, how far it loads ahead.
 
 // Twin: `RowSegment` in metrics/src/row_sums.rs.
 struct RowSegment {
@@ -23,9 +23,6 @@ layout(push_constant, std430) uniform Push {
     uint out_base;
 };
 
-
-// How far add_slice loads ahead of its adds.
-#define AHEAD 16u
 
 // acc plus the n floats of s_rows from `at`, one at a time in order. The
 // next AHEAD are loaded before the current AHEAD are added, so the chain

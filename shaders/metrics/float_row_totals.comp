@@ -20,6 +20,7 @@ layout(set = 0, binding = 1, std430) writeonly buffer Results { int64_t results[
 layout(local_size_x = THREADS) in;
 
 shared float s_rows[CHUNK];
+#define AHEAD 16u
 
 #include "float_row_sums.glsl"
 

@@ -1,24 +1,19 @@
-// Shared by the float_vif kernels: libvmaf's mirror and the per-pixel
-// statistic with libvmaf's polynomial log2. CPU twin:
-// metrics/src/features/float_vif/{filter,stat}.rs; every float expression
-// of the form a*b+-c is `precise` (an FMA changes the rounding), and float
-// divisions are double divisions rounded to float (LIBVMAF-PORTING.md
-// section 7).
+// Shared by the float_vif kernels: libvmaf's mirror, the constants buffer
+// and its layout, and the per-pixel statistic with libvmaf's polynomial
+// log2. CPU twin: metrics/src/features/float_vif/{filter,stat}.rs; every
+// float expression of the form a*b+-c is `precise` (an FMA changes the
+// rounding), and float divisions are double divisions rounded to float
+// (LIBVMAF-PORTING.md section 7).
+//
+// Requires before inclusion: `float consts[]` (the constants buffer the
+// driver uploads, layout below).
 
-// The statistic's constants as specialization constants (immediates once
-// specialized): the 9 log2 polynomial coefficients, highest power first,
-// and eps. The host sets them from the twin's floats (`log2_constants` in
-// metrics/src/features/float_vif/gpu.rs), so each is the twin's value.
-layout(constant_id = 100) const float LOG2_C0 = 0.0;
-layout(constant_id = 101) const float LOG2_C1 = 0.0;
-layout(constant_id = 102) const float LOG2_C2 = 0.0;
-layout(constant_id = 103) const float LOG2_C3 = 0.0;
-layout(constant_id = 104) const float LOG2_C4 = 0.0;
-layout(constant_id = 105) const float LOG2_C5 = 0.0;
-layout(constant_id = 106) const float LOG2_C6 = 0.0;
-layout(constant_id = 107) const float LOG2_C7 = 0.0;
-layout(constant_id = 108) const float LOG2_C8 = 0.0;
-layout(constant_id = 109) const float VIF_EPS = 0.0;
+// Constants buffer: the 9 log2 polynomial coefficients (highest power
+// first), the statistic's eps, then each scale's filter taps. Built on the
+// host from the twin's values, so every constant is the twin's float.
+#define CONST_POLY 0u
+#define CONST_EPS 9u
+#define CONST_TAPS 10u
 
 // Largest filter half-width: 69 taps at scale 0 for vif_kernelscale 4.
 #define R_MAX 34u
@@ -45,15 +40,9 @@ float log2_approx(float x) {
     precise float base = float(int((bits & 0x7F800000u) >> 23) - 127);
     precise float t = uintBitsToFloat((bits & 0x007FFFFFu) | 0x3F800000u) - 1.0;
     precise float poly = 0.0;
-    poly = poly * t + LOG2_C0;
-    poly = poly * t + LOG2_C1;
-    poly = poly * t + LOG2_C2;
-    poly = poly * t + LOG2_C3;
-    poly = poly * t + LOG2_C4;
-    poly = poly * t + LOG2_C5;
-    poly = poly * t + LOG2_C6;
-    poly = poly * t + LOG2_C7;
-    poly = poly * t + LOG2_C8;
+    for (uint i = 0u; i < 9u; i++) {
+        poly = poly * t + consts[CONST_POLY + i];
+    }
     precise float result = base + poly;
     return result;
 }
@@ -62,7 +51,7 @@ float log2_approx(float x) {
 // twin `stat::pixel`.
 vec2 vif_pixel(float mu1, float mu2, float xx, float yy, float xy, float gain_limit,
                float sigma_max_inv, double sigma_nsq) {
-    float eps = VIF_EPS;
+    float eps = consts[CONST_EPS];
     precise float mu1_sq = mu1 * mu1;
     precise float mu2_sq = mu2 * mu2;
     precise float mu1_mu2 = mu1 * mu2;

@@ -11,11 +11,10 @@
 //!
 //! 1. `float_vif_input`: the luma pair to floats (`v / 2^(bpc−8) − 128`);
 //! 2. per scale `k`: `float_vif_stat` (filters in shared-memory tiles and
-//!    the statistic, per-pixel `num`/`den` stored, and scale `k + 1`'s
-//!    planes decimated from the same loads), beside it the row sums of
+//!    the statistic, per-pixel `num`/`den` stored), beside it
+//!    `float_vif_decimate` ×2 towards scale `k + 1` and the row sums of
 //!    scale `k − 1` (num and den, each row left to right), which touch
-//!    disjoint memory; with skip_scale0, scale 0's dispatch only
-//!    decimates;
+//!    disjoint memory;
 //! 3. the row sums of scale 3, then their totals, which leave the eight
 //!    sums (num, den per scale) as `f64` bits in the result buffer.
 
@@ -23,7 +22,8 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
-    Binding, Buffer, ComputePipeline, GpuContext, PipelineDesc, Recorder, Timestamps,
+    Binding, Buffer, ComputePipeline, GpuContext, PipelineDesc, Recorder, Shader, Submitter,
+    Timestamps, upload_buffer,
 };
 
 use super::filter::filter_taps;
@@ -35,23 +35,20 @@ use crate::features::Steps;
 use crate::features::float_ssim::gpu::check_plane;
 use crate::row_sums::{ResultWord, RowLayout, RowSegment, RowSums, RowValues};
 
+/// Output tile of `float_vif_decimate` (TW x TH).
+const TILE: (u32, u32) = (32, 8);
 /// `float_vif_stat`'s tile: vertical-pass columns, rows, and pixels per
 /// horizontal task (`VCOLS`, `TH`, `P` in the shader).
-const STAT_VCOLS: u32 = 256;
-const STAT_TH: u32 = 4;
+const STAT_VCOLS: u32 = 128;
+const STAT_TH: u32 = 8;
 const STAT_P: u32 = 4;
 /// Local size of `float_vif_input` (16 x 16).
 const INPUT_WG: u32 = 16;
-/// Specialization id of the first log2 coefficient (`LOG2_C0` in
-/// float_vif_common.glsl); eps follows the nine coefficients.
-const LOG2_CONSTANT_ID: u32 = 100;
-/// The largest filters the shader holds (`TAPS_MAX`, `NEXT_TAPS_MAX`).
+/// Where the taps start in the constants buffer (after the log2
+/// polynomial and eps), as float_vif_common.glsl lays it out.
+const CONST_TAPS: u32 = 10;
+/// The largest filter the shaders hold (`TAPS_MAX`).
 const TAPS_MAX: usize = 69;
-const NEXT_TAPS_MAX: usize = 37;
-/// Specialization ids of float_vif_stat's next-scale filter (`NEXT_TAPS`,
-/// then tap k at `NEXT_TAP_ID + 1 + k`) and of `STATS`.
-const NEXT_TAP_ID: u32 = 200;
-const STATS_ID: u32 = 250;
 
 /// Twin of float_vif_input.comp's push constants.
 #[repr(C)]
@@ -63,6 +60,20 @@ struct InputPush {
     sample_scale: f32,
 }
 
+/// Twin of float_vif_decimate.comp's push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct DecimatePush {
+    src_width: u32,
+    src_height: u32,
+    src_dis_at: u32,
+    dst_width: u32,
+    dst_height: u32,
+    dst_dis_at: u32,
+    taps_at: u32,
+    taps: u32,
+}
+
 /// Twin of float_vif_stat.comp's push constants.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
@@ -72,19 +83,27 @@ struct StatPush {
     height: u32,
     dis_at: u32,
     den_at: u32,
+    taps_at: u32,
     gain_limit: f32,
     sigma_max_inv: f32,
+    /// Keeps the size a multiple of the `f64`'s alignment.
+    pad0: u32,
 }
 
 #[cfg(test)]
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
-    use vqscope_shaders::{METRICS_FLOAT_VIF_INPUT, METRICS_FLOAT_VIF_STAT, twin};
+    use vqscope_shaders::{
+        METRICS_FLOAT_VIF_DECIMATE, METRICS_FLOAT_VIF_INPUT, METRICS_FLOAT_VIF_STAT, twin,
+    };
     vec![
         twin!(InputPush as "Push" in [METRICS_FLOAT_VIF_INPUT] {
             ref_plane, dis_plane, dis_at, sample_scale,
         }),
+        twin!(DecimatePush as "Push" in [METRICS_FLOAT_VIF_DECIMATE] {
+            src_width, src_height, src_dis_at, dst_width, dst_height, dst_dis_at, taps_at, taps,
+        }),
         twin!(StatPush as "Push" in [METRICS_FLOAT_VIF_STAT] {
-            sigma_nsq, width, height, dis_at, den_at, gain_limit, sigma_max_inv,
+            sigma_nsq, width, height, dis_at, den_at, taps_at, gain_limit, sigma_max_inv, pad0,
         }),
     ]
 }
@@ -99,7 +118,7 @@ const RANGE_ALIGN: u64 = 256;
 /// Where one scale's data lives: the byte ranges of its two planes
 /// (reference, then distorted from float `n`), of its per-pixel num and den
 /// (den from float `n`) and of its num and den row totals (den from float
-/// `height`); and its filter width.
+/// `height`); and its taps in the constants buffer.
 #[derive(Debug, Clone, Copy)]
 struct ScaleLayout {
     width: u32,
@@ -107,6 +126,7 @@ struct ScaleLayout {
     planes: (u64, u64),
     pixels: (u64, u64),
     rows: (u64, u64),
+    taps_at: u32,
     taps: u32,
 }
 
@@ -131,45 +151,32 @@ fn stat_tile_width(taps: u32) -> u32 {
     (STAT_VCOLS - 2 * (taps / 2)) / STAT_P * STAT_P
 }
 
-/// The specialization constants of float_vif_taps.glsl for one filter:
-/// its width (id `first`), then each tap's bits (id `first + 1 + k`).
-fn tap_constants(first: u32, taps: &[f32]) -> impl Iterator<Item = (u32, u32)> + '_ {
-    std::iter::once((first, taps.len() as u32))
-        .chain((first + 1..).zip(taps.iter().map(|t| t.to_bits())))
-}
-
-/// The statistic's specialization constants in float_vif_common.glsl: the
-/// twin's log2 coefficients, then its eps.
-fn log2_constants() -> impl Iterator<Item = (u32, u32)> {
-    let values = log2_poly().into_iter().chain([EPS]);
-    (LOG2_CONSTANT_ID..).zip(values.map(f32::to_bits))
-}
-
-/// `float_vif_stat` for scale `k` (filter `taps[k]`), decimating towards
-/// scale `k + 1` where there is one, and with `stats` false only that.
-fn stat_pipeline(
+fn pipeline(
     ctx: &Arc<GpuContext>,
-    taps: &[Vec<f32>; 4],
-    k: usize,
-    stats: bool,
+    name: &str,
+    shader: &Shader,
 ) -> vqscope_gpu::Result<ComputePipeline> {
-    let next: &[f32] = taps.get(k + 1).map_or(&[], Vec::as_slice);
-    assert!(taps[k].len() <= TAPS_MAX, "filter of {} taps", taps[k].len());
-    assert!(next.len() <= NEXT_TAPS_MAX, "next filter of {} taps", next.len());
-    assert!(next.len() <= taps[k].len(), "the next scale's filter is no wider");
-    let spec: Vec<(u32, u32)> = tap_constants(0, &taps[k])
-        .chain(tap_constants(NEXT_TAP_ID, next))
-        .chain(log2_constants())
-        .chain([(STATS_ID, u32::from(stats))])
-        .collect();
-    ComputePipeline::new(
-        ctx,
-        &PipelineDesc {
-            name: "metrics/float_vif_stat",
-            specialization: &spec,
-            ..PipelineDesc::new(vqscope_shaders::METRICS_FLOAT_VIF_STAT)
-        },
-    )
+    ComputePipeline::new(ctx, &PipelineDesc { name, ..PipelineDesc::new(shader) })
+}
+
+/// `float_vif_stat` for each scale, its filter width a specialization
+/// constant (the shader's block loops need it at compile time).
+fn stat_pipelines(
+    ctx: &Arc<GpuContext>,
+    scales: &[ScaleLayout; 4],
+) -> vqscope_gpu::Result<[ComputePipeline; 4]> {
+    let make = |s: &ScaleLayout| {
+        let spec = [(0u32, s.taps)];
+        ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "metrics/float_vif_stat",
+                specialization: &spec,
+                ..PipelineDesc::new(vqscope_shaders::METRICS_FLOAT_VIF_STAT)
+            },
+        )
+    };
+    Ok([make(&scales[0])?, make(&scales[1])?, make(&scales[2])?, make(&scales[3])?])
 }
 
 /// `float_vif` for one luma geometry and option set, intermediates
@@ -182,10 +189,11 @@ pub struct FloatVifKernel {
     stat_constants: StatConstants,
     scales: [ScaleLayout; 4],
     input: ComputePipeline,
-    /// `float_vif_stat` per scale, specialized to the scale's filter and
-    /// the next one's; scale 0's only decimates with skip_scale0.
+    decimate: ComputePipeline,
+    /// `float_vif_stat` per scale, specialized to the scale's filter width.
     stat: [ComputePipeline; 4],
     row_sums: RowSums,
+    consts: Buffer,
     planes: Buffer,
     pixels: Buffer,
     row_totals: Buffer,
@@ -211,38 +219,49 @@ impl FloatVifKernel {
     ) -> Result<Self, MetricsError> {
         scaler(bpc)?;
         check_options(width as usize, height as usize, opts)?;
+        let mut consts: Vec<f32> = log2_poly().to_vec();
+        consts.push(EPS);
+        debug_assert_eq!(consts.len(), CONST_TAPS as usize);
         let sizes = scale_sizes(width as usize, height as usize);
-        let taps: [Vec<f32>; 4] = std::array::from_fn(|k| filter_taps(k, opts.kernelscale));
         let (mut planes_len, mut pixels_len, mut rows_len) = (0u64, 0u64, 0u64);
         let scales: [ScaleLayout; 4] = std::array::from_fn(|k| {
             let (w, h) = (sizes[k].0 as u32, sizes[k].1 as u32);
+            let taps = filter_taps(k, opts.kernelscale);
+            assert!(taps.len() <= TAPS_MAX, "filter of {} taps", taps.len());
+            let taps_at = consts.len() as u32;
+            consts.extend(&taps);
             ScaleLayout {
                 width: w,
                 height: h,
                 planes: place(&mut planes_len, 2 * w * h),
                 pixels: place(&mut pixels_len, 2 * w * h),
                 rows: place(&mut rows_len, 2 * h),
-                taps: taps[k].len() as u32,
+                taps_at,
+                taps: taps.len() as u32,
             }
         });
-        let first_scale = opts.first_scale();
-        let stat = |k: usize| stat_pipeline(ctx, &taps, k, k >= first_scale);
+        let mut submitter = Submitter::new(ctx, 1)?;
+        let const_bytes: Vec<u8> = consts.iter().flat_map(|v| v.to_le_bytes()).collect();
         Ok(Self {
             width,
             height,
             bpc,
-            first_scale,
+            first_scale: opts.first_scale(),
             stat_constants: opts.stat_constants(),
             scales,
-            input: ComputePipeline::new(
+            input: pipeline(
                 ctx,
-                &PipelineDesc {
-                    name: "metrics/float_vif_input",
-                    ..PipelineDesc::new(vqscope_shaders::METRICS_FLOAT_VIF_INPUT)
-                },
+                "metrics/float_vif_input",
+                vqscope_shaders::METRICS_FLOAT_VIF_INPUT,
             )?,
-            stat: [stat(0)?, stat(1)?, stat(2)?, stat(3)?],
+            decimate: pipeline(
+                ctx,
+                "metrics/float_vif_decimate",
+                vqscope_shaders::METRICS_FLOAT_VIF_DECIMATE,
+            )?,
+            stat: stat_pipelines(ctx, &scales)?,
             row_sums: RowSums::new(ctx, RowValues::Stored, ResultWord::DoubleBits)?,
+            consts: upload_buffer(ctx, &mut submitter, "float_vif constants", &const_bytes)?,
             planes: Buffer::storage(ctx, "float_vif planes", planes_len)?,
             pixels: Buffer::storage(ctx, "float_vif pixel values", pixels_len)?,
             row_totals: Buffer::storage(ctx, "float_vif row totals", rows_len)?,
@@ -295,8 +314,12 @@ impl FloatVifKernel {
         self.record_input(rec, reference, distorted)?;
         for k in 0..4 {
             steps.barrier(rec);
-            // Scales skipped still decimate towards the next.
-            self.record_stat(rec, k)?;
+            if k >= self.first_scale {
+                self.record_stat(rec, k)?;
+            }
+            if k + 1 < 4 {
+                self.record_decimate(rec, k + 1)?;
+            }
             if k > self.first_scale {
                 self.record_rows(rec, k - 1)?;
             }
@@ -336,7 +359,6 @@ impl FloatVifKernel {
 
     fn record_stat(&self, rec: &mut Recorder<'_>, k: usize) -> vqscope_gpu::Result<()> {
         let s = &self.scales[k];
-        let next = &self.scales[(k + 1) % 4];
         let c = &self.stat_constants;
         let push = StatPush {
             sigma_nsq: c.sigma_nsq,
@@ -344,20 +366,45 @@ impl FloatVifKernel {
             height: s.height,
             dis_at: s.samples(),
             den_at: s.samples(),
+            taps_at: s.taps_at,
             gain_limit: c.gain_limit,
             sigma_max_inv: c.sigma_max_inv,
+            pad0: 0,
         };
         rec.dispatch(
             &self.stat[k],
             &[
                 Binding::BufferRange(&self.planes, s.planes.0, s.planes.1),
+                Binding::Buffer(&self.consts),
                 Binding::BufferRange(&self.pixels, s.pixels.0, s.pixels.1),
-                // Scale 3 decimates nothing; scale 0's planes, which nothing
-                // reads at that point, fill the binding.
-                Binding::BufferRange(&self.planes, next.planes.0, next.planes.1),
             ],
             bytemuck::bytes_of(&push),
             [s.width.div_ceil(stat_tile_width(s.taps)), s.height.div_ceil(STAT_TH), 1],
+        )
+    }
+
+    /// Scale `k`'s planes from scale `k − 1`'s, with scale `k`'s taps.
+    fn record_decimate(&self, rec: &mut Recorder<'_>, k: usize) -> vqscope_gpu::Result<()> {
+        let (src, dst) = (&self.scales[k - 1], &self.scales[k]);
+        let push = DecimatePush {
+            src_width: src.width,
+            src_height: src.height,
+            src_dis_at: src.samples(),
+            dst_width: dst.width,
+            dst_height: dst.height,
+            dst_dis_at: dst.samples(),
+            taps_at: dst.taps_at,
+            taps: dst.taps,
+        };
+        rec.dispatch(
+            &self.decimate,
+            &[
+                Binding::BufferRange(&self.planes, src.planes.0, src.planes.1),
+                Binding::BufferRange(&self.planes, dst.planes.0, dst.planes.1),
+                Binding::Buffer(&self.consts),
+            ],
+            bytemuck::bytes_of(&push),
+            [dst.width.div_ceil(TILE.0), dst.height.div_ceil(TILE.1), 2],
         )
     }
 
