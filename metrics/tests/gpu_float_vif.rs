@@ -171,6 +171,11 @@ fn gpu_float_vif_equals_cpu_twin_on_random_frames() {
         (120, 80, 16, ks(3.0), 1),
         // No noise variance: flat pixels divide 0 by 0.
         (47, 35, 8, FloatVifOptions { sigma_nsq: 0.0, ..def }, 1),
+        // Wider frames: several statistics tiles a row at every scale (112
+        // columns at scale 0), the last one partial, and tall enough for
+        // tiles whose windows lie wholly inside the frame.
+        (481, 43, 8, def, 1),
+        (250, 37, 10, nsq, 1),
     ];
     // Then random sizes, depths and options.
     for _ in 0..6 {

@@ -39,11 +39,13 @@ use crate::row_sums::{ResultWord, RowLayout, RowSegment, RowSums, RowValues};
 /// Local size of `scale` (`local_size_x`, `_y`).
 const GROUP_W: u32 = 64;
 const GROUP_H: u32 = 4;
-/// `blur`'s tile: vertical-pass columns and rows (`VCOLS`, `TH` in the
-/// shader); a tile is `BLUR_VCOLS − 2·radius` outputs wide.
-const BLUR_VCOLS: u32 = 64;
-const BLUR_TH: u32 = 16;
-/// Most filter taps a push constant holds.
+/// `blur`'s tile: vertical-pass columns, rows, and pixels per horizontal
+/// task (`VCOLS`, `TH`, `P` in the shader); a tile is `BLUR_VCOLS − 2·radius`
+/// outputs wide, rounded down to a multiple of `BLUR_P`.
+const BLUR_VCOLS: u32 = 256;
+const BLUR_TH: u32 = 4;
+const BLUR_P: u32 = 4;
+/// Most filter taps the shader holds (`TAPS_MAX`).
 const MAX_TAPS: usize = 5;
 
 /// Twin of float_motion_blur.comp's push constants; the two must agree.
@@ -52,8 +54,6 @@ const MAX_TAPS: usize = 5;
 struct BlurPush {
     prev: PlaneDesc,
     cur: PlaneDesc,
-    taps: [f32; MAX_TAPS],
-    taps_len: u32,
 }
 
 /// Twin of float_motion_scale.comp's push constants.
@@ -73,9 +73,7 @@ struct ScalePush {
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
     use vqscope_shaders::{METRICS_FLOAT_MOTION_BLUR, METRICS_FLOAT_MOTION_SCALE, twin};
     vec![
-        twin!(BlurPush as "Push" in [METRICS_FLOAT_MOTION_BLUR] {
-            prev, cur, taps, taps_len
-        }),
+        twin!(BlurPush as "Push" in [METRICS_FLOAT_MOTION_BLUR] { prev, cur }),
         twin!(ScalePush as "Push" in [METRICS_FLOAT_MOTION_SCALE] {
             src_w, src_h, dst_w, dst_h, ratio_x, ratio_y
         }),
@@ -93,10 +91,11 @@ pub struct FloatMotionKernel {
     width: u32,
     height: u32,
     bpc: u32,
-    taps: [f32; MAX_TAPS],
-    taps_len: u32,
+    /// The blur's tile width (see [`BLUR_VCOLS`]).
+    blur_tile_w: u32,
     /// Half size, with `motion_add_scale1`.
     half: Option<(u32, u32)>,
+    /// The blur, specialized to the filter's taps.
     blur_pass: ComputePipeline,
     scale_pass: ComputePipeline,
     row_sums: RowSums,
@@ -129,8 +128,11 @@ impl FloatMotionKernel {
             samples: &[],
         };
         check_plane(&shape, taps)?;
-        let mut padded = [0.0f32; MAX_TAPS];
-        padded[..taps.len()].copy_from_slice(taps);
+        assert!(taps.len() <= MAX_TAPS, "filter of {} taps", taps.len());
+        // The shader's TAPS (id 0) and TAP0.. (ids 1..).
+        let blur_spec: Vec<(u32, u32)> = std::iter::once((0, taps.len() as u32))
+            .chain((1u32..).zip(taps.iter().map(|t| t.to_bits())))
+            .collect();
         let half = add_scale1
             .then(|| (scaled_len(width as usize) as u32, scaled_len(height as usize) as u32));
         let (hw, hh) = half.unwrap_or((0, 0));
@@ -148,10 +150,15 @@ impl FloatMotionKernel {
             width,
             height,
             bpc,
-            taps: padded,
-            taps_len: taps.len() as u32,
+            blur_tile_w: (BLUR_VCOLS - 2 * (taps.len() as u32 / 2)) / BLUR_P * BLUR_P,
             half,
-            blur_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_BLUR)?,
+            blur_pass: ComputePipeline::new(
+                ctx,
+                &PipelineDesc {
+                    specialization: &blur_spec,
+                    ..PipelineDesc::new(vqscope_shaders::METRICS_FLOAT_MOTION_BLUR)
+                },
+            )?,
             scale_pass: pipeline(vqscope_shaders::METRICS_FLOAT_MOTION_SCALE)?,
             row_sums: RowSums::new(ctx, RowValues::AbsDiff, ResultWord::FloatBits)?,
             layout,
@@ -190,9 +197,8 @@ impl FloatMotionKernel {
         let groups = |w: u32, h: u32| [w.div_ceil(GROUP_W), h.div_ceil(GROUP_H), 2];
         // Earlier frames may still read the intermediates.
         rec.barrier();
-        let push =
-            BlurPush { prev: prev.desc, cur: cur.desc, taps: self.taps, taps_len: self.taps_len };
-        let tile_w = BLUR_VCOLS - 2 * (self.taps_len / 2);
+        let push = BlurPush { prev: prev.desc, cur: cur.desc };
+        let tile_w = self.blur_tile_w;
         rec.dispatch(
             &self.blur_pass,
             &[
