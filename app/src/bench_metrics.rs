@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use vqscope_gpu::{ContextOptions, GpuContext};
+use vqscope_metrics::frontend::{self, SelectionArgs};
 use vqscope_metrics::model::{DEFAULT_MODEL, Model};
 use vqscope_metrics::pipeline::ScorePipeline;
 use vqscope_metrics::vmaf::{Scorer, Selection};
@@ -61,8 +62,9 @@ pub fn synthetic_pair(geometry: Geometry, t: usize) -> (Frame, Frame) {
 }
 
 /// Each registry feature alone (default options), then the feature sets of
-/// the default model, of its float twin and of a v1 model (CAMBI, SpEED,
-/// ADM with the Barten CSF, motion with the v1 options); only the rows `only` names,
+/// the default model, of its float twin, of a v1 model (CAMBI, SpEED,
+/// ADM with the Barten CSF, motion with the v1 options) and of the whole
+/// `--aom_ctc v6.0` preset (`aom_ctc_v6.0`); only the rows `only` names,
 /// unless it is empty (a name matching no row is refused).
 fn selections(only: &[String]) -> Result<Vec<(String, Selection)>> {
     let mut all = Vec::new();
@@ -76,6 +78,8 @@ fn selections(only: &[String]) -> Result<Vec<(String, Selection)>> {
         model.add_model(Model::from_spec(&format!("version={version}"))?)?;
         all.push((version.to_owned(), model));
     }
+    let aom = SelectionArgs { aom_ctc: Some("v6.0".to_owned()), ..SelectionArgs::default() };
+    all.push(("aom_ctc_v6.0".to_owned(), frontend::selection(&aom)?.0));
     if let Some(unknown) = only.iter().find(|n| !all.iter().any(|(row, _)| row == *n)) {
         let rows: Vec<&str> = all.iter().map(|(row, _)| row.as_str()).collect();
         anyhow::bail!("no benchmark row `{unknown}`; rows: {}", rows.join(", "));

@@ -88,10 +88,10 @@ fn bench_metrics_times_only_the_rows_asked_for() {
             .output()
             .expect("run vqscope")
     };
-    let output = run("float_motion,vmaf_float_v0.6.1");
+    let output = run("float_motion,vmaf_float_v0.6.1,aom_ctc_v6.0");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    assert_eq!(rows(&stdout), ["float_motion", "vmaf_float_v0.6.1"], "{stdout}");
+    assert_eq!(rows(&stdout), ["float_motion", "vmaf_float_v0.6.1", "aom_ctc_v6.0"], "{stdout}");
 
     // A name that is no row is refused before any work.
     let wrong = run("float_motion,no_such_feature");
