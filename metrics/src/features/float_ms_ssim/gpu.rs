@@ -35,7 +35,8 @@ use crate::features::float_ms_ssim::{
 };
 use crate::features::float_ssim::LcsMeans;
 use crate::features::float_ssim::gpu::{
-    Samples, ScaleLayout, Source, SsimStages, check_plane, mean_from_word, sample_scale,
+    Samples, ScaleLayout, Source, SsimFeature, SsimStages, check_plane, mean_from_word,
+    sample_scale,
 };
 
 /// Workgroup side of `ssim_lpf` (local size 16x16).
@@ -138,7 +139,7 @@ impl MsSsimKernel {
             vqscope_shaders::METRICS_SSIM_LPF_FROM_FRAME,
         )?;
         Ok(Self {
-            stages: SsimStages::new(ctx, true, true)?,
+            stages: SsimStages::new(ctx, SsimFeature::MsSsim)?,
             lpf,
             lpf_from_frame,
             width,

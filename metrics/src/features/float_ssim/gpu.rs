@@ -238,14 +238,27 @@ pub(crate) enum Source<'a> {
     Frame(&'a DevicePlane<'a>, &'a DevicePlane<'a>),
 }
 
+/// Which feature the stages serve: it decides the pipelines made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SsimFeature {
+    /// `float_ssim`: the input conversion/decimation and the scale pass on
+    /// [`Samples::Nonnegative`] planes.
+    Ssim,
+    /// `float_ms_ssim`: the scale pass on [`Source::Frame`] (scale 0) and
+    /// on [`Samples::Signed`] planes (the low-passed scales).
+    MsSsim,
+}
+
 /// The pipelines both SSIM features share: input conversion/decimation, the
-/// fused per-scale pass and the fold.
+/// fused per-scale pass in its three forms and the fold, each made only for
+/// the feature that records it.
 pub(crate) struct SsimStages {
-    decimate: ComputePipeline,
-    scale: ComputePipeline,
-    /// The scale pass for [`Samples::Signed`], made where asked for.
+    decimate: Option<ComputePipeline>,
+    /// The scale pass for [`Samples::Nonnegative`] planes.
+    scale: Option<ComputePipeline>,
+    /// The scale pass for [`Samples::Signed`] planes.
     scale_signed: Option<ComputePipeline>,
-    /// The scale pass for [`Source::Frame`], made where asked for.
+    /// The scale pass for [`Source::Frame`].
     scale_from_frame: Option<ComputePipeline>,
     fold: ComputePipeline,
     constants: SsimConstants,
@@ -259,10 +272,15 @@ fn pipeline(
     ComputePipeline::new(ctx, &PipelineDesc { name, ..PipelineDesc::new(shader) })
 }
 
+/// The error of a pass recorded without its pipeline (a stage the feature
+/// was not built for).
+fn missing<T>(what: &str) -> vqscope_gpu::Result<T> {
+    Err(gpu_usage(format!("ssim: no pipeline made for {what}")))
+}
+
 impl SsimStages {
-    /// The stages; `signed` also makes the scale pass for
-    /// [`Samples::Signed`] planes, `from_frame` the one for [`Source::Frame`].
-    pub fn new(ctx: &Arc<GpuContext>, signed: bool, from_frame: bool) -> vqscope_gpu::Result<Self> {
+    /// The stages `feature` records.
+    pub fn new(ctx: &Arc<GpuContext>, feature: SsimFeature) -> vqscope_gpu::Result<Self> {
         let scale = |name, nonnegative: bool, shader| {
             ComputePipeline::new(
                 ctx,
@@ -274,25 +292,24 @@ impl SsimStages {
             )
         };
         let planes_shader = vqscope_shaders::METRICS_SSIM_SCALE;
+        let (ssim, ms_ssim) = (feature == SsimFeature::Ssim, feature == SsimFeature::MsSsim);
         Ok(Self {
-            decimate: pipeline(
-                ctx,
-                "metrics/ssim_decimate",
-                vqscope_shaders::METRICS_SSIM_DECIMATE,
-            )?,
-            scale: scale("metrics/ssim_scale", true, planes_shader)?,
-            scale_signed: if signed {
-                Some(scale("metrics/ssim_scale (signed)", false, planes_shader)?)
-            } else {
-                None
-            },
+            decimate: ssim
+                .then(|| {
+                    pipeline(ctx, "metrics/ssim_decimate", vqscope_shaders::METRICS_SSIM_DECIMATE)
+                })
+                .transpose()?,
+            scale: ssim.then(|| scale("metrics/ssim_scale", true, planes_shader)).transpose()?,
+            scale_signed: ms_ssim
+                .then(|| scale("metrics/ssim_scale (signed)", false, planes_shader))
+                .transpose()?,
             // The frame's samples are never negative.
-            scale_from_frame: if from_frame {
-                let shader = vqscope_shaders::METRICS_SSIM_SCALE_FROM_FRAME;
-                Some(scale("metrics/ssim_scale (from frame)", true, shader)?)
-            } else {
-                None
-            },
+            scale_from_frame: ms_ssim
+                .then(|| {
+                    let shader = vqscope_shaders::METRICS_SSIM_SCALE_FROM_FRAME;
+                    scale("metrics/ssim_scale (from frame)", true, shader)
+                })
+                .transpose()?,
             fold: pipeline(ctx, "metrics/ssim_fold", vqscope_shaders::METRICS_SSIM_FOLD)?,
             constants: SsimConstants::libvmaf(),
         })
@@ -333,8 +350,9 @@ impl SsimStages {
             weight: box_kernel(factor as usize)[0],
             sample_scale: sample_scale(plane),
         };
+        let Some(decimate) = &self.decimate else { return missing("the input conversion") };
         rec.dispatch(
-            &self.decimate,
+            decimate,
             &[
                 Binding::Buffer(plane.buffer),
                 Binding::BufferRange(planes, at, layout.plane_bytes()),
@@ -375,15 +393,13 @@ impl SsimStages {
             let [gx, gy] = layout.groups();
             [gx, gy.div_ceil(bands), 1]
         };
-        let missing =
-            |what: &str| Err(gpu_usage(format!("ssim_scale: no pipeline made for {what}")));
         match source {
             Source::Planes(samples) => {
-                let pipeline = match (samples, &self.scale_signed) {
-                    (Samples::Nonnegative, _) => &self.scale,
-                    (Samples::Signed, Some(signed)) => signed,
-                    (Samples::Signed, None) => return missing("signed samples"),
+                let pipeline = match samples {
+                    Samples::Nonnegative => &self.scale,
+                    Samples::Signed => &self.scale_signed,
                 };
+                let Some(pipeline) = pipeline else { return missing("those samples") };
                 let (start, len) = layout.span();
                 rec.dispatch(
                     pipeline,
@@ -512,7 +528,7 @@ impl SsimKernel {
         let map = Buffer::storage(ctx, "ssim map", u64::from(map_len) * 4)?;
         let partials = Buffer::storage(ctx, "ssim partials", u64::from(layout.partial_len()) * 8)?;
         Ok(Self {
-            stages: SsimStages::new(ctx, false, false)?,
+            stages: SsimStages::new(ctx, SsimFeature::Ssim)?,
             width,
             height,
             bpc,
