@@ -128,7 +128,12 @@ impl FloatMotionKernel {
             samples: &[],
         };
         check_plane(&shape, taps)?;
-        assert!(taps.len() <= MAX_TAPS, "filter of {} taps", taps.len());
+        if taps.len() > MAX_TAPS {
+            return Err(MetricsError::Usage(format!(
+                "float_motion: a filter of {} taps (the blur holds at most {MAX_TAPS})",
+                taps.len()
+            )));
+        }
         // The shader's TAPS (id 0) and TAP0.. (ids 1..).
         let blur_spec: Vec<(u32, u32)> = std::iter::once((0, taps.len() as u32))
             .chain((1u32..).zip(taps.iter().map(|t| t.to_bits())))
