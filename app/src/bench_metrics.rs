@@ -57,7 +57,12 @@ pub fn synthetic_pair(geometry: Geometry, t: usize) -> (Frame, Frame) {
             }
         }
     }
-    let frame = |data| Frame { geometry, color: ColorInfo::default(), index: t as u64, data };
+    let frame = |data: Vec<u8>| Frame {
+        geometry,
+        color: ColorInfo::default(),
+        index: t as u64,
+        data: data.into(),
+    };
     (frame(reference), frame(distorted))
 }
 

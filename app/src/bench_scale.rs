@@ -78,7 +78,7 @@ fn test_frame(geometry: Geometry) -> Frame {
             }
         }
     }
-    Frame { geometry, color: ColorInfo::default(), index: 0, data }
+    Frame { geometry, color: ColorInfo::default(), index: 0, data: data.into() }
 }
 
 /// Byte length and plane descriptors of `geometry`'s planes packed one

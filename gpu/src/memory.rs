@@ -87,6 +87,14 @@ impl Buffer {
         Self::new(ctx, name, size, vk::BufferUsageFlags::TRANSFER_SRC, MemoryLocation::CpuToGpu)
     }
 
+    /// Host memory, cached on the CPU side, that the GPU copies from: frames
+    /// are read into it straight from their files and the device pulls them
+    /// over the bus, so no CPU copy into [`Buffer::staging`] (which may be
+    /// device memory written through the BAR) is made.
+    pub fn host_source(ctx: &Arc<GpuContext>, name: &str, size: u64) -> Result<Self> {
+        Self::new(ctx, name, size, vk::BufferUsageFlags::TRANSFER_SRC, MemoryLocation::GpuToCpu)
+    }
+
     /// A host-visible buffer to copy into (readbacks).
     pub fn readback(ctx: &Arc<GpuContext>, name: &str, size: u64) -> Result<Self> {
         Self::new(
@@ -100,6 +108,11 @@ impl Buffer {
 
     pub fn raw(&self) -> vk::Buffer {
         self.raw
+    }
+
+    /// The context (device) the buffer belongs to.
+    pub fn context(&self) -> &Arc<GpuContext> {
+        &self.ctx
     }
 
     pub fn size(&self) -> u64 {

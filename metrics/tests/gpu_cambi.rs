@@ -403,7 +403,12 @@ fn score_with_heatmaps(
     assert_eq!(pipeline.readback_bytes(), bare.readback_bytes() + maps.div_ceil(8) as u64 * 8);
     let flat = vec![1u16 << (bpc - 1); w * h];
     let bytes = |s: &[u16]| plane_bytes(&PlaneView::packed(w, h, bpc, s));
-    let frame = |index, data| Frame { geometry, color: ColorInfo::default(), index, data };
+    let frame = |index, data: Vec<u8>| Frame {
+        geometry,
+        color: ColorInfo::default(),
+        index,
+        data: data.into(),
+    };
     let mut scores = Vec::new();
     for (d, &index) in frames.iter().zip(indices) {
         let pair = FramePair {

@@ -165,7 +165,7 @@ fn random_frame(rng: &mut Rng, geometry: Geometry, index: u64, like: Option<&Fra
             }
         }
     }
-    Frame { geometry, color: ColorInfo::default(), index, data }
+    Frame { geometry, color: ColorInfo::default(), index, data: data.into() }
 }
 
 /// Every value of a clip through the scoring pipeline, by column name.

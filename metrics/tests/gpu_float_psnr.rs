@@ -167,7 +167,8 @@ fn random_frame(rng: &mut Rng, geometry: Geometry, index: u64) -> (Frame, Frame)
         reference.extend(plane_bytes(&r.view()).into_iter().take(geometry.plane_bytes(i)));
         distorted.extend(plane_bytes(&d.view()).into_iter().take(geometry.plane_bytes(i)));
     }
-    let frame = |data| Frame { geometry, color: ColorInfo::default(), index, data };
+    let frame =
+        |data: Vec<u8>| Frame { geometry, color: ColorInfo::default(), index, data: data.into() };
     (frame(reference), frame(distorted))
 }
 

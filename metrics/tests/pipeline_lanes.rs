@@ -25,20 +25,20 @@ fn geometry() -> Geometry {
 fn random_frame(rng: &mut Rng, index: u64) -> Frame {
     let g = geometry();
     let bytes: usize = (0..3).map(|p| g.plane_bytes(p)).sum();
-    let data = (0..bytes).map(|_| rng.below(256) as u8).collect();
-    Frame { geometry: g, color: ColorInfo::default(), index, data }
+    let data: Vec<u8> = (0..bytes).map(|_| rng.below(256) as u8).collect();
+    Frame { geometry: g, color: ColorInfo::default(), index, data: data.into() }
 }
 
 /// A distorted copy of `frame`: every sample moved by up to ±`by`.
 fn distorted(rng: &mut Rng, frame: &Frame, by: u32) -> Frame {
-    let data = frame
+    let data: Vec<u8> = frame
         .data
         .iter()
         .map(|&s| {
             (i32::from(s) + rng.below(u64::from(2 * by + 1)) as i32 - by as i32).clamp(0, 255) as u8
         })
         .collect();
-    Frame { data, ..frame.clone() }
+    Frame { data: data.into(), ..frame.clone() }
 }
 
 fn features() -> FeatureSet {

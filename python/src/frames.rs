@@ -71,7 +71,7 @@ fn score(
                 geometry.frame_bytes()
             );
         }
-        Ok(Frame { geometry, color: ColorInfo::default(), index, data: data.to_vec() })
+        Ok(Frame { geometry, color: ColorInfo::default(), index, data: data.to_vec().into() })
     };
     if options.pair.frame_skip_ref > 0 || options.pair.frame_skip_dist > 0 {
         bail!("frame_skip_ref and frame_skip_dist are for files; slice the frames instead");

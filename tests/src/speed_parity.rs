@@ -134,7 +134,7 @@ pub fn temporal_clip(bits: u32) -> Vec<(Frame, Frame)> {
                 put(chroma(y, x, t), x, y);
             }
         }
-        Frame { geometry, color: ColorInfo::default(), index: t, data }
+        Frame { geometry, color: ColorInfo::default(), index: t, data: data.into() }
     };
     (0..5).map(|t| (frame(t, false), frame(t, true))).collect()
 }

@@ -3,9 +3,13 @@
 //! frame read would fault in 3,000 pages and every frame dropped would unmap
 //! them, and with several decode workers those mapping changes serialise in
 //! the kernel. Consumers hand frames back with [`crate::FramePair::recycle`]
-//! once uploaded; readers take their buffers from here.
+//! once uploaded; readers take their buffers from here. While an upload
+//! ring has a pool of host memory open (`host_frames`), frames that fit its
+//! blocks are read there instead.
 
 use std::sync::Mutex;
+
+use crate::frame_data::FrameData;
 
 /// Spare buffers, bounded by [`KEEP_BYTES`].
 static SPARE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
@@ -18,7 +22,14 @@ const KEEP_BYTES: usize = 1 << 30;
 /// large spare is not wasted on a small frame), else a new one. New buffers
 /// reserve at most 16 MiB up front and grow as data arrives, so a header
 /// that lies about the frame size cannot make us allocate gigabytes.
-pub(crate) fn take(len: usize) -> Vec<u8> {
+pub(crate) fn take(len: usize) -> FrameData {
+    match crate::host_frames::take(len) {
+        Some(block) => FrameData::host(block),
+        None => take_heap(len).into(),
+    }
+}
+
+fn take_heap(len: usize) -> Vec<u8> {
     let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
     let fits = |b: &Vec<u8>| b.capacity() >= len && b.capacity() / 2 <= len;
     if let Some(i) = spare.iter().position(fits) {
@@ -29,8 +40,15 @@ pub(crate) fn take(len: usize) -> Vec<u8> {
     Vec::with_capacity(len.min(1 << 24))
 }
 
-/// Keeps `buf` for a later [`take`], unless the spares are full.
-pub(crate) fn give(buf: Vec<u8>) {
+/// Keeps a heap buffer for a later [`take`], unless the spares are full;
+/// a host block goes back to its pool once the upload lets go of it too.
+pub(crate) fn give(data: FrameData) {
+    if data.host_block().is_none() {
+        give_heap(data.into_vec());
+    }
+}
+
+fn give_heap(buf: Vec<u8>) {
     let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
     let held: usize = spare.iter().map(Vec::capacity).sum();
     if held + buf.capacity() <= KEEP_BYTES {
@@ -47,20 +65,20 @@ mod tests {
         let mut buf = Vec::with_capacity(3_000_777);
         buf.extend_from_slice(&[7; 100]);
         let at = buf.as_ptr();
-        give(buf);
+        give_heap(buf);
         // Too large a spare for a small frame: a new buffer.
-        let small = take(1000);
+        let small = take_heap(1000);
         assert_ne!(small.as_ptr(), at);
-        let again = take(3_000_555);
+        let again = take_heap(3_000_555);
         assert_eq!(again.as_ptr(), at);
         assert!(again.is_empty() && again.capacity() >= 3_000_555);
         // Nothing spare any more.
-        let new = take(3_000_555);
+        let new = take_heap(3_000_555);
         assert_ne!(new.as_ptr(), at);
     }
 
     #[test]
     fn new_buffers_reserve_little_for_a_huge_claimed_size() {
-        assert!(take(usize::MAX / 2).capacity() <= 1 << 24);
+        assert!(take_heap(usize::MAX / 2).capacity() <= 1 << 24);
     }
 }

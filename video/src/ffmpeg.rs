@@ -496,7 +496,7 @@ impl FfmpegSource {
                     geometry: self.info.geometry,
                     color: self.info.color,
                     index,
-                    data: Vec::new(),
+                    data: Default::default(),
                 })
             })
         };

@@ -2,6 +2,8 @@
 //! description and the raw planar samples, exactly as they lie in a y4m or
 //! raw yuv file (planes back to back, 16-bit samples little-endian).
 
+pub use crate::frame_data::FrameData;
+
 /// Chroma subsampling of a planar YUV frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ChromaFormat {
@@ -147,7 +149,7 @@ pub struct Frame {
     pub color: ColorInfo,
     /// Index of the frame in its source, counting from 0.
     pub index: u64,
-    pub data: Vec<u8>,
+    pub data: FrameData,
 }
 
 impl Frame {

@@ -12,6 +12,8 @@ pub mod device_source;
 pub mod error;
 pub mod ffmpeg;
 pub mod frame;
+pub mod frame_data;
+pub mod host_frames;
 pub mod input;
 mod lines;
 pub mod pair;

@@ -51,7 +51,7 @@ pub(crate) fn read_raw_frame(
 ) -> Result<Option<Frame>> {
     let len = geometry.frame_bytes();
     let mut data = crate::buffers::take(len);
-    r.take(len as u64).read_to_end(&mut data).map_err(|e| VideoError::io(path, Some(index), e))?;
+    data.read_from(r, len).map_err(|e| VideoError::io(path, Some(index), e))?;
     if data.is_empty() {
         return Ok(None);
     }

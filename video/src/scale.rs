@@ -339,7 +339,7 @@ impl FrameScale {
                 }
             }
         }
-        Frame { geometry: self.to, color: frame.color, index: frame.index, data }
+        Frame { geometry: self.to, color: frame.color, index: frame.index, data: data.into() }
     }
 }
 

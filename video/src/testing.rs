@@ -22,5 +22,5 @@ pub fn random_frame(rng: &mut Rng, geometry: Geometry) -> Frame {
             data.extend_from_slice(&v.to_le_bytes());
         }
     }
-    Frame { geometry, color: ColorInfo::default(), index: 0, data }
+    Frame { geometry, color: ColorInfo::default(), index: 0, data: data.into() }
 }

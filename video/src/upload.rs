@@ -18,6 +18,7 @@ use std::sync::Arc;
 use vqscope_gpu::{Buffer, GpuContext, Recorder};
 
 use crate::frame::{Frame, Geometry};
+use crate::host_frames::{HostBlock, HostFramePool};
 use crate::pair::FramePair;
 
 /// Where one plane lies in a slot's device buffer.
@@ -69,6 +70,9 @@ pub struct DeviceFrameGroup {
 struct Slot {
     staging: Buffer,
     device: Buffer,
+    /// Host blocks the slot's last upload copied from, kept until the slot
+    /// is used again (its copy is then done) so no reader refills them first.
+    held: Vec<Arc<HostBlock>>,
 }
 
 /// The staging ring.
@@ -79,6 +83,9 @@ pub struct FrameUploader {
     /// or another size for a lane scaled on the GPU.
     inputs: Vec<Geometry>,
     next: usize,
+    /// Host memory that readers put frames of these sizes into while the
+    /// ring exists, copied to the device without a CPU copy.
+    _pools: Vec<HostFramePool>,
 }
 
 /// Rounds up to a multiple of 4 bytes (planes start on word boundaries).
@@ -121,7 +128,8 @@ impl FrameUploader {
     ) -> vqscope_gpu::Result<Self> {
         let inputs = vec![geometry; lanes.max(1)];
         let slots = make_slots(ctx, slots, Self::sized_for(geometry, &inputs))?;
-        Ok(Self { slots, geometry, inputs, next: 0 })
+        let pools = open_pools(ctx, geometry, &inputs);
+        Ok(Self { slots, geometry, inputs, next: 0, _pools: pools })
     }
 
     /// Makes lane `k` take distorted frames of `input` (another size, which
@@ -136,6 +144,7 @@ impl FrameUploader {
         self.inputs[k] = input;
         self.slots =
             make_slots(ctx, self.slots.len(), Self::sized_for(self.geometry, &self.inputs))?;
+        self._pools = open_pools(ctx, self.geometry, &self.inputs);
         Ok(())
     }
 
@@ -244,8 +253,33 @@ impl FrameUploader {
                 layout
             });
         }
-        write_frames(slot.staging.mapped_mut()?, &jobs);
-        rec.copy_buffer(&slot.staging, 0, &slot.device, 0, end as u64);
+        // The submission that last used this slot is done (see the module
+        // doc), and with it the copies from these blocks.
+        slot.held.clear();
+        let mut staged = Vec::with_capacity(jobs.len());
+        let device = slot.device.context().clone();
+        for (layout, frame) in jobs {
+            // A block of another device's pool (two contexts in one process)
+            // is read through staging like heap memory.
+            match frame.data.host_block().filter(|b| Arc::ptr_eq(b.buffer().context(), &device)) {
+                Some(block) => {
+                    for (src, dst, len) in plane_copies(&layout, frame, |i| frame.plane_offset(i)) {
+                        rec.copy_buffer(block.buffer(), src, &slot.device, dst, len);
+                    }
+                    slot.held.push(block.clone());
+                }
+                None => staged.push((layout, frame)),
+            }
+        }
+        if !staged.is_empty() {
+            write_frames(slot.staging.mapped_mut()?, &staged);
+            for (layout, frame) in &staged {
+                let at = |i: usize| layout.planes[i].offset as usize;
+                for (src, dst, len) in plane_copies(layout, frame, at) {
+                    rec.copy_buffer(&slot.staging, src, &slot.device, dst, len);
+                }
+            }
+        }
         rec.barrier();
         Ok(DeviceFrameGroup {
             index,
@@ -272,6 +306,32 @@ impl FrameUploader {
     }
 }
 
+/// A pool of host memory for each distinct frame size the ring takes.
+fn open_pools(
+    ctx: &Arc<GpuContext>,
+    geometry: Geometry,
+    inputs: &[Geometry],
+) -> Vec<HostFramePool> {
+    let mut sizes: Vec<usize> =
+        std::iter::once(&geometry).chain(inputs).map(Geometry::frame_bytes).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes.into_iter().map(|bytes| HostFramePool::open(ctx, bytes)).collect()
+}
+
+/// The device copies that put `frame`'s planes where `layout` says: source
+/// offset (plane `i` of the frame lies at `src_at(i)` in the source buffer),
+/// destination offset and length, per plane.
+fn plane_copies<'a>(
+    layout: &'a DeviceFrame,
+    frame: &'a Frame,
+    src_at: impl Fn(usize) -> usize + 'a,
+) -> impl Iterator<Item = (u64, u64, u64)> + 'a {
+    layout.planes.iter().enumerate().take(layout.plane_count).map(move |(i, plane)| {
+        (src_at(i) as u64, u64::from(plane.offset), frame.geometry.plane_bytes(i) as u64)
+    })
+}
+
 /// `count` slots of `bytes` each (at least one).
 fn make_slots(ctx: &Arc<GpuContext>, count: usize, bytes: u64) -> vqscope_gpu::Result<Vec<Slot>> {
     (0..count.max(1))
@@ -279,6 +339,7 @@ fn make_slots(ctx: &Arc<GpuContext>, count: usize, bytes: u64) -> vqscope_gpu::R
             Ok(Slot {
                 staging: Buffer::staging(ctx, "frame staging", bytes)?,
                 device: Buffer::storage(ctx, "frame planes", bytes)?,
+                held: Vec::new(),
             })
         })
         .collect()

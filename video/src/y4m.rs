@@ -44,8 +44,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Result, Shown, VideoError, check_dimensions};
 use crate::frame::{
-    ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, Geometry, PixelFormat, Rational,
-    Transfer,
+    ChromaFormat, ColorInfo, ColorMatrix, ColorRange, Frame, FrameData, Geometry, PixelFormat,
+    Rational, Transfer,
 };
 use crate::input::Assumed;
 use crate::lines::{Line, excerpt, read_line};
@@ -353,9 +353,9 @@ pub fn read_header(r: &mut impl BufRead, path: &Path) -> Result<(Y4mHeader, u64)
 /// Reads exactly `len` bytes of frame `frame` into a recycled buffer, or a
 /// new one grown only as data arrives so a lying header cannot make us
 /// allocate gigabytes.
-fn read_payload(r: &mut impl Read, len: usize, path: &Path, frame: u64) -> Result<Vec<u8>> {
+fn read_payload(r: &mut impl Read, len: usize, path: &Path, frame: u64) -> Result<FrameData> {
     let mut data = crate::buffers::take(len);
-    r.take(len as u64).read_to_end(&mut data).map_err(|e| VideoError::io(path, Some(frame), e))?;
+    data.read_from(r, len).map_err(|e| VideoError::io(path, Some(frame), e))?;
     if data.len() != len {
         return Err(VideoError::Truncated {
             path: Shown::new(path),

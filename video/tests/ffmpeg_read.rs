@@ -42,7 +42,7 @@ fn make(
 }
 
 fn all_frames(s: &mut dyn VideoSource) -> Vec<Vec<u8>> {
-    std::iter::from_fn(|| s.next_frame().unwrap()).map(|f| f.data).collect()
+    std::iter::from_fn(|| s.next_frame().unwrap()).map(|f| f.data.into_vec()).collect()
 }
 
 #[test]
@@ -62,8 +62,9 @@ fn formats_match_ffmpeg_own_y4m() {
         assert_eq!(info.geometry.format.bit_depth, depth, "{name}");
         assert!(info.description.contains("ffv1 in matroska via ffmpeg"), "{}", info.description);
         let mut reference = Y4mFile::open(&y4m).unwrap();
-        let want: Vec<Vec<u8>> =
-            (0..reference.frame_count()).map(|i| reference.read_frame(i).unwrap().data).collect();
+        let want: Vec<Vec<u8>> = (0..reference.frame_count())
+            .map(|i| reference.read_frame(i).unwrap().data.into_vec())
+            .collect();
         assert_eq!(want.len(), 9);
         assert_eq!(all_frames(ours.as_mut()), want, "{name}");
         assert_eq!(ours.info().frame_count, Some(9));

@@ -71,7 +71,7 @@ impl VideoSource for DemoSource {
             Side::Reference => reference(index),
             Side::Distorted => distort(&reference(index), index),
         };
-        Ok(Frame { geometry: geometry(), color: ColorInfo::default(), index, data })
+        Ok(Frame { geometry: geometry(), color: ColorInfo::default(), index, data: data.into() })
     }
 
     fn next_frame(&mut self) -> vqscope_video::Result<Option<Frame>> {

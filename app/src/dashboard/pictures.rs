@@ -211,7 +211,7 @@ fn external(frame: &Frame, device: &DeviceFrame) -> ExternalYuv {
 /// A frame as a host picture (monochrome gets neutral 4:2:0 chroma).
 pub fn picture(frame: &Frame) -> YuvPicture {
     let g = frame.geometry;
-    let mut data = frame.data.clone();
+    let mut data = frame.data.to_vec();
     if g.format.chroma == ChromaFormat::Mono {
         let chroma = (g.width.div_ceil(2) * g.height.div_ceil(2) * 2) as usize;
         let mid = 1u16 << (g.format.bit_depth - 1);

@@ -1,0 +1,187 @@
+//! A frame's bytes: a heap buffer, or a block of host memory that the GPU
+//! copies from directly (`host_frames`). Both read as one byte slice; only
+//! the upload looks at which it is.
+
+use std::io::Read;
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+use crate::host_frames::HostBlock;
+
+/// The planes of a [`crate::Frame`], back to back.
+pub struct FrameData {
+    storage: Storage,
+}
+
+enum Storage {
+    Heap(Vec<u8>),
+    /// The first `len` bytes of a block, which an upload slot may share.
+    Host {
+        block: Arc<HostBlock>,
+        len: usize,
+    },
+}
+
+impl FrameData {
+    pub(crate) fn host(block: HostBlock) -> Self {
+        FrameData { storage: Storage::Host { block: Arc::new(block), len: 0 } }
+    }
+
+    /// The block of host memory holding the bytes, if they are in one.
+    pub fn host_block(&self) -> Option<&Arc<HostBlock>> {
+        match &self.storage {
+            Storage::Host { block, .. } => Some(block),
+            Storage::Heap(_) => None,
+        }
+    }
+
+    /// The bytes as a heap buffer (copied out of a host block).
+    pub fn into_vec(self) -> Vec<u8> {
+        match self.storage {
+            Storage::Heap(v) => v,
+            Storage::Host { .. } => self.to_vec(),
+        }
+    }
+
+    /// Appends up to `len` bytes from `r`, fewer only at its end: as
+    /// `r.take(len).read_to_end`, into the block where there is room.
+    pub fn read_from(&mut self, r: &mut impl Read, len: usize) -> std::io::Result<()> {
+        if let Storage::Host { block, len: filled } = &mut self.storage
+            && let Some(block) = Arc::get_mut(block)
+            && block.bytes().len() - *filled >= len
+        {
+            let dst = &mut block.bytes_mut()[*filled..*filled + len];
+            let mut got = 0;
+            while got < len {
+                match r.read(&mut dst[got..]) {
+                    Ok(0) => break,
+                    Ok(n) => got += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            *filled += got;
+            return Ok(());
+        }
+        r.take(len as u64).read_to_end(self.heap_mut()).map(|_| ())
+    }
+
+    /// Keeps the first `len` bytes.
+    pub fn truncate(&mut self, len: usize) {
+        match &mut self.storage {
+            Storage::Heap(v) => v.truncate(len),
+            Storage::Host { len: filled, .. } => *filled = len.min(*filled),
+        }
+    }
+
+    /// Appends `bytes`, into the block where there is room.
+    pub fn extend_from_slice(&mut self, bytes: &[u8]) {
+        let mut slice = bytes;
+        self.read_from(&mut slice, bytes.len()).expect("reading a slice cannot fail");
+    }
+
+    /// The heap buffer, the bytes moved there first if they are in a block.
+    fn heap_mut(&mut self) -> &mut Vec<u8> {
+        if let Storage::Host { .. } = self.storage {
+            self.storage = Storage::Heap(self.to_vec());
+        }
+        match &mut self.storage {
+            Storage::Heap(v) => v,
+            Storage::Host { .. } => unreachable!("moved to the heap above"),
+        }
+    }
+}
+
+impl Deref for FrameData {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match &self.storage {
+            Storage::Heap(v) => v,
+            Storage::Host { block, len } => &block.bytes()[..*len],
+        }
+    }
+}
+
+/// Writing bytes in place: a block shared with an upload slot is copied to
+/// the heap first, so the copy the device makes is never changed under it.
+impl DerefMut for FrameData {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        if let Storage::Host { block, .. } = &self.storage
+            && Arc::strong_count(block) > 1
+        {
+            self.heap_mut();
+        }
+        match &mut self.storage {
+            Storage::Heap(v) => v,
+            Storage::Host { block, len } => match Arc::get_mut(block) {
+                Some(block) => &mut block.bytes_mut()[..*len],
+                None => unreachable!("a shared block was moved to the heap above"),
+            },
+        }
+    }
+}
+
+impl From<Vec<u8>> for FrameData {
+    fn from(v: Vec<u8>) -> Self {
+        FrameData { storage: Storage::Heap(v) }
+    }
+}
+
+impl Default for FrameData {
+    fn default() -> Self {
+        Vec::new().into()
+    }
+}
+
+impl Clone for FrameData {
+    fn clone(&self) -> Self {
+        self.to_vec().into()
+    }
+}
+
+impl PartialEq for FrameData {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for FrameData {}
+
+impl PartialEq<Vec<u8>> for FrameData {
+    fn eq(&self, other: &Vec<u8>) -> bool {
+        **self == **other
+    }
+}
+
+impl AsRef<[u8]> for FrameData {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl std::fmt::Debug for FrameData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.host_block().is_some() { "host block" } else { "heap" };
+        write!(f, "FrameData({} bytes, {kind})", self.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heap_data_reads_like_read_to_end_and_compares_by_bytes() {
+        let mut d = FrameData::default();
+        d.read_from(&mut &[1u8, 2, 3, 4][..], 3).unwrap();
+        assert_eq!(&*d, &[1, 2, 3]);
+        d.read_from(&mut &[9u8][..], 5).unwrap();
+        assert_eq!(&*d, &[1, 2, 3, 9]);
+        d.extend_from_slice(&[7]);
+        d[0] = 5;
+        assert_eq!(d, FrameData::from(vec![5, 2, 3, 9, 7]));
+        assert!(d.host_block().is_none());
+        assert_eq!(d.clone().into_vec(), vec![5, 2, 3, 9, 7]);
+    }
+}

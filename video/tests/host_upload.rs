@@ -1,0 +1,84 @@
+//! Frames read while an upload ring is open lie in its host memory and go
+//! to the device by a device copy, not through staging: their planes must
+//! land exactly where and as the staging path puts a heap copy of the same
+//! frame, and a block must not be refilled while a copy from it may be
+//! pending.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{bare, bytes_of, frame_planes, write_temp, y4m_bytes};
+use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
+use vqscope_gpu::{Submitter, download_buffer};
+use vqscope_video::{DeviceFramePair, Frame, FrameUploader, open_input};
+
+/// (y4m header, plane sizes, depth): plane byte counts that are not
+/// multiples of 4, so the device layout's word padding differs from the
+/// frame's packing.
+fn cases() -> Vec<(&'static str, Vec<(u32, u32)>, u32)> {
+    vec![
+        ("YUV4MPEG2 W35 H19 F25:1 C420jpeg", vec![(35, 19), (18, 10), (18, 10)], 8),
+        ("YUV4MPEG2 W21 H9 F25:1 C422p10", vec![(21, 9), (11, 9), (11, 9)], 10),
+    ]
+}
+
+/// The bytes of each plane of `frame` as the device holds them.
+fn device_planes(bytes: &[u8], up: &DeviceFramePair, distorted: bool) -> Vec<Vec<u8>> {
+    let frame = if distorted { &up.distorted } else { &up.reference };
+    frame.planes[..frame.plane_count]
+        .iter()
+        .map(|p| {
+            let len = (p.width * p.height * p.bytes_per_sample) as usize;
+            bytes[p.offset as usize..p.offset as usize + len].to_vec()
+        })
+        .collect()
+}
+
+#[test]
+fn host_memory_frames_reach_the_device_as_staged_heap_frames_do() {
+    let ctx = test_context();
+    for (header, dims, depth) in cases() {
+        let frames = 7;
+        let path = write_temp("host_upload.y4m", &y4m_bytes(header, &dims, depth, frames, &bare));
+        let geometry = open_input(&path, None).unwrap().info().geometry;
+        let mut ring = FrameUploader::new(&ctx, geometry, 2).unwrap();
+        let mut submitter = Submitter::new(&ctx, 2).unwrap();
+        // Opened after the ring: its frames are read into the ring's pool.
+        let mut source = open_input(&path, None).unwrap();
+        let mut previous: Option<Arc<_>> = None;
+        for f in 0..u64::from(frames) {
+            let frame = source.next_frame().unwrap().expect("frame");
+            let block = frame.data.host_block().cloned().expect("read into host memory");
+            let heap = Frame { data: frame.data.to_vec().into(), ..frame.clone() };
+            assert!(heap.data.host_block().is_none());
+            let mut up = None;
+            let ticket = submitter
+                .submit(|rec| {
+                    up = Some(ring.upload_frames(rec, f, &frame, &heap)?);
+                    Ok(())
+                })
+                .unwrap();
+            let up = up.unwrap();
+            // Handed back before the copy is known to be done: the next
+            // frame must not be read into the same block.
+            frame.recycle();
+            if let Some(earlier) = &previous {
+                assert!(!Arc::ptr_eq(earlier, &block), "frame {f} reused a block still held");
+            }
+            submitter.wait(ticket).unwrap();
+            let slot = ring.slot_buffer(up.slot);
+            let bytes = download_buffer(&ctx, &mut submitter, slot, slot.size()).unwrap();
+            let expected: Vec<Vec<u8>> = frame_planes(&dims, f as u32, depth)
+                .iter()
+                .map(|p| bytes_of(std::slice::from_ref(p), depth))
+                .collect();
+            assert_eq!(device_planes(&bytes, &up, false), expected, "{header}: frame {f}, host");
+            assert_eq!(device_planes(&bytes, &up, true), expected, "{header}: frame {f}, staged");
+            previous = Some(block);
+        }
+        drop(ring);
+        std::fs::remove_file(&path).ok();
+    }
+    assert_no_validation_messages();
+}
