@@ -13,10 +13,12 @@ use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
 use vqscope_gpu::{Submitter, download_buffer};
 use vqscope_video::{DeviceFramePair, Frame, FrameUploader, open_input};
 
-/// (y4m header, plane sizes, depth): plane byte counts that are not
-/// multiples of 4, so the device layout's word padding differs from the
-/// frame's packing.
-fn cases() -> Vec<(&'static str, Vec<(u32, u32)>, u32)> {
+/// A y4m header, its plane sizes and depth.
+type Case = (&'static str, Vec<(u32, u32)>, u32);
+
+/// Plane byte counts that are not multiples of 4, so the device layout's
+/// word padding differs from the frame's packing.
+fn cases() -> Vec<Case> {
     vec![
         ("YUV4MPEG2 W35 H19 F25:1 C420jpeg", vec![(35, 19), (18, 10), (18, 10)], 8),
         ("YUV4MPEG2 W21 H9 F25:1 C422p10", vec![(21, 9), (11, 9), (11, 9)], 10),
