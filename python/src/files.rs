@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use pyo3::prelude::*;
 use vqscope_metrics::{MetricsError, frontend};
 use vqscope_video::read_ahead::read_ahead_group;
-use vqscope_video::{Decoder, READ_AHEAD, open_input};
+use vqscope_video::{Decoder, READ_AHEAD, open_input, with_decode_choice};
 
 use crate::options::Options;
 use crate::result::NativeResult;
@@ -25,16 +25,20 @@ pub(crate) fn score_files(
     distorted: Vec<PathBuf>,
     options: &Options,
 ) -> PyResult<Vec<NativeResult>> {
-    py.detach(|| match distorted.as_slice() {
-        [one] => Ok(vec![score_pair(&reference, one, options)?]),
-        many => match score_ladder(&reference, many, options, true) {
-            // A rendition was not as long as announced while motion was
-            // shared: score them again without sharing.
-            Err(e) if matches!(e.downcast_ref(), Some(MetricsError::LanesDiverged)) => {
-                score_ladder(&reference, many, options, false)
-            }
-            scored => scored,
-        },
+    // The inputs are opened on this thread, so the call's decode choice is
+    // this thread's while it runs.
+    py.detach(|| {
+        with_decode_choice(options.decode, || match distorted.as_slice() {
+            [one] => Ok(vec![score_pair(&reference, one, options)?]),
+            many => match score_ladder(&reference, many, options, true) {
+                // A rendition was not as long as announced while motion was
+                // shared: score them again without sharing.
+                Err(e) if matches!(e.downcast_ref(), Some(MetricsError::LanesDiverged)) => {
+                    score_ladder(&reference, many, options, false)
+                }
+                scored => scored,
+            },
+        })
     })
     .map_err(crate::to_py)
 }

@@ -4,7 +4,7 @@ use anyhow::Result;
 use pyo3::prelude::*;
 use vqscope_metrics::frontend::{self, ModelLabel, SelectionArgs};
 use vqscope_metrics::vmaf::Selection;
-use vqscope_video::{ChromaFormat, PairOptions, RawGeometry};
+use vqscope_video::{ChromaFormat, DecodeChoice, PairOptions, RawGeometry};
 
 /// What to compute and how to read the inputs; every field is the CLI flag
 /// of the same name.
@@ -21,6 +21,8 @@ pub(crate) struct Options {
     pub scale_distorted: bool,
     pub threads: Option<usize>,
     pub device: Option<String>,
+    /// `--decode`: which decoder reads compressed files in this call.
+    pub decode: DecodeChoice,
 }
 
 #[pymethods]
@@ -29,7 +31,7 @@ impl Options {
     #[pyo3(signature = (*, models=None, features=None, aom_ctc=None, nflx_ctc=None,
         no_prediction=false, frame_cnt=None, frame_skip_ref=0, frame_skip_dist=0, subsample=1,
         width=None, height=None, pixel_format=None, bitdepth=None, scale_distorted=false,
-        threads=None, device=None))]
+        threads=None, device=None, decode=None))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per CLI flag.
     fn new(
         models: Option<Vec<String>>,
@@ -48,6 +50,7 @@ impl Options {
         scale_distorted: bool,
         threads: Option<usize>,
         device: Option<String>,
+        decode: Option<String>,
     ) -> PyResult<Self> {
         let bad = |m: &str| Err(crate::VqscopeError::new_err(m.to_owned()));
         if subsample < 1 {
@@ -62,6 +65,9 @@ impl Options {
         if bitdepth.is_some_and(|b| !(8..=16).contains(&b)) {
             return bad("bitdepth: 8 to 16");
         }
+        let Ok(decode) = decode.as_deref().unwrap_or("cpu").parse() else {
+            return bad("decode: auto, gpu or cpu");
+        };
         Ok(Self {
             selection: SelectionArgs {
                 models: models.unwrap_or_default(),
@@ -80,6 +86,7 @@ impl Options {
             scale_distorted,
             threads,
             device,
+            decode,
         })
     }
 }

@@ -112,6 +112,26 @@ def test_score_many_with_a_rendition_shorter_than_announced(clips, tmp_path):
     assert len(many[1].frame_numbers) < clips.n
 
 
+def test_decode_choice_per_call(clips, tmp_path):
+    """``decode`` picks the decoder of compressed inputs for one call: an
+    MPEG-4 part 2 file is no device's to decode, so "gpu" fails in one
+    line, "auto" falls back to ffmpeg with "cpu"'s values, and the next
+    call without ``decode`` is not affected."""
+    mp4 = tmp_path / "dis.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", clips.path("b"), "-c:v", "mpeg4",
+                    "-q:v", "2", str(mp4)], check=True)
+    ref = clips.path("ref")
+    with pytest.raises(vqscope.VqscopeError, match="cannot be decoded on the device"):
+        vqscope.score(ref, str(mp4), features="psnr", decode="gpu")
+    cpu = vqscope.score(ref, str(mp4), features="psnr", decode="cpu")
+    auto = vqscope.score(ref, str(mp4), features="psnr", decode="auto")
+    default = vqscope.score(ref, str(mp4), features="psnr")
+    for r in (auto, default):
+        assert np.array_equal(r.values, cpu.values) and r.pooled_lines == cpu.pooled_lines
+    with pytest.raises(vqscope.VqscopeError, match="decode: auto, gpu or cpu"):
+        vqscope.score(ref, str(mp4), decode="nvdec")
+
+
 @pytest.mark.parametrize("depth", [8, 10])
 def test_numpy_frames_equal_file(clips, depth):
     ref, dis = clips.frames[("ref", depth)], clips.frames[("b", depth)]

@@ -14,6 +14,7 @@
 //! a full check is what lets `auto` choose the device only for streams it
 //! will decode to the end.
 
+use std::cell::Cell;
 use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -80,9 +81,29 @@ pub fn set_decode_choice(choice: DecodeChoice) {
     *CHOICE.lock().unwrap_or_else(|e| e.into_inner()) = choice;
 }
 
-/// The decoder compressed inputs get now.
+thread_local! {
+    /// A choice for this thread alone while [`with_decode_choice`] runs.
+    static SCOPED: Cell<Option<DecodeChoice>> = const { Cell::new(None) };
+}
+
+/// Runs `open` with `choice` as this thread's decode choice, whatever the
+/// process's: a library caller (Python, where several threads may score at
+/// once) chooses per call without changing anyone else's.
+pub fn with_decode_choice<T>(choice: DecodeChoice, open: impl FnOnce() -> T) -> T {
+    /// Puts the previous choice back, also when `open` unwinds.
+    struct Restore(Option<DecodeChoice>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SCOPED.set(self.0);
+        }
+    }
+    let _restore = Restore(SCOPED.replace(Some(choice)));
+    open()
+}
+
+/// The decoder compressed inputs opened on this thread get now.
 pub fn decode_choice() -> DecodeChoice {
-    *CHOICE.lock().unwrap_or_else(|e| e.into_inner())
+    SCOPED.get().unwrap_or_else(|| *CHOICE.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
 /// The Vulkan context the decoders run on, made once per process when the
@@ -584,6 +605,23 @@ mod tests {
             "GPU".parse::<DecodeChoice>(),
             Err("--decode takes auto, gpu or cpu, not \"GPU\"".into())
         );
+    }
+
+    #[test]
+    fn a_scoped_choice_holds_on_its_thread_only_and_is_restored() {
+        let process = decode_choice();
+        let inner = with_decode_choice(DecodeChoice::Gpu, || {
+            let other = std::thread::spawn(decode_choice).join().unwrap();
+            let nested = with_decode_choice(DecodeChoice::Auto, decode_choice);
+            (decode_choice(), other, nested)
+        });
+        assert_eq!(inner, (DecodeChoice::Gpu, process, DecodeChoice::Auto));
+        assert_eq!(decode_choice(), process);
+        let unwound = std::panic::catch_unwind(|| {
+            with_decode_choice(DecodeChoice::Auto, || panic!("open failed"));
+        });
+        assert!(unwound.is_err());
+        assert_eq!(decode_choice(), process);
     }
 
     /// An H.265 Main 10 1080p stream at level 4 with a 5-picture DPB.
