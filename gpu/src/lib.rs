@@ -47,5 +47,6 @@ pub use transfer::{download_buffer, download_image, upload_buffer};
 pub use validation::all_messages as validation_messages;
 pub use video::{DecodeCapabilities, DecodeProfile, DecodeSupport, h264_std_level};
 pub use video_decode::{
-    H264DecodeSession, H264ParameterSets, H264Picture, H264Reference, H264Sps, Nv12Picture,
+    H264DecodeSession, H264ParameterSets, H264Picture, H264Reference, H264Sps,
+    IN_FLIGHT as DECODE_IN_FLIGHT, Nv12Picture,
 };

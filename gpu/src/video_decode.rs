@@ -6,10 +6,15 @@
 //!
 //! The caller (the `video` crate) parses the stream and manages the DPB:
 //! it says which slot each picture is decoded into and which slots hold its
-//! references. This first version decodes one picture at a time and waits
-//! for it: decode on the decode queue, then a copy of the picture on the
-//! context's queue, ordered by semaphores. The DPB image is shared
-//! concurrently by both queue families, so no ownership transfers are needed.
+//! references. Each picture is decoded on the decode queue, then copied on
+//! the context's queue, the two ordered by one timeline semaphore (picture
+//! `k`'s decode signals `2k + 1`, its copy `2k + 2`, and picture `k + 1`'s
+//! decode waits for that). Up to [`IN_FLIGHT`] pictures are submitted before
+//! the host waits for the oldest ([`H264DecodeSession::submit`] and
+//! [`H264DecodeSession::collect`]), each with its own command buffers, slice
+//! buffer region and read-back buffer, so the host prepares and reads back
+//! pictures while the device decodes. The DPB image is shared concurrently
+//! by both queue families, so no ownership transfers are needed.
 
 use std::ffi::CStr;
 use std::sync::Arc;
@@ -98,8 +103,21 @@ pub struct Nv12Picture {
 /// The format decoded pictures take: 8-bit 4:2:0, two planes.
 const NV12: vk::Format = vk::Format::G8_B8R8_2PLANE_420_UNORM;
 
-/// Room for the slices of one picture in the bitstream buffer.
+/// Room for the slices of one picture in the bitstream buffer (a power of
+/// two, so each picture's region starts at any offset alignment a decoder
+/// asks for).
 const BITSTREAM_SIZE: u64 = 8 << 20;
+
+/// Pictures submitted and not yet collected, at most.
+pub const IN_FLIGHT: usize = 4;
+
+/// What one picture in flight uses: its command buffers and read-back
+/// buffer (its slice region is `BITSTREAM_SIZE` bytes at its index).
+struct Flight {
+    decode_cmd: vk::CommandBuffer,
+    copy_cmd: vk::CommandBuffer,
+    readback: Buffer,
+}
 
 /// A decode session for one H.264 stream, and everything it decodes into.
 /// Dropped in reverse order of creation, after the device is idle.
@@ -117,18 +135,17 @@ pub struct H264DecodeSession {
     bitstream: vk::Buffer,
     bitstream_memory: vk::DeviceMemory,
     bitstream_map: *mut u8,
-    readback: Option<Buffer>,
     decode_pool: vk::CommandPool,
     copy_pool: vk::CommandPool,
-    decode_cmd: vk::CommandBuffer,
-    copy_cmd: vk::CommandBuffer,
-    decoded: vk::Semaphore,
-    copied: vk::Semaphore,
-    fence: vk::Fence,
+    flights: Vec<Flight>,
+    /// The timeline the decodes and copies signal (see the module doc).
+    progress: vk::Semaphore,
+    /// Pictures submitted so far; picture `k` uses flight `k % IN_FLIGHT`.
+    submitted: u64,
+    /// Pictures collected so far (always the oldest first).
+    collected: u64,
     /// The first decode resets the session and lays out the DPB image.
     started: bool,
-    /// A copy has signalled `copied`, which the next decode must wait on.
-    copy_pending: bool,
 }
 
 // SAFETY: `bitstream_map` points into memory owned by the session; the
@@ -203,16 +220,13 @@ impl H264DecodeSession {
             bitstream: vk::Buffer::null(),
             bitstream_memory: vk::DeviceMemory::null(),
             bitstream_map: std::ptr::null_mut(),
-            readback: None,
             decode_pool: vk::CommandPool::null(),
             copy_pool: vk::CommandPool::null(),
-            decode_cmd: vk::CommandBuffer::null(),
-            copy_cmd: vk::CommandBuffer::null(),
-            decoded: vk::Semaphore::null(),
-            copied: vk::Semaphore::null(),
-            fence: vk::Fence::null(),
+            flights: Vec::new(),
+            progress: vk::Semaphore::null(),
+            submitted: 0,
+            collected: 0,
             started: false,
-            copy_pending: false,
         };
         // On failure `session` drops and destroys what was made so far.
         session.create(decode, profile_idc, caps.std_header_version, parameter_sets)?;
@@ -408,7 +422,7 @@ impl H264DecodeSession {
         // The bitstream buffer, mapped for the host to write slices into.
         let mut profile_list = vk::VideoProfileListInfoKHR::default().profiles(&profiles);
         let info = vk::BufferCreateInfo::default()
-            .size(BITSTREAM_SIZE)
+            .size(BITSTREAM_SIZE * IN_FLIGHT as u64)
             .usage(vk::BufferUsageFlags::VIDEO_DECODE_SRC_KHR)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .push_next(&mut profile_list);
@@ -431,40 +445,38 @@ impl H264DecodeSession {
                 .map_err(vk_error("vkMapMemory"))? as *mut u8;
         }
 
-        let (w, h) = (u64::from(self.extent.width), u64::from(self.extent.height));
-        self.readback = Some(Buffer::readback(&ctx, "decoded NV12", w * h * 3 / 2)?);
-
-        // Command buffers, semaphores, the fence.
-        for (family, pool, cmd) in [
-            (decode.family, &mut self.decode_pool, &mut self.decode_cmd),
-            (ctx.queue_family, &mut self.copy_pool, &mut self.copy_cmd),
-        ] {
+        // Command pools, each flight's command buffers and read-back buffer,
+        // the timeline.
+        for (family, pool) in
+            [(decode.family, &mut self.decode_pool), (ctx.queue_family, &mut self.copy_pool)]
+        {
             let info = vk::CommandPoolCreateInfo::default()
                 .queue_family_index(family)
                 .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
             // SAFETY: plain create info.
             *pool = unsafe { device.create_command_pool(&info, None) }
                 .map_err(vk_error("vkCreateCommandPool"))?;
+        }
+        let allocate = |pool| {
             let info = vk::CommandBufferAllocateInfo::default()
-                .command_pool(*pool)
+                .command_pool(pool)
                 .level(vk::CommandBufferLevel::PRIMARY)
-                .command_buffer_count(1);
+                .command_buffer_count(IN_FLIGHT as u32);
             // SAFETY: a live pool of this device.
-            *cmd = unsafe { device.allocate_command_buffers(&info) }
-                .map_err(vk_error("vkAllocateCommandBuffers"))?[0];
+            unsafe { device.allocate_command_buffers(&info) }
+                .map_err(vk_error("vkAllocateCommandBuffers"))
+        };
+        let (decode_cmds, copy_cmds) = (allocate(self.decode_pool)?, allocate(self.copy_pool)?);
+        for (decode_cmd, copy_cmd) in decode_cmds.into_iter().zip(copy_cmds) {
+            let readback = Buffer::readback(&ctx, "decoded NV12", self.nv12_size())?;
+            self.flights.push(Flight { decode_cmd, copy_cmd, readback });
         }
-        // SAFETY: plain create infos.
-        unsafe {
-            self.decoded = device
-                .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
-                .map_err(vk_error("vkCreateSemaphore"))?;
-            self.copied = device
-                .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
-                .map_err(vk_error("vkCreateSemaphore"))?;
-            self.fence = device
-                .create_fence(&vk::FenceCreateInfo::default(), None)
-                .map_err(vk_error("vkCreateFence"))?;
-        }
+        let mut timeline =
+            vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE);
+        let info = vk::SemaphoreCreateInfo::default().push_next(&mut timeline);
+        // SAFETY: `info` and its chain outlive the call.
+        self.progress = unsafe { device.create_semaphore(&info, None) }
+            .map_err(vk_error("vkCreateSemaphore"))?;
         Ok(())
     }
 
@@ -566,11 +578,29 @@ impl H264DecodeSession {
 
     /// Decodes `picture` into its slot, waits, and copies it to the host.
     pub fn decode(&mut self, picture: &H264Picture<'_>) -> Result<Nv12Picture> {
-        let readback = self.readback.take().expect("made at creation");
-        let copied = self.decode_and_copy(picture, readback.raw());
-        let readback = self.readback.insert(readback);
-        copied?;
-        let bytes = readback.mapped()?;
+        let ticket = self.submit(picture)?;
+        self.collect(ticket)
+    }
+
+    /// Submits `picture`'s decode and the copy of it to the host without
+    /// waiting; [`H264DecodeSession::collect`] with the returned ticket
+    /// gives the picture. At most [`IN_FLIGHT`] may be uncollected.
+    pub fn submit(&mut self, picture: &H264Picture<'_>) -> Result<u64> {
+        self.submit_to(picture, None)
+    }
+
+    /// Waits for the oldest uncollected picture, `ticket`, and reads it back.
+    pub fn collect(&mut self, ticket: u64) -> Result<Nv12Picture> {
+        if ticket != self.collected || ticket >= self.submitted {
+            return Err(GpuError::Usage(format!(
+                "collecting picture {ticket}; the oldest uncollected is {} of {}",
+                self.collected, self.submitted
+            )));
+        }
+        self.wait_for(2 * ticket + 2)?;
+        self.collected += 1;
+        let flight = &self.flights[(ticket % IN_FLIGHT as u64) as usize];
+        let bytes = flight.readback.mapped()?;
         let (w, h) = (self.extent.width, self.extent.height);
         let luma_size = (w * h) as usize;
         Ok(Nv12Picture {
@@ -593,7 +623,21 @@ impl H264DecodeSession {
                 self.nv12_size()
             )));
         }
-        self.decode_and_copy(picture, nv12.raw())
+        let ticket = self.submit_to(picture, Some(nv12.raw()))?;
+        self.wait_for(2 * ticket + 2)?;
+        self.collected += 1;
+        Ok(())
+    }
+
+    /// Waits on the host until the timeline reaches `value`.
+    fn wait_for(&self, value: u64) -> Result<()> {
+        let semaphores = [self.progress];
+        let values = [value];
+        let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
+        // SAFETY: a live timeline semaphore of this device; every value waited for was
+        // submitted to be signalled.
+        unsafe { self.ctx.device.wait_semaphores(&info, u64::MAX) }
+            .map_err(vk_error("vkWaitSemaphores"))
     }
 
     /// Bytes of one decoded picture as NV12 at the coded size.
@@ -606,9 +650,24 @@ impl H264DecodeSession {
         (self.extent.width, self.extent.height)
     }
 
-    /// Decodes `picture` and copies its planes into `dst` (NV12, rows of the
-    /// coded width), then waits for both.
-    fn decode_and_copy(&mut self, picture: &H264Picture<'_>, dst: vk::Buffer) -> Result<()> {
+    /// Submits `picture`'s decode and the copy of its planes into `dst`
+    /// (NV12, rows of the coded width; `None`: its flight's read-back
+    /// buffer); returns its ticket.
+    fn submit_to(&mut self, picture: &H264Picture<'_>, dst: Option<vk::Buffer>) -> Result<u64> {
+        let ticket = self.submitted;
+        if ticket - self.collected >= IN_FLIGHT as u64 {
+            return Err(GpuError::Usage(format!(
+                "{IN_FLIGHT} pictures are in flight: collect one before submitting"
+            )));
+        }
+        let flight = (ticket % IN_FLIGHT as u64) as usize;
+        let dst = match dst {
+            Some(dst) => dst,
+            None => self.flights[flight].readback.raw(),
+        };
+        let (decode_cmd, copy_cmd) =
+            (self.flights[flight].decode_cmd, self.flights[flight].copy_cmd);
+        let region = flight as u64 * BITSTREAM_SIZE;
         let ctx = self.ctx.clone();
         let device = &ctx.device;
         let decode = ctx.decode.as_ref().expect("a session exists only with a decode queue");
@@ -633,9 +692,16 @@ impl H264DecodeSession {
             return Err(GpuError::VideoDecode(format!("a picture of {range} bytes is too large")));
         }
         data.resize(range as usize, 0);
-        // SAFETY: the mapping is BITSTREAM_SIZE bytes long and no submission reads it
-        // now (the previous decode was waited for).
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.bitstream_map, data.len()) };
+        // SAFETY: the mapping holds IN_FLIGHT regions of BITSTREAM_SIZE bytes and no
+        // submission reads this flight's region now (its last picture was collected,
+        // so its decode and copy are done).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                self.bitstream_map.add(region as usize),
+                data.len(),
+            )
+        };
 
         let resources: Vec<vk::VideoPictureResourceInfoKHR<'_>> =
             (0..self.slots).map(|s| self.resource(s)).collect();
@@ -682,7 +748,7 @@ impl H264DecodeSession {
             .slice_offsets(&offsets);
         let decode_info = vk::VideoDecodeInfoKHR::default()
             .src_buffer(self.bitstream)
-            .src_buffer_offset(0)
+            .src_buffer_offset(region)
             .src_buffer_range(range)
             .dst_picture_resource(resources[picture.setup.slot as usize])
             .setup_reference_slot(&setup)
@@ -700,10 +766,10 @@ impl H264DecodeSession {
             base_array_layer: base,
             layer_count: count,
         };
-        let cmd = self.decode_cmd;
+        let cmd = decode_cmd;
         let vq = decode.video_queue.fp();
         let vd = decode.video_decode.fp();
-        // SAFETY: the command buffer is idle (the previous submission was waited for);
+        // SAFETY: the command buffer is idle (its flight's last picture was collected);
         // every structure the commands point to lives until recording ends; the DPB
         // layers are in VIDEO_DECODE_DPB layout whenever a decode reads or writes them
         // (laid out on the first decode, and put back by every copy).
@@ -745,24 +811,28 @@ impl H264DecodeSession {
             device.end_command_buffer(cmd).map_err(vk_error("vkEndCommandBuffer"))?;
         }
         self.started = true;
-        let waits = [vk::SemaphoreSubmitInfo::default()
-            .semaphore(self.copied)
-            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-        let signals = [vk::SemaphoreSubmitInfo::default()
-            .semaphore(self.decoded)
-            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        // After the previous picture's copy (which lays its slot back out for
+        // decoding and may read the slot this decode writes).
+        let at = |value: u64| {
+            vk::SemaphoreSubmitInfo::default()
+                .semaphore(self.progress)
+                .value(value)
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+        };
+        let waits = [at(2 * ticket)];
+        let signals = [at(2 * ticket + 1)];
         let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
         let submit = vk::SubmitInfo2::default()
-            .wait_semaphore_infos(if self.copy_pending { &waits } else { &[] })
+            .wait_semaphore_infos(if ticket > 0 { &waits } else { &[] })
             .command_buffer_infos(&cmds)
             .signal_semaphore_infos(&signals);
         let queue = decode.queue.lock().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: the decode queue is held locked; the command buffer is recorded and
-        // the semaphores are unsignalled or waited by this very submission.
+        // SAFETY: the decode queue is held locked; the command buffer is recorded; the
+        // value waited for is signalled by the previous picture's copy, already
+        // submitted, and the value signalled is the next in the timeline's order.
         unsafe { device.queue_submit2(*queue, &[submit], vk::Fence::null()) }
             .map_err(vk_error("vkQueueSubmit2 (decode)"))?;
         drop(queue);
-        self.copy_pending = false;
 
         // The copy of the decoded picture, on the context's queue.
         let (w, h) = (self.extent.width, self.extent.height);
@@ -815,7 +885,7 @@ impl H264DecodeSession {
             plane(vk::ImageAspectFlags::PLANE_0, 0, w, h),
             plane(vk::ImageAspectFlags::PLANE_1, u64::from(w) * u64::from(h), w / 2, h / 2),
         ];
-        let cmd = self.copy_cmd;
+        let cmd = copy_cmd;
         // SAFETY: the copy command buffer is idle; the layer is laid out for the copy by
         // the first barrier (after the decode, which the submission waits for) and back
         // for decoding by the second; the readback buffer holds both planes.
@@ -846,30 +916,21 @@ impl H264DecodeSession {
             );
             device.end_command_buffer(cmd).map_err(vk_error("vkEndCommandBuffer"))?;
         }
-        let waits = [vk::SemaphoreSubmitInfo::default()
-            .semaphore(self.decoded)
-            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-        let signals = [vk::SemaphoreSubmitInfo::default()
-            .semaphore(self.copied)
-            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let waits = [at(2 * ticket + 1)];
+        let signals = [at(2 * ticket + 2)];
         let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
         let submit = vk::SubmitInfo2::default()
             .wait_semaphore_infos(&waits)
             .command_buffer_infos(&cmds)
             .signal_semaphore_infos(&signals);
-        // SAFETY: the context's queue is held by `with_queue`; `decoded` was signalled by
-        // the decode submission above; the fence is unsignalled.
-        ctx.with_queue(|queue| unsafe { device.queue_submit2(queue, &[submit], self.fence) })
-            .map_err(vk_error("vkQueueSubmit2 (copy)"))?;
-        self.copy_pending = true;
-        // SAFETY: the fence was just submitted; it is reset once signalled.
-        unsafe {
-            device
-                .wait_for_fences(&[self.fence], true, u64::MAX)
-                .map_err(vk_error("vkWaitForFences"))?;
-            device.reset_fences(&[self.fence]).map_err(vk_error("vkResetFences"))?;
-        }
-        Ok(())
+        // SAFETY: the context's queue is held by `with_queue`; the value waited for is
+        // signalled by the decode submitted above, the one signalled is the next.
+        ctx.with_queue(|queue| unsafe {
+            device.queue_submit2(queue, &[submit], vk::Fence::null())
+        })
+        .map_err(vk_error("vkQueueSubmit2 (copy)"))?;
+        self.submitted += 1;
+        Ok(ticket)
     }
 }
 
@@ -887,12 +948,10 @@ impl Drop for H264DecodeSession {
         // Vulkan), and none is used again.
         unsafe {
             let _ = ctx.wait_idle();
-            device.destroy_fence(self.fence, None);
-            device.destroy_semaphore(self.copied, None);
-            device.destroy_semaphore(self.decoded, None);
+            device.destroy_semaphore(self.progress, None);
+            self.flights.clear();
             device.destroy_command_pool(self.copy_pool, None);
             device.destroy_command_pool(self.decode_pool, None);
-            self.readback = None;
             device.destroy_buffer(self.bitstream, None);
             if self.bitstream_memory != vk::DeviceMemory::null() {
                 device.free_memory(self.bitstream_memory, None);

@@ -9,7 +9,7 @@
 //! reads every picture back to the host: it is the correctness base for
 //! the decode path that keeps pictures on the device.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -21,8 +21,9 @@ use vqscope_gpu::vk::native::{
     StdVideoH264SpsFlags,
 };
 use vqscope_gpu::{
-    Binding, Buffer, ComputePipeline, GpuContext, GpuError, H264DecodeSession, H264ParameterSets,
-    H264Picture, H264Reference, H264Sps, Nv12Picture, PipelineDesc, Submitter, h264_std_level,
+    Binding, Buffer, ComputePipeline, DECODE_IN_FLIGHT, GpuContext, GpuError, H264DecodeSession,
+    H264ParameterSets, H264Picture, H264Reference, H264Sps, Nv12Picture, PipelineDesc, Submitter,
+    h264_std_level,
 };
 
 use crate::PlaneLayout;
@@ -79,10 +80,9 @@ pub fn decode_h264_until(
     decode_h264_with(
         ctx,
         stream,
-        |session, picture, info| {
-            let nv12 = session.decode(picture)?;
-            Ok(crop(&nv12, &info.crop, info.display_size()))
-        },
+        DECODE_IN_FLIGHT - 1,
+        |session, picture, info| Ok((session.submit(picture)?, info.crop, info.display_size())),
+        |session, (ticket, area, size)| Ok(crop(&session.collect(ticket)?, &area, size)),
         |number, mut picture| {
             picture.number = number;
             emit(picture)
@@ -142,6 +142,7 @@ pub fn decode_h264_to_planes(
     decode_h264_with(
         ctx,
         stream,
+        0,
         |session, picture, info| {
             let nv12 = match &mut nv12 {
                 Some(buffer) => buffer,
@@ -150,6 +151,7 @@ pub fn decode_h264_to_planes(
             session.decode_into(picture, nv12)?;
             Ok(pass.run(nv12, session.coded_size(), &info.crop, info.display_size())?)
         },
+        |_, planes| Ok(planes),
         |number, planes| {
             emit(number, planes);
             ControlFlow::Continue(())
@@ -158,17 +160,21 @@ pub fn decode_h264_to_planes(
 }
 
 /// The decode loop: parses `stream`, creates the session, and for each
-/// picture in decoding order calls `decode` (which decodes it and keeps
-/// what it makes of it), then hands what the DPB lets go to `emit` with
-/// its display number, until `emit` breaks.
-fn decode_h264_with<T>(
+/// picture in decoding order calls `submit` (which starts its decode and
+/// returns what is pending of it); once more than `in_flight` pictures are
+/// pending, `finish` turns the oldest into what is kept of it. The pictures
+/// the DPB lets go are finished (with every older one) and handed to `emit`
+/// with their display number, until `emit` breaks.
+fn decode_h264_with<P, T>(
     ctx: &Arc<GpuContext>,
     stream: &[u8],
-    mut decode: impl FnMut(
+    in_flight: usize,
+    mut submit: impl FnMut(
         &mut H264DecodeSession,
         &H264Picture<'_>,
         &SequenceInfo,
-    ) -> Result<T, DeviceDecodeError>,
+    ) -> Result<P, DeviceDecodeError>,
+    mut finish: impl FnMut(&mut H264DecodeSession, P) -> Result<T, DeviceDecodeError>,
     mut emit: impl FnMut(u64, T) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     let parsed = H264Stream::parse(stream)?;
@@ -189,18 +195,35 @@ fn decode_h264_with<T>(
         &parameter_sets,
     )?;
     let mut dpb = Dpb::new(slots, info.max_dpb_frames);
-    // Decoded pictures awaiting output, by decoding-order index.
-    let mut waiting: HashMap<u64, T> = HashMap::new();
+    // Submitted pictures not yet finished, oldest first, and finished ones
+    // awaiting output, by decoding-order index.
+    let mut pending: VecDeque<(u64, P)> = VecDeque::new();
+    let mut finished: HashMap<u64, T> = HashMap::new();
     let mut shown = 0;
-    let mut output = |indices: &[u64], waiting: &mut HashMap<u64, T>| {
-        for index in indices {
-            if let Some(picture) = waiting.remove(index) {
-                let flow = emit(shown, picture);
-                shown += 1;
-                flow?;
+    // Finishes the pending pictures up to `finish_to` and up to each of
+    // `outputs`, then emits `outputs` in order, until `emit` breaks.
+    let mut release = |session: &mut H264DecodeSession,
+                       pending: &mut VecDeque<(u64, P)>,
+                       shown: &mut u64,
+                       finish_to: Option<u64>,
+                       outputs: &[u64]|
+     -> Result<ControlFlow<()>, DeviceDecodeError> {
+        for index in finish_to.into_iter().chain(outputs.iter().copied()) {
+            while pending.front().is_some_and(|&(i, _)| i <= index) {
+                let (i, p) = pending.pop_front().expect("a front was seen");
+                finished.insert(i, finish(session, p)?);
             }
         }
-        ControlFlow::Continue(())
+        for index in outputs {
+            if let Some(picture) = finished.remove(index) {
+                let flow = emit(*shown, picture);
+                *shown += 1;
+                if flow.is_break() {
+                    return Ok(flow);
+                }
+            }
+        }
+        Ok(ControlFlow::Continue(()))
     };
     for slices in &parsed.pictures {
         let (first, _) = &slices[0];
@@ -217,13 +240,15 @@ fn decode_h264_with<T>(
             .collect();
         let units: Vec<&[u8]> = slices.iter().map(|(_, unit)| *unit).collect();
         let picture = H264Picture { std, slices: &units, setup, references: &references };
-        let made = decode(&mut session, &picture, &sps.info()?)?;
-        waiting.insert(plan.index, made);
-        if output(&plan.output, &mut waiting).is_break() {
+        pending.push_back((plan.index, submit(&mut session, &picture, &sps.info()?)?));
+        let oldest = (pending.len() > in_flight).then(|| pending[0].0);
+        let flow = release(&mut session, &mut pending, &mut shown, oldest, &plan.output)?;
+        if flow.is_break() {
             return Ok(shown);
         }
     }
-    let _ = output(&dpb.flush(), &mut waiting);
+    // The end either way, whether `emit` breaks at the last pictures or not.
+    let _ = release(&mut session, &mut pending, &mut shown, None, &dpb.flush())?;
     Ok(shown)
 }
 
