@@ -7,7 +7,7 @@ use std::ffi::{CStr, CString, c_char};
 use std::mem::ManuallyDrop;
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use ash::vk;
@@ -135,13 +135,32 @@ struct DeviceFlags {
     executable_statistics: bool,
 }
 
-/// A queue of the video decode family, with the function tables of the
-/// video extensions enabled for it.
+/// The queues of the video decode family (up to [`DECODE_QUEUES`]), with
+/// the function tables of the video extensions enabled for them. Each
+/// decode session takes the next queue in turn, so the streams of a pair
+/// or a ladder decode side by side on the device's decoders.
 pub(crate) struct DecodeQueue {
     pub(crate) family: u32,
-    pub(crate) queue: Mutex<vk::Queue>,
+    pub(crate) queues: Vec<Mutex<vk::Queue>>,
+    next: AtomicUsize,
     pub(crate) video_queue: ash::khr::video_queue::Device,
     pub(crate) video_decode: ash::khr::video_decode_queue::Device,
+}
+
+/// What [`GpuContext::create_device`] makes: the device, the compute
+/// queue's family, what the device offers, and the decode family with the
+/// number of its queues made, where there is one.
+type NewDevice =
+    (vk::PhysicalDevice, ash::Device, u32, DeviceInfo, DeviceFlags, Option<(u32, u32)>);
+
+/// Decode queues asked for at most: a reference and a few renditions.
+const DECODE_QUEUES: u32 = 4;
+
+impl DecodeQueue {
+    /// The index of the queue for a new session (round robin).
+    pub(crate) fn take_queue(&self) -> usize {
+        self.next.fetch_add(1, Ordering::Relaxed) % self.queues.len()
+    }
 }
 
 /// What building pipelines has cost so far (see [`GpuContext::pipeline_stats`]).
@@ -256,10 +275,13 @@ impl GpuContext {
                 lap("device", &mut startup);
                 // SAFETY: the device was created with one queue in this family.
                 let queue = unsafe { device.get_device_queue(queue_family, 0) };
-                let decode = decode_family.map(|family| DecodeQueue {
+                let decode = decode_family.map(|(family, count)| DecodeQueue {
                     family,
-                    // SAFETY: the device was created with one queue in the decode family.
-                    queue: Mutex::new(unsafe { device.get_device_queue(family, 0) }),
+                    queues: (0..count)
+                        // SAFETY: the device was created with `count` queues in the decode family.
+                        .map(|i| Mutex::new(unsafe { device.get_device_queue(family, i) }))
+                        .collect(),
+                    next: AtomicUsize::new(0),
                     video_queue: ash::khr::video_queue::Device::new(&instance, &device),
                     video_decode: ash::khr::video_decode_queue::Device::new(&instance, &device),
                 });
@@ -326,10 +348,7 @@ impl GpuContext {
     }
 
     /// Picks a physical device and creates the logical device on it.
-    fn create_device(
-        instance: &ash::Instance,
-        options: &ContextOptions,
-    ) -> Result<(vk::PhysicalDevice, ash::Device, u32, DeviceInfo, DeviceFlags, Option<u32>)> {
+    fn create_device(instance: &ash::Instance, options: &ContextOptions) -> Result<NewDevice> {
         // SAFETY: the instance is alive; the call only fills a vector.
         let physicals = unsafe { instance.enumerate_physical_devices() }
             .map_err(vk_error("vkEnumeratePhysicalDevices"))?;
@@ -389,13 +408,15 @@ impl GpuContext {
         let offered = unsafe { instance.enumerate_device_extension_properties(physical) }
             .map_err(vk_error("vkEnumerateDeviceExtensionProperties"))?;
         let decode_family = crate::video_decode::h264_decode_family(instance, physical, &offered)
-            .filter(|&family| family != queue_family);
-        if let Some(family) = decode_family {
+            .filter(|&(family, _)| family != queue_family)
+            .map(|(family, count)| (family, count.clamp(1, DECODE_QUEUES)));
+        let decode_priorities = [1.0; DECODE_QUEUES as usize];
+        if let Some((family, count)) = decode_family {
             extensions.extend(crate::video_decode::H264_EXTENSIONS.map(CStr::as_ptr));
             queue_infos.push(
                 vk::DeviceQueueCreateInfo::default()
                     .queue_family_index(family)
-                    .queue_priorities(&priorities),
+                    .queue_priorities(&decode_priorities[..count as usize]),
             );
         }
         let hdr_metadata = options.swapchain
@@ -543,10 +564,14 @@ impl GpuContext {
 
     /// Waits until the device is idle.
     pub fn wait_idle(&self) -> Result<()> {
-        // The decode queue too, where there is one (taken before the compute queue;
-        // nothing else holds both).
-        let _decode =
-            self.decode.as_ref().map(|d| d.queue.lock().unwrap_or_else(|e| e.into_inner()));
+        // The decode queues too, where there are some (taken before the compute queue,
+        // in order; nothing else holds two).
+        let _decode: Vec<_> = self
+            .decode
+            .iter()
+            .flat_map(|d| &d.queues)
+            .map(|q| q.lock().unwrap_or_else(|e| e.into_inner()))
+            .collect();
         // SAFETY: every queue's lock is held, as vkDeviceWaitIdle needs every queue
         // externally synchronised.
         self.with_queue(|_| unsafe { self.device.device_wait_idle() })

@@ -38,13 +38,14 @@ pub(crate) const H264_EXTENSIONS: [&CStr; 3] = [
     ash::khr::video_decode_h264::NAME,
 ];
 
-/// The queue family to decode H.264 on, if the device offers every
-/// extension in [`H264_EXTENSIONS`] (`offered` lists the device's).
+/// The queue family to decode H.264 on and its queue count, if the device
+/// offers every extension in [`H264_EXTENSIONS`] (`offered` lists the
+/// device's).
 pub(crate) fn h264_decode_family(
     instance: &ash::Instance,
     physical: vk::PhysicalDevice,
     offered: &[vk::ExtensionProperties],
-) -> Option<u32> {
+) -> Option<(u32, u32)> {
     let all = required_extensions(vk::VideoCodecOperationFlagsKHR::DECODE_H264)
         .iter()
         .all(|name| offered.iter().any(|e| e.extension_name_as_c_str() == Ok(*name)));
@@ -52,7 +53,6 @@ pub(crate) fn h264_decode_family(
         return None;
     }
     decode_queue_family(instance, physical, vk::VideoCodecOperationFlagsKHR::DECODE_H264)
-        .map(|(family, _)| family)
 }
 
 /// An SPS as the session parameters take it. The pointers in `std` are
@@ -125,6 +125,8 @@ pub struct H264DecodeSession {
     ctx: Arc<GpuContext>,
     extent: vk::Extent2D,
     slots: u32,
+    /// Which of the context's decode queues the session submits to.
+    queue: usize,
     size_alignment: u64,
     session: vk::VideoSessionKHR,
     session_memory: Vec<vk::DeviceMemory>,
@@ -210,6 +212,7 @@ impl H264DecodeSession {
             ctx: ctx.clone(),
             extent,
             slots,
+            queue: decode.take_queue(),
             size_alignment: caps.bitstream_size_alignment.max(1),
             session: vk::VideoSessionKHR::null(),
             session_memory: Vec::new(),
@@ -826,7 +829,7 @@ impl H264DecodeSession {
             .wait_semaphore_infos(if ticket > 0 { &waits } else { &[] })
             .command_buffer_infos(&cmds)
             .signal_semaphore_infos(&signals);
-        let queue = decode.queue.lock().unwrap_or_else(|e| e.into_inner());
+        let queue = decode.queues[self.queue].lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: the decode queue is held locked; the command buffer is recorded; the
         // value waited for is signalled by the previous picture's copy, already
         // submitted, and the value signalled is the next in the timeline's order.
