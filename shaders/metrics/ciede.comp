@@ -3,6 +3,10 @@
 // libvmaf's upsampler places it, YUV → CIELAB for both frames, the CIEDE2000
 // formula, the ΔE map (one float per pixel, row-major) and this workgroup's
 // double partial sum at partials[group]; ciede_fold.comp adds the partials.
+// Built with LAB_TABLE (8-bit frames, see gpu.rs), the Lab colours come
+// from the table ciede_lab_fill.comp filled with the same `lab` function,
+// indexed (U << 16) | (V << 8) | Y so that the pixels of a chroma block
+// read within 1 KiB of each other; plain, each pixel converts both sides.
 // CPU twin: metrics/src/features/ciede/mod.rs (`ChromaReader::locate`,
 // `lab`, `delta_e`); driver: metrics/src/features/ciede/gpu.rs.
 //
@@ -41,6 +45,15 @@ layout(constant_id = 0) const bool FUSED_FMA = false;
 
 #include "ciede_math.glsl"
 
+#ifdef LAB_TABLE
+// L, a and b of every 8-bit YUV triple: ciede_lab_fill.comp.
+layout(set = 0, binding = 4, std430) readonly buffer TableL { float table_l[]; };
+layout(set = 0, binding = 5, std430) readonly buffer TableA { float table_a[]; };
+layout(set = 0, binding = 6, std430) readonly buffer TableB { float table_b[]; };
+#else
+#include "ciede_lab.glsl"
+#endif
+
 // Twin: `CiedePush` in metrics/src/features/ciede/gpu.rs; the two must
 // agree. Each side's chroma planes lie in its luma plane's buffer, with the
 // luma's depth; only their offsets and strides are their own.
@@ -61,18 +74,8 @@ layout(push_constant, std430) uniform Push {
 
 shared double s_sum[THREADS];
 
-// libvmaf's constants, as doubles (their decimal forms are the shortest
-// that round-trip, so glslang reads the same doubles the C compiler folds).
-const double TEN_OVER_255 = 0.0392156862745098lf;
-const double INV_1055 = 0.9478672985781991lf;     // 1/1.055
-const double INV_1292 = 0.07739938080495357lf;    // 1/12.92
-const double LAB_EPSILON = 0.008856451679035631lf; // 216/24389
-const double LAB_KAPPA = 903.2962962962963lf;     // 24389/27
-const double INV_116 = 0.008620689655172414lf;
-const double INV_XN = 1.0521110608435826lf;       // 1/0.95047
-const double INV_ZN = 0.9184170164304805lf;       // 1/1.08883
-const double INV_219 = 0.0045662100456621lf;
-const double INV_224 = 0.004464285714285714lf;
+// libvmaf's constants of the formula, as doubles (shortest round-trip
+// decimal forms, as in ciede_lab.glsl).
 const double PI_6 = 0.5235987755982988lf;
 const double PI_30 = 0.10471975511965977lf;
 const double PI7_20 = 1.0995574287564276lf;       // 7π/20 as (7·π)/20
@@ -92,57 +95,6 @@ float fdiv(float a, float b) {
 double sq(float x) {
     precise double s = double(x) * double(x);
     return s;
-}
-
-// twin: linearise
-double linearise(double c) {
-    if (c > TEN_OVER_255) {
-        precise double t = (c + 0.055lf) * INV_1055;
-        return pow_2_4(t);
-    }
-    precise double l = c * INV_1292;
-    return l;
-}
-
-// twin: lab_f
-float lab_f(double t) {
-    if (t > LAB_EPSILON) {
-        return float(pow_third(t));
-    }
-    precise double l = (LAB_KAPPA * t + 16.0lf) * INV_116;
-    return float(l);
-}
-
-// twin: lab. 1/(219·2^k) is 1/219 scaled by 2^-k, exactly.
-vec3 lab(uint ys, uint us, uint vs, uint bpc) {
-    int shift = int(bpc) - 8;
-    double scale = ldexp(1.0lf, shift);
-    double inv_y = ldexp(INV_219, -shift);
-    double inv_c = ldexp(INV_224, -shift);
-    precise double y = (double(ys) - 16.0lf * scale) * inv_y;
-    precise double u = (double(us) - 128.0lf * scale) * inv_c;
-    precise double v = (double(vs) - 128.0lf * scale) * inv_c;
-    precise double r_in = y + 1.28033lf * v;
-    precise double g_in = y - 0.21482lf * u - 0.38059lf * v;
-    precise double b_in = y + 2.12798lf * u;
-    double r = linearise(r_in);
-    double g = linearise(g_in);
-    double b = linearise(b_in);
-    precise double cx = r * 0.4124564390896921lf + g * 0.357576077643909lf
-                      + b * 0.18043748326639894lf;
-    precise double cy = r * 0.21267285140562248lf + g * 0.715152155287818lf
-                      + b * 0.07217499330655958lf;
-    precise double cz = r * 0.019333895582329317lf + g * 0.119192025881303lf
-                      + b * 0.9503040785363677lf;
-    precise double xn = cx * INV_XN;
-    precise double zn = cz * INV_ZN;
-    double fx = double(lab_f(xn));
-    double fy = double(lab_f(cy));
-    double fz = double(lab_f(zn));
-    precise double l = 116.0lf * fy - 16.0lf;
-    precise double a = 500.0lf * (fx - fy);
-    precise double bb = 200.0lf * (fy - fz);
-    return vec3(float(l), float(a), float(bb));
 }
 
 // twin: hue_angle
@@ -282,6 +234,16 @@ PlaneDesc chroma_desc(PlaneDesc luma, uint offset, uint stride) {
                      0u, 0u);
 }
 
+// The CIELAB colour of one side's samples.
+vec3 pixel_lab(uint ys, uint us, uint vs) {
+#ifdef LAB_TABLE
+    uint i = (us << 16) | (vs << 8) | ys;
+    return vec3(table_l[i], table_a[i], table_b[i]);
+#else
+    return lab(ys, us, vs, ref_luma.bpc);
+#endif
+}
+
 float pixel_delta_e(uint x, uint y) {
     uint cx;
     uint cy;
@@ -304,8 +266,7 @@ float pixel_delta_e(uint x, uint y) {
     if (ry == dy && ru == du && rv == dv) {
         return 0.0;
     }
-    uint bpc = ref_luma.bpc;
-    return delta_e(lab(ry, ru, rv, bpc), lab(dy, du, dv, bpc));
+    return delta_e(pixel_lab(ry, ru, rv), pixel_lab(dy, du, dv));
 }
 
 void main() {
