@@ -6,7 +6,7 @@
 // Built with LAB_TABLE (8-bit frames, see gpu.rs), the Lab colours come
 // from the table ciede_lab_fill.comp filled with the same `lab` function,
 // indexed (U << 16) | (V << 8) | Y so that the pixels of a chroma block
-// read within 1 KiB of each other; plain, each pixel converts both sides.
+// read within 4 KiB of each other; plain, each pixel converts both sides.
 // CPU twin: metrics/src/features/ciede/mod.rs (`ChromaReader::locate`,
 // `lab`, `delta_e`); driver: metrics/src/features/ciede/gpu.rs.
 //
@@ -46,10 +46,10 @@ layout(constant_id = 0) const bool FUSED_FMA = false;
 #include "ciede_math.glsl"
 
 #ifdef LAB_TABLE
-// L, a and b of every 8-bit YUV triple: ciede_lab_fill.comp.
-layout(set = 0, binding = 4, std430) readonly buffer TableL { float table_l[]; };
-layout(set = 0, binding = 5, std430) readonly buffer TableA { float table_a[]; };
-layout(set = 0, binding = 6, std430) readonly buffer TableB { float table_b[]; };
+// (L, a, b, 0) of every 8-bit YUV triple, U < 128 and U >= 128:
+// ciede_lab_fill.comp.
+layout(set = 0, binding = 4, std430) readonly buffer TableLow { vec4 table_low[]; };
+layout(set = 0, binding = 5, std430) readonly buffer TableHigh { vec4 table_high[]; };
 #else
 #include "ciede_lab.glsl"
 #endif
@@ -237,8 +237,8 @@ PlaneDesc chroma_desc(PlaneDesc luma, uint offset, uint stride) {
 // The CIELAB colour of one side's samples.
 vec3 pixel_lab(uint ys, uint us, uint vs) {
 #ifdef LAB_TABLE
-    uint i = (us << 16) | (vs << 8) | ys;
-    return vec3(table_l[i], table_a[i], table_b[i]);
+    uint i = ((us & 127u) << 16) | (vs << 8) | ys;
+    return (us < 128u ? table_low[i] : table_high[i]).xyz;
 #else
     return lab(ys, us, vs, ref_luma.bpc);
 #endif

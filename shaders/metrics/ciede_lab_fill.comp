@@ -1,18 +1,17 @@
 #version 460
 // ciede_lab_fill: the CIELAB colour of every 8-bit YUV triple, for
-// ciede.comp's LAB_TABLE variant: L, a and b in three tables of 2^24
-// floats (64 MiB each, within the 128 MiB every Vulkan device can bind),
-// entry (U << 16) | (V << 8) | Y; workgroup (V, U) fills the 256 lumas of
-// one chroma pair. The colours come from ciede_lab.glsl's `lab`, the function the
+// ciede.comp's LAB_TABLE variant: entry (U << 16) | (V << 8) | Y holds
+// (L, a, b, 0) as a vec4, one 16-byte read. The 2^24 entries are two
+// buffers of 128 MiB, the most every Vulkan device can bind: U < 128 and
+// U >= 128. Workgroup (V, U) fills the 256 lumas of one chroma pair. The colours come from ciede_lab.glsl's `lab`, the function the
 // plain variant calls per pixel, under the same FUSED_FMA: a table entry
 // is bit for bit the direct conversion. Driver:
 // metrics/src/features/ciede/gpu.rs (`CiedeKernel::new`, once per kernel).
 
 layout(local_size_x = 256) in;
 
-layout(set = 0, binding = 0, std430) writeonly buffer TableL { float table_l[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer TableA { float table_a[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer TableB { float table_b[]; };
+layout(set = 0, binding = 0, std430) writeonly buffer TableLow { vec4 table_low[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer TableHigh { vec4 table_high[]; };
 
 // As in ciede.comp: true where fma() on doubles rounds once.
 layout(constant_id = 0) const bool FUSED_FMA = false;
@@ -25,8 +24,10 @@ void main() {
     uint v = gl_WorkGroupID.x;
     uint u = gl_WorkGroupID.y;
     vec3 c = lab(y, u, v, 8u);
-    uint i = (u << 16) | (v << 8) | y;
-    table_l[i] = c.x;
-    table_a[i] = c.y;
-    table_b[i] = c.z;
+    uint i = ((u & 127u) << 16) | (v << 8) | y;
+    if (u < 128u) {
+        table_low[i] = vec4(c, 0.0);
+    } else {
+        table_high[i] = vec4(c, 0.0);
+    }
 }

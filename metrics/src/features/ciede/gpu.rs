@@ -16,7 +16,7 @@
 //! constant: exact products then take one `fma` instead of Dekker's split.
 //!
 //! 8-bit frames of [`LAB_TABLE_MIN_PIXELS`] or more read their colours from
-//! a table of all 2^24 YUV triples' CIELAB (ciede_lab_fill.comp, 3 × 64 MiB,
+//! a table of all 2^24 YUV triples' CIELAB (ciede_lab_fill.comp, 256 MiB,
 //! filled once when the kernel is made) instead of converting both sides of
 //! every pixel: the conversion is about half of a pixel's arithmetic, and
 //! the table holds what the same GLSL function gives, so the values do not
@@ -44,12 +44,12 @@ const GROUP_PIXELS: u32 = THREADS * 4;
 const MAX_GROUPS: u32 = 65535;
 /// The smallest 8-bit frame that reads its colours from the Lab table.
 /// Filling the table converts 2^24 colours, as many as 16 frame pairs of
-/// this size do: any clip worth the 192 MiB has more frames, and smaller
+/// this size do: any clip worth the 256 MiB has more frames, and smaller
 /// frames (and the tests' odd little ones) keep converting.
 pub const LAB_TABLE_MIN_PIXELS: u64 = 1 << 19;
-/// Bytes of each of the Lab table's three planes (L, a, b): a float per
-/// 8-bit YUV triple, 64 MiB, below the 128 MiB binding every device allows.
-const LAB_PLANE_BYTES: u64 = (1 << 24) * 4;
+/// Bytes of each half of the Lab table (U < 128, U >= 128): a vec4 per
+/// 8-bit YUV triple, 128 MiB, the largest binding every device allows.
+const LAB_HALF_BYTES: u64 = (1 << 23) * 16;
 
 /// Twin of ciede.comp's push constants; the two must agree.
 #[repr(C)]
@@ -100,9 +100,9 @@ pub struct CiedeKernel {
     fold: ComputePipeline,
     map: Buffer,
     partials: Buffer,
-    /// The Lab table's L, a and b planes that `pipeline` reads (its
-    /// LAB_TABLE variant), if any.
-    lab_table: Option<[Buffer; 3]>,
+    /// The Lab table's two halves that `pipeline` reads (its LAB_TABLE
+    /// variant), if any.
+    lab_table: Option<[Buffer; 2]>,
 }
 
 impl CiedeKernel {
@@ -267,11 +267,10 @@ fn lab_table(
     ctx: &Arc<GpuContext>,
     submitter: &mut Submitter,
     fused: u32,
-) -> Result<[Buffer; 3], MetricsError> {
+) -> Result<[Buffer; 2], MetricsError> {
     let table = [
-        Buffer::storage(ctx, "ciede Lab table L", LAB_PLANE_BYTES)?,
-        Buffer::storage(ctx, "ciede Lab table a", LAB_PLANE_BYTES)?,
-        Buffer::storage(ctx, "ciede Lab table b", LAB_PLANE_BYTES)?,
+        Buffer::storage(ctx, "ciede Lab table, U < 128", LAB_HALF_BYTES)?,
+        Buffer::storage(ctx, "ciede Lab table, U >= 128", LAB_HALF_BYTES)?,
     ];
     let pipeline = ComputePipeline::new(
         ctx,
