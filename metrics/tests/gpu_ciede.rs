@@ -228,7 +228,8 @@ fn ciede_agreement_rate_on_many_pixels() {
 /// chroma format, at odd sizes, strides and offsets, at every subgroup size
 /// lavapipe offers: every ΔE float the twin's (the table holds what the
 /// per-pixel conversion gives), and just below the size the kernel still
-/// converts.
+/// converts. The kernels stay alive, so the later ones read the table the
+/// first one filled.
 #[test]
 fn ciede_lab_table_matches_twin() {
     if !at_every_lavapipe_subgroup_size("ciede_lab_table_matches_twin") {
@@ -238,6 +239,7 @@ fn ciede_lab_table_matches_twin() {
     let mut submitter = Submitter::new(&ctx, 1).unwrap();
     let mut rng = Rng(0x1AB_7AB1E);
     let (mut pixels, mut differing) = (0usize, 0usize);
+    let mut kernels = Vec::new();
     // 1023 x 513 is just above the threshold, 1023 x 511 just below it.
     let cases = [
         (ChromaFormat::Yuv420, 1023, 513),
@@ -261,6 +263,7 @@ fn ciede_lab_table_matches_twin() {
             "{format:?} {w}x{h}: score {ours} vs twin {theirs}"
         );
         pixels += want.len();
+        kernels.push(kernel);
     }
     println!(
         "ciede (Lab table): {differing} of {pixels} ΔE floats differ from the twin on {} \

@@ -17,14 +17,15 @@
 //!
 //! 8-bit frames of [`LAB_TABLE_MIN_PIXELS`] or more read their colours from
 //! a table of all 2^24 YUV triples' CIELAB (ciede_lab_fill.comp, 256 MiB,
-//! filled once when the kernel is made) instead of converting both sides of
+//! filled by the first such kernel on a device and shared by those made
+//! while it lives: [`LabTable::shared`]) instead of converting both sides of
 //! every pixel: the conversion is about half of a pixel's arithmetic, and
 //! the table holds what the same GLSL function gives, so the values do not
 //! change. Deeper samples would need 2^30 entries or more; they convert.
 //!
 //! The ΔE map stays on the device for display: [`CiedeKernel::delta_e_map`].
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
@@ -100,9 +101,8 @@ pub struct CiedeKernel {
     fold: ComputePipeline,
     map: Buffer,
     partials: Buffer,
-    /// The Lab table's two halves that `pipeline` reads (its LAB_TABLE
-    /// variant), if any.
-    lab_table: Option<[Buffer; 2]>,
+    /// The Lab table that `pipeline` reads (its LAB_TABLE variant), if any.
+    lab_table: Option<Arc<LabTable>>,
 }
 
 impl CiedeKernel {
@@ -136,7 +136,7 @@ impl CiedeKernel {
         let mut submitter = Submitter::new(ctx, 1)?;
         let fused = u32::from(fma_fuses(ctx, &mut submitter)?);
         let lab_table = if bpc == 8 && pixels >= LAB_TABLE_MIN_PIXELS {
-            Some(lab_table(ctx, &mut submitter, fused)?)
+            Some(LabTable::shared(ctx, &mut submitter, fused)?)
         } else {
             None
         };
@@ -243,7 +243,7 @@ impl CiedeKernel {
             Binding::Buffer(&self.map),
             Binding::Buffer(&self.partials),
         ];
-        bindings.extend(self.lab_table.iter().flatten().map(Binding::Buffer));
+        bindings.extend(self.lab_table.iter().flat_map(|t| &t.halves).map(Binding::Buffer));
         rec.dispatch(&self.pipeline, &bindings, bytemuck::bytes_of(&push), [self.groups, 1, 1])?;
         rec.barrier();
         let fold = FoldPush { groups: self.groups, out_word: offset_words };
@@ -261,32 +261,61 @@ impl CiedeKernel {
     }
 }
 
-/// The CIELAB colour of every 8-bit YUV triple (ciede_lab_fill.comp), made
-/// with the FUSED_FMA value `fused` the ciede pipeline gets.
-fn lab_table(
-    ctx: &Arc<GpuContext>,
-    submitter: &mut Submitter,
-    fused: u32,
-) -> Result<[Buffer; 2], MetricsError> {
-    let table = [
-        Buffer::storage(ctx, "ciede Lab table, U < 128", LAB_HALF_BYTES)?,
-        Buffer::storage(ctx, "ciede Lab table, U >= 128", LAB_HALF_BYTES)?,
-    ];
-    let pipeline = ComputePipeline::new(
-        ctx,
-        &PipelineDesc {
-            name: "metrics/ciede_lab_fill",
-            specialization: &[(0, fused)],
-            ..PipelineDesc::new(vqscope_shaders::METRICS_CIEDE_LAB_FILL)
-        },
-    )?;
-    // One workgroup per chroma pair (V, U), one invocation per luma; the
-    // barrier orders the writes before the first frame's reads.
-    submitter.run(|rec| {
-        let bindings = table.each_ref().map(Binding::Buffer);
-        rec.dispatch(&pipeline, &bindings, &[], [256, 256, 1])?;
-        rec.barrier();
-        Ok(())
-    })?;
-    Ok(table)
+/// The CIELAB colour of every 8-bit YUV triple (ciede_lab_fill.comp), in
+/// two halves by U.
+struct LabTable {
+    halves: [Buffer; 2],
+}
+
+impl LabTable {
+    /// The device's table, filled with the FUSED_FMA value `fused` the ciede
+    /// pipeline gets: one per device while any kernel holds it, as a ladder
+    /// builds a kernel per rendition and each would otherwise fill 256 MiB
+    /// of its own. A table keeps its device alive (its buffers hold the
+    /// context), so the context's address names it while it lives.
+    fn shared(
+        ctx: &Arc<GpuContext>,
+        submitter: &mut Submitter,
+        fused: u32,
+    ) -> Result<Arc<Self>, MetricsError> {
+        static TABLES: Mutex<Vec<(usize, Weak<LabTable>)>> = Mutex::new(Vec::new());
+        let mut tables = TABLES.lock().unwrap_or_else(PoisonError::into_inner);
+        tables.retain(|(_, table)| table.strong_count() > 0);
+        let device = Arc::as_ptr(ctx) as usize;
+        let held = tables.iter().find(|(key, _)| *key == device).and_then(|(_, t)| t.upgrade());
+        if let Some(table) = held {
+            return Ok(table);
+        }
+        let table = Arc::new(Self::fill(ctx, submitter, fused)?);
+        tables.push((device, Arc::downgrade(&table)));
+        Ok(table)
+    }
+
+    fn fill(
+        ctx: &Arc<GpuContext>,
+        submitter: &mut Submitter,
+        fused: u32,
+    ) -> Result<Self, MetricsError> {
+        let halves = [
+            Buffer::storage(ctx, "ciede Lab table, U < 128", LAB_HALF_BYTES)?,
+            Buffer::storage(ctx, "ciede Lab table, U >= 128", LAB_HALF_BYTES)?,
+        ];
+        let pipeline = ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "metrics/ciede_lab_fill",
+                specialization: &[(0, fused)],
+                ..PipelineDesc::new(vqscope_shaders::METRICS_CIEDE_LAB_FILL)
+            },
+        )?;
+        // One workgroup per chroma pair (V, U), one invocation per luma; the
+        // barrier orders the writes before the first frame's reads.
+        submitter.run(|rec| {
+            let bindings = halves.each_ref().map(Binding::Buffer);
+            rec.dispatch(&pipeline, &bindings, &[], [256, 256, 1])?;
+            rec.barrier();
+            Ok(())
+        })?;
+        Ok(Self { halves })
+    }
 }
