@@ -136,7 +136,13 @@ impl CiedeKernel {
         let mut submitter = Submitter::new(ctx, 1)?;
         let fused = u32::from(fma_fuses(ctx, &mut submitter)?);
         let lab_table = if bpc == 8 && pixels >= LAB_TABLE_MIN_PIXELS {
-            Some(LabTable::shared(ctx, &mut submitter, fused)?)
+            match LabTable::shared(ctx, &mut submitter, fused) {
+                Ok(table) => Some(table),
+                // The table only saves time: a device without 256 MiB to
+                // spare converts per pixel.
+                Err(e) if e.is_out_of_device_memory() => None,
+                Err(e) => return Err(e.into()),
+            }
         } else {
             None
         };
@@ -277,7 +283,7 @@ impl LabTable {
         ctx: &Arc<GpuContext>,
         submitter: &mut Submitter,
         fused: u32,
-    ) -> Result<Arc<Self>, MetricsError> {
+    ) -> vqscope_gpu::Result<Arc<Self>> {
         static TABLES: Mutex<Vec<(usize, Weak<LabTable>)>> = Mutex::new(Vec::new());
         let mut tables = TABLES.lock().unwrap_or_else(PoisonError::into_inner);
         tables.retain(|(_, table)| table.strong_count() > 0);
@@ -295,7 +301,7 @@ impl LabTable {
         ctx: &Arc<GpuContext>,
         submitter: &mut Submitter,
         fused: u32,
-    ) -> Result<Self, MetricsError> {
+    ) -> vqscope_gpu::Result<Self> {
         let halves = [
             Buffer::storage(ctx, "ciede Lab table, U < 128", LAB_HALF_BYTES)?,
             Buffer::storage(ctx, "ciede Lab table, U >= 128", LAB_HALF_BYTES)?,
