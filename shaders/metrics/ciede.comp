@@ -3,8 +3,9 @@
 // libvmaf's upsampler places it, YUV → CIELAB for both frames, the CIEDE2000
 // formula, the ΔE map (one float per pixel, row-major) and this workgroup's
 // double partial sum at partials[group]; ciede_fold.comp adds the partials.
-// Built with LAB_TABLE (8-bit frames, see gpu.rs), the Lab colours come
-// from the table ciede_lab_fill.comp filled with the same `lab` function,
+// Built with LAB_TABLE (8-bit frames, see gpu.rs), the Lab colours and
+// chromas come from the table ciede_lab_fill.comp filled with the same
+// `lab_colour` function,
 // indexed (U << 16) | (V << 8) | Y so that the pixels of a chroma block
 // read within 4 KiB of each other; plain, each pixel converts both sides.
 // CPU twin: metrics/src/features/ciede/mod.rs (`ChromaReader::locate`,
@@ -45,13 +46,13 @@ layout(constant_id = 0) const bool FUSED_FMA = false;
 
 #include "ciede_math.glsl"
 
+#include "ciede_lab.glsl"
+
 #ifdef LAB_TABLE
-// (L, a, b, 0) of every 8-bit YUV triple, U < 128 and U >= 128:
+// (L, a, b, C) of every 8-bit YUV triple, U < 128 and U >= 128:
 // ciede_lab_fill.comp.
 layout(set = 0, binding = 4, std430) readonly buffer TableLow { vec4 table_low[]; };
 layout(set = 0, binding = 5, std430) readonly buffer TableHigh { vec4 table_high[]; };
-#else
-#include "ciede_lab.glsl"
 #endif
 
 // Twin: `CiedePush` in metrics/src/features/ciede/gpu.rs; the two must
@@ -89,12 +90,6 @@ const float POW25_7_F = 6103515648.0;             // powf(25, 7)
 // A float division as libvmaf's float '/' rounds it.
 float fdiv(float a, float b) {
     return float(double(a) / double(b));
-}
-
-// A float's square in double, exact.
-double sq(float x) {
-    precise double s = double(x) * double(x);
-    return s;
 }
 
 // twin: hue_angle
@@ -161,14 +156,12 @@ float rotation(float c_bar_prime, float h_bar) {
     return float(rt);
 }
 
-// twin: delta_e
-float delta_e(vec3 c1, vec3 c2) {
+// twin: delta_e. Each colour is (L, a, b, C): lab_colour.
+float delta_e(vec4 c1, vec4 c2) {
     precise float delta_l = c2.x - c1.x;
     precise float l_bar = (c1.x + c2.x) * 0.5;
-    precise double chroma1_d = sqrt(sq(c1.y) + sq(c1.z));
-    precise double chroma2_d = sqrt(sq(c2.y) + sq(c2.z));
-    float chroma1 = float(chroma1_d);
-    float chroma2 = float(chroma2_d);
+    float chroma1 = c1.w;
+    float chroma2 = c2.w;
     precise float c_bar = (chroma1 + chroma2) * 0.5;
     double c_bar7 = pow7(c_bar);
     precise double g = 1.0lf - sqrt(c_bar7 / (c_bar7 + POW25_7));
@@ -234,13 +227,13 @@ PlaneDesc chroma_desc(PlaneDesc luma, uint offset, uint stride) {
                      0u, 0u);
 }
 
-// The CIELAB colour of one side's samples.
-vec3 pixel_lab(uint ys, uint us, uint vs) {
+// The CIELAB colour and chroma of one side's samples.
+vec4 pixel_colour(uint ys, uint us, uint vs) {
 #ifdef LAB_TABLE
     uint i = ((us & 127u) << 16) | (vs << 8) | ys;
-    return (us < 128u ? table_low[i] : table_high[i]).xyz;
+    return us < 128u ? table_low[i] : table_high[i];
 #else
-    return lab(ys, us, vs, ref_luma.bpc);
+    return lab_colour(ys, us, vs, ref_luma.bpc);
 #endif
 }
 
@@ -266,7 +259,7 @@ float pixel_delta_e(uint x, uint y) {
     if (ry == dy && ru == du && rv == dv) {
         return 0.0;
     }
-    return delta_e(pixel_lab(ry, ru, rv), pixel_lab(dy, du, dv));
+    return delta_e(pixel_colour(ry, ru, rv), pixel_colour(dy, du, dv));
 }
 
 void main() {

@@ -1,10 +1,11 @@
 // YUV → CIELAB as libvmaf's ciede converts a pixel (BT.709 limited range →
-// sRGB transfer → XYZ, D65 → Lab), shared by ciede.comp (which converts
-// each pixel itself above 8 bits and for small frames) and
-// ciede_lab_fill.comp (which converts every 8-bit triple once into a
-// table ciede.comp's LAB_TABLE variant reads): one function, so a table
-// entry is bit for bit what the direct conversion gives. Twin:
-// metrics/src/features/ciede/mod.rs `lab`. Needs ciede_math.glsl.
+// sRGB transfer → XYZ, D65 → Lab), and the colour's chroma, shared by
+// ciede.comp (which converts each pixel itself above 8 bits and for small
+// frames) and ciede_lab_fill.comp (which converts every 8-bit triple once
+// into a table ciede.comp's LAB_TABLE variant reads): one function, so a
+// table entry is bit for bit what the direct conversion gives. Twin:
+// metrics/src/features/ciede/mod.rs `lab` (and the chroma lines of
+// `delta_e`). Needs ciede_math.glsl.
 
 // libvmaf's constants of the conversion, as doubles (their decimal forms are the shortest
 // that round-trip, so glslang reads the same doubles the C compiler folds).
@@ -68,4 +69,19 @@ vec3 lab(uint ys, uint us, uint vs, uint bpc) {
     precise double a = 500.0lf * (fx - fy);
     precise double bb = 200.0lf * (fy - fz);
     return vec3(float(l), float(a), float(bb));
+}
+
+// A float's square in double, exact.
+double sq(float x) {
+    precise double s = double(x) * double(x);
+    return s;
+}
+
+// (L, a, b) of a YUV triple and its chroma C = √(a² + b²), in double and
+// kept as a float as libvmaf keeps it: the only term of the ΔE formula
+// that depends on one colour alone, so the table holds it too.
+vec4 lab_colour(uint ys, uint us, uint vs, uint bpc) {
+    vec3 c = lab(ys, us, vs, bpc);
+    precise double chroma = sqrt(sq(c.y) + sq(c.z));
+    return vec4(c, float(chroma));
 }

@@ -1,12 +1,13 @@
 #version 460
-// ciede_lab_fill: the CIELAB colour of every 8-bit YUV triple, for
-// ciede.comp's LAB_TABLE variant: entry (U << 16) | (V << 8) | Y holds
-// (L, a, b, 0) as a vec4, one 16-byte read. The 2^24 entries are two
+// ciede_lab_fill: the CIELAB colour and chroma of every 8-bit YUV triple,
+// for ciede.comp's LAB_TABLE variant: entry (U << 16) | (V << 8) | Y holds
+// (L, a, b, C) as a vec4, one 16-byte read. The 2^24 entries are two
 // buffers of 128 MiB, the most every Vulkan device can bind: U < 128 and
-// U >= 128. Workgroup (V, U) fills the 256 lumas of one chroma pair. The colours come from ciede_lab.glsl's `lab`, the function the
-// plain variant calls per pixel, under the same FUSED_FMA: a table entry
-// is bit for bit the direct conversion. Driver:
-// metrics/src/features/ciede/gpu.rs (`CiedeKernel::new`, once per kernel).
+// U >= 128. Workgroup (V, U) fills the 256 lumas of one chroma pair. The
+// entries come from ciede_lab.glsl's `lab_colour`, the function the plain
+// variant calls per pixel, under the same FUSED_FMA: a table entry is bit
+// for bit the direct conversion. Driver: metrics/src/features/ciede/gpu.rs
+// (`LabTable`, once per device).
 
 layout(local_size_x = 256) in;
 
@@ -23,11 +24,11 @@ void main() {
     uint y = gl_LocalInvocationID.x;
     uint v = gl_WorkGroupID.x;
     uint u = gl_WorkGroupID.y;
-    vec3 c = lab(y, u, v, 8u);
+    vec4 c = lab_colour(y, u, v, 8u);
     uint i = ((u & 127u) << 16) | (v << 8) | y;
     if (u < 128u) {
-        table_low[i] = vec4(c, 0.0);
+        table_low[i] = c;
     } else {
-        table_high[i] = vec4(c, 0.0);
+        table_high[i] = c;
     }
 }

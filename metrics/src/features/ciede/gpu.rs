@@ -16,12 +16,13 @@
 //! constant: exact products then take one `fma` instead of Dekker's split.
 //!
 //! 8-bit frames of [`LAB_TABLE_MIN_PIXELS`] or more read their colours from
-//! a table of all 2^24 YUV triples' CIELAB (ciede_lab_fill.comp, 256 MiB,
-//! filled by the first such kernel on a device and shared by those made
-//! while it lives: [`LabTable::shared`]) instead of converting both sides of
-//! every pixel: the conversion is about half of a pixel's arithmetic, and
-//! the table holds what the same GLSL function gives, so the values do not
-//! change. Deeper samples would need 2^30 entries or more; they convert.
+//! a table of all 2^24 YUV triples' CIELAB and chroma (ciede_lab_fill.comp,
+//! 256 MiB, filled by the first such kernel on a device and shared by those
+//! made while it lives: `LabTable::shared`) instead of converting both
+//! sides of every pixel: the conversion is about half of a pixel's
+//! arithmetic, and the table holds what the same GLSL function gives, so
+//! the values do not change. Deeper samples would need 2^30 entries or
+//! more; they convert.
 //!
 //! The ΔE map stays on the device for display: [`CiedeKernel::delta_e_map`].
 
