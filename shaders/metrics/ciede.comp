@@ -86,6 +86,10 @@ const double ONE_25TH = 0.04lf;
 const double TWO_PI = 6.283185307179586lf;
 const double POW25_7 = 6103515625.0lf;            // pow(25, 7)
 const float POW25_7_F = 6103515648.0;             // powf(25, 7)
+// The largest float below π: libvmaf compares float hue differences, made
+// double, with the double π; no float lies between this one and that
+// double, so the comparison may stay in float (no conversion).
+const float PI_FLOOR_F = 3.1415925025939941;
 
 // A float division as libvmaf's float '/' rounds it.
 float fdiv(float a, float b) {
@@ -111,7 +115,7 @@ float delta_hue(float c1, float c2, float h1, float h2) {
         return 0.0;
     }
     precise float d = h2 - h1;
-    if (double(abs(h1 - h2)) <= PI_HI) {
+    if (abs(h1 - h2) <= PI_FLOOR_F) {
         return d;
     }
     precise double w = h2 <= h1 ? double(d) + TWO_PI : double(d) - TWO_PI;
@@ -122,7 +126,7 @@ float delta_hue(float c1, float c2, float h1, float h2) {
 float mean_hue(float h1, float h2) {
     precise float s = h1 + h2;
     precise float d = h1 - h2;
-    precise double m = abs(double(d)) > PI_HI ? (double(s) + TWO_PI) * 0.5lf : double(s) * 0.5lf;
+    precise double m = abs(d) > PI_FLOOR_F ? (double(s) + TWO_PI) * 0.5lf : double(s) * 0.5lf;
     return float(m);
 }
 
