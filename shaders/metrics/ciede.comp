@@ -271,8 +271,6 @@ void main() {
     uint width = ref_luma.width;
     uint pixels = width * ref_luma.height;
     uint base = gl_WorkGroupID.x * (THREADS * PIXELS_PER_THREAD);
-    atan_table_load();
-    barrier();
     double acc = 0.0lf;
     for (uint i = 0u; i < PIXELS_PER_THREAD; i++) {
         uint p = base + lid + i * THREADS;

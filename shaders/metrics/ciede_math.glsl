@@ -57,26 +57,6 @@ const double ATAN_LO[17] = double[](
     6.943223671560008e-18lf, -2.1478388444456983e-17lf, -2.4256934659182068e-17lf,
     3.061616997868383e-17lf);
 
-// The same table in workgroup memory, where atan2_d reads it. Indexed by a
-// per-invocation j, the constant arrays would become per-invocation copies
-// (glslang makes a function variable of a constant array indexed at run
-// time), which a driver may keep in local memory and fill per call. The
-// including shader calls atan_table_load() and then barrier() before its
-// first atan2_d.
-shared double s_atan_hi[17];
-shared double s_atan_lo[17];
-
-// Constant indices: each entry is a constant, no array copy.
-#define ATAN_LOAD(j) s_atan_hi[j] = ATAN_HI[j]; s_atan_lo[j] = ATAN_LO[j];
-
-void atan_table_load() {
-    if (gl_LocalInvocationIndex == 0u) {
-        ATAN_LOAD(0) ATAN_LOAD(1) ATAN_LOAD(2) ATAN_LOAD(3) ATAN_LOAD(4) ATAN_LOAD(5)
-        ATAN_LOAD(6) ATAN_LOAD(7) ATAN_LOAD(8) ATAN_LOAD(9) ATAN_LOAD(10) ATAN_LOAD(11)
-        ATAN_LOAD(12) ATAN_LOAD(13) ATAN_LOAD(14) ATAN_LOAD(15) ATAN_LOAD(16)
-    }
-}
-
 // x rounded to the nearest integer, ties to even (roundEven), for |x| <
 // 2^51, and that integer as an int in `k`: adding 1.5·2^52 rounds x to an
 // integer (the sum's ulp is 1) and leaves it in the sum's low word, and
@@ -188,47 +168,57 @@ double reduce_pio2(double x, out int k) {
     return r;
 }
 
-// sin(r) for |r| ≤ π/4: Taylor to r^17 (truncation below 2^-62 relative),
-// or cos(r) (`cosine`): Taylor to r^18. One Horner chain whose coefficients
-// each invocation picks: sine's chain starts from a zero coefficient, and
-// fma(0, z, c) = c, so either result is bit for bit the separate
-// polynomial's; but invocations of one subgroup whose quadrants differ
-// (neighbouring pixels' hues) run one chain, not a sine and a cosine
-// branch after each other.
-double sin_cos_poly(double r, bool cosine) {
+// sin(r) for |r| ≤ π/4: Taylor to r^17 (truncation below 2^-62 relative).
+double sin_poly(double r) {
     precise double z = r * r;
-    precise double p = cosine ? 1.5619206968586225e-16lf : 0.0lf;
-    p = fma(p, z, cosine ? -4.779477332387385e-14lf : 2.8114572543455206e-15lf);
-    p = fma(p, z, cosine ? 1.1470745597729725e-11lf : -7.647163731819816e-13lf);
-    p = fma(p, z, cosine ? -2.08767569878681e-09lf : 1.6059043836821613e-10lf);
-    p = fma(p, z, cosine ? 2.755731922398589e-07lf : -2.505210838544172e-08lf);
-    p = fma(p, z, cosine ? -2.48015873015873e-05lf : 2.7557319223985893e-06lf);
-    p = fma(p, z, cosine ? 0.001388888888888889lf : -0.0001984126984126984lf);
-    p = fma(p, z, cosine ? -0.041666666666666664lf : 0.008333333333333333lf);
-    p = fma(p, z, cosine ? 0.5lf : -0.16666666666666666lf);
-    // sin: r + r·z·p; cos: 1 − z·p.
-    precise double rz = r * z;
-    precise double m = cosine ? -z : rz;
-    precise double sc = fma(m, p, cosine ? 1.0lf : r);
-    return sc;
+    precise double p = 2.8114572543455206e-15lf;
+    p = fma(p, z, -7.647163731819816e-13lf);
+    p = fma(p, z, 1.6059043836821613e-10lf);
+    p = fma(p, z, -2.505210838544172e-08lf);
+    p = fma(p, z, 2.7557319223985893e-06lf);
+    p = fma(p, z, -0.0001984126984126984lf);
+    p = fma(p, z, 0.008333333333333333lf);
+    p = fma(p, z, -0.16666666666666666lf);
+    precise double s = fma(r * z, p, r);
+    return s;
 }
 
-// Quadrant k of x = k·π/2 + r: sin x is ±sin r (k even) or ±cos r (k odd),
-// negative where k mod 4 is 2 or 3.
+// cos(r) for |r| ≤ π/4: Taylor to r^18.
+double cos_poly(double r) {
+    precise double z = r * r;
+    precise double p = 1.5619206968586225e-16lf;
+    p = fma(p, z, -4.779477332387385e-14lf);
+    p = fma(p, z, 1.1470745597729725e-11lf);
+    p = fma(p, z, -2.08767569878681e-09lf);
+    p = fma(p, z, 2.755731922398589e-07lf);
+    p = fma(p, z, -2.48015873015873e-05lf);
+    p = fma(p, z, 0.001388888888888889lf);
+    p = fma(p, z, -0.041666666666666664lf);
+    p = fma(p, z, 0.5lf);
+    precise double c = fma(-z, p, 1.0lf);
+    return c;
+}
+
 double sin_d(double x) {
     int k;
     double r = reduce_pio2(x, k);
-    double v = sin_cos_poly(r, (k & 1) != 0);
-    return (k & 2) != 0 ? -v : v;
+    switch (k & 3) {
+    case 0: return sin_poly(r);
+    case 1: return cos_poly(r);
+    case 2: return -sin_poly(r);
+    default: return -cos_poly(r);
+    }
 }
 
-// cos x is ±cos r (k even) or ±sin r (k odd), negative where k mod 4 is 1
-// or 2.
 double cos_d(double x) {
     int k;
     double r = reduce_pio2(x, k);
-    double v = sin_cos_poly(r, (k & 1) == 0);
-    return ((k + 1) & 2) != 0 ? -v : v;
+    switch (k & 3) {
+    case 0: return cos_poly(r);
+    case 1: return -sin_poly(r);
+    case 2: return -cos_poly(r);
+    default: return sin_poly(r);
+    }
 }
 
 // atan2(y, x) for y and x floats' values, not both zero, with libm's signs
@@ -257,7 +247,7 @@ double atan2_d(double y, double x) {
     p = fma(p, z, 0.2lf);
     p = fma(p, z, -0.3333333333333333lf);
     precise double atan_u = fma(u * z, p, u);
-    precise double a = s_atan_hi[j] + (s_atan_lo[j] + atan_u);
+    precise double a = ATAN_HI[j] + (ATAN_LO[j] + atan_u);
     if (swap) {
         a = (PIO2_HI - a) + PIO2_LO;
     }
