@@ -9,7 +9,8 @@
 //! `ui/fused.comp` with `HDR10_OUTPUT` is `UI_FUSED_HDR10_OUTPUT`, path
 //! `ui/fused.comp#HDR10_OUTPUT`. A macro rather than a specialization
 //! constant because it changes the storage image's declared format (and,
-//! for the SSIM passes' `FROM_FRAME`, the bindings and push constants).
+//! for the SSIM passes' `FROM_FRAME` and ciede's `LAB_TABLE`, the bindings
+//! and push constants).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ mod reflect;
 
 /// Shaders compiled a second time with a macro defined: (source, macro).
 const VARIANTS: &[(&str, &str)] = &[
+    ("metrics/ciede.comp", "LAB_TABLE"),
     ("metrics/ssim_lpf.comp", "FROM_FRAME"),
     ("metrics/ssim_scale.comp", "FROM_FRAME"),
     ("ui/fused.comp", "HDR10_OUTPUT"),

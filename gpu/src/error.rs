@@ -51,6 +51,19 @@ pub enum GpuError {
     VideoDecode(String),
 }
 
+impl GpuError {
+    /// Whether the device, or the allocator on its behalf, had no memory
+    /// left: a caller with a way that needs less (ciede without its Lab
+    /// table) can take it instead of failing.
+    pub fn is_out_of_device_memory(&self) -> bool {
+        matches!(
+            self,
+            Self::OutOfDeviceMemory { .. }
+                | Self::Allocation(gpu_allocator::AllocationError::OutOfMemory)
+        )
+    }
+}
+
 /// Maps a `vk::Result` from `call` to its named error.
 pub fn vk_error(call: &'static str) -> impl FnOnce(vk::Result) -> GpuError {
     move |result| match result {
@@ -70,3 +83,25 @@ pub fn vk_error(call: &'static str) -> impl FnOnce(vk::Result) -> GpuError {
 }
 
 pub type Result<T> = std::result::Result<T, GpuError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_device_memory_from_vulkan_or_the_allocator() {
+        assert!(
+            vk_error("vkAllocateMemory")(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
+                .is_out_of_device_memory()
+        );
+        assert!(
+            GpuError::Allocation(gpu_allocator::AllocationError::OutOfMemory)
+                .is_out_of_device_memory()
+        );
+        assert!(
+            !vk_error("vkAllocateMemory")(vk::Result::ERROR_OUT_OF_HOST_MEMORY)
+                .is_out_of_device_memory()
+        );
+        assert!(!GpuError::Usage("no".to_owned()).is_out_of_device_memory());
+    }
+}

@@ -18,7 +18,7 @@ use vqscope_gpu::testing::{
 use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc};
-use vqscope_metrics::features::ciede::gpu::CiedeKernel;
+use vqscope_metrics::features::ciede::gpu::{CiedeKernel, LAB_TABLE_MIN_PIXELS};
 use vqscope_metrics::features::ciede::{ChromaReader, delta_e_map, raster_sum, score};
 use vqscope_metrics::testing::{HostPlane, POISON, nudged, upload_planes};
 use vqscope_video::ChromaFormat;
@@ -194,7 +194,7 @@ fn ciede_matches_twin() {
 
 /// How often a ΔE float differs from the twin's over many pixels: four
 /// random 1024x1024 pairs (8- and 10-bit 4:2:0, every plane style), 4M
-/// pixels. The rate the docs give is below one pixel in 10^6 (none on
+/// pixels; the 8-bit ones read the Lab table, the 10-bit ones convert. The rate the docs give is below one pixel in 10^6 (none on
 /// lavapipe, none on the H100 in 8M); more than one in 10^6 means the
 /// shader's functions have lost accuracy.
 #[test]
@@ -206,6 +206,7 @@ fn ciede_agreement_rate_on_many_pixels() {
     let (mut pixels, mut differing) = (0usize, 0usize);
     for bpc in [8, 10] {
         let kernel = CiedeKernel::new(&ctx, w as u32, h as u32, bpc, ChromaFormat::Yuv420).unwrap();
+        assert_eq!(kernel.uses_lab_table(), bpc == 8);
         let reader = ChromaReader::new(ChromaFormat::Yuv420, w as u32, h as u32).unwrap();
         for _ in 0..2 {
             let (reference, distorted) = random_pair(&mut rng, ChromaFormat::Yuv420, w, h, bpc);
@@ -220,6 +221,57 @@ fn ciede_agreement_rate_on_many_pixels() {
         ctx.info().name
     );
     assert!(differing * 1_000_000 <= pixels, "{differing} of {pixels} differ");
+    assert_no_validation_messages();
+}
+
+/// 8-bit frames from the smallest that reads the Lab table up, in every
+/// chroma format, at odd sizes, strides and offsets, at every subgroup size
+/// lavapipe offers: every ΔE float the twin's (the table holds what the
+/// per-pixel conversion gives), and just below the size the kernel still
+/// converts. The kernels stay alive, so the later ones read the table the
+/// first one filled.
+#[test]
+fn ciede_lab_table_matches_twin() {
+    if !at_every_lavapipe_subgroup_size("ciede_lab_table_matches_twin") {
+        return;
+    }
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x1AB_7AB1E);
+    let (mut pixels, mut differing) = (0usize, 0usize);
+    let mut kernels = Vec::new();
+    // 1023 x 513 is just above the threshold, 1023 x 511 just below it.
+    let cases = [
+        (ChromaFormat::Yuv420, 1023, 513),
+        (ChromaFormat::Yuv422, 1025, 515),
+        (ChromaFormat::Yuv444, 1027, 517),
+        (ChromaFormat::Yuv420, 1023, 511),
+    ];
+    for (format, w, h) in cases {
+        let kernel = CiedeKernel::new(&ctx, w as u32, h as u32, 8, format).unwrap();
+        let big = (w * h) as u64 >= LAB_TABLE_MIN_PIXELS;
+        assert_eq!(kernel.uses_lab_table(), big, "{w}x{h}");
+        let reader = ChromaReader::new(format, w as u32, h as u32).unwrap();
+        let (reference, distorted) = random_pair(&mut rng, format, w, h, 8);
+        let want = delta_e_map(&reader, &views(&reference), &views(&distorted)).unwrap();
+        let got = run_kernel(&ctx, &mut submitter, &mut rng, &kernel, &reference, &distorted);
+        differing += differing_pixels(&got.map, &want, &format!("{format:?} {w}x{h}"));
+        let (ours, theirs) = (score(got.sum, w as u32, h as u32), raster_sum(&want));
+        let theirs = score(theirs, w as u32, h as u32);
+        assert!(
+            (ours - theirs).abs() <= 1e-6 || ours == theirs,
+            "{format:?} {w}x{h}: score {ours} vs twin {theirs}"
+        );
+        pixels += want.len();
+        kernels.push(kernel);
+    }
+    println!(
+        "ciede (Lab table): {differing} of {pixels} ΔE floats differ from the twin on {} \
+         (subgroup size {})",
+        ctx.info().name,
+        ctx.info().subgroup_size
+    );
+    assert!(differing <= 2, "{differing} of {pixels} ΔE values differ from the twin");
     assert_no_validation_messages();
 }
 

@@ -3,6 +3,11 @@
 // libvmaf's upsampler places it, YUV → CIELAB for both frames, the CIEDE2000
 // formula, the ΔE map (one float per pixel, row-major) and this workgroup's
 // double partial sum at partials[group]; ciede_fold.comp adds the partials.
+// Built with LAB_TABLE (8-bit frames, see gpu.rs), the Lab colours and
+// chromas come from the table ciede_lab_fill.comp filled with the same
+// `lab_colour` function,
+// indexed (U << 16) | (V << 8) | Y so that the pixels of a chroma block
+// read within 4 KiB of each other; plain, each pixel converts both sides.
 // CPU twin: metrics/src/features/ciede/mod.rs (`ChromaReader::locate`,
 // `lab`, `delta_e`); driver: metrics/src/features/ciede/gpu.rs.
 //
@@ -41,6 +46,15 @@ layout(constant_id = 0) const bool FUSED_FMA = false;
 
 #include "ciede_math.glsl"
 
+#include "ciede_lab.glsl"
+
+#ifdef LAB_TABLE
+// (L, a, b, C) of every 8-bit YUV triple, U < 128 and U >= 128:
+// ciede_lab_fill.comp.
+layout(set = 0, binding = 4, std430) readonly buffer TableLow { vec4 table_low[]; };
+layout(set = 0, binding = 5, std430) readonly buffer TableHigh { vec4 table_high[]; };
+#endif
+
 // Twin: `CiedePush` in metrics/src/features/ciede/gpu.rs; the two must
 // agree. Each side's chroma planes lie in its luma plane's buffer, with the
 // luma's depth; only their offsets and strides are their own.
@@ -61,18 +75,8 @@ layout(push_constant, std430) uniform Push {
 
 shared double s_sum[THREADS];
 
-// libvmaf's constants, as doubles (their decimal forms are the shortest
-// that round-trip, so glslang reads the same doubles the C compiler folds).
-const double TEN_OVER_255 = 0.0392156862745098lf;
-const double INV_1055 = 0.9478672985781991lf;     // 1/1.055
-const double INV_1292 = 0.07739938080495357lf;    // 1/12.92
-const double LAB_EPSILON = 0.008856451679035631lf; // 216/24389
-const double LAB_KAPPA = 903.2962962962963lf;     // 24389/27
-const double INV_116 = 0.008620689655172414lf;
-const double INV_XN = 1.0521110608435826lf;       // 1/0.95047
-const double INV_ZN = 0.9184170164304805lf;       // 1/1.08883
-const double INV_219 = 0.0045662100456621lf;
-const double INV_224 = 0.004464285714285714lf;
+// libvmaf's constants of the formula, as doubles (shortest round-trip
+// decimal forms, as in ciede_lab.glsl).
 const double PI_6 = 0.5235987755982988lf;
 const double PI_30 = 0.10471975511965977lf;
 const double PI7_20 = 1.0995574287564276lf;       // 7π/20 as (7·π)/20
@@ -82,67 +86,14 @@ const double ONE_25TH = 0.04lf;
 const double TWO_PI = 6.283185307179586lf;
 const double POW25_7 = 6103515625.0lf;            // pow(25, 7)
 const float POW25_7_F = 6103515648.0;             // powf(25, 7)
+// The largest float below π: libvmaf compares float hue differences, made
+// double, with the double π; no float lies between this one and that
+// double, so the comparison may stay in float (no conversion).
+const float PI_FLOOR_F = 3.1415925025939941;
 
 // A float division as libvmaf's float '/' rounds it.
 float fdiv(float a, float b) {
     return float(double(a) / double(b));
-}
-
-// A float's square in double, exact.
-double sq(float x) {
-    precise double s = double(x) * double(x);
-    return s;
-}
-
-// twin: linearise
-double linearise(double c) {
-    if (c > TEN_OVER_255) {
-        precise double t = (c + 0.055lf) * INV_1055;
-        return pow_2_4(t);
-    }
-    precise double l = c * INV_1292;
-    return l;
-}
-
-// twin: lab_f
-float lab_f(double t) {
-    if (t > LAB_EPSILON) {
-        return float(pow_third(t));
-    }
-    precise double l = (LAB_KAPPA * t + 16.0lf) * INV_116;
-    return float(l);
-}
-
-// twin: lab. 1/(219·2^k) is 1/219 scaled by 2^-k, exactly.
-vec3 lab(uint ys, uint us, uint vs, uint bpc) {
-    int shift = int(bpc) - 8;
-    double scale = ldexp(1.0lf, shift);
-    double inv_y = ldexp(INV_219, -shift);
-    double inv_c = ldexp(INV_224, -shift);
-    precise double y = (double(ys) - 16.0lf * scale) * inv_y;
-    precise double u = (double(us) - 128.0lf * scale) * inv_c;
-    precise double v = (double(vs) - 128.0lf * scale) * inv_c;
-    precise double r_in = y + 1.28033lf * v;
-    precise double g_in = y - 0.21482lf * u - 0.38059lf * v;
-    precise double b_in = y + 2.12798lf * u;
-    double r = linearise(r_in);
-    double g = linearise(g_in);
-    double b = linearise(b_in);
-    precise double cx = r * 0.4124564390896921lf + g * 0.357576077643909lf
-                      + b * 0.18043748326639894lf;
-    precise double cy = r * 0.21267285140562248lf + g * 0.715152155287818lf
-                      + b * 0.07217499330655958lf;
-    precise double cz = r * 0.019333895582329317lf + g * 0.119192025881303lf
-                      + b * 0.9503040785363677lf;
-    precise double xn = cx * INV_XN;
-    precise double zn = cz * INV_ZN;
-    double fx = double(lab_f(xn));
-    double fy = double(lab_f(cy));
-    double fz = double(lab_f(zn));
-    precise double l = 116.0lf * fy - 16.0lf;
-    precise double a = 500.0lf * (fx - fy);
-    precise double bb = 200.0lf * (fy - fz);
-    return vec3(float(l), float(a), float(bb));
 }
 
 // twin: hue_angle
@@ -164,7 +115,7 @@ float delta_hue(float c1, float c2, float h1, float h2) {
         return 0.0;
     }
     precise float d = h2 - h1;
-    if (double(abs(h1 - h2)) <= PI_HI) {
+    if (abs(h1 - h2) <= PI_FLOOR_F) {
         return d;
     }
     precise double w = h2 <= h1 ? double(d) + TWO_PI : double(d) - TWO_PI;
@@ -175,7 +126,7 @@ float delta_hue(float c1, float c2, float h1, float h2) {
 float mean_hue(float h1, float h2) {
     precise float s = h1 + h2;
     precise float d = h1 - h2;
-    precise double m = abs(double(d)) > PI_HI ? (double(s) + TWO_PI) * 0.5lf : double(s) * 0.5lf;
+    precise double m = abs(d) > PI_FLOOR_F ? (double(s) + TWO_PI) * 0.5lf : double(s) * 0.5lf;
     return float(m);
 }
 
@@ -209,14 +160,12 @@ float rotation(float c_bar_prime, float h_bar) {
     return float(rt);
 }
 
-// twin: delta_e
-float delta_e(vec3 c1, vec3 c2) {
+// twin: delta_e. Each colour is (L, a, b, C): lab_colour.
+float delta_e(vec4 c1, vec4 c2) {
     precise float delta_l = c2.x - c1.x;
     precise float l_bar = (c1.x + c2.x) * 0.5;
-    precise double chroma1_d = sqrt(sq(c1.y) + sq(c1.z));
-    precise double chroma2_d = sqrt(sq(c2.y) + sq(c2.z));
-    float chroma1 = float(chroma1_d);
-    float chroma2 = float(chroma2_d);
+    float chroma1 = c1.w;
+    float chroma2 = c2.w;
     precise float c_bar = (chroma1 + chroma2) * 0.5;
     double c_bar7 = pow7(c_bar);
     precise double g = 1.0lf - sqrt(c_bar7 / (c_bar7 + POW25_7));
@@ -282,6 +231,16 @@ PlaneDesc chroma_desc(PlaneDesc luma, uint offset, uint stride) {
                      0u, 0u);
 }
 
+// The CIELAB colour and chroma of one side's samples.
+vec4 pixel_colour(uint ys, uint us, uint vs) {
+#ifdef LAB_TABLE
+    uint i = ((us & 127u) << 16) | (vs << 8) | ys;
+    return us < 128u ? table_low[i] : table_high[i];
+#else
+    return lab_colour(ys, us, vs, ref_luma.bpc);
+#endif
+}
+
 float pixel_delta_e(uint x, uint y) {
     uint cx;
     uint cy;
@@ -304,8 +263,7 @@ float pixel_delta_e(uint x, uint y) {
     if (ry == dy && ru == du && rv == dv) {
         return 0.0;
     }
-    uint bpc = ref_luma.bpc;
-    return delta_e(lab(ry, ru, rv, bpc), lab(dy, du, dv, bpc));
+    return delta_e(pixel_colour(ry, ru, rv), pixel_colour(dy, du, dv));
 }
 
 void main() {

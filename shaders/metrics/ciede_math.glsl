@@ -57,10 +57,28 @@ const double ATAN_LO[17] = double[](
     6.943223671560008e-18lf, -2.1478388444456983e-17lf, -2.4256934659182068e-17lf,
     3.061616997868383e-17lf);
 
+// x rounded to the nearest integer, ties to even (roundEven), for |x| <
+// 2^51, and that integer as an int in `k`: adding 1.5·2^52 rounds x to an
+// integer (the sum's ulp is 1) and leaves it in the sum's low word, and
+// subtracting 1.5·2^52 again is exact. Two double additions instead of a
+// rounding and a conversion to int, which NVIDIA runs on its conversion
+// unit, a quarter as fast and shared with every float-double conversion.
+const double ROUND_MAGIC = 6755399441055744.0lf;
+
+double round_int(double x, out int k) {
+    precise double t = x + ROUND_MAGIC;
+    k = int(unpackDouble2x32(t).x);
+    precise double r = t - ROUND_MAGIC;
+    return r;
+}
+
 // exp(x): x = k·ln2 + r, |r| ≤ ln2/2, exp(r) from its Taylor series to
 // r^13 (truncation below 2^-57), evaluated by Horner's rule.
 double exp_d(double x) {
-    precise double k = roundEven(x * INV_LN2);
+    // A product of its own, so that it is not fused into round_int's sum.
+    precise double y = x * INV_LN2;
+    int ki;
+    precise double k = round_int(y, ki);
     precise double r = fma(-k, LN2_LO, fma(-k, LN2_HI, x));
     precise double p = 1.6059043836821613e-10lf;
     p = fma(p, r, 2.08767569878681e-09lf);
@@ -77,7 +95,7 @@ double exp_d(double x) {
     // exp(r) − 1, then 1 added last so that only one rounding is large.
     precise double em1 = fma(r * r, p, r);
     precise double e = 1.0lf + em1;
-    return ldexp(e, int(k));
+    return ldexp(e, ki);
 }
 
 // pow(t, 2.4) for t in [2^-7, 4]. t^(12/5) = t²·s with s = t^(2/5): z ≈
@@ -144,8 +162,8 @@ double pow7(float xf) {
 
 // x = k·π/2 + r with |r| ≤ π/4 (plus rounding); k returned in `k`.
 double reduce_pio2(double x, out int k) {
-    precise double kd = roundEven(x * TWO_OVER_PI);
-    k = int(kd);
+    precise double y = x * TWO_OVER_PI;
+    precise double kd = round_int(y, k);
     precise double r = fma(-kd, PIO2_3, fma(-kd, PIO2_2, fma(-kd, PIO2_1, x)));
     return r;
 }
@@ -215,7 +233,10 @@ double atan2_d(double y, double x) {
     bool swap = ay > ax;
     double n = swap ? ax : ay;
     double d = swap ? ay : ax;
-    int j = int(roundEven(float(n) / float(d) * 16.0));
+    // j = roundEven(16·t) as round_int finds it, in float: 1.5·2^23 added
+    // (the sum's ulp is 1) leaves j in the low bits of the sum.
+    precise float j_sum = float(n) / float(d) * 16.0 + 12582912.0;
+    int j = int(floatBitsToUint(j_sum) - floatBitsToUint(12582912.0));
     precise double c = double(j) * 0.0625lf;
     precise double u = fma(-c, d, n) / fma(c, n, d);
     precise double z = u * u;

@@ -15,9 +15,18 @@
 //! kernel (`fma_fuses`) and given to the shader as a specialization
 //! constant: exact products then take one `fma` instead of Dekker's split.
 //!
+//! 8-bit frames of [`LAB_TABLE_MIN_PIXELS`] or more read their colours from
+//! a table of all 2^24 YUV triples' CIELAB and chroma (ciede_lab_fill.comp,
+//! 256 MiB, filled by the first such kernel on a device and shared by those
+//! made while it lives: `LabTable::shared`) instead of converting both
+//! sides of every pixel: the conversion is about half of a pixel's
+//! arithmetic, and the table holds what the same GLSL function gives, so
+//! the values do not change. Deeper samples would need 2^30 entries or
+//! more; they convert.
+//!
 //! The ΔE map stays on the device for display: [`CiedeKernel::delta_e_map`].
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::{
@@ -35,6 +44,14 @@ const THREADS: u32 = 256;
 const GROUP_PIXELS: u32 = THREADS * 4;
 /// Workgroups a dispatch may count on along x (Vulkan's minimum limit).
 const MAX_GROUPS: u32 = 65535;
+/// The smallest 8-bit frame that reads its colours from the Lab table.
+/// Filling the table converts 2^24 colours, as many as 16 frame pairs of
+/// this size do: any clip worth the 256 MiB has more frames, and smaller
+/// frames (and the tests' odd little ones) keep converting.
+pub const LAB_TABLE_MIN_PIXELS: u64 = 1 << 19;
+/// Bytes of each half of the Lab table (U < 128, U >= 128): a vec4 per
+/// 8-bit YUV triple, 128 MiB, the largest binding every device allows.
+const LAB_HALF_BYTES: u64 = (1 << 23) * 16;
 
 /// Twin of ciede.comp's push constants; the two must agree.
 #[repr(C)]
@@ -64,9 +81,9 @@ struct FoldPush {
 
 #[cfg(test)]
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
-    use vqscope_shaders::{METRICS_CIEDE, METRICS_CIEDE_FOLD, twin};
+    use vqscope_shaders::{METRICS_CIEDE, METRICS_CIEDE_FOLD, METRICS_CIEDE_LAB_TABLE, twin};
     vec![
-        twin!(CiedePush as "Push" in [METRICS_CIEDE] {
+        twin!(CiedePush as "Push" in [METRICS_CIEDE, METRICS_CIEDE_LAB_TABLE] {
             ref_luma, dis_luma, ref_cb, ref_cr, dis_cb, dis_cr, ref_cb_stride,
             ref_cr_stride, dis_cb_stride, dis_cr_stride, chroma_kind, chroma_span,
         }),
@@ -85,6 +102,8 @@ pub struct CiedeKernel {
     fold: ComputePipeline,
     map: Buffer,
     partials: Buffer,
+    /// The Lab table that `pipeline` reads (its LAB_TABLE variant), if any.
+    lab_table: Option<Arc<LabTable>>,
 }
 
 impl CiedeKernel {
@@ -115,14 +134,26 @@ impl CiedeKernel {
         let groups = groups as u32;
         let map = Buffer::storage(ctx, "ciede delta-E map", pixels * 4)?;
         let partials = Buffer::storage(ctx, "ciede partials", u64::from(groups) * 8)?;
-        let fused = u32::from(fma_fuses(ctx, &mut Submitter::new(ctx, 1)?)?);
+        let mut submitter = Submitter::new(ctx, 1)?;
+        let fused = u32::from(fma_fuses(ctx, &mut submitter)?);
+        let lab_table = if bpc == 8 && pixels >= LAB_TABLE_MIN_PIXELS {
+            match LabTable::shared(ctx, &mut submitter, fused) {
+                Ok(table) => Some(table),
+                // The table only saves time: a device without 256 MiB to
+                // spare converts per pixel.
+                Err(e) if e.is_out_of_device_memory() => None,
+                Err(e) => return Err(e.into()),
+            }
+        } else {
+            None
+        };
+        let (name, shader) = match lab_table {
+            Some(_) => ("metrics/ciede (Lab table)", vqscope_shaders::METRICS_CIEDE_LAB_TABLE),
+            None => ("metrics/ciede", vqscope_shaders::METRICS_CIEDE),
+        };
         let pipeline = ComputePipeline::new(
             ctx,
-            &PipelineDesc {
-                name: "metrics/ciede",
-                specialization: &[(0, fused)],
-                ..PipelineDesc::new(vqscope_shaders::METRICS_CIEDE)
-            },
+            &PipelineDesc { name, specialization: &[(0, fused)], ..PipelineDesc::new(shader) },
         )?;
         let fold = ComputePipeline::new(
             ctx,
@@ -131,7 +162,12 @@ impl CiedeKernel {
                 ..PipelineDesc::new(vqscope_shaders::METRICS_CIEDE_FOLD)
             },
         )?;
-        Ok(Self { width, height, bpc, reader, groups, pipeline, fold, map, partials })
+        Ok(Self { width, height, bpc, reader, groups, pipeline, fold, map, partials, lab_table })
+    }
+
+    /// Whether this kernel reads its colours from the Lab table.
+    pub fn uses_lab_table(&self) -> bool {
+        self.lab_table.is_some()
     }
 
     /// The ΔE₀₀ of every pixel of the last frame pair recorded, one f32 per
@@ -208,17 +244,14 @@ impl CiedeKernel {
         };
         // Earlier frames may still read the map and the partials.
         rec.barrier();
-        rec.dispatch(
-            &self.pipeline,
-            &[
-                Binding::Buffer(reference[0].buffer),
-                Binding::Buffer(distorted[0].buffer),
-                Binding::Buffer(&self.map),
-                Binding::Buffer(&self.partials),
-            ],
-            bytemuck::bytes_of(&push),
-            [self.groups, 1, 1],
-        )?;
+        let mut bindings = vec![
+            Binding::Buffer(reference[0].buffer),
+            Binding::Buffer(distorted[0].buffer),
+            Binding::Buffer(&self.map),
+            Binding::Buffer(&self.partials),
+        ];
+        bindings.extend(self.lab_table.iter().flat_map(|t| &t.halves).map(Binding::Buffer));
+        rec.dispatch(&self.pipeline, &bindings, bytemuck::bytes_of(&push), [self.groups, 1, 1])?;
         rec.barrier();
         let fold = FoldPush { groups: self.groups, out_word: offset_words };
         rec.dispatch(
@@ -232,5 +265,64 @@ impl CiedeKernel {
     /// The frame's ΔE sum from the kernel's result word.
     pub fn decode(words: &[i64]) -> f64 {
         f64::from_bits(words[0] as u64)
+    }
+}
+
+/// The CIELAB colour of every 8-bit YUV triple (ciede_lab_fill.comp), in
+/// two halves by U.
+struct LabTable {
+    halves: [Buffer; 2],
+}
+
+impl LabTable {
+    /// The device's table, filled with the FUSED_FMA value `fused` the ciede
+    /// pipeline gets: one per device while any kernel holds it, as a ladder
+    /// builds a kernel per rendition and each would otherwise fill 256 MiB
+    /// of its own. A table keeps its device alive (its buffers hold the
+    /// context), so the context's address names it while it lives.
+    fn shared(
+        ctx: &Arc<GpuContext>,
+        submitter: &mut Submitter,
+        fused: u32,
+    ) -> vqscope_gpu::Result<Arc<Self>> {
+        static TABLES: Mutex<Vec<(usize, Weak<LabTable>)>> = Mutex::new(Vec::new());
+        let mut tables = TABLES.lock().unwrap_or_else(PoisonError::into_inner);
+        tables.retain(|(_, table)| table.strong_count() > 0);
+        let device = Arc::as_ptr(ctx) as usize;
+        let held = tables.iter().find(|(key, _)| *key == device).and_then(|(_, t)| t.upgrade());
+        if let Some(table) = held {
+            return Ok(table);
+        }
+        let table = Arc::new(Self::fill(ctx, submitter, fused)?);
+        tables.push((device, Arc::downgrade(&table)));
+        Ok(table)
+    }
+
+    fn fill(
+        ctx: &Arc<GpuContext>,
+        submitter: &mut Submitter,
+        fused: u32,
+    ) -> vqscope_gpu::Result<Self> {
+        let halves = [
+            Buffer::storage(ctx, "ciede Lab table, U < 128", LAB_HALF_BYTES)?,
+            Buffer::storage(ctx, "ciede Lab table, U >= 128", LAB_HALF_BYTES)?,
+        ];
+        let pipeline = ComputePipeline::new(
+            ctx,
+            &PipelineDesc {
+                name: "metrics/ciede_lab_fill",
+                specialization: &[(0, fused)],
+                ..PipelineDesc::new(vqscope_shaders::METRICS_CIEDE_LAB_FILL)
+            },
+        )?;
+        // One workgroup per chroma pair (V, U), one invocation per luma; the
+        // barrier orders the writes before the first frame's reads.
+        submitter.run(|rec| {
+            let bindings = halves.each_ref().map(Binding::Buffer);
+            rec.dispatch(&pipeline, &bindings, &[], [256, 256, 1])?;
+            rec.barrier();
+            Ok(())
+        })?;
+        Ok(Self { halves })
     }
 }
