@@ -3,7 +3,9 @@
 //! gives; features that read only the reference run once for all lanes
 //! when the lanes see the same frames, and a lane that then ends apart
 //! from the others is refused rather than given values a run of its own
-//! would not have.
+//! would not have. The reference-only terms of the features that read both
+//! frames (VIF's decimated reference) are made once for the lanes that ask
+//! for the feature alike, whatever frames they see, and change no value.
 
 use vqscope_gpu::testing::{Rng, assert_no_validation_messages, test_context};
 use vqscope_metrics::MetricsError;
@@ -42,8 +44,12 @@ fn distorted(rng: &mut Rng, frame: &Frame, by: u32) -> Frame {
 }
 
 fn features() -> FeatureSet {
+    set_of(&["vif", "adm", "motion", "float_motion"])
+}
+
+fn set_of(specs: &[&str]) -> FeatureSet {
     let mut set = FeatureSet::new();
-    for spec in ["vif", "adm", "motion", "float_motion"] {
+    for spec in specs {
         set.add_spec(spec).unwrap();
     }
     set
@@ -61,8 +67,14 @@ fn clips() -> (Vec<Frame>, Vec<Vec<Frame>>) {
 
 /// Every row of `frames` pairs scored by a pipeline of its own.
 fn alone(reference: &[Frame], distorted: &[Frame]) -> Vec<FrameScores> {
+    alone_with(&features(), reference, distorted)
+}
+
+/// [`alone`] with the features of `set`.
+fn alone_with(set: &FeatureSet, reference: &[Frame], distorted: &[Frame]) -> Vec<FrameScores> {
     let ctx = test_context();
-    let mut pipeline = ScorePipeline::new(&ctx, geometry(), &features()).unwrap();
+    let mut pipeline = ScorePipeline::new(&ctx, geometry(), set).unwrap();
+    assert_eq!(pipeline.terms_count(), 0, "a pipeline of one lane shares nothing");
     let mut rows = Vec::new();
     for (i, d) in distorted.iter().enumerate() {
         let pair =
@@ -73,18 +85,45 @@ fn alone(reference: &[Frame], distorted: &[Frame]) -> Vec<FrameScores> {
     rows
 }
 
-/// Per lane, the rows of a pipeline of `LANES` lanes; lane `k` is given
-/// its first `lengths[k]` frames.
+/// How a test builds its pipeline of lanes.
+#[derive(Clone, Copy)]
+enum Build {
+    Shared { same_frames: bool },
+    Unshared,
+}
+
+/// Per lane, the rows of a pipeline of `LANES` lanes of `features()`; lane
+/// `k` is given its first `lengths[k]` frames. Also the instance and terms
+/// counts.
 fn together(
     reference: &[Frame],
     lanes: &[Vec<Frame>],
     lengths: [usize; LANES],
     same_frames: bool,
 ) -> (usize, Vec<Result<Vec<FrameScores>, MetricsError>>) {
-    let ctx = test_context();
     let set = features();
-    let mut pipeline =
-        ScorePipeline::with_lanes(&ctx, geometry(), &[&set; LANES], same_frames).unwrap();
+    let (instances, terms, rows) =
+        together_with(&[&set; LANES], reference, lanes, lengths, Build::Shared { same_frames });
+    assert_eq!(terms, 1, "vif's decimated reference, shared by every lane");
+    (instances, rows)
+}
+
+/// [`together`] with lane `k` asking for `sets[k]`, built as `build` says.
+fn together_with(
+    sets: &[&FeatureSet; LANES],
+    reference: &[Frame],
+    lanes: &[Vec<Frame>],
+    lengths: [usize; LANES],
+    build: Build,
+) -> (usize, usize, Vec<Result<Vec<FrameScores>, MetricsError>>) {
+    let ctx = test_context();
+    let mut pipeline = match build {
+        Build::Shared { same_frames } => {
+            ScorePipeline::with_lanes(&ctx, geometry(), sets, same_frames)
+        }
+        Build::Unshared => ScorePipeline::with_lanes_unshared(&ctx, geometry(), sets),
+    }
+    .unwrap();
     let mut rows: Vec<Vec<FrameScores>> = vec![Vec::new(); LANES];
     for (i, r) in reference.iter().enumerate() {
         let group = FrameGroup {
@@ -107,7 +146,7 @@ fn together(
             None => Ok(rows),
         })
         .collect();
-    (pipeline.instance_count(), results)
+    (pipeline.instance_count(), pipeline.terms_count(), results)
 }
 
 #[test]
@@ -140,5 +179,46 @@ fn a_lane_that_ends_early_is_refused_when_shared_and_right_when_not() {
         assert_eq!(rows.len(), lengths[k]);
         assert_eq!(rows, alone(&reference[..lengths[k]], &lanes[k][..lengths[k]]), "lane {k}");
     }
+    assert_no_validation_messages();
+}
+
+/// Lanes whose requests differ share only with lanes that ask alike: lanes
+/// 0 and 1 ask for VIF the same way and share its decimated reference,
+/// lane 2 asks with another gain limit and decimates its own, lane 1 asks
+/// for no ADM. Nothing shared changes a value, and a pipeline that shares
+/// nothing gives the same values.
+#[test]
+fn lanes_share_terms_only_when_asked_alike_and_values_never_change() {
+    let (reference, lanes) = clips();
+    let sets = [
+        set_of(&["vif", "adm", "motion"]),
+        set_of(&["vif", "motion"]),
+        set_of(&["vif=vif_enhn_gain_limit=1.0", "adm", "motion"]),
+    ];
+    let sets_ref = [&sets[0], &sets[1], &sets[2]];
+    for build in [Build::Shared { same_frames: true }, Build::Unshared] {
+        let (instances, terms, results) =
+            together_with(&sets_ref, &reference, &lanes, [6; LANES], build);
+        match build {
+            // vif ×3, adm ×2, motion once.
+            Build::Shared { .. } => assert_eq!((instances, terms), (6, 1)),
+            Build::Unshared => assert_eq!((instances, terms), (8, 0)),
+        }
+        for (k, rows) in results.into_iter().enumerate() {
+            let rows = rows.unwrap();
+            assert_eq!(rows.len(), FRAMES as usize);
+            assert_eq!(rows, alone_with(&sets[k], &reference, &lanes[k]), "lane {k}");
+        }
+    }
+    // Alone among the lanes in asking for VIF: nothing to share.
+    let none = set_of(&["motion"]);
+    let (_, terms, _) = together_with(
+        &[&features(), &none, &none],
+        &reference[..1],
+        &lanes,
+        [1; LANES],
+        Build::Shared { same_frames: true },
+    );
+    assert_eq!(terms, 0);
     assert_no_validation_messages();
 }
