@@ -5,7 +5,10 @@
 //! file (plus decoding), and the bytes read back per frame. Under each
 //! feature of several dispatches (VIF per scale and decimation, ADM per
 //! level, the SSIMs per step), each dispatch alone, from GPU timestamps.
-//! The rows come from the feature registry.
+//! With `--lanes N`, under each row, the GPU time of a ladder of N
+//! renditions of the row's features against one reference, the lanes
+//! sharing the reference's work (as `score -r REF -d A -d B …` does) and
+//! not. The rows come from the feature registry.
 
 use std::io::Write;
 use std::sync::Arc;
@@ -15,11 +18,11 @@ use anyhow::{Context, Result};
 use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_metrics::frontend::{self, SelectionArgs};
 use vqscope_metrics::model::{DEFAULT_MODEL, Model};
-use vqscope_metrics::pipeline::ScorePipeline;
+use vqscope_metrics::pipeline::{FeatureSet, ScorePipeline};
 use vqscope_metrics::vmaf::{Scorer, Selection};
 use vqscope_video::{
-    ChromaFormat, ColorInfo, Decoder, Frame, FramePair, Geometry, Pair, PairOptions, PixelFormat,
-    open_input,
+    ChromaFormat, ColorInfo, Decoder, Frame, FrameGroup, FramePair, Geometry, Pair, PairOptions,
+    PixelFormat, open_input,
 };
 
 use crate::output::outln;
@@ -91,6 +94,7 @@ fn selections(only: &[String]) -> Result<Vec<(String, Selection)>> {
 pub fn run(
     sizes: &[(u32, u32)],
     only: &[String],
+    lanes: usize,
     frames: u64,
     keep: Option<&std::path::Path>,
 ) -> Result<()> {
@@ -178,6 +182,17 @@ pub fn run(
                 pipeline.readback_bytes(),
                 detail.join(", ")
             )?;
+            if lanes > 1 {
+                let (shared, unshared) = ladder_ms(&ctx, geometry, selection, &distinct, lanes)?;
+                outln!(
+                    "{:<10} {:<18} ladder of {lanes}, GPU ms per frame: {shared:.3} shared, \
+                     {unshared:.3} not shared ({:.3} and {:.3} per rendition)",
+                    "",
+                    "",
+                    shared / lanes as f64,
+                    unshared / lanes as f64
+                )?;
+            }
             // A single feature of several dispatches: each one alone.
             if name != DEFAULT_MODEL {
                 for phases in dispatch_ms(&ctx, geometry, selection, &distinct)? {
@@ -229,6 +244,47 @@ fn resident_ms(
         total += median(runs);
     }
     Ok(total / pairs.len() as f64)
+}
+
+/// The resident GPU ms per frame of a ladder of `lanes` renditions of
+/// `selection`'s features against each pair's reference, as
+/// [`resident_ms`] times a pair: `(shared, not shared)`, the first from a
+/// pipeline sharing what reads only the reference
+/// ([`ScorePipeline::with_lanes`]), the second from one that shares
+/// nothing ([`ScorePipeline::with_lanes_unshared`]). Rendition `k` is the
+/// pair's distorted frame brightened by `k`, so the lanes differ.
+fn ladder_ms(
+    ctx: &Arc<GpuContext>,
+    geometry: Geometry,
+    selection: &Selection,
+    pairs: &[FramePair],
+    lanes: usize,
+) -> Result<(f64, f64)> {
+    let sets: Vec<&FeatureSet> = vec![selection.features(); lanes];
+    let mut shared = ScorePipeline::with_lanes(ctx, geometry, &sets, true)?;
+    let mut unshared = ScorePipeline::with_lanes_unshared(ctx, geometry, &sets)?;
+    let mut totals = (0.0, 0.0);
+    for pair in pairs {
+        let distorted = (0..lanes)
+            .map(|k| {
+                let data = pair.distorted.data.iter().map(|&s| s.saturating_add(k as u8)).collect();
+                Some(Frame { data, ..pair.distorted.clone() })
+            })
+            .collect();
+        let group = FrameGroup { index: 0, reference: pair.reference.clone(), distorted };
+        for (pipeline, total) in [(&mut shared, &mut totals.0), (&mut unshared, &mut totals.1)] {
+            let warm = Instant::now();
+            while warm.elapsed().as_secs_f64() < 0.2 {
+                pipeline.time_resident_group(&group, 32)?;
+            }
+            let runs = (0..5)
+                .map(|_| pipeline.time_resident_group(&group, 32))
+                .collect::<Result<Vec<_>, _>>()?;
+            *total += median(runs);
+        }
+    }
+    let n = pairs.len() as f64;
+    Ok((totals.0 / n, totals.1 / n))
 }
 
 /// One instance's dispatches: each one's name and its median ms on each

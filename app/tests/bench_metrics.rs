@@ -100,3 +100,33 @@ fn bench_metrics_times_only_the_rows_asked_for() {
     assert!(wrong.stdout.is_empty(), "refused only after starting: {:?}", wrong.stdout);
     assert!(stderr.contains("no_such_feature"), "{stderr}");
 }
+
+/// `--lanes 3` adds a ladder line under each row: GPU ms with the lanes
+/// sharing the reference's work and without, and those per rendition.
+#[test]
+fn bench_metrics_times_a_ladder_shared_and_not() {
+    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        .args(["bench", "metrics", "--metric-sizes", "176x144", "--frames", "6"])
+        .args(["--metric-features", "vif,vmaf_v0.6.1", "--lanes", "3"])
+        .env("VQSCOPE_VALIDATION", "1")
+        .output()
+        .expect("run vqscope");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let ladders: Vec<&str> = stdout.lines().filter(|l| l.contains("ladder of 3")).collect();
+    assert_eq!(ladders.len(), 2, "{stdout}");
+    for line in ladders {
+        let figures: Vec<f64> = line
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        // 3, then shared, not shared, and the two per rendition.
+        let [lanes, shared, unshared, per_shared, per_unshared] = figures[..] else {
+            panic!("{line}")
+        };
+        assert_eq!(lanes, 3.0);
+        assert!(shared > 0.0 && unshared > 0.0, "{line}");
+        assert!((per_shared - shared / 3.0).abs() < 0.0015, "{line}");
+        assert!((per_unshared - unshared / 3.0).abs() < 0.0015, "{line}");
+    }
+}
