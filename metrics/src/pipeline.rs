@@ -474,7 +474,8 @@ type Run<'a> = (&'a Instance, usize, Option<usize>);
 /// ([`Recorder::interleave`]): the reference-only `terms`, then each of
 /// `runs` (skipped if its lane has no distorted frame in `up`), leaving the
 /// instances' words in `results`. The terms' steps come first and line up
-/// with the readers' (see [`ReferenceTerms::record`]).
+/// with the readers' (see [`ReferenceTerms::record`]); the caller records
+/// a barrier before (the upload's), after the previous frame's kernels.
 fn record_frame(
     rec: &mut Recorder<'_>,
     uploader: &FrameUploader,
@@ -827,6 +828,11 @@ impl ScorePipeline {
             rec.reset_timestamps(resident_stamps);
             rec.timestamp(resident_stamps, 0);
             for _ in 0..repeats.max(1) {
+                // As after a frame's upload: the terms' first step may
+                // overwrite what the last frame's instances read.
+                if !terms.is_empty() {
+                    rec.barrier();
+                }
                 record_frame(rec, uploader, &up, &terms, &runs, &results[up.slot])?;
             }
             rec.timestamp(resident_stamps, 1);

@@ -160,8 +160,9 @@ pub trait ReferenceTerms: Send + Sync {
     /// The pipeline records them interleaved with the instances that read
     /// them (`Recorder::interleave`), so the order is by steps: what the
     /// terms write before their `j`-th barrier, those instances read only
-    /// after their own `j`-th barrier; and the terms start with a barrier,
-    /// since the previous frame's instances may still read the buffers.
+    /// after their own `j`-th barrier. The pipeline records a barrier
+    /// before every frame's kernels, so step 0 may overwrite what the
+    /// previous frame's instances read.
     fn record(
         &self,
         rec: &mut Recorder<'_>,
