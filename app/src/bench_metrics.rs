@@ -267,8 +267,9 @@ fn ladder_ms(
     for pair in pairs {
         let distorted = (0..lanes)
             .map(|k| {
-                let data = pair.distorted.data.iter().map(|&s| s.saturating_add(k as u8)).collect();
-                Some(Frame { data, ..pair.distorted.clone() })
+                let mut frame = pair.distorted.clone();
+                frame.data.iter_mut().for_each(|s| *s = s.saturating_add(k as u8));
+                Some(frame)
             })
             .collect();
         let group = FrameGroup { index: 0, reference: pair.reference.clone(), distorted };

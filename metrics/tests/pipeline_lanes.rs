@@ -38,17 +38,21 @@ fn samples(frame: &Frame) -> Vec<u32> {
     }
 }
 
+/// A copy of `frame` holding `samples`.
 fn with_samples(frame: &Frame, samples: impl Iterator<Item = u32>) -> Frame {
-    let data = match frame.geometry.format.bit_depth {
-        8 => samples.map(|s| s as u8).collect(),
-        _ => samples.flat_map(|s| (s as u16).to_le_bytes()).collect(),
-    };
-    Frame { data, ..frame.clone() }
+    let mut copy = frame.clone();
+    let width = frame.geometry.format.bytes_per_sample();
+    for (bytes, s) in copy.data.chunks_exact_mut(width).zip(samples) {
+        bytes.copy_from_slice(&(s as u16).to_le_bytes()[..width]);
+    }
+    copy
 }
 
 fn random_frame(rng: &mut Rng, g: Geometry, index: u64) -> Frame {
     let bytes: usize = (0..3).map(|p| g.plane_bytes(p)).sum();
-    let blank = Frame { geometry: g, color: ColorInfo::default(), index, data: vec![0; bytes] };
+    let mut blank =
+        Frame { geometry: g, color: ColorInfo::default(), index, data: Default::default() };
+    blank.data.extend_from_slice(&vec![0; bytes]);
     let max = 1u64 << g.format.bit_depth;
     let count = samples(&blank).len();
     with_samples(&blank, (0..count).map(|_| rng.below(max) as u32))
