@@ -471,11 +471,15 @@ fn fill_users(lanes: &mut [Lane], inst: &Instance, values: &[features::FrameValu
 type Run<'a> = (&'a Instance, usize, Option<usize>);
 
 /// Records a frame's kernels on the group `up`, interleaved step by step
-/// ([`Recorder::interleave`]): the reference-only `terms`, then each of
-/// `runs` (skipped if its lane has no distorted frame in `up`), leaving the
-/// instances' words in `results`. The terms' steps come first and line up
-/// with the readers' (see [`ReferenceTerms::record`]); the caller records
-/// a barrier before (the upload's), after the previous frame's kernels.
+/// ([`Recorder::interleave`]): each of `runs` (skipped if its lane has no
+/// distorted frame in `up`), leaving the instances' words in `results`,
+/// and the reference-only `terms`, whose steps line up ahead of their
+/// readers' (see [`ReferenceTerms::record`]); the caller records a barrier
+/// before (the upload's), after the previous frame's kernels. Within a step
+/// the terms go last: nothing orders commands between two barriers on a
+/// GPU, but a driver that runs them in order (lavapipe) then gives a reader
+/// recorded a step too early the previous frame's terms, so the tests see
+/// the mistake.
 fn record_frame(
     rec: &mut Recorder<'_>,
     uploader: &FrameUploader,
@@ -489,9 +493,6 @@ fn record_frame(
     let reference: Vec<DevicePlane<'_>> =
         (0..r.plane_count).map(|i| uploaded_plane(buffer, r, i)).collect();
     let mut parts = Vec::with_capacity(terms.len() + runs.len());
-    for t in terms {
-        parts.push(rec.deferred(|rec| t.part.record(rec, &reference))?);
-    }
     for &(inst, k, earlier) in runs {
         if let Some(d) = up.distorted[k].as_ref() {
             let planes = frame_planes(uploader, up.slot, r, d, earlier);
@@ -501,6 +502,9 @@ fn record_frame(
                 })?,
             );
         }
+    }
+    for t in terms {
+        parts.push(rec.deferred(|rec| t.part.record(rec, &reference))?);
     }
     rec.interleave(parts);
     Ok(())
