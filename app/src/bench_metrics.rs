@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_metrics::frontend::{self, SelectionArgs};
 use vqscope_metrics::model::{DEFAULT_MODEL, Model};
-use vqscope_metrics::pipeline::{FeatureSet, ScorePipeline};
+use vqscope_metrics::pipeline::{FeatureSet, ScorePipeline, Sharing};
 use vqscope_metrics::vmaf::{Scorer, Selection};
 use vqscope_video::{
     ChromaFormat, ColorInfo, Decoder, Frame, FrameGroup, FramePair, Geometry, Pair, PairOptions,
@@ -183,14 +183,20 @@ pub fn run(
                 detail.join(", ")
             )?;
             if lanes > 1 {
-                let (shared, unshared) = ladder_ms(&ctx, geometry, selection, &distinct, lanes)?;
+                let ms = ladder_ms(&ctx, geometry, selection, &distinct, lanes)?;
+                let per = ms.map(|t| t / lanes as f64);
                 outln!(
-                    "{:<10} {:<18} ladder of {lanes}, GPU ms per frame: {shared:.3} shared, \
-                     {unshared:.3} not shared ({:.3} and {:.3} per rendition)",
+                    "{:<10} {:<18} ladder of {lanes}, GPU ms per frame: {:.3} shared, {:.3} \
+                     without the reference terms, {:.3} not shared ({:.3}, {:.3} and {:.3} per \
+                     rendition)",
                     "",
                     "",
-                    shared / lanes as f64,
-                    unshared / lanes as f64
+                    ms[0],
+                    ms[1],
+                    ms[2],
+                    per[0],
+                    per[1],
+                    per[2]
                 )?;
             }
             // A single feature of several dispatches: each one alone.
@@ -248,22 +254,22 @@ fn resident_ms(
 
 /// The resident GPU ms per frame of a ladder of `lanes` renditions of
 /// `selection`'s features against each pair's reference, as
-/// [`resident_ms`] times a pair: `(shared, not shared)`, the first from a
-/// pipeline sharing what reads only the reference
-/// ([`ScorePipeline::with_lanes`]), the second from one that shares
-/// nothing ([`ScorePipeline::with_lanes_unshared`]). Rendition `k` is the
-/// pair's distorted frame brightened by `k`, so the lanes differ.
+/// [`resident_ms`] times a pair, from pipelines sharing what each of
+/// [`LADDER_SHARING`] says, in that order. Rendition `k` is the pair's
+/// distorted frame brightened by `k`, so the lanes differ.
 fn ladder_ms(
     ctx: &Arc<GpuContext>,
     geometry: Geometry,
     selection: &Selection,
     pairs: &[FramePair],
     lanes: usize,
-) -> Result<(f64, f64)> {
+) -> Result<[f64; 3]> {
     let sets: Vec<&FeatureSet> = vec![selection.features(); lanes];
-    let mut shared = ScorePipeline::with_lanes(ctx, geometry, &sets, true)?;
-    let mut unshared = ScorePipeline::with_lanes_unshared(ctx, geometry, &sets)?;
-    let mut totals = (0.0, 0.0);
+    let mut pipelines = LADDER_SHARING
+        .iter()
+        .map(|&sharing| ScorePipeline::with_lanes_sharing(ctx, geometry, &sets, sharing))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut totals = [0.0; 3];
     for pair in pairs {
         let distorted = (0..lanes)
             .map(|k| {
@@ -273,7 +279,7 @@ fn ladder_ms(
             })
             .collect();
         let group = FrameGroup { index: 0, reference: pair.reference.clone(), distorted };
-        for (pipeline, total) in [(&mut shared, &mut totals.0), (&mut unshared, &mut totals.1)] {
+        for (pipeline, total) in pipelines.iter_mut().zip(&mut totals) {
             let warm = Instant::now();
             while warm.elapsed().as_secs_f64() < 0.2 {
                 pipeline.time_resident_group(&group, 32)?;
@@ -284,9 +290,18 @@ fn ladder_ms(
             *total += median(runs);
         }
     }
-    let n = pairs.len() as f64;
-    Ok((totals.0 / n, totals.1 / n))
+    Ok(totals.map(|t| t / pairs.len() as f64))
 }
+
+/// The ladders [`ladder_ms`] times: everything shared (as `score -r REF -d
+/// A -d B …` does with renditions of one length), only the features that
+/// read the reference alone (motion; what ladders shared before the
+/// reference terms), nothing.
+const LADDER_SHARING: [Sharing; 3] = [
+    Sharing { reference_only: true, terms: true },
+    Sharing { reference_only: true, terms: false },
+    Sharing { reference_only: false, terms: false },
+];
 
 /// One instance's dispatches: each one's name and its median ms on each
 /// distinct frame.

@@ -278,14 +278,16 @@ fn alike(a: &Request, a_subsample: u64, b: &Request, b_subsample: u64) -> bool {
         && a_subsample == b_subsample
 }
 
-/// What [`ScorePipeline`] shares between lanes.
-#[derive(Clone, Copy)]
-struct Sharing {
-    /// Instances of features that read only the reference (needs every lane
-    /// pushed the same frames).
-    reference_only: bool,
-    /// The reference-only terms of features that read both frames.
-    terms: bool,
+/// What a [`ScorePipeline`] of several lanes shares between them
+/// ([`ScorePipeline::with_lanes_sharing`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sharing {
+    /// Instances of features that read only the reference (motion): only
+    /// right when every lane is pushed the same frames.
+    pub reference_only: bool,
+    /// The reference-only terms of features that read both frames
+    /// ([`Feature::reference_terms`]).
+    pub terms: bool,
 }
 
 /// The instances `sets` need (lane `k` asks for `sets[k]`), per lane the
@@ -533,22 +535,15 @@ impl ScorePipeline {
         sets: &[&FeatureSet],
         same_frames: bool,
     ) -> Result<Self, MetricsError> {
-        Self::build(ctx, geometry, sets, Sharing { reference_only: same_frames, terms: true })
+        let sharing = Sharing { reference_only: same_frames, terms: true };
+        Self::with_lanes_sharing(ctx, geometry, sets, sharing)
     }
 
-    /// [`ScorePipeline::with_lanes`] with nothing shared: every lane's
-    /// instances do all their own work, as pipelines of their own would,
-    /// in the same submissions. What sharing saves is measured against
-    /// it (`vqscope bench metrics --lanes`).
-    pub fn with_lanes_unshared(
-        ctx: &Arc<GpuContext>,
-        geometry: Geometry,
-        sets: &[&FeatureSet],
-    ) -> Result<Self, MetricsError> {
-        Self::build(ctx, geometry, sets, Sharing { reference_only: false, terms: false })
-    }
-
-    fn build(
+    /// [`ScorePipeline::with_lanes`] sharing only what `sharing` says; with
+    /// nothing shared, every lane's instances do all their own work, as
+    /// pipelines of their own would, in the same submissions. What sharing
+    /// saves is measured this way (`vqscope bench metrics --lanes`).
+    pub fn with_lanes_sharing(
         ctx: &Arc<GpuContext>,
         geometry: Geometry,
         sets: &[&FeatureSet],

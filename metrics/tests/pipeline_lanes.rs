@@ -10,7 +10,7 @@
 
 use vqscope_gpu::testing::{Rng, assert_no_validation_messages, test_context};
 use vqscope_metrics::MetricsError;
-use vqscope_metrics::pipeline::{FeatureSet, FrameScores, ScorePipeline};
+use vqscope_metrics::pipeline::{FeatureSet, FrameScores, ScorePipeline, Sharing};
 use vqscope_video::frame::{ChromaFormat, ColorInfo, Frame, Geometry, PixelFormat};
 use vqscope_video::{FrameGroup, FramePair};
 
@@ -149,7 +149,10 @@ fn together_with(
     let g = reference[0].geometry;
     let mut pipeline = match build {
         Build::Shared { same_frames } => ScorePipeline::with_lanes(&ctx, g, sets, same_frames),
-        Build::Unshared => ScorePipeline::with_lanes_unshared(&ctx, g, sets),
+        Build::Unshared => {
+            let nothing = Sharing { reference_only: false, terms: false };
+            ScorePipeline::with_lanes_sharing(&ctx, g, sets, nothing)
+        }
     }
     .unwrap();
     let mut rows: Vec<Vec<FrameScores>> = vec![Vec::new(); LANES];
