@@ -346,8 +346,8 @@ fn dwt_pipelines(
 }
 
 /// ADM's reference-only work in a ladder: the reference's wavelet bands at
-/// every level and the denominator (the reference's CSF-free cube sums, per
-/// row), made once per frame for the kernels of every lane
+/// every level and the denominator (the row sums of the cubes of the
+/// reference's detail coefficients over the core), made once per frame for the kernels of every lane
 /// ([`AdmKernel::sharing`]), which then transform only the distorted image,
 /// read the reference's detail bands to decouple, and take the denominator
 /// from here.
