@@ -51,6 +51,12 @@ pub struct Args {
     /// absent. A slow device (lavapipe) can then time a few features.
     #[arg(long = "metric-features", value_delimiter = ',')]
     metric_features: Vec<String>,
+    /// `metrics`: under each row, also the GPU ms per frame of a ladder of
+    /// this many renditions against one reference (frame resident, as the
+    /// row's), with the lanes sharing the reference's work and without;
+    /// 0 or 1: no ladder.
+    #[arg(long, default_value_t = 0)]
+    lanes: usize,
     /// `metrics` and `input`: frame pairs per case; `scale`: scales per case.
     #[arg(long, default_value_t = 32)]
     frames: u64,
@@ -74,6 +80,7 @@ pub fn run(args: Args) -> Result<()> {
         "metrics" => crate::bench_metrics::run(
             &args.metric_sizes,
             &args.metric_features,
+            args.lanes,
             args.frames,
             args.keep_y4m.as_deref(),
         ),

@@ -5,7 +5,10 @@
 //! file (plus decoding), and the bytes read back per frame. Under each
 //! feature of several dispatches (VIF per scale and decimation, ADM per
 //! level, the SSIMs per step), each dispatch alone, from GPU timestamps.
-//! The rows come from the feature registry.
+//! With `--lanes N`, under each row, the GPU time of a ladder of N
+//! renditions of the row's features against one reference, the lanes
+//! sharing the reference's work (as `score -r REF -d A -d B …` does) and
+//! not. The rows come from the feature registry.
 
 use std::io::Write;
 use std::sync::Arc;
@@ -15,11 +18,11 @@ use anyhow::{Context, Result};
 use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_metrics::frontend::{self, SelectionArgs};
 use vqscope_metrics::model::{DEFAULT_MODEL, Model};
-use vqscope_metrics::pipeline::ScorePipeline;
+use vqscope_metrics::pipeline::{FeatureSet, ScorePipeline, Sharing};
 use vqscope_metrics::vmaf::{Scorer, Selection};
 use vqscope_video::{
-    ChromaFormat, ColorInfo, Decoder, Frame, FramePair, Geometry, Pair, PairOptions, PixelFormat,
-    open_input,
+    ChromaFormat, ColorInfo, Decoder, Frame, FrameGroup, FramePair, Geometry, Pair, PairOptions,
+    PixelFormat, open_input,
 };
 
 use crate::output::outln;
@@ -96,6 +99,7 @@ fn selections(only: &[String]) -> Result<Vec<(String, Selection)>> {
 pub fn run(
     sizes: &[(u32, u32)],
     only: &[String],
+    lanes: usize,
     frames: u64,
     keep: Option<&std::path::Path>,
 ) -> Result<()> {
@@ -183,6 +187,23 @@ pub fn run(
                 pipeline.readback_bytes(),
                 detail.join(", ")
             )?;
+            if lanes > 1 {
+                let ms = ladder_ms(&ctx, geometry, selection, &distinct, lanes)?;
+                let per = ms.map(|t| t / lanes as f64);
+                outln!(
+                    "{:<10} {:<18} ladder of {lanes}, GPU ms per frame: {:.3} shared, {:.3} \
+                     without the reference terms, {:.3} not shared ({:.3}, {:.3} and {:.3} per \
+                     rendition)",
+                    "",
+                    "",
+                    ms[0],
+                    ms[1],
+                    ms[2],
+                    per[0],
+                    per[1],
+                    per[2]
+                )?;
+            }
             // A single feature of several dispatches: each one alone.
             if name != DEFAULT_MODEL {
                 for phases in dispatch_ms(&ctx, geometry, selection, &distinct)? {
@@ -235,6 +256,57 @@ fn resident_ms(
     }
     Ok(total / pairs.len() as f64)
 }
+
+/// The resident GPU ms per frame of a ladder of `lanes` renditions of
+/// `selection`'s features against each pair's reference, as
+/// [`resident_ms`] times a pair, from pipelines sharing what each of
+/// [`LADDER_SHARING`] says, in that order. Rendition `k` is the pair's
+/// distorted frame brightened by `k`, so the lanes differ.
+fn ladder_ms(
+    ctx: &Arc<GpuContext>,
+    geometry: Geometry,
+    selection: &Selection,
+    pairs: &[FramePair],
+    lanes: usize,
+) -> Result<[f64; 3]> {
+    let sets: Vec<&FeatureSet> = vec![selection.features(); lanes];
+    let mut pipelines = LADDER_SHARING
+        .iter()
+        .map(|&sharing| ScorePipeline::with_lanes_sharing(ctx, geometry, &sets, sharing))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut totals = [0.0; 3];
+    for pair in pairs {
+        let distorted = (0..lanes)
+            .map(|k| {
+                let mut frame = pair.distorted.clone();
+                frame.data.iter_mut().for_each(|s| *s = s.saturating_add(k as u8));
+                Some(frame)
+            })
+            .collect();
+        let group = FrameGroup { index: 0, reference: pair.reference.clone(), distorted };
+        for (pipeline, total) in pipelines.iter_mut().zip(&mut totals) {
+            let warm = Instant::now();
+            while warm.elapsed().as_secs_f64() < 0.2 {
+                pipeline.time_resident_group(&group, 32)?;
+            }
+            let runs = (0..5)
+                .map(|_| pipeline.time_resident_group(&group, 32))
+                .collect::<Result<Vec<_>, _>>()?;
+            *total += median(runs);
+        }
+    }
+    Ok(totals.map(|t| t / pairs.len() as f64))
+}
+
+/// The ladders [`ladder_ms`] times: everything shared (as `score -r REF -d
+/// A -d B …` does with renditions of one length), only the features that
+/// read the reference alone (motion; what ladders shared before the
+/// reference terms), nothing.
+const LADDER_SHARING: [Sharing; 3] = [
+    Sharing { reference_only: true, terms: true },
+    Sharing { reference_only: true, terms: false },
+    Sharing { reference_only: false, terms: false },
+];
 
 /// One instance's dispatches: each one's name and its median ms on each
 /// distinct frame.

@@ -100,3 +100,34 @@ fn bench_metrics_times_only_the_rows_asked_for() {
     assert!(wrong.stdout.is_empty(), "refused only after starting: {:?}", wrong.stdout);
     assert!(stderr.contains("no_such_feature"), "{stderr}");
 }
+
+/// `--lanes 3` adds a ladder line under each row: GPU ms with the lanes
+/// sharing everything, all but the reference terms, and nothing, then
+/// those per rendition.
+#[test]
+fn bench_metrics_times_a_ladder_shared_and_not() {
+    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        .args(["bench", "metrics", "--metric-sizes", "176x144", "--frames", "6"])
+        .args(["--metric-features", "vif,vmaf_v0.6.1", "--lanes", "3"])
+        .env("VQSCOPE_VALIDATION", "1")
+        .output()
+        .expect("run vqscope");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let ladders: Vec<&str> = stdout.lines().filter(|l| l.contains("ladder of 3")).collect();
+    assert_eq!(ladders.len(), 2, "{stdout}");
+    for line in ladders {
+        let figures: Vec<f64> = line
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        // 3, then the three ladders' ms, then the same per rendition.
+        assert_eq!(figures.len(), 7, "{line}");
+        assert_eq!(figures[0], 3.0, "{line}");
+        let (ms, per) = (&figures[1..4], &figures[4..7]);
+        for (total, one) in ms.iter().zip(per) {
+            assert!(*total > 0.0, "{line}");
+            assert!((one - total / 3.0).abs() < 0.0015, "{line}");
+        }
+    }
+}

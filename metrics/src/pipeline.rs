@@ -14,19 +14,27 @@
 //! one reference ([`ScorePipeline::with_lanes`]): each rendition is a lane
 //! with its own instances, columns and rows, while the reference is
 //! uploaded once per frame and every lane's kernels go into the same
-//! submission.
+//! submission. Features that read only the reference run once for every
+//! lane that asks for them alike, and the reference-only part of the
+//! others' work ([`Feature::reference_terms`]: VIF's decimated reference
+//! planes) is recorded once per frame for all their lanes' instances,
+//! which read it.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use vqscope_gpu::{Buffer, GpuContext, Submitter, Ticket, Timestamps};
+use vqscope_gpu::{Buffer, GpuContext, Recorder, Submitter, Ticket, Timestamps};
 use vqscope_video::scale::FrameScale;
-use vqscope_video::{DeviceFrame, Frame, FrameGroup, FramePair, FrameUploader, Geometry};
+use vqscope_video::{
+    DeviceFrame, DeviceFrameGroup, Frame, FrameGroup, FramePair, FrameUploader, Geometry,
+};
 
 use crate::MetricsError;
 use crate::device::{DevicePlane, uploaded_plane};
-use crate::features::{self, Extractor, Feature, FeatureOptions, FramePlanes, Setup};
+use crate::features::{
+    self, Extractor, Feature, FeatureOptions, FramePlanes, ReferenceTerms, Setup,
+};
 use crate::scale::GpuScale;
 
 /// Pairs in flight at once (also the upload ring's size: motion compares
@@ -157,6 +165,13 @@ struct Instance {
     users: Vec<(usize, Vec<usize>)>,
 }
 
+/// Reference-only terms that several lanes' instances read, and those
+/// lanes: they run on a frame when one of them has it.
+struct Terms {
+    part: Arc<dyn ReferenceTerms>,
+    lanes: Vec<usize>,
+}
+
 /// One rendition of the pipeline: the names of its values and its frames
 /// still waiting for values.
 struct Lane {
@@ -200,6 +215,7 @@ pub struct ScorePipeline {
     submitter: Submitter,
     uploader: FrameUploader,
     instances: Vec<Instance>,
+    terms: Vec<Terms>,
     lanes: Vec<Lane>,
     result_words: u32,
     results: Vec<Buffer>,
@@ -245,21 +261,46 @@ fn earlier_luma<'a>(
     earlier.map(|s| uploaded_plane(uploader.slot_buffer(s), frame, 0))
 }
 
-/// What one instance is built from: its request and the lanes that use it.
+/// What one instance is built from: its request, the lanes that use it and
+/// the reference-only terms it reads (an index into the terms' plans).
 struct Plan<'a> {
     request: &'a Request,
     subsample: u64,
     lanes: Vec<usize>,
+    terms: Option<usize>,
 }
 
-/// The instances `sets` need (lane `k` asks for `sets[k]`) and, per lane,
-/// the plans it uses in report order. With `share_reference_only`, a
-/// request that reads only the reference and is asked the same way by
-/// several lanes is planned once for all of them.
+/// Whether two requests (with their lanes' subsampling) give the same
+/// values from the same frames.
+fn alike(a: &Request, a_subsample: u64, b: &Request, b_subsample: u64) -> bool {
+    a.feature.name() == b.feature.name()
+        && a.options.same_as(&b.options)
+        && a_subsample == b_subsample
+}
+
+/// What a [`ScorePipeline`] of several lanes shares between them
+/// ([`ScorePipeline::with_lanes_sharing`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sharing {
+    /// Instances of features that read only the reference (motion): only
+    /// right when every lane is pushed the same frames.
+    pub reference_only: bool,
+    /// The reference-only terms of features that read both frames
+    /// ([`Feature::reference_terms`]).
+    pub terms: bool,
+}
+
+/// The instances `sets` need (lane `k` asks for `sets[k]`), per lane the
+/// plans it uses in report order, and the reference-only terms to build:
+/// per terms, the plan whose request builds them. A request that reads
+/// only the reference and is asked the same way by several lanes is planned
+/// once for all of them (with `sharing.reference_only`); the instances of a
+/// request that reads both frames and is asked alike by several lanes share
+/// its terms, if the feature has any (with `sharing.terms`).
 fn plan<'a>(
     sets: &[&'a FeatureSet],
-    share_reference_only: bool,
-) -> (Vec<Plan<'a>>, Vec<Vec<usize>>) {
+    sharing: Sharing,
+) -> (Vec<Plan<'a>>, Vec<Vec<usize>>, Vec<usize>) {
     let mut plans: Vec<Plan<'a>> = Vec::new();
     let mut uses = Vec::new();
     for (k, set) in sets.iter().enumerate() {
@@ -267,14 +308,12 @@ fn plan<'a>(
         let mut lane = Vec::new();
         for request in set.ordered() {
             let shared = plans.iter().position(|p| {
-                share_reference_only
+                sharing.reference_only
                     && !request.feature.reads_distorted()
-                    && p.request.feature.name() == request.feature.name()
-                    && p.request.options.same_as(&request.options)
-                    && p.subsample == subsample
+                    && alike(p.request, p.subsample, request, subsample)
             });
             let at = shared.unwrap_or_else(|| {
-                plans.push(Plan { request, subsample, lanes: Vec::new() });
+                plans.push(Plan { request, subsample, lanes: Vec::new(), terms: None });
                 plans.len() - 1
             });
             plans[at].lanes.push(k);
@@ -282,32 +321,65 @@ fn plan<'a>(
         }
         uses.push(lane);
     }
-    (plans, uses)
+    let mut terms: Vec<usize> = Vec::new();
+    for i in 0..plans.len() {
+        let p = &plans[i];
+        if !sharing.terms || !p.request.feature.reads_distorted() {
+            continue;
+        }
+        let first = (0..i).find(|&j| {
+            let q = &plans[j];
+            q.request.feature.reads_distorted()
+                && alike(q.request, q.subsample, p.request, p.subsample)
+        });
+        if let Some(first) = first {
+            let t = plans[first].terms.unwrap_or_else(|| {
+                terms.push(first);
+                terms.len() - 1
+            });
+            plans[first].terms = Some(t);
+            plans[i].terms = Some(t);
+        }
+    }
+    (plans, uses, terms)
 }
 
-/// Builds every planned instance, each on a thread of its own: building is
+/// Runs `build` on every item, each on a thread of its own: building is
 /// mostly the driver compiling pipelines (or finding them in the cache),
-/// which runs in parallel. The first error in plan order wins.
-fn build_instances(
-    ctx: &Arc<GpuContext>,
-    geometry: Geometry,
-    plans: &[Plan<'_>],
-) -> Result<Vec<Box<dyn Extractor>>, MetricsError> {
+/// which runs in parallel. The first error in item order wins.
+fn build_in_parallel<T: Sync, U: Send>(
+    items: &[T],
+    build: impl Fn(&T) -> Result<U, MetricsError> + Sync,
+) -> Result<Vec<U>, MetricsError> {
+    let build = &build;
     std::thread::scope(|s| {
-        let threads: Vec<_> = plans
-            .iter()
-            .map(|p| {
-                s.spawn(move || {
-                    let setup = Setup { ctx, geometry, subsample: p.subsample };
-                    p.request.feature.build(&setup, &p.request.options)
-                })
-            })
-            .collect();
+        let threads: Vec<_> = items.iter().map(|item| s.spawn(move || build(item))).collect();
         threads
             .into_iter()
             .map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
             .collect()
     })
+}
+
+/// Builds the planned terms (those whose feature has none are `None`), then
+/// every planned instance, given its terms.
+#[allow(clippy::type_complexity)]
+fn build_instances(
+    ctx: &Arc<GpuContext>,
+    geometry: Geometry,
+    plans: &[Plan<'_>],
+    terms: &[usize],
+) -> Result<(Vec<Box<dyn Extractor>>, Vec<Option<Arc<dyn ReferenceTerms>>>), MetricsError> {
+    let setup = |p: &Plan<'_>, terms| Setup { ctx, geometry, subsample: p.subsample, terms };
+    let built = build_in_parallel(terms, |&i| {
+        let p = &plans[i];
+        p.request.feature.reference_terms(&setup(p, None), &p.request.options)
+    })?;
+    let extractors = build_in_parallel(plans, |p| {
+        let terms = p.terms.and_then(|t| built[t].clone());
+        p.request.feature.build(&setup(p, terms), &p.request.options)
+    })?;
+    Ok((extractors, built))
 }
 
 impl Lane {
@@ -396,6 +468,50 @@ fn fill_users(lanes: &mut [Lane], inst: &Instance, values: &[features::FrameValu
     }
 }
 
+/// An instance to record on a frame, with the distorted frame of a lane
+/// and the ring slot of the earlier frame it compares with, if any.
+type Run<'a> = (&'a Instance, usize, Option<usize>);
+
+/// Records a frame's kernels on the group `up`, interleaved step by step
+/// ([`Recorder::interleave`]): each of `runs` (skipped if its lane has no
+/// distorted frame in `up`), leaving the instances' words in `results`,
+/// and the reference-only `terms`, whose steps line up ahead of their
+/// readers' (see [`ReferenceTerms::record`]); the caller records a barrier
+/// before (the upload's), after the previous frame's kernels. Within a step
+/// the terms go last: nothing orders commands between two barriers on a
+/// GPU, but a driver that runs them in order (lavapipe) then gives a reader
+/// recorded a step too early the previous frame's terms, so the tests see
+/// the mistake.
+fn record_frame(
+    rec: &mut Recorder<'_>,
+    uploader: &FrameUploader,
+    up: &DeviceFrameGroup,
+    terms: &[&Terms],
+    runs: &[Run<'_>],
+    results: &Buffer,
+) -> vqscope_gpu::Result<()> {
+    let buffer = uploader.slot_buffer(up.slot);
+    let r = &up.reference;
+    let reference: Vec<DevicePlane<'_>> =
+        (0..r.plane_count).map(|i| uploaded_plane(buffer, r, i)).collect();
+    let mut parts = Vec::with_capacity(terms.len() + runs.len());
+    for &(inst, k, earlier) in runs {
+        if let Some(d) = up.distorted[k].as_ref() {
+            let planes = frame_planes(uploader, up.slot, r, d, earlier);
+            parts.push(
+                rec.deferred(|rec| {
+                    inst.extractor.record(rec, &planes, results, inst.offset, None)
+                })?,
+            );
+        }
+    }
+    for t in terms {
+        parts.push(rec.deferred(|rec| t.part.record(rec, &reference))?);
+    }
+    rec.interleave(parts);
+    Ok(())
+}
+
 impl ScorePipeline {
     /// Builds every instance of `set` for clips of `geometry`; size and
     /// option errors come from the features (the same as the CPU twins').
@@ -419,9 +535,32 @@ impl ScorePipeline {
         sets: &[&FeatureSet],
         same_frames: bool,
     ) -> Result<Self, MetricsError> {
-        let (plans, uses) = plan(sets, same_frames);
+        let sharing = Sharing { reference_only: same_frames, terms: true };
+        Self::with_lanes_sharing(ctx, geometry, sets, sharing)
+    }
+
+    /// [`ScorePipeline::with_lanes`] sharing only what `sharing` says; with
+    /// nothing shared, every lane's instances do all their own work, as
+    /// pipelines of their own would, in the same submissions. What sharing
+    /// saves is measured this way (`vqscope bench metrics --lanes`).
+    pub fn with_lanes_sharing(
+        ctx: &Arc<GpuContext>,
+        geometry: Geometry,
+        sets: &[&FeatureSet],
+        sharing: Sharing,
+    ) -> Result<Self, MetricsError> {
+        let (plans, uses, planned_terms) = plan(sets, sharing);
+        let (extractors, built_terms) = build_instances(ctx, geometry, &plans, &planned_terms)?;
+        let terms = built_terms
+            .into_iter()
+            .enumerate()
+            .filter_map(|(t, part)| {
+                let lanes = plans.iter().filter(|p| p.terms == Some(t));
+                Some(Terms { part: part?, lanes: lanes.flat_map(|p| p.lanes.clone()).collect() })
+            })
+            .collect();
         let mut offset = 0u32;
-        let mut instances: Vec<Instance> = build_instances(ctx, geometry, &plans)?
+        let mut instances: Vec<Instance> = extractors
             .into_iter()
             .zip(&plans)
             .map(|(extractor, plan)| {
@@ -450,6 +589,7 @@ impl ScorePipeline {
             submitter: Submitter::new(ctx, SLOTS)?,
             uploader: FrameUploader::with_lanes(ctx, geometry, SLOTS, lanes.len())?,
             instances,
+            terms,
             lanes,
             result_words: offset,
             results,
@@ -508,6 +648,12 @@ impl ScorePipeline {
     /// How many instances run (an instance several lanes share counts once).
     pub fn instance_count(&self) -> usize {
         self.instances.len()
+    }
+
+    /// How many reference-only terms run, each shared by several lanes'
+    /// instances.
+    pub fn terms_count(&self) -> usize {
+        self.terms.len()
     }
 
     /// What stopped lane `k` (a frame one of its features refused), once;
@@ -573,6 +719,12 @@ impl ScorePipeline {
                 inst.users.iter().map(|(k, _)| *k).find(|&k| self.lanes[k].has_frame(index))
             })
             .collect();
+        // Terms run if a lane whose instances read them has this frame.
+        let running_terms: Vec<&Terms> = self
+            .terms
+            .iter()
+            .filter(|t| t.lanes.iter().any(|&k| self.lanes[k].has_frame(index)))
+            .collect();
         let Self { submitter, uploader, instances, results, timestamps, scales, .. } = self;
         let mut slot = 0;
         let ticket = submitter.submit(|rec| {
@@ -593,16 +745,12 @@ impl ScorePipeline {
                 }
             }
             rec.timestamp(stamps, 1);
-            let mut parts = Vec::with_capacity(instances.len());
-            for (i, inst) in instances.iter().enumerate() {
-                if let Some(d) = lane_of[i].and_then(|k| up.distorted[k].as_ref()) {
-                    let planes = frame_planes(uploader, up.slot, &up.reference, d, earlier[i]);
-                    parts.push(rec.deferred(|rec| {
-                        inst.extractor.record(rec, &planes, &results[up.slot], inst.offset, None)
-                    })?);
-                }
-            }
-            rec.interleave(parts);
+            let runs: Vec<Run<'_>> = instances
+                .iter()
+                .enumerate()
+                .filter_map(|(i, inst)| Some((inst, lane_of[i]?, earlier[i])))
+                .collect();
+            record_frame(rec, uploader, &up, &running_terms, &runs, &results[up.slot])?;
             rec.timestamp(stamps, 2);
             Ok(())
         })?;
@@ -641,26 +789,52 @@ impl ScorePipeline {
     /// temporal instance runs against the same frame (the same work as
     /// against an earlier one). Returns no scores.
     pub fn time_resident(&mut self, pair: &FramePair, repeats: u32) -> Result<f64, MetricsError> {
+        self.time_resident_frames(&pair.reference, &[Some(&pair.distorted)], repeats)
+    }
+
+    /// [`ScorePipeline::time_resident`] for a ladder's frames: every lane
+    /// that has a distorted frame in `group`, with the terms they share, as
+    /// scoring records them.
+    pub fn time_resident_group(
+        &mut self,
+        group: &FrameGroup,
+        repeats: u32,
+    ) -> Result<f64, MetricsError> {
+        let distorted: Vec<Option<&Frame>> = group.distorted.iter().map(Option::as_ref).collect();
+        self.time_resident_frames(&group.reference, &distorted, repeats)
+    }
+
+    fn time_resident_frames(
+        &mut self,
+        reference: &Frame,
+        distorted: &[Option<&Frame>],
+        repeats: u32,
+    ) -> Result<f64, MetricsError> {
         self.submitter.wait_all()?;
-        let used = self.lane_zero_instances();
-        let Self { submitter, uploader, instances, results, resident_stamps: stamps, .. } = self;
+        let given = |k: usize| distorted.get(k).is_some_and(Option::is_some);
+        let Self { submitter, uploader, instances, terms, results, resident_stamps, .. } = self;
+        let terms: Vec<&Terms> =
+            terms.iter().filter(|t| t.lanes.iter().any(|&k| given(k))).collect();
         submitter.run(|rec| {
-            let up = uploader.upload(rec, pair)?;
-            let planes =
-                frame_planes(uploader, up.slot, &up.reference, &up.distorted, Some(up.slot));
-            rec.reset_timestamps(stamps);
-            rec.timestamp(stamps, 0);
+            let up = uploader.upload_lanes(rec, 0, reference, distorted)?;
+            let runs: Vec<Run<'_>> = instances
+                .iter()
+                .filter_map(|inst| {
+                    let k = inst.users.iter().map(|(k, _)| *k).find(|&k| given(k))?;
+                    Some((inst, k, Some(up.slot)))
+                })
+                .collect();
+            rec.reset_timestamps(resident_stamps);
+            rec.timestamp(resident_stamps, 0);
             for _ in 0..repeats.max(1) {
-                let mut parts = Vec::with_capacity(used.len());
-                for &i in &used {
-                    let inst = &instances[i];
-                    parts.push(rec.deferred(|rec| {
-                        inst.extractor.record(rec, &planes, &results[up.slot], inst.offset, None)
-                    })?);
+                // As after a frame's upload: the terms' first step may
+                // overwrite what the last frame's instances read.
+                if !terms.is_empty() {
+                    rec.barrier();
                 }
-                rec.interleave(parts);
+                record_frame(rec, uploader, &up, &terms, &runs, &results[up.slot])?;
             }
-            rec.timestamp(stamps, 1);
+            rec.timestamp(resident_stamps, 1);
             Ok(())
         })?;
         // Leave the ring as if nothing was scored: the next frame starts afresh.

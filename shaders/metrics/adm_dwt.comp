@@ -6,6 +6,13 @@
 // every sample the masking reads (decouple.rs `decouple_s123`, csf.rs
 // `csf_s123`) and the denominator row sums (cm.rs `den_row_s123`). Same
 // tiling as adm_dwt0.comp; layouts in adm_common.glsl.
+//
+// MODE (specialization constant 1) as in adm_dwt0.comp: 0, both images; 1,
+// the reference alone (its previous level's band a from plane 0 of a MODE 1
+// buffer; stores its four bands over the whole level in planes 0-3, a, h,
+// v, d, and adds the denominator row sums); 2, the distorted image alone
+// (band a from the distorted half or plane of a MODE 2 buffer), reading the
+// reference's h, v, d from the MODE 1 buffer of this level (binding 3).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #include "adm_common.glsl"
 #include "adm_decouple.glsl"
@@ -15,6 +22,17 @@ layout(local_size_x = 32, local_size_y = 8) in;
 layout(set = 0, binding = 0, std430) readonly buffer Src { int src[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Dst { int dst[]; };
 layout(set = 0, binding = 2, std430) buffer RowSums { int64_t row_sums[]; };
+// MODE 2 only: the reference's bands of this level that MODE 1 stored.
+layout(set = 0, binding = 3, std430) readonly buffer RefBands { int ref_bands[]; };
+
+layout(constant_id = 1) const uint MODE = 0u;
+const bool WITH_REF = MODE != 2u;
+const bool WITH_DIS = MODE != 1u;
+
+// Whether this mode transforms image `img` (0 reference, 1 distorted).
+bool uses_image(int img) {
+    return img == 0 ? WITH_REF : WITH_DIS;
+}
 
 #define ROW_FIELDS 3
 #include "adm_row_sums.glsl"
@@ -62,7 +80,7 @@ ivec2 src_a(uint x, uint y) {
         int word = src[at];
         return ivec2(adm_unpack16(word, 0u), adm_unpack16(word, 1u));
     }
-    return ivec2(src[at], src[pc.in_width * pc.in_height + at]);
+    return ivec2(WITH_REF ? src[at] : 0, WITH_DIS ? src[pc.in_width * pc.in_height + at] : 0);
 }
 
 // Loads both images' mirrored input windows of the tile at output (ox0, oy0)
@@ -144,10 +162,12 @@ void vertical_at(int img, int i, int c) {
 // among the invocations as in adm_dwt0.comp.
 void vertical(int lx, int ly, uint tid) {
     for (int img = 0; img < 2; img++) {
-        vertical_at(img, ly, lx);
-        vertical_at(img, ly, lx + TW);
+        if (uses_image(img)) {
+            vertical_at(img, ly, lx);
+            vertical_at(img, ly, lx + TW);
+        }
     }
-    if (tid < uint(4 * TH)) {
+    if (tid < uint(4 * TH) && uses_image(int(tid) / (2 * TH))) {
         vertical_at(int(tid) / (2 * TH), int(tid >> 1) % TH, 2 * TW + int(tid & 1u));
     }
 }
@@ -205,17 +225,32 @@ void main() {
     int top = int(pc.top);
     int right = int(pc.right);
     int bottom = int(pc.bottom);
-    ivec4 o = horizontal(0, lx, ly);
-    ivec4 t = horizontal(1, lx, ly);
+    ivec4 o = WITH_REF ? horizontal(0, lx, ly) : ivec4(0);
+    ivec4 t = WITH_DIS ? horizontal(1, lx, ly) : ivec4(0);
     int64_t den[3] = int64_t[3](0, 0, 0);
-    if (x < w && y < h) {
-        dst[word_at(0u, x, y)] = o.x;
+    if (MODE == 1u && x < w && y < h) {
+        for (int b = 0; b < 4; b++) {
+            dst[word_at(uint(b), x, y)] = o[b];
+        }
+        if (inside(x, y, left, top, right, bottom)) {
+            for (int b = 0; b < 3; b++) {
+                den[b] = den_value(o[b + 1]);
+            }
+        }
+    } else if (x < w && y < h) {
+        if (WITH_REF) {
+            dst[word_at(0u, x, y)] = o.x;
+        }
         dst[word_at(1u, x, y)] = t.x;
         // Decoupled over the core and the one-sample ring the masking's
         // neighbours read (mirrored reads land inside it).
         bool ring = inside(x, y, max(left - 1, 0), max(top - 1, 0), min(right + 1, w),
                            min(bottom + 1, h));
         if (ring) {
+            if (MODE == 2u) {
+                o.yzw = ivec3(ref_bands[word_at(1u, x, y)], ref_bands[word_at(2u, x, y)],
+                              ref_bands[word_at(3u, x, y)]);
+            }
             double cos_sq = double(uintBitsToFloat(pc.cos_bits));
             double egl = packDouble2x32(uvec2(pc.egl_lo, pc.egl_hi));
             bool angle = angle_flag(int64_t(o.y), int64_t(o.z), int64_t(t.y), int64_t(t.z),
@@ -231,15 +266,18 @@ void main() {
                 if (core) {
                     dst[word_at(uint(2 + b), x, y)] = r;
                     dst[word_at(uint(5 + b), x, y)] = a;
-                    den[b] = den_value(o[b + 1]);
+                    if (MODE == 0u) {
+                        den[b] = den_value(o[b + 1]);
+                    }
                 }
             }
             dst[word_at(8u, x, y)] = fr;
             dst[word_at(9u, x, y)] = fa;
         }
     }
-    // Only tiles that meet the core have denominator terms (uniform test).
-    bool meets_core = ox0 + TW > left && ox0 < right && oy0 + TH > top && oy0 < bottom;
+    // Only tiles that meet the core have denominator terms (uniform test);
+    // MODE 2 has none.
+    bool meets_core = MODE != 2u && ox0 + TW > left && ox0 < right && oy0 + TH > top && oy0 < bottom;
     if (meets_core) {
         add_row_sums(den, pc.rows_base, oy0 - top, bottom - top, 6u);
     }

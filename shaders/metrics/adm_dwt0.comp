@@ -16,6 +16,15 @@
 // h, v, d of its samples and decouples them at once, so neither the bands
 // nor the decoupling of a tile's halo are recomputed by the masking
 // kernel. All arithmetic is the twin's wrapping int32 with int16 stores.
+//
+// MODE (specialization constant 1) splits the work for a ladder, where the
+// reference's part is done once for every rendition (metrics/src/adm/gpu.rs
+// `AdmReference`): 0, both images (a pair alone); 1, the reference alone:
+// its four bands over the whole level (plane 0: a | h << 16, plane 1:
+// v | d << 16, int16 halves) and the denominator row sums; 2, the
+// distorted image alone, reading the reference's h, v, d from those bands
+// (binding 4) to decouple, and adding no denominator. Each image's
+// transform is the same arithmetic in every mode, so the values are too.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #include "adm_common.glsl"
@@ -27,6 +36,17 @@ layout(set = 0, binding = 0, std430) readonly buffer RefPlane { uint ref_words[]
 layout(set = 0, binding = 1, std430) readonly buffer DisPlane { uint dis_words[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer Level { int level[]; };
 layout(set = 0, binding = 3, std430) buffer RowSums { int64_t row_sums[]; };
+// MODE 2 only: the reference's bands that MODE 1 stored.
+layout(set = 0, binding = 4, std430) readonly buffer RefBands { int ref_bands[]; };
+
+layout(constant_id = 1) const uint MODE = 0u;
+const bool WITH_REF = MODE != 2u;
+const bool WITH_DIS = MODE != 1u;
+
+// Whether this mode transforms image `img` (0 reference, 1 distorted).
+bool uses_image(int img) {
+    return img == 0 ? WITH_REF : WITH_DIS;
+}
 
 #define PLANE_WORDS_A ref_words
 #define PLANE_WORDS_B dis_words
@@ -84,8 +104,8 @@ void load_windows(int ox0, int oy0, int lx, int ly, uint tid) {
         if (ly + LH * r < IH) {
             uint y = uint(adm_mirror(y0 + ly + LH * r, h));
             for (int c = 0; c < 2; c++) {
-                v[r][c] = ivec2(plane_load(pc.ref_plane, xs[c], y),
-                                plane_load_b(pc.dis_plane, xs[c], y));
+                v[r][c] = ivec2(WITH_REF ? plane_load(pc.ref_plane, xs[c], y) : 0u,
+                                WITH_DIS ? plane_load_b(pc.dis_plane, xs[c], y) : 0u);
             }
         }
     }
@@ -96,7 +116,8 @@ void load_windows(int ox0, int oy0, int lx, int ly, uint tid) {
     if (edge) {
         uint x = uint(adm_mirror(x0 + ex, w));
         uint y = uint(adm_mirror(y0 + ey, h));
-        e = ivec2(plane_load(pc.ref_plane, x, y), plane_load_b(pc.dis_plane, x, y));
+        e = ivec2(WITH_REF ? plane_load(pc.ref_plane, x, y) : 0u,
+                  WITH_DIS ? plane_load_b(pc.dis_plane, x, y) : 0u);
     }
     for (int r = 0; r < ROW_SLOTS; r++) {
         if (ly + LH * r < IH) {
@@ -134,12 +155,15 @@ void vertical_at(int img, int i, int c) {
 // the first 4 * TH invocations the last two columns.
 void vertical(int lx, int ly, uint tid) {
     for (int img = 0; img < 2; img++) {
+        if (!uses_image(img)) {
+            continue;
+        }
         for (int g = 0; g < GROUPS; g++) {
             vertical_at(img, ly + LH * g, lx);
             vertical_at(img, ly + LH * g, lx + TW);
         }
     }
-    if (tid < uint(4 * TH)) {
+    if (tid < uint(4 * TH) && uses_image(int(tid) / (2 * TH))) {
         vertical_at(int(tid) / (2 * TH), int(tid >> 1) % TH, 2 * TW + int(tid & 1u));
     }
 }
@@ -177,9 +201,20 @@ void store_sample(int x, int y, int lx, int ly, out int64_t den[3]) {
     int top = int(pc.top);
     int right = int(pc.right);
     int bottom = int(pc.bottom);
-    ivec4 o = horizontal(0, lx, ly);
-    ivec4 t = horizontal(1, lx, ly);
+    ivec4 o = WITH_REF ? horizontal(0, lx, ly) : ivec4(0);
+    ivec4 t = WITH_DIS ? horizontal(1, lx, ly) : ivec4(0);
     if (x >= w || y >= h) {
+        return;
+    }
+    if (MODE == 1u) {
+        level[word_at(0u, x, y)] = adm_pack16(o.x, o.y);
+        level[word_at(1u, x, y)] = adm_pack16(o.z, o.w);
+        if (pc.decouple != 0u && inside(x, y, left, top, right, bottom)) {
+            for (int b = 0; b < 3; b++) {
+                uint m = uint(abs(o[b + 1]));
+                den[b] = int64_t(uint64_t(m * m) * uint64_t(m));
+            }
+        }
         return;
     }
     level[word_at(0u, x, y)] = adm_pack16(o.x, t.x);
@@ -189,6 +224,11 @@ void store_sample(int x, int y, int lx, int ly, out int64_t den[3]) {
                        min(bottom + 1, h));
     if (pc.decouple == 0u || !ring) {
         return;
+    }
+    if (MODE == 2u) {
+        int hv = ref_bands[word_at(0u, x, y)];
+        int vd = ref_bands[word_at(1u, x, y)];
+        o.yzw = ivec3(adm_unpack16(hv, 1u), adm_unpack16(vd, 0u), adm_unpack16(vd, 1u));
     }
     double cos_sq = double(uintBitsToFloat(pc.cos_bits));
     double egl = packDouble2x32(uvec2(pc.egl_lo, pc.egl_hi));
@@ -204,8 +244,10 @@ void store_sample(int x, int y, int lx, int ly, out int64_t den[3]) {
         fa += csf_flt_s0(csf_dst_s0(a, rf[b], b));
         if (core) {
             level[word_at(uint(1 + b), x, y)] = adm_pack16(r, a);
-            uint m = uint(abs(o[b + 1]));
-            den[b] = int64_t(uint64_t(m * m) * uint64_t(m));
+            if (MODE == 0u) {
+                uint m = uint(abs(o[b + 1]));
+                den[b] = int64_t(uint64_t(m * m) * uint64_t(m));
+            }
         }
     }
     level[word_at(4u, x, y)] = fr;
@@ -227,14 +269,15 @@ void main() {
     for (int g = 0; g < GROUPS; g++) {
         store_sample(ox0 + lx, oy0 + ly + LH * g, lx, ly + LH * g, den[g]);
     }
-    // Only row groups that meet the core have denominator terms (uniform).
+    // Only row groups that meet the core have denominator terms (uniform);
+    // MODE 2 has none.
     int left = int(pc.left);
     int top = int(pc.top);
     int right = int(pc.right);
     int bottom = int(pc.bottom);
     for (int g = 0; g < GROUPS; g++) {
         int gy0 = oy0 + LH * g;
-        bool meets_core = pc.decouple != 0u && ox0 + TW > left && ox0 < right
+        bool meets_core = MODE != 2u && pc.decouple != 0u && ox0 + TW > left && ox0 < right
             && gy0 + LH > top && gy0 < bottom;
         if (meets_core) {
             add_row_sums(den[g], pc.rows_base, gy0 - top, bottom - top, 6u);

@@ -7,12 +7,16 @@
 // that level, rounds and shifts each row sum the other kernels left
 // (layout in adm_common.glsl), then adds the rows. Fields 0-5 (num, aim)
 // are signed, 6-8 (den) unsigned. results[out_base + level * 9 + field].
+// The den fields come from binding 2, the same buffer as binding 0 unless
+// a ladder's reference terms made them (metrics/src/adm/gpu.rs
+// `AdmReference`, in the same layout).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
 layout(local_size_x = 256) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer RowSums { int64_t row_sums[]; };
 layout(set = 0, binding = 1, std430) buffer Results { int64_t results[]; };
+layout(set = 0, binding = 2, std430) readonly buffer DenSums { int64_t den_sums[]; };
 
 // Twin: `RowsLevel` / `RowsPush` in metrics/src/adm/gpu.rs (must agree).
 struct RowsLevel {
@@ -36,7 +40,8 @@ void main() {
     uint shift = den ? (lv.shifts >> 8) & 0xFFu : lv.shifts & 0xFFu;
     int64_t sum = 0;
     for (uint row = gl_LocalInvocationIndex; row < lv.rows; row += 256u) {
-        int64_t row_sum = row_sums[lv.base + row * 9u + field];
+        uint at = lv.base + row * 9u + field;
+        int64_t row_sum = den ? den_sums[at] : row_sums[at];
         if (den) {
             uint64_t half_u = shift == 0u ? uint64_t(0) : uint64_t(1) << (shift - 1u);
             sum += int64_t((uint64_t(row_sum) + half_u) >> shift);

@@ -12,6 +12,13 @@
 // Push constants: `VifDecimatePush` in metrics/src/vif/gpu.rs — the two must
 // agree.
 //
+// ONE_PLANE (specialization constant 0): decimate only the plane bound as
+// the reference (bindings 0 and 2); the distorted bindings are neither read
+// for a value nor written, so the caller may bind the same buffers there. A
+// ladder decimates its shared reference once this way, and each rendition
+// its distorted plane alone (metrics/src/vif/gpu.rs `VifReference`). Each
+// plane's arithmetic is the same either way, so the samples are too.
+//
 // Work split: a workgroup owns OW × OH = 60 × 16 output samples. Vertical
 // pass, register-blocked: each invocation owns one of the 2·OW − 1 + 2·HALF
 // (≤ 128) input columns and R = 8 kept rows, streams the 2·R − 1 + 2·HALF
@@ -33,6 +40,8 @@ layout(set = 0, binding = 2, std430) writeonly buffer RefOut { uint16_t ref_out[
 layout(set = 0, binding = 3, std430) writeonly buffer DistOut { uint16_t dist_out[]; };
 
 #include "vif_common.glsl"
+
+layout(constant_id = 0) const bool ONE_PLANE = false;
 
 layout(push_constant, std430) uniform Push {
     PlaneDesc ref_plane;
@@ -66,7 +75,7 @@ shared uint s_v[OH * VCOLS];
                 if (i >= 2u * r && i - 2u * r < TAPS) {                            \
                     uint c = VIF_FILTERS[FILTER_INDEX][i - 2u * r];                \
                     a[r] += c * x;                                                 \
-                    b[r] += c * y;                                                 \
+                    b[r] += ONE_PLANE ? 0u : c * y;                                \
                 }                                                                  \
             }                                                                      \
         }                                                                          \
@@ -135,7 +144,7 @@ void main() {
             if (j >= 2u * p && j - 2u * p < TAPS) {
                 uint c = VIF_FILTERS[FILTER_INDEX][j - 2u * p];
                 a[p] += c * x;
-                b[p] += c * y;
+                b[p] += ONE_PLANE ? 0u : c * y;
             }
         }
     }
@@ -144,7 +153,9 @@ void main() {
         if (ox < ow) {
             uint o = uint(oy * ow + ox);
             ref_out[o] = uint16_t((a[p] + 32768u) >> 16);
-            dist_out[o] = uint16_t((b[p] + 32768u) >> 16);
+            if (!ONE_PLANE) {
+                dist_out[o] = uint16_t((b[p] + 32768u) >> 16);
+            }
         }
     }
 }

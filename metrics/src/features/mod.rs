@@ -25,6 +25,7 @@ pub mod psnr_hvs;
 pub mod speed;
 pub mod vif;
 
+use std::any::Any;
 use std::sync::Arc;
 
 use vqscope_gpu::{Buffer, GpuContext, Recorder, Timestamps};
@@ -113,6 +114,19 @@ pub trait Feature: Sync {
         true
     }
 
+    /// The part of its instances' work that depends on the reference
+    /// alone, for the lanes of a ladder that ask for the feature with the
+    /// same options to share: built once, recorded once per frame, and
+    /// given to each lane's [`Feature::build`] in [`Setup::terms`]. `None`
+    /// (the default) where the feature has no such part worth sharing.
+    fn reference_terms(
+        &self,
+        _setup: &Setup<'_>,
+        _options: &FeatureOptions,
+    ) -> Result<Option<Arc<dyn ReferenceTerms>>, MetricsError> {
+        Ok(None)
+    }
+
     /// Every option at its default.
     fn default_options(&self) -> FeatureOptions {
         FeatureOptions::defaults(self.options())
@@ -131,6 +145,33 @@ pub struct Setup<'a> {
     /// Only frames whose index is a multiple of this are reported (libvmaf's
     /// `--subsample`; at least 1).
     pub subsample: u64,
+    /// Reference-only terms that this feature's [`Feature::reference_terms`]
+    /// built with the same options and geometry, which the pipeline records
+    /// every frame the instance runs: the instance reads them instead of
+    /// computing them. `None`: it computes everything itself.
+    pub terms: Option<Arc<dyn ReferenceTerms>>,
+}
+
+/// A feature's reference-only work for a ladder ([`Feature::reference_terms`]),
+/// shared by the instances of several lanes. It writes only its own
+/// buffers, which those instances read.
+pub trait ReferenceTerms: Send + Sync {
+    /// Records one frame's reference-only kernels on the reference planes.
+    /// The pipeline records them interleaved with the instances that read
+    /// them (`Recorder::interleave`), so the order is by steps: what the
+    /// terms write before their `j`-th barrier, those instances read only
+    /// after their own `j`-th barrier. The pipeline records a barrier
+    /// before every frame's kernels, so step 0 may overwrite what the
+    /// previous frame's instances read.
+    fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &[DevicePlane<'_>],
+    ) -> vqscope_gpu::Result<()>;
+
+    /// The terms as [`Any`], for the feature's instances to take back their
+    /// own type.
+    fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
 }
 
 /// One output of an instance, in report order.

@@ -2,14 +2,17 @@
 //! `integer_aim`, `integer_adm3`, `integer_adm_scale0..3`, and with `debug`
 //! the numerator/denominator sums), every option libvmaf 3.2 declares.
 
+use std::sync::Arc;
+
 use vqscope_gpu::{Buffer, Recorder, Timestamps};
 
 use super::csf::CsfMode;
-use super::gpu::AdmKernel;
+use super::gpu::{AdmKernel, AdmReference};
 use super::{AdmOptions, adm_scores};
 use crate::MetricsError;
 use crate::features::{
-    Column, DEBUG, Extractor, Feature, FeatureOptions, FramePlanes, FrameValues, OptionSpec, Setup,
+    Column, DEBUG, Extractor, Feature, FeatureOptions, FramePlanes, FrameValues, OptionSpec,
+    ReferenceTerms, Setup,
 };
 
 /// The registry entry.
@@ -122,6 +125,18 @@ impl Feature for Adm {
         super::gpu::twins()
     }
 
+    /// The reference's wavelet bands and denominator ([`AdmReference`]).
+    fn reference_terms(
+        &self,
+        setup: &Setup<'_>,
+        options: &FeatureOptions,
+    ) -> Result<Option<Arc<dyn ReferenceTerms>>, MetricsError> {
+        let adm = adm_options(options)?;
+        let g = setup.geometry;
+        let terms = AdmReference::new(setup.ctx, g.width, g.height, g.format.bit_depth, &adm)?;
+        Ok(Some(Arc::new(terms)))
+    }
+
     fn build(
         &self,
         setup: &Setup<'_>,
@@ -129,7 +144,16 @@ impl Feature for Adm {
     ) -> Result<Box<dyn Extractor>, MetricsError> {
         let adm = adm_options(options)?;
         let g = setup.geometry;
-        let kernel = AdmKernel::new(setup.ctx, g.width, g.height, g.format.bit_depth, &adm)?;
+        let kernel = match &setup.terms {
+            None => AdmKernel::new(setup.ctx, g.width, g.height, g.format.bit_depth, &adm)?,
+            Some(terms) => {
+                let reference =
+                    Arc::clone(terms).into_any().downcast::<AdmReference>().map_err(|_| {
+                        MetricsError::Usage("adm: reference terms of another feature".into())
+                    })?;
+                AdmKernel::sharing(setup.ctx, &adm, reference)?
+            }
+        };
         Ok(Box::new(AdmExtractor {
             kernel,
             options: adm,

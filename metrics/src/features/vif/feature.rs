@@ -2,13 +2,16 @@
 //! (`integer_vif_scale0..3`, and with `debug` the totals and per-scale
 //! numerators and denominators).
 
+use std::sync::Arc;
+
 use vqscope_gpu::{Buffer, Recorder, Timestamps};
 
-use super::gpu::VifKernel;
+use super::gpu::{VifKernel, VifReference};
 use super::{FEATURE_NAMES, VifOptions, features};
 use crate::MetricsError;
 use crate::features::{
-    Column, DEBUG, Extractor, Feature, FeatureOptions, FramePlanes, FrameValues, OptionSpec, Setup,
+    Column, DEBUG, Extractor, Feature, FeatureOptions, FramePlanes, FrameValues, OptionSpec,
+    ReferenceTerms, Setup,
 };
 
 /// The registry entry.
@@ -65,6 +68,18 @@ impl Feature for Vif {
         super::gpu::twins()
     }
 
+    /// The reference's decimated planes of scales 1 and 2
+    /// ([`VifReference`]).
+    fn reference_terms(
+        &self,
+        setup: &Setup<'_>,
+        _options: &FeatureOptions,
+    ) -> Result<Option<Arc<dyn ReferenceTerms>>, MetricsError> {
+        let g = setup.geometry;
+        let terms = VifReference::new(setup.ctx, g.width, g.height, g.format.bit_depth)?;
+        Ok(Some(Arc::new(terms)))
+    }
+
     fn build(
         &self,
         setup: &Setup<'_>,
@@ -75,7 +90,16 @@ impl Feature for Vif {
             skip_scale0: options.bool("vif_skip_scale0"),
         };
         let g = setup.geometry;
-        let kernel = VifKernel::new(setup.ctx, g.width, g.height, g.format.bit_depth, vif)?;
+        let kernel = match &setup.terms {
+            None => VifKernel::new(setup.ctx, g.width, g.height, g.format.bit_depth, vif)?,
+            Some(terms) => {
+                let reference =
+                    Arc::clone(terms).into_any().downcast::<VifReference>().map_err(|_| {
+                        MetricsError::Usage("vif: reference terms of another feature".into())
+                    })?;
+                VifKernel::sharing(setup.ctx, vif, reference)?
+            }
+        };
         let count = if options.bool("debug") { FEATURE_NAMES.len() } else { SCORES };
         Ok(Box::new(VifExtractor { kernel, count, names: options.clone() }))
     }

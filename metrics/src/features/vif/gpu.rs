@@ -25,6 +25,11 @@
 //! scales 2 and 3 (the last step) copies them to the results and zeroes them
 //! again, so a skipped scale 0 reads zero and no reduce dispatch is needed.
 //!
+//! In a ladder, the lanes that ask for VIF alike share the reference's
+//! decimated planes ([`VifReference`], recorded once per frame in the same
+//! steps): each lane's `vif_decimate` then runs in its one-plane form on the
+//! distorted plane alone ([`VifKernel::sharing`]).
+//!
 //! The horizontal filter sums of the squares run in double, but only on
 //! integers below 2^48, which doubles hold exactly, so they equal the
 //! twin's integer sums. The one true floating-point step (the per-pixel
@@ -32,6 +37,7 @@
 //! against the exact remainder and corrected, so it does not rely on the
 //! driver's fp64 divide.
 
+use std::any::Any;
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
@@ -43,6 +49,7 @@ use vqscope_gpu::{
 use super::{DECIMATED_BPC, VifFrameSums, VifOptions, VifScaleSums, check, log2_table, scale_size};
 use crate::device::{DevicePlane, PlaneDesc, packed_desc};
 use crate::error::MetricsError;
+use crate::features::ReferenceTerms;
 use crate::plane::PlaneView;
 
 /// Output tile of `vif_scale.glsl` (`TW`, `TH`): must agree with the shader.
@@ -90,21 +97,15 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
     ]
 }
 
-/// One decimated scale's reference and distorted planes (16-bit, packed).
-struct ScalePlanes {
-    reference: Buffer,
-    distorted: Buffer,
-    desc: PlaneDesc,
-}
-
 /// A plane as the record functions take it: its buffer and layout.
 type PlaneRef<'a> = (&'a Buffer, PlaneDesc);
 
-impl ScalePlanes {
-    /// The reference and distorted planes.
-    fn planes(&self) -> (PlaneRef<'_>, PlaneRef<'_>) {
-        ((&self.reference, self.desc), (&self.distorted, self.desc))
-    }
+/// Where a kernel's decimated reference planes of scales 1 and 2 are.
+enum ReferencePlanes {
+    /// Its own, decimated beside the distorted planes.
+    Own(Vec<Buffer>),
+    /// A ladder's, which [`VifReference`] decimates once for every lane.
+    Shared(Arc<VifReference>),
 }
 
 /// The integer VIF kernels for one frame size, depth and option set, with
@@ -115,15 +116,101 @@ pub struct VifKernel {
     bpc: u32,
     options: VifOptions,
     scale_pipelines: Vec<ComputePipeline>,
+    /// Scales 1 and 2's decimations: of both planes with its own reference
+    /// planes, of the distorted plane alone with shared ones.
     decimate_pipelines: Vec<ComputePipeline>,
     log2: Buffer,
-    /// Scales 1 and 2 (scale 3 decimates scale 2 as it reads it).
-    pyramid: Vec<ScalePlanes>,
+    /// The distorted planes of scales 1 and 2 (scale 3 decimates scale 2 as
+    /// it reads it).
+    distorted: Vec<Buffer>,
+    reference: ReferencePlanes,
+    /// The layout of scales 1 and 2's planes (16-bit, packed).
+    descs: [PlaneDesc; 2],
     /// The sixteen frame sums and scales 2 and 3's workgroup count, zero
     /// between frames.
     sums: Buffer,
     /// Workgroups of `vif_scale` per scale, as `[x, y]`.
     scale_groups: [[u32; 2]; 4],
+}
+
+/// VIF's reference-only work in a ladder: the reference's decimated planes
+/// of scales 1 and 2, made once per frame for the kernels of every lane
+/// ([`VifKernel::sharing`]), which then decimate only their distorted
+/// planes. The decimation is the only reference-only part that VIF stores:
+/// the scale kernels' reference terms (the filtered x and x², two of the
+/// five filtered products) are made and used inside a tile. Shared, they
+/// would be stored per pixel (a 32-bit mean and a 48-bit square sum, 12
+/// bytes) and read back by every lane: at scale 0 of a 4K frame about
+/// 100 MB a lane, where the lane now reads 2 bytes a pixel (17 MB) and the
+/// kernel already waits on memory more than it computes.
+pub struct VifReference {
+    width: u32,
+    height: u32,
+    bpc: u32,
+    /// Scales 1 and 2's one-plane decimations.
+    decimate_pipelines: Vec<ComputePipeline>,
+    planes: Vec<Buffer>,
+    descs: [PlaneDesc; 2],
+}
+
+impl VifReference {
+    /// Builds the one-plane decimations and allocates the planes for
+    /// frames of `width × height` at `bpc` bits.
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        width: u32,
+        height: u32,
+        bpc: u32,
+    ) -> Result<Self, MetricsError> {
+        let descs = decimated_descs(width, height);
+        Ok(Self {
+            width,
+            height,
+            bpc,
+            decimate_pipelines: decimate_pipelines(ctx, true)?,
+            planes: decimated_planes(ctx, &descs, "vif decimated reference")?,
+            descs,
+        })
+    }
+
+    /// The reference's planes of scales 1 and 2.
+    fn plane(&self, scale: usize) -> PlaneRef<'_> {
+        (&self.planes[scale - 1], self.descs[scale - 1])
+    }
+}
+
+impl ReferenceTerms for VifReference {
+    /// Steps aligned with [`VifKernel::record`]'s: after the leading
+    /// barrier, scale 1's decimation (beside the lanes' scale 0 and their
+    /// own decimation), then scale 2's (beside their scale 1, which is the
+    /// first to read scale 1's planes), whose planes the lanes read in the
+    /// step after.
+    fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        reference: &[DevicePlane<'_>],
+    ) -> vqscope_gpu::Result<()> {
+        let r = &reference[0];
+        check_plane("reference", r, (self.width, self.height, self.bpc))?;
+        rec.barrier();
+        let input = (r.buffer, r.desc);
+        record_decimate(rec, &self.decimate_pipelines[0], input, None, self.plane(1), None)?;
+        rec.barrier();
+        record_decimate(
+            rec,
+            &self.decimate_pipelines[1],
+            self.plane(1),
+            None,
+            self.plane(2),
+            None,
+        )?;
+        rec.barrier();
+        Ok(())
+    }
+
+    fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+        self
+    }
 }
 
 impl VifKernel {
@@ -141,7 +228,21 @@ impl VifKernel {
         bpc: u32,
         options: VifOptions,
     ) -> Result<Self, MetricsError> {
-        Self::with_division_perturbation(ctx, width, height, bpc, options, 0)
+        Self::build(ctx, width, height, bpc, options, 0, None)
+    }
+
+    /// [`VifKernel::new`] for a lane of a ladder: it reads the reference's
+    /// decimated planes from `reference`, which the pipeline records every
+    /// frame, and decimates only the distorted plane. Its sums equal
+    /// [`VifKernel::new`]'s bit for bit: each plane's decimation is the same
+    /// arithmetic alone or beside the other.
+    pub fn sharing(
+        ctx: &Arc<GpuContext>,
+        options: VifOptions,
+        reference: Arc<VifReference>,
+    ) -> Result<Self, MetricsError> {
+        let (w, h, bpc) = (reference.width, reference.height, reference.bpc);
+        Self::build(ctx, w, h, bpc, options, 0, Some(reference))
     }
 
     /// [`VifKernel::new`] with the shader's hardware quotient moved by
@@ -157,6 +258,18 @@ impl VifKernel {
         options: VifOptions,
         ulps: i32,
     ) -> Result<Self, MetricsError> {
+        Self::build(ctx, width, height, bpc, options, ulps, None)
+    }
+
+    fn build(
+        ctx: &Arc<GpuContext>,
+        width: u32,
+        height: u32,
+        bpc: u32,
+        options: VifOptions,
+        ulps: i32,
+        shared: Option<Arc<VifReference>>,
+    ) -> Result<Self, MetricsError> {
         let shape = PlaneView {
             width: width as usize,
             height: height as usize,
@@ -171,14 +284,14 @@ impl VifKernel {
         let scale_pipelines = (0..4u32)
             .map(|k| scale_pipeline(ctx, k, k == 0 && bpc == 8, fused_fma, ulps))
             .collect::<vqscope_gpu::Result<Vec<_>>>()?;
-        let decimate_pipelines = (1..3u32)
-            .map(|k| decimate_pipeline(ctx, k))
-            .collect::<vqscope_gpu::Result<Vec<_>>>()?;
-
+        let decimate_pipelines = decimate_pipelines(ctx, shared.is_some())?;
+        let descs = decimated_descs(width, height);
+        let distorted = decimated_planes(ctx, &descs, "vif decimated distorted")?;
+        let reference = match shared {
+            Some(shared) => ReferencePlanes::Shared(shared),
+            None => ReferencePlanes::Own(decimated_planes(ctx, &descs, "vif decimated reference")?),
+        };
         let (w, h) = (width as usize, height as usize);
-        let pyramid = (1..3)
-            .map(|k| scale_planes(ctx, scale_size(w, h, k)))
-            .collect::<vqscope_gpu::Result<Vec<_>>>()?;
         let scale_groups: [[u32; 2]; 4] = std::array::from_fn(|k| {
             let (sw, sh) = scale_size(w, h, k);
             [sw.div_ceil(SCALE_TILE.0) as u32, sh.div_ceil(SCALE_TILE.1) as u32]
@@ -201,7 +314,9 @@ impl VifKernel {
             scale_pipelines,
             decimate_pipelines,
             log2,
-            pyramid,
+            distorted,
+            reference,
+            descs,
             sums,
             scale_groups,
         })
@@ -271,25 +386,45 @@ impl VifKernel {
         offset_words: u32,
         after_dispatch: &mut dyn FnMut(&mut Recorder<'_>, bool),
     ) -> vqscope_gpu::Result<()> {
-        self.check_planes(reference, distorted)?;
+        let want = (self.width, self.height, self.bpc);
+        check_plane("reference", reference, want)?;
+        check_plane("distorted", distorted, want)?;
         after_dispatch(rec, true);
         let input = ((reference.buffer, reference.desc), (distorted.buffer, distorted.desc));
-        let (scale1, scale2) = (self.pyramid[0].planes(), self.pyramid[1].planes());
+        let dist = |scale: usize| (&self.distorted[scale - 1], self.descs[scale - 1]);
+        let refs = |scale: usize| match &self.reference {
+            ReferencePlanes::Own(planes) => (&planes[scale - 1], self.descs[scale - 1]),
+            ReferencePlanes::Shared(shared) => shared.plane(scale),
+        };
+        // With shared reference planes, only the distorted plane is
+        // decimated (the ladder's `VifReference` does the reference in the
+        // same steps).
+        let decimate = |rec: &mut Recorder<'_>, from: (PlaneRef<'_>, PlaneRef<'_>), to: usize| {
+            let pipeline = &self.decimate_pipelines[to - 1];
+            match &self.reference {
+                ReferencePlanes::Own(_) => {
+                    record_decimate(rec, pipeline, from.0, Some(from.1), refs(to), Some(dist(to)))
+                }
+                ReferencePlanes::Shared(_) => {
+                    record_decimate(rec, pipeline, from.1, None, dist(to), None)
+                }
+            }
+        };
         let out = (results, offset_words);
         if !self.options.skip_scale0 {
             self.record_scale(rec, 0, input.0, input.1, out)?;
         }
         after_dispatch(rec, false);
-        self.record_decimate(rec, 0, input.0, input.1, &self.pyramid[0])?;
+        decimate(rec, input, 1)?;
         after_dispatch(rec, true);
-        self.record_scale(rec, 1, scale1.0, scale1.1, out)?;
+        self.record_scale(rec, 1, refs(1), dist(1), out)?;
         after_dispatch(rec, false);
-        self.record_decimate(rec, 1, scale1.0, scale1.1, &self.pyramid[1])?;
+        decimate(rec, (refs(1), dist(1)), 2)?;
         after_dispatch(rec, true);
         // Scale 3 reads scale 2's planes and decimates them itself.
-        self.record_scale(rec, 3, scale2.0, scale2.1, out)?;
+        self.record_scale(rec, 3, refs(2), dist(2), out)?;
         after_dispatch(rec, false);
-        self.record_scale(rec, 2, scale2.0, scale2.1, out)?;
+        self.record_scale(rec, 2, refs(2), dist(2), out)?;
         after_dispatch(rec, true);
         Ok(())
     }
@@ -309,21 +444,6 @@ impl VifKernel {
     /// The options this kernel was built with.
     pub fn options(&self) -> VifOptions {
         self.options
-    }
-
-    fn check_planes(&self, r: &DevicePlane<'_>, d: &DevicePlane<'_>) -> vqscope_gpu::Result<()> {
-        let want = (self.width, self.height, self.bpc);
-        for (name, p) in [("reference", r), ("distorted", d)] {
-            let got = (p.desc.width, p.desc.height, p.desc.bpc);
-            if got != want {
-                return Err(GpuError::Usage(format!(
-                    "vif: {name} plane is {}x{} at {} bits, the kernel was built for {}x{} at {} \
-                     bits",
-                    got.0, got.1, got.2, want.0, want.1, want.2
-                )));
-            }
-        }
-        Ok(())
     }
 
     /// Records scale `k`'s statistics (scale 3's from scale 2's planes); the
@@ -356,34 +476,6 @@ impl VifKernel {
             ],
             bytemuck::bytes_of(&push),
             [gx, gy, 1],
-        )
-    }
-
-    /// Decimates scale `k` (planes `r`, `d`) into `next` (scale `k + 1`).
-    fn record_decimate(
-        &self,
-        rec: &mut Recorder<'_>,
-        k: usize,
-        (r, rd): PlaneRef<'_>,
-        (d, dd): PlaneRef<'_>,
-        next: &ScalePlanes,
-    ) -> vqscope_gpu::Result<()> {
-        let push = VifDecimatePush { reference: rd, distorted: dd };
-        let groups = [
-            (next.desc.width as usize).div_ceil(DECIMATE_TILE.0) as u32,
-            (next.desc.height as usize).div_ceil(DECIMATE_TILE.1) as u32,
-            1,
-        ];
-        rec.dispatch(
-            &self.decimate_pipelines[k],
-            &[
-                Binding::Buffer(r),
-                Binding::Buffer(d),
-                Binding::Buffer(&next.reference),
-                Binding::Buffer(&next.distorted),
-            ],
-            bytemuck::bytes_of(&push),
-            groups,
         )
     }
 }
@@ -429,22 +521,90 @@ fn scale_pipeline(
     )
 }
 
-/// The decimation producing scale `k` (it blurs with `FILTERS[k]`).
-fn decimate_pipeline(ctx: &Arc<GpuContext>, k: u32) -> vqscope_gpu::Result<ComputePipeline> {
-    let name = format!("metrics/vif_decimate{k}");
-    ComputePipeline::new(
-        ctx,
-        &PipelineDesc { name: &name, ..PipelineDesc::new(DECIMATE_SHADERS[k as usize - 1]) },
+/// Scales 1 and 2's decimations (each blurs with `FILTERS[k]`), of both
+/// planes or, with `one_plane`, of the one bound as the reference
+/// (specialization constant 0, `ONE_PLANE`).
+fn decimate_pipelines(
+    ctx: &Arc<GpuContext>,
+    one_plane: bool,
+) -> vqscope_gpu::Result<Vec<ComputePipeline>> {
+    (1..3)
+        .map(|k| {
+            let planes = if one_plane { "one plane" } else { "both planes" };
+            let name = format!("metrics/vif_decimate{k} {planes}");
+            ComputePipeline::new(
+                ctx,
+                &PipelineDesc {
+                    name: &name,
+                    specialization: &[(0, u32::from(one_plane))],
+                    ..PipelineDesc::new(DECIMATE_SHADERS[k - 1])
+                },
+            )
+        })
+        .collect()
+}
+
+/// Records the decimation of `r` into `next_r` and, when given, of `d` into
+/// `next_d` (`pipeline` is then a both-planes one, else a one-plane one,
+/// whose unused distorted bindings take `r`'s buffers).
+fn record_decimate(
+    rec: &mut Recorder<'_>,
+    pipeline: &ComputePipeline,
+    (r, rd): PlaneRef<'_>,
+    d: Option<PlaneRef<'_>>,
+    (next_r, next_desc): PlaneRef<'_>,
+    next_d: Option<PlaneRef<'_>>,
+) -> vqscope_gpu::Result<()> {
+    let (d, dd) = d.unwrap_or((r, rd));
+    let (next_d, _) = next_d.unwrap_or((next_r, next_desc));
+    let push = VifDecimatePush { reference: rd, distorted: dd };
+    let groups = [
+        (next_desc.width as usize).div_ceil(DECIMATE_TILE.0) as u32,
+        (next_desc.height as usize).div_ceil(DECIMATE_TILE.1) as u32,
+        1,
+    ];
+    rec.dispatch(
+        pipeline,
+        &[Binding::Buffer(r), Binding::Buffer(d), Binding::Buffer(next_r), Binding::Buffer(next_d)],
+        bytemuck::bytes_of(&push),
+        groups,
     )
 }
 
-/// Buffers for a decimated scale of `(w, h)` samples (16-bit, packed; rounded
-/// up to whole words since the kernels read 32-bit words).
-fn scale_planes(ctx: &Arc<GpuContext>, (w, h): (usize, usize)) -> vqscope_gpu::Result<ScalePlanes> {
-    let bytes = ((w * h * 2).div_ceil(4) * 4).max(4) as u64;
-    Ok(ScalePlanes {
-        reference: Buffer::storage(ctx, "vif decimated reference", bytes)?,
-        distorted: Buffer::storage(ctx, "vif decimated distorted", bytes)?,
-        desc: packed_desc(w, h, DECIMATED_BPC, 0),
+/// The layouts of scales 1 and 2's planes of a `width × height` frame
+/// (16-bit, packed).
+fn decimated_descs(width: u32, height: u32) -> [PlaneDesc; 2] {
+    std::array::from_fn(|i| {
+        let (w, h) = scale_size(width as usize, height as usize, i + 1);
+        packed_desc(w, h, DECIMATED_BPC, 0)
     })
+}
+
+/// Buffers for planes of `descs` (rounded up to whole words since the
+/// kernels read 32-bit words).
+fn decimated_planes(
+    ctx: &Arc<GpuContext>,
+    descs: &[PlaneDesc; 2],
+    label: &str,
+) -> vqscope_gpu::Result<Vec<Buffer>> {
+    descs
+        .iter()
+        .map(|d| {
+            let bytes = ((d.width * d.height * 2).div_ceil(4) * 4).max(4);
+            Buffer::storage(ctx, label, u64::from(bytes))
+        })
+        .collect()
+}
+
+/// Refuses a plane of another geometry than the kernel's `(width, height,
+/// bpc)`.
+fn check_plane(name: &str, p: &DevicePlane<'_>, want: (u32, u32, u32)) -> vqscope_gpu::Result<()> {
+    let got = (p.desc.width, p.desc.height, p.desc.bpc);
+    if got != want {
+        return Err(GpuError::Usage(format!(
+            "vif: {name} plane is {}x{} at {} bits, the kernel was built for {}x{} at {} bits",
+            got.0, got.1, got.2, want.0, want.1, want.2
+        )));
+    }
+    Ok(())
 }
