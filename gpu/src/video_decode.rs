@@ -600,8 +600,7 @@ impl H264DecodeSession {
                 self.collected, self.submitted
             )));
         }
-        self.wait_for(2 * ticket + 2)?;
-        self.collected += 1;
+        self.retire(ticket)?;
         let flight = &self.flights[(ticket % IN_FLIGHT as u64) as usize];
         let bytes = flight.readback.mapped()?;
         let (w, h) = (self.extent.width, self.extent.height);
@@ -626,21 +625,28 @@ impl H264DecodeSession {
                 self.nv12_size()
             )));
         }
+        if self.submitted != self.collected {
+            return Err(GpuError::Usage(format!(
+                "decode_into with {} pictures submitted and not collected",
+                self.submitted - self.collected
+            )));
+        }
         let ticket = self.submit_to(picture, Some(nv12.raw()))?;
-        self.wait_for(2 * ticket + 2)?;
-        self.collected += 1;
-        Ok(())
+        self.retire(ticket)
     }
 
-    /// Waits on the host until the timeline reaches `value`.
-    fn wait_for(&self, value: u64) -> Result<()> {
+    /// Waits on the host until picture `ticket`, the oldest uncollected, is
+    /// decoded and copied, and counts it collected.
+    fn retire(&mut self, ticket: u64) -> Result<()> {
         let semaphores = [self.progress];
-        let values = [value];
+        let values = [2 * ticket + 2];
         let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
         // SAFETY: a live timeline semaphore of this device; every value waited for was
         // submitted to be signalled.
         unsafe { self.ctx.device.wait_semaphores(&info, u64::MAX) }
-            .map_err(vk_error("vkWaitSemaphores"))
+            .map_err(vk_error("vkWaitSemaphores"))?;
+        self.collected += 1;
+        Ok(())
     }
 
     /// Bytes of one decoded picture as NV12 at the coded size.
