@@ -110,7 +110,7 @@ impl Submitter {
                 .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             device.begin_command_buffer(cmd, &begin).map_err(vk_error("vkBeginCommandBuffer"))?;
         }
-        let mut recorder = Recorder { ctx: &self.ctx, cmd, held: None };
+        let mut recorder = Recorder::over(&self.ctx, cmd);
         let recorded = record(&mut recorder);
         // SAFETY: `cmd` is in the recording state, begun above.
         let ended =
@@ -196,7 +196,13 @@ pub struct Recorder<'a> {
     pub(crate) held: Option<Vec<Command>>,
 }
 
-impl Recorder<'_> {
+impl<'a> Recorder<'a> {
+    /// A recorder over `cmd`, a command buffer of `ctx`'s queue family in
+    /// the recording state (for submissions this crate makes itself).
+    pub(crate) fn over(ctx: &'a GpuContext, cmd: vk::CommandBuffer) -> Self {
+        Recorder { ctx, cmd, held: None }
+    }
+
     pub fn raw(&self) -> vk::CommandBuffer {
         self.check_not_deferring();
         self.cmd

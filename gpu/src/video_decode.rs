@@ -2,7 +2,8 @@
 //! `VkDevice`: a video session with its memory, the session parameters made
 //! from the stream's SPS and PPS, a DPB image with one array layer per slot
 //! (DPB and output coincide, as NVIDIA's decoder reports), a bitstream
-//! buffer, and a copy of each decoded picture back to the host.
+//! buffer, and a copy of each decoded picture, back to the host or into a
+//! device buffer that later work on the context's queue reads.
 //!
 //! The caller (the `video` crate) parses the stream and manages the DPB:
 //! it says which slot each picture is decoded into and which slots hold its
@@ -28,6 +29,7 @@ use ash::vk::native::{
 use crate::context::{DecodeQueue, GpuContext};
 use crate::error::{GpuError, Result, vk_error};
 use crate::memory::Buffer;
+use crate::submit::Recorder;
 use crate::video::{DecodeProfile, DecodeSupport, decode_queue_family, required_extensions};
 
 /// The device extensions H.264 decode needs, enabled at device creation
@@ -108,15 +110,22 @@ const NV12: vk::Format = vk::Format::G8_B8R8_2PLANE_420_UNORM;
 /// asks for).
 const BITSTREAM_SIZE: u64 = 8 << 20;
 
+/// Work recorded after a picture's copy, in the same submission.
+type AfterCopy<'a> = dyn FnMut(&mut Recorder<'_>) -> Result<()> + 'a;
+
 /// Pictures submitted and not yet collected, at most.
 pub const IN_FLIGHT: usize = 4;
 
-/// What one picture in flight uses: its command buffers and read-back
-/// buffer (its slice region is `BITSTREAM_SIZE` bytes at its index).
+/// What one picture in flight uses: its command buffers, read-back buffer
+/// and, made on first use, a device-local buffer for pictures kept on the
+/// device (its slice region is `BITSTREAM_SIZE` bytes at its index).
 struct Flight {
     decode_cmd: vk::CommandBuffer,
     copy_cmd: vk::CommandBuffer,
     readback: Buffer,
+    on_device: Option<Buffer>,
+    /// The flight's picture went to `on_device`, not to `readback`.
+    kept_on_device: bool,
 }
 
 /// A decode session for one H.264 stream, and everything it decodes into.
@@ -472,7 +481,13 @@ impl H264DecodeSession {
         let (decode_cmds, copy_cmds) = (allocate(self.decode_pool)?, allocate(self.copy_pool)?);
         for (decode_cmd, copy_cmd) in decode_cmds.into_iter().zip(copy_cmds) {
             let readback = Buffer::readback(&ctx, "decoded NV12", self.nv12_size())?;
-            self.flights.push(Flight { decode_cmd, copy_cmd, readback });
+            self.flights.push(Flight {
+                decode_cmd,
+                copy_cmd,
+                readback,
+                on_device: None,
+                kept_on_device: false,
+            });
         }
         let mut timeline =
             vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE);
@@ -589,15 +604,16 @@ impl H264DecodeSession {
     /// waiting; [`H264DecodeSession::collect`] with the returned ticket
     /// gives the picture. At most [`IN_FLIGHT`] may be uncollected.
     pub fn submit(&mut self, picture: &H264Picture<'_>) -> Result<u64> {
-        self.submit_to(picture, None)
+        let ticket = self.submit_to(picture, None, None)?;
+        self.flights[(ticket % IN_FLIGHT as u64) as usize].kept_on_device = false;
+        Ok(ticket)
     }
 
     /// Waits for the oldest uncollected picture, `ticket`, and reads it back.
     pub fn collect(&mut self, ticket: u64) -> Result<Nv12Picture> {
-        if ticket != self.collected || ticket >= self.submitted {
+        if self.flights[(ticket % IN_FLIGHT as u64) as usize].kept_on_device {
             return Err(GpuError::Usage(format!(
-                "collecting picture {ticket}; the oldest uncollected is {} of {}",
-                self.collected, self.submitted
+                "picture {ticket} was submitted to stay on the device"
             )));
         }
         self.retire(ticket)?;
@@ -613,31 +629,56 @@ impl H264DecodeSession {
         })
     }
 
-    /// Decodes `picture` into its slot and copies it, NV12 with rows of the
-    /// coded width, into `nv12` on the device (at least
-    /// [`H264DecodeSession::nv12_size`] bytes, a transfer destination), for
-    /// work recorded later on the context's queue; waits for the copy.
-    pub fn decode_into(&mut self, picture: &H264Picture<'_>, nv12: &Buffer) -> Result<()> {
-        if nv12.size() < self.nv12_size() {
+    /// [`H264DecodeSession::submit`] for a picture that stays on the
+    /// device: it is copied into its flight's device-local buffer (NV12,
+    /// rows of the coded width), and `then` records, into the same
+    /// submission on the context's queue, the work that reads it there
+    /// (such as turning it into planes), which is done when
+    /// [`H264DecodeSession::collect_on_device`] returns. Work recorded
+    /// there must not keep reading the buffer past that submission.
+    pub fn submit_on_device(
+        &mut self,
+        picture: &H264Picture<'_>,
+        then: impl FnOnce(&mut Recorder<'_>, &Buffer) -> Result<()>,
+    ) -> Result<u64> {
+        let flight = (self.submitted % IN_FLIGHT as u64) as usize;
+        let buffer = match self.flights[flight].on_device.take() {
+            Some(buffer) => buffer,
+            None => Buffer::storage(&self.ctx, "decoded NV12", self.nv12_size())?,
+        };
+        let mut then = Some(then);
+        let mut record = |rec: &mut Recorder<'_>| match then.take() {
+            Some(then) => then(rec, &buffer),
+            None => Ok(()),
+        };
+        let submitted = self.submit_to(picture, Some(buffer.raw()), Some(&mut record));
+        self.flights[flight].on_device = Some(buffer);
+        let ticket = submitted?;
+        self.flights[flight].kept_on_device = true;
+        Ok(ticket)
+    }
+
+    /// Waits until picture `ticket`, the oldest uncollected, submitted by
+    /// [`H264DecodeSession::submit_on_device`], and the work recorded after
+    /// it, are done.
+    pub fn collect_on_device(&mut self, ticket: u64) -> Result<()> {
+        if !self.flights[(ticket % IN_FLIGHT as u64) as usize].kept_on_device {
             return Err(GpuError::Usage(format!(
-                "an NV12 buffer of {} bytes for {} bytes",
-                nv12.size(),
-                self.nv12_size()
+                "picture {ticket} was not submitted to stay on the device"
             )));
         }
-        if self.submitted != self.collected {
-            return Err(GpuError::Usage(format!(
-                "decode_into with {} pictures submitted and not collected",
-                self.submitted - self.collected
-            )));
-        }
-        let ticket = self.submit_to(picture, Some(nv12.raw()))?;
         self.retire(ticket)
     }
 
-    /// Waits on the host until picture `ticket`, the oldest uncollected, is
-    /// decoded and copied, and counts it collected.
+    /// Waits on the host until picture `ticket`, which must be the oldest
+    /// uncollected, is decoded and copied, and counts it collected.
     fn retire(&mut self, ticket: u64) -> Result<()> {
+        if ticket != self.collected || ticket >= self.submitted {
+            return Err(GpuError::Usage(format!(
+                "collecting picture {ticket}; the oldest uncollected is {} of {}",
+                self.collected, self.submitted
+            )));
+        }
         let semaphores = [self.progress];
         let values = [2 * ticket + 2];
         let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
@@ -661,8 +702,14 @@ impl H264DecodeSession {
 
     /// Submits `picture`'s decode and the copy of its planes into `dst`
     /// (NV12, rows of the coded width; `None`: its flight's read-back
-    /// buffer); returns its ticket.
-    fn submit_to(&mut self, picture: &H264Picture<'_>, dst: Option<vk::Buffer>) -> Result<u64> {
+    /// buffer), followed in the copy's submission by what `then` records;
+    /// returns its ticket.
+    fn submit_to(
+        &mut self,
+        picture: &H264Picture<'_>,
+        dst: Option<vk::Buffer>,
+        then: Option<&mut AfterCopy<'_>>,
+    ) -> Result<u64> {
         let ticket = self.submitted;
         if ticket - self.collected >= IN_FLIGHT as u64 {
             return Err(GpuError::Usage(format!(
@@ -923,8 +970,15 @@ impl H264DecodeSession {
                     .image_memory_barriers(&[back])
                     .buffer_memory_barriers(&[host]),
             );
-            device.end_command_buffer(cmd).map_err(vk_error("vkEndCommandBuffer"))?;
         }
+        let recorded = match then {
+            Some(then) => then(&mut Recorder::over(&ctx, cmd)),
+            None => Ok(()),
+        };
+        // SAFETY: `cmd` is recording (begun above); it is ended even when `then` failed,
+        // and then not submitted.
+        unsafe { device.end_command_buffer(cmd) }.map_err(vk_error("vkEndCommandBuffer"))?;
+        recorded?;
         let waits = [at(2 * ticket + 1)];
         let signals = [at(2 * ticket + 2)];
         let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];

@@ -41,10 +41,11 @@ fn take_heap(len: usize) -> Vec<u8> {
 }
 
 /// Keeps a heap buffer for a later [`take`], unless the spares are full;
-/// a host block goes back to its pool once the upload lets go of it too.
+/// a host block goes back to its pool once the upload lets go of it too,
+/// and device planes are freed then.
 pub(crate) fn give(data: FrameData) {
-    if data.host_block().is_none() {
-        give_heap(data.into_vec());
+    if let Some(heap) = data.into_heap() {
+        give_heap(heap);
     }
 }
 

@@ -22,8 +22,8 @@ use vqscope_gpu::vk::native::{
 };
 use vqscope_gpu::{
     Binding, Buffer, ComputePipeline, DECODE_IN_FLIGHT, GpuContext, GpuError, H264DecodeSession,
-    H264ParameterSets, H264Picture, H264Reference, H264Sps, Nv12Picture, PipelineDesc, Submitter,
-    h264_std_level,
+    H264ParameterSets, H264Picture, H264Reference, H264Sps, Nv12Picture, PipelineDesc, Recorder,
+    Submitter, download_buffer, h264_std_level,
 };
 
 use crate::PlaneLayout;
@@ -129,33 +129,62 @@ pub struct DevicePlanes {
     pub planes: [PlaneLayout; 3],
 }
 
-/// Like [`decode_h264`], but the pictures stay on the device: each is
-/// copied from the decoder's image and turned into three planes by a
-/// compute pass ([`Nv12ToPlanes`]). `emit` gets the display number too.
+impl DevicePlanes {
+    /// The planes read back to the host, one after the other with rows
+    /// tight: a [`crate::Frame`]'s bytes. Waits for earlier work.
+    pub fn to_host(&self) -> vqscope_gpu::Result<Vec<u8>> {
+        let ctx = self.buffer.context();
+        let mut submitter = Submitter::new(ctx, 1)?;
+        let bytes = download_buffer(ctx, &mut submitter, &self.buffer, self.buffer.size())?;
+        let mut tight = Vec::with_capacity(self.frame_bytes());
+        for plane in &self.planes {
+            let start = plane.offset as usize;
+            tight.extend_from_slice(&bytes[start..start + plane_bytes(plane)]);
+        }
+        Ok(tight)
+    }
+
+    /// Bytes of the planes with rows tight (what [`DevicePlanes::to_host`]
+    /// gives).
+    pub fn frame_bytes(&self) -> usize {
+        self.planes.iter().map(plane_bytes).sum()
+    }
+}
+
+/// Bytes of one plane with rows tight.
+fn plane_bytes(plane: &PlaneLayout) -> usize {
+    (plane.width * plane.height * plane.bytes_per_sample) as usize
+}
+
+/// Like [`decode_h264_until`], but the pictures stay on the device: each
+/// is copied from the decoder's image into a device buffer and turned into
+/// three planes by a compute pass ([`Nv12ToPlanes`]) in the same
+/// submission, with pictures in flight as for the host. `emit` gets the
+/// display number too, and each picture once its planes are written.
 pub fn decode_h264_to_planes(
     ctx: &Arc<GpuContext>,
     stream: &[u8],
-    mut emit: impl FnMut(u64, DevicePlanes),
+    emit: impl FnMut(u64, DevicePlanes) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
-    let mut pass = Nv12ToPlanes::new(ctx)?;
-    let mut nv12: Option<Buffer> = None;
+    let pass = Nv12ToPlanes::new(ctx)?;
     decode_h264_with(
         ctx,
         stream,
-        0,
+        DECODE_IN_FLIGHT - 1,
         |session, picture, info| {
-            let nv12 = match &mut nv12 {
-                Some(buffer) => buffer,
-                None => nv12.insert(Buffer::storage(ctx, "decoded NV12", session.nv12_size())?),
-            };
-            session.decode_into(picture, nv12)?;
-            Ok(pass.run(nv12, session.coded_size(), &info.crop, info.display_size())?)
+            let coded = session.coded_size();
+            let mut planes = None;
+            let ticket = session.submit_on_device(picture, |rec, nv12| {
+                planes = Some(pass.record(rec, nv12, coded, &info.crop, info.display_size())?);
+                Ok(())
+            })?;
+            Ok((ticket, planes.expect("recorded with the submission")))
         },
-        |_, planes| Ok(planes),
-        |number, planes| {
-            emit(number, planes);
-            ControlFlow::Continue(())
+        |session, (ticket, planes)| {
+            session.collect_on_device(ticket)?;
+            Ok(planes)
         },
+        emit,
     )
 }
 
@@ -186,6 +215,12 @@ fn decode_h264_with<P, T>(
         sps: sps.values().map(std_sps).collect::<Result<_, _>>()?,
         pps: pps.values().map(std_pps).collect(),
     };
+    // Submitted pictures not yet finished, oldest first, and finished ones
+    // awaiting output, by decoding-order index. Made before the session so
+    // that they are dropped after it: its drop waits for the device, and
+    // what is pending may be written by work still in flight until then.
+    let mut pending: VecDeque<(u64, P)> = VecDeque::new();
+    let mut finished: HashMap<u64, T> = HashMap::new();
     let mut session = H264DecodeSession::new(
         ctx,
         first.profile_idc,
@@ -195,10 +230,6 @@ fn decode_h264_with<P, T>(
         &parameter_sets,
     )?;
     let mut dpb = Dpb::new(slots, info.max_dpb_frames);
-    // Submitted pictures not yet finished, oldest first, and finished ones
-    // awaiting output, by decoding-order index.
-    let mut pending: VecDeque<(u64, P)> = VecDeque::new();
-    let mut finished: HashMap<u64, T> = HashMap::new();
     let mut shown = 0;
     // Finishes the pending pictures up to `finish_to` and up to each of
     // `outputs`, then emits `outputs` in order, until `emit` breaks.
@@ -342,7 +373,6 @@ struct Nv12Push {
 pub struct Nv12ToPlanes {
     ctx: Arc<GpuContext>,
     pipeline: ComputePipeline,
-    submitter: Submitter,
 }
 
 impl Nv12ToPlanes {
@@ -354,14 +384,16 @@ impl Nv12ToPlanes {
                 ..PipelineDesc::new(vqscope_shaders::VIDEO_NV12_PLANES)
             },
         )?;
-        Ok(Self { ctx: ctx.clone(), pipeline, submitter: Submitter::new(ctx, 1)? })
+        Ok(Self { ctx: ctx.clone(), pipeline })
     }
 
-    /// Converts the NV12 picture of `coded` size in `nv12` into a new
-    /// buffer of three planes of the display size `(width, height)` after
-    /// `crop`, and waits for it.
-    pub fn run(
-        &mut self,
+    /// Records into `rec` the conversion of the NV12 picture of `coded`
+    /// size in `nv12` into a new buffer of three planes of the display size
+    /// `(width, height)` after `crop`, between two barriers; the planes are
+    /// there once the submission is done.
+    pub fn record(
+        &self,
+        rec: &mut Recorder<'_>,
         nv12: &Buffer,
         coded: (u32, u32),
         crop: &Crop,
@@ -385,17 +417,14 @@ impl Nv12ToPlanes {
             u_offset: u.offset,
             v_offset: v.offset,
         };
-        self.submitter.run(|rec| {
-            rec.barrier();
-            rec.dispatch(
-                &self.pipeline,
-                &[Binding::Buffer(nv12), Binding::Buffer(&buffer)],
-                bytemuck::bytes_of(&push),
-                [width.div_ceil(16), height.div_ceil(16), 1],
-            )?;
-            rec.barrier();
-            Ok(())
-        })?;
+        rec.barrier();
+        rec.dispatch(
+            &self.pipeline,
+            &[Binding::Buffer(nv12), Binding::Buffer(&buffer)],
+            bytemuck::bytes_of(&push),
+            [width.div_ceil(16), height.div_ceil(16), 1],
+        )?;
+        rec.barrier();
         Ok(DevicePlanes { buffer, width, height, planes: [y, u, v] })
     }
 }

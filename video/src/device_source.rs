@@ -27,12 +27,13 @@ use std::thread::JoinHandle;
 use vqscope_gpu::{ContextOptions, DecodeProfile, DecodeSupport, GpuContext, vk};
 
 use crate::bitstream::{Codec, SequenceInfo, read_parameter_sets};
-use crate::device_decode::{DecodedPicture, check_h264, decode_h264_until};
+use crate::device_decode::{DevicePlanes, check_h264, decode_h264_to_planes};
 use crate::error::{Result, Shown, VideoError};
 use crate::ffmpeg::{
     FfmpegSource, FfmpegTools, file_url, last_line, missing, probe, probe_assumed, probe_color,
 };
 use crate::frame::{ChromaFormat, ColorInfo, Frame, Geometry, PixelFormat, Rational};
+use crate::frame_data::FrameData;
 use crate::input::{Assumed, DecodedBy, SourceInfo, VideoSource};
 
 /// Decoded pictures a device input holds ahead of its reader: enough to
@@ -348,7 +349,7 @@ impl DeviceSource {
             .spawn(move || {
                 let mut index = 0;
                 let mut wrong = None;
-                let result = decode_h264_until(&ctx, &stream, |picture| {
+                let result = decode_h264_to_planes(&ctx, &stream, |_, picture| {
                     let sent = match frame(picture, geometry, color, index) {
                         Ok(f) => sender.send(Ok(Some(f))),
                         Err(message) => {
@@ -395,9 +396,10 @@ fn decode_error(path: &Path, frame: Option<u64>, message: String) -> VideoError 
     VideoError::DeviceDecode { path: Shown::new(path), frame, message }
 }
 
-/// A decoded picture as the frame `index` of an input of `geometry`.
+/// A picture decoded on the device as the frame `index` of an input of
+/// `geometry`; its planes stay there.
 fn frame(
-    picture: DecodedPicture,
+    picture: DevicePlanes,
     geometry: Geometry,
     color: ColorInfo,
     index: u64,
@@ -408,11 +410,7 @@ fn frame(
             picture.width, picture.height, geometry.width, geometry.height
         ));
     }
-    let mut data = crate::buffers::take(geometry.frame_bytes());
-    for plane in [&picture.y, &picture.u, &picture.v] {
-        data.extend_from_slice(plane);
-    }
-    Ok(Frame { geometry, color, index, data })
+    Ok(Frame { geometry, color, index, data: FrameData::device(picture) })
 }
 
 /// The largest stream the device path takes: it holds the whole Annex B

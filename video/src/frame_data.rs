@@ -1,11 +1,14 @@
-//! A frame's bytes: a heap buffer, or a block of host memory that the GPU
-//! copies from directly (`host_frames`). Both read as one byte slice; only
-//! the upload looks at which it is.
+//! A frame's bytes: a heap buffer, a block of host memory that the GPU
+//! copies from directly (`host_frames`), or planes that never left the
+//! device (a picture decoded there). All read as one byte slice (device
+//! planes are read back the first time, and only then); only the upload
+//! looks at which it is.
 
 use std::io::Read;
 use std::ops::{Deref, DerefMut};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use crate::device_decode::DevicePlanes;
 use crate::host_frames::HostBlock;
 
 /// The planes of a [`crate::Frame`], back to back.
@@ -20,6 +23,12 @@ enum Storage {
         block: Arc<HostBlock>,
         len: usize,
     },
+    /// Planes on the device, which an upload slot may share, and their
+    /// bytes once something on the host has read them.
+    Device {
+        planes: Arc<DevicePlanes>,
+        read_back: OnceLock<Vec<u8>>,
+    },
 }
 
 impl FrameData {
@@ -27,19 +36,46 @@ impl FrameData {
         FrameData { storage: Storage::Host { block: Arc::new(block), len: 0 } }
     }
 
+    /// Bytes that are planes on the device.
+    pub fn device(planes: DevicePlanes) -> Self {
+        FrameData {
+            storage: Storage::Device { planes: Arc::new(planes), read_back: OnceLock::new() },
+        }
+    }
+
     /// The block of host memory holding the bytes, if they are in one.
     pub fn host_block(&self) -> Option<&Arc<HostBlock>> {
         match &self.storage {
             Storage::Host { block, .. } => Some(block),
-            Storage::Heap(_) => None,
+            _ => None,
         }
     }
 
-    /// The bytes as a heap buffer (copied out of a host block).
+    /// The planes on the device, if the bytes are there.
+    pub fn device_planes(&self) -> Option<&Arc<DevicePlanes>> {
+        match &self.storage {
+            Storage::Device { planes, .. } => Some(planes),
+            _ => None,
+        }
+    }
+
+    /// The bytes as a heap buffer (copied out of a host block, or read
+    /// back from the device).
     pub fn into_vec(self) -> Vec<u8> {
         match self.storage {
             Storage::Heap(v) => v,
-            Storage::Host { .. } => self.to_vec(),
+            Storage::Device { read_back, .. } if read_back.get().is_some() => {
+                read_back.into_inner().unwrap_or_default()
+            }
+            _ => self.to_vec(),
+        }
+    }
+
+    /// The heap buffer, if the bytes are in one.
+    pub(crate) fn into_heap(self) -> Option<Vec<u8>> {
+        match self.storage {
+            Storage::Heap(v) => Some(v),
+            _ => None,
         }
     }
 
@@ -71,6 +107,7 @@ impl FrameData {
         match &mut self.storage {
             Storage::Heap(v) => v.truncate(len),
             Storage::Host { len: filled, .. } => *filled = len.min(*filled),
+            Storage::Device { .. } => self.heap_mut().truncate(len),
         }
     }
 
@@ -80,14 +117,16 @@ impl FrameData {
         self.read_from(&mut slice, bytes.len()).expect("reading a slice cannot fail");
     }
 
-    /// The heap buffer, the bytes moved there first if they are in a block.
+    /// The heap buffer, the bytes moved there first if they are in a block
+    /// or on the device.
     fn heap_mut(&mut self) -> &mut Vec<u8> {
-        if let Storage::Host { .. } = self.storage {
-            self.storage = Storage::Heap(self.to_vec());
+        if !matches!(self.storage, Storage::Heap(_)) {
+            let bytes = std::mem::take(self).into_vec();
+            self.storage = Storage::Heap(bytes);
         }
         match &mut self.storage {
             Storage::Heap(v) => v,
-            Storage::Host { .. } => unreachable!("moved to the heap above"),
+            _ => unreachable!("moved to the heap above"),
         }
     }
 }
@@ -99,6 +138,14 @@ impl Deref for FrameData {
         match &self.storage {
             Storage::Heap(v) => v,
             Storage::Host { block, len } => &block.bytes()[..*len],
+            Storage::Device { planes, read_back } => read_back.get_or_init(|| {
+                // Reading a decoded picture back fails only with the device
+                // itself (lost, or out of host memory it can map), which the
+                // next submission would report too; a slice cannot say so.
+                planes.to_host().unwrap_or_else(|e| {
+                    panic!("reading a picture decoded on the device back failed: {e}")
+                })
+            }),
         }
     }
 }
@@ -107,9 +154,12 @@ impl Deref for FrameData {
 /// the heap first, so the copy the device makes is never changed under it.
 impl DerefMut for FrameData {
     fn deref_mut(&mut self) -> &mut [u8] {
-        if let Storage::Host { block, .. } = &self.storage
-            && Arc::strong_count(block) > 1
-        {
+        let shared = match &self.storage {
+            Storage::Heap(_) => false,
+            Storage::Host { block, .. } => Arc::strong_count(block) > 1,
+            Storage::Device { .. } => true,
+        };
+        if shared {
             self.heap_mut();
         }
         match &mut self.storage {
@@ -118,6 +168,7 @@ impl DerefMut for FrameData {
                 Some(block) => &mut block.bytes_mut()[..*len],
                 None => unreachable!("a shared block was moved to the heap above"),
             },
+            Storage::Device { .. } => unreachable!("device planes were moved to the heap above"),
         }
     }
 }
@@ -162,8 +213,16 @@ impl AsRef<[u8]> for FrameData {
 
 impl std::fmt::Debug for FrameData {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = if self.host_block().is_some() { "host block" } else { "heap" };
-        write!(f, "FrameData({} bytes, {kind})", self.len())
+        let kind = match self.storage {
+            Storage::Heap(_) => "heap",
+            Storage::Host { .. } => "host block",
+            Storage::Device { .. } => "device planes",
+        };
+        let len = match &self.storage {
+            Storage::Device { planes, .. } => planes.frame_bytes(),
+            _ => self.len(),
+        };
+        write!(f, "FrameData({len} bytes, {kind})")
     }
 }
 

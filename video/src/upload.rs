@@ -18,7 +18,7 @@ use std::sync::Arc;
 use vqscope_gpu::{Buffer, GpuContext, Recorder};
 
 use crate::frame::{Frame, Geometry};
-use crate::host_frames::{HostBlock, HostFramePool};
+use crate::host_frames::HostFramePool;
 use crate::pair::FramePair;
 
 /// Where one plane lies in a slot's device buffer.
@@ -70,9 +70,10 @@ pub struct DeviceFrameGroup {
 struct Slot {
     staging: Buffer,
     device: Buffer,
-    /// Host blocks the slot's last upload copied from, kept until the slot
-    /// is used again (its copy is then done) so no reader refills them first.
-    held: Vec<Arc<HostBlock>>,
+    /// Host blocks and device planes the slot's last upload copied from,
+    /// kept until the slot is used again (its copy is then done) so no
+    /// reader refills or frees them first.
+    held: Vec<Arc<dyn Send + Sync>>,
 }
 
 /// The staging ring.
@@ -259,16 +260,24 @@ impl FrameUploader {
         let mut staged = Vec::with_capacity(jobs.len());
         let device = slot.device.context().clone();
         for (layout, frame) in jobs {
-            // A block of another device's pool (two contexts in one process)
-            // is read through staging like heap memory.
-            match frame.data.host_block().filter(|b| Arc::ptr_eq(b.buffer().context(), &device)) {
-                Some(block) => {
-                    for (src, dst, len) in plane_copies(&layout, frame, |i| frame.plane_offset(i)) {
-                        rec.copy_buffer(block.buffer(), src, &slot.device, dst, len);
-                    }
-                    slot.held.push(block.clone());
+            // A block or planes of another device (two contexts in one
+            // process) are read through staging like heap memory. Planes
+            // decoded on this device were written by an earlier submission
+            // on its queue, which ends in a barrier.
+            let ours = |buffer: &Buffer| Arc::ptr_eq(buffer.context(), &device);
+            if let Some(block) = frame.data.host_block().filter(|b| ours(b.buffer())) {
+                for (src, dst, len) in plane_copies(&layout, frame, |i| frame.plane_offset(i)) {
+                    rec.copy_buffer(block.buffer(), src, &slot.device, dst, len);
                 }
-                None => staged.push((layout, frame)),
+                slot.held.push(block.clone());
+            } else if let Some(planes) = frame.data.device_planes().filter(|p| ours(&p.buffer)) {
+                let at = |i: usize| planes.planes[i].offset as usize;
+                for (src, dst, len) in plane_copies(&layout, frame, at) {
+                    rec.copy_buffer(&planes.buffer, src, &slot.device, dst, len);
+                }
+                slot.held.push(planes.clone());
+            } else {
+                staged.push((layout, frame));
             }
         }
         if !staged.is_empty() {

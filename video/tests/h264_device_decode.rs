@@ -12,6 +12,7 @@
 //! `VQSCOPE_DECODE_DUMP` names a folder to write each stream's decoded
 //! frames into (`NAME.yuv`, yuv420p), to find where a mismatch starts.
 
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
@@ -127,23 +128,14 @@ fn h264_streams_match_ffmpeg_frame_by_frame() {
         }
 
         // Again, the pictures kept on the device and split into planes there.
-        let mut submitter = vqscope_gpu::Submitter::new(&ctx, 1).unwrap();
         let mut on_device = Vec::new();
         let start = std::time::Instant::now();
         let result = decode_h264_to_planes(&ctx, &stream, |number, planes| {
-            let bytes = vqscope_gpu::download_buffer(
-                &ctx,
-                &mut submitter,
-                &planes.buffer,
-                planes.buffer.size(),
-            )
-            .expect("download");
-            let plane = |p: vqscope_video::PlaneLayout| {
-                &bytes[p.offset as usize..(p.offset + p.width * p.height) as usize]
-            };
-            let [y, u, v] = planes.planes;
+            let bytes = planes.to_host().expect("download");
+            let [y, u, v] = planes.planes.map(|p| (p.width * p.height) as usize);
             assert_eq!(number as usize, on_device.len());
-            on_device.push(fnv1a64(&[plane(y), plane(u), plane(v)]));
+            on_device.push(fnv1a64(&[&bytes[..y], &bytes[y..y + u], &bytes[y + u..y + u + v]]));
+            ControlFlow::Continue(())
         });
         if let Err(e) = result {
             failures.push(format!("{name} (planes on the device): {e}"));
@@ -194,8 +186,15 @@ fn nv12_pass_matches_the_host_crop() {
 
     let mut submitter = Submitter::new(&ctx, 1).unwrap();
     let nv12: Buffer = upload_buffer(&ctx, &mut submitter, "nv12", &bytes).unwrap();
-    let mut pass = Nv12ToPlanes::new(&ctx).unwrap();
-    let planes = pass.run(&nv12, (coded_w, coded_h), &crop_window, (w, h)).unwrap();
+    let pass = Nv12ToPlanes::new(&ctx).unwrap();
+    let mut planes = None;
+    submitter
+        .run(|rec| {
+            planes = Some(pass.record(rec, &nv12, (coded_w, coded_h), &crop_window, (w, h))?);
+            Ok(())
+        })
+        .unwrap();
+    let planes = planes.unwrap();
     let got = download_buffer(&ctx, &mut submitter, &planes.buffer, planes.buffer.size()).unwrap();
     let plane = |i: usize| {
         let p = planes.planes[i];
@@ -205,6 +204,8 @@ fn nv12_pass_matches_the_host_crop() {
     assert_eq!(plane(0), &want.y[..]);
     assert_eq!(plane(1), &want.u[..]);
     assert_eq!(plane(2), &want.v[..]);
+    // The same planes as a frame's bytes, read back.
+    assert_eq!(planes.to_host().unwrap(), [&want.y[..], &want.u[..], &want.v[..]].concat());
     assert_no_validation_messages();
 }
 

@@ -84,3 +84,96 @@ fn host_memory_frames_reach_the_device_as_staged_heap_frames_do() {
     }
     assert_no_validation_messages();
 }
+
+/// A picture decoded on the device stays there: its planes (made from NV12
+/// by the device pass, here from random NV12 at an odd cropped size) must
+/// land in the slot exactly as a heap copy of the host twin's planes does,
+/// read back the same on the host, and be kept alive by the slot while its
+/// copy may be pending (the frame is dropped before the wait; validation
+/// reports a buffer destroyed while in use).
+#[test]
+fn device_planes_reach_the_slot_as_heap_frames_do() {
+    use vqscope_gpu::{Nv12Picture, upload_buffer};
+    use vqscope_video::bitstream::Crop;
+    use vqscope_video::device_decode::{Nv12ToPlanes, crop};
+    use vqscope_video::frame_data::FrameData;
+    use vqscope_video::{ChromaFormat, ColorInfo, Geometry, PixelFormat};
+
+    let ctx = test_context();
+    let (coded_w, coded_h) = (64u32, 48u32);
+    let window = Crop { left: 2, right: 9, top: 4, bottom: 3 };
+    let (w, h) = (coded_w - 11, coded_h - 7); // 53 x 41: odd planes, chroma rounds up
+    let geometry = Geometry {
+        width: w,
+        height: h,
+        format: PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 },
+    };
+    let pass = Nv12ToPlanes::new(&ctx).unwrap();
+    let mut ring = FrameUploader::new(&ctx, geometry, 2).unwrap();
+    let mut submitter = Submitter::new(&ctx, 2).unwrap();
+    let mut seed = 0x9e37_79b9_u32;
+    for f in 0..3u64 {
+        let nv12: Vec<u8> = (0..coded_w * coded_h * 3 / 2)
+            .map(|_| {
+                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (seed >> 24) as u8
+            })
+            .collect();
+        let luma = (coded_w * coded_h) as usize;
+        let host = Nv12Picture {
+            width: coded_w,
+            height: coded_h,
+            luma: nv12[..luma].to_vec(),
+            chroma: nv12[luma..].to_vec(),
+        };
+        let want = crop(&host, &window, (w, h));
+        let expected = vec![want.y.clone(), want.u.clone(), want.v.clone()];
+        let source = upload_buffer(&ctx, &mut submitter, "nv12", &nv12).unwrap();
+        let mut planes = None;
+        submitter
+            .run(|rec| {
+                planes = Some(pass.record(rec, &source, (coded_w, coded_h), &window, (w, h))?);
+                Ok(())
+            })
+            .unwrap();
+        let color = ColorInfo::default();
+        let on_device =
+            Frame { geometry, color, index: f, data: FrameData::device(planes.unwrap()) };
+        let heap = Frame { geometry, color, index: f, data: expected.concat().into() };
+        let mut up = None;
+        let ticket = submitter
+            .submit(|rec| {
+                up = Some(ring.upload_frames(rec, f, &on_device, &heap)?);
+                Ok(())
+            })
+            .unwrap();
+        let up = up.unwrap();
+        // Dropped before the copy is known to be done: the slot must hold
+        // the planes.
+        drop(on_device);
+        submitter.wait(ticket).unwrap();
+        let slot = ring.slot_buffer(up.slot);
+        let bytes = download_buffer(&ctx, &mut submitter, slot, slot.size()).unwrap();
+        assert_eq!(device_planes(&bytes, &up, false), expected, "frame {f}, device planes");
+        assert_eq!(device_planes(&bytes, &up, true), expected, "frame {f}, staged heap");
+    }
+    // Read on the host, the planes come back as the frame's bytes.
+    let mut planes = None;
+    let nv12 = vec![7u8; (coded_w * coded_h * 3 / 2) as usize];
+    let source = upload_buffer(&ctx, &mut submitter, "nv12", &nv12).unwrap();
+    submitter
+        .run(|rec| {
+            planes = Some(pass.record(rec, &source, (coded_w, coded_h), &window, (w, h))?);
+            Ok(())
+        })
+        .unwrap();
+    let data = FrameData::device(planes.unwrap());
+    assert_eq!(data.len(), geometry.frame_bytes());
+    assert!(data.iter().all(|&b| b == 7));
+    assert!(data.device_planes().is_some());
+    let mut copy = data.clone();
+    copy[0] = 1;
+    assert!(copy.device_planes().is_none() && copy[0] == 1 && data[0] == 7);
+    drop(ring);
+    assert_no_validation_messages();
+}
