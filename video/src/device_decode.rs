@@ -80,6 +80,7 @@ pub fn decode_h264_until(
     decode_h264_with(
         ctx,
         stream,
+        0,
         DECODE_IN_FLIGHT - 1,
         |session, picture, info| Ok((session.submit(picture)?, info.crop, info.display_size())),
         |session, (ticket, area, size)| Ok(crop(&session.collect(ticket)?, &area, size)),
@@ -97,6 +98,11 @@ pub struct H264Summary {
     pub sequence: SequenceInfo,
     /// Pictures in the stream: every one is shown once.
     pub pictures: u64,
+    /// The IDR pictures a decode can start from (0 among them): those
+    /// every earlier picture is shown before, so that a picture's position
+    /// in decoding order there is its position in display order too (see
+    /// [`decode_h264_to_planes`]'s `from`).
+    pub seek_points: Vec<u64>,
 }
 
 /// Checks, without a device, that [`decode_h264`] takes every part of
@@ -112,12 +118,25 @@ pub fn check_h264(stream: &[u8]) -> Result<H264Summary, DeviceDecodeError> {
         std_sps(s)?;
     }
     let mut dpb = Dpb::new(first.max_num_ref_frames.max(1) + 1, sequence.max_dpb_frames);
+    let mut shown = Vec::with_capacity(parsed.pictures.len());
     for slices in &parsed.pictures {
         let (header, _) = &slices[0];
-        dpb.picture(header, parsed.sps_of(header))?;
+        shown.extend(dpb.picture(header, parsed.sps_of(header))?.output);
     }
-    dpb.flush();
-    Ok(H264Summary { sequence, pictures: parsed.pictures.len() as u64 })
+    shown.extend(dpb.flush());
+    // An IDR picture at decoding position `i` starts a decode afresh (it
+    // empties the DPB) where the first `i` pictures shown are those before
+    // it, in any order: the pictures from it on then come out as they do
+    // in a decode from the start.
+    let mut seek_points = vec![0];
+    let mut most_shown = None;
+    for (i, slices) in parsed.pictures.iter().enumerate() {
+        if i > 0 && slices[0].0.idr() && most_shown == Some(i as u64 - 1) {
+            seek_points.push(i as u64);
+        }
+        most_shown = most_shown.max(shown.get(i).copied());
+    }
+    Ok(H264Summary { sequence, pictures: parsed.pictures.len() as u64, seek_points })
 }
 
 /// A decoded picture's three planes in a device buffer, cropped: 8-bit
@@ -161,15 +180,21 @@ fn plane_bytes(plane: &PlaneLayout) -> usize {
 /// three planes by a compute pass ([`Nv12ToPlanes`]) in the same
 /// submission, with pictures in flight as for the host. `emit` gets the
 /// display number too, and each picture once its planes are written.
+///
+/// `from` is the display number to start at: 0, or one of
+/// [`H264Summary::seek_points`] (the decode starts at that IDR picture and
+/// numbers the pictures from it); others are refused.
 pub fn decode_h264_to_planes(
     ctx: &Arc<GpuContext>,
     stream: &[u8],
+    from: u64,
     emit: impl FnMut(u64, DevicePlanes) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     let pass = Nv12ToPlanes::new(ctx)?;
     decode_h264_with(
         ctx,
         stream,
+        from,
         DECODE_IN_FLIGHT - 1,
         |session, picture, info| {
             let coded = session.coded_size();
@@ -193,10 +218,13 @@ pub fn decode_h264_to_planes(
 /// returns what is pending of it); once more than `in_flight` pictures are
 /// pending, `finish` turns the oldest into what is kept of it. The pictures
 /// the DPB lets go are finished (with every older one) and handed to `emit`
-/// with their display number, until `emit` breaks.
+/// with their display number, until `emit` breaks. The decode starts at
+/// picture `from` in decoding order, which must be 0 or an IDR picture
+/// (a seek point, whose position in decoding order is its display number).
 fn decode_h264_with<P, T>(
     ctx: &Arc<GpuContext>,
     stream: &[u8],
+    from: u64,
     in_flight: usize,
     mut submit: impl FnMut(
         &mut H264DecodeSession,
@@ -209,6 +237,12 @@ fn decode_h264_with<P, T>(
     let parsed = H264Stream::parse(stream)?;
     let (sps, pps) = (&parsed.sps, &parsed.pps);
     let (first, info) = supported_sequence(&parsed)?;
+    let starts_afresh = |slices: &Vec<(SliceHeader, &[u8])>| slices[0].0.idr();
+    if from > 0 && !parsed.pictures.get(from as usize).is_some_and(starts_afresh) {
+        return Err(
+            GpuError::Usage(format!("picture {from} is not an IDR picture to start at")).into()
+        );
+    }
     // A reference frame in each slot, and one more for the picture decoded.
     let slots = info.max_num_ref_frames.max(1) + 1;
     let parameter_sets = H264ParameterSets {
@@ -230,7 +264,7 @@ fn decode_h264_with<P, T>(
         &parameter_sets,
     )?;
     let mut dpb = Dpb::new(slots, info.max_dpb_frames);
-    let mut shown = 0;
+    let mut shown = from;
     // Finishes the pending pictures up to `finish_to` and up to each of
     // `outputs`, then emits `outputs` in order, until `emit` breaks.
     let mut release = |session: &mut H264DecodeSession,
@@ -256,7 +290,7 @@ fn decode_h264_with<P, T>(
         }
         Ok(ControlFlow::Continue(()))
     };
-    for slices in &parsed.pictures {
+    for slices in &parsed.pictures[from as usize..] {
         let (first, _) = &slices[0];
         let p = &pps[&first.pps_id];
         let sps = &sps[&p.sps_id];

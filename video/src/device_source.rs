@@ -236,6 +236,8 @@ pub struct DeviceSource {
     cursor: u64,
     /// The decode has ended (or failed): nothing more comes.
     ended: bool,
+    /// Frames a decode can start at (IDR pictures; 0 among them).
+    seek_points: Vec<u64>,
 }
 
 /// A decode thread and the pictures it hands over.
@@ -334,11 +336,12 @@ impl DeviceSource {
             worker: None,
             cursor: 0,
             ended: false,
+            seek_points: summary.seek_points,
         })
     }
 
-    /// Starts decoding from the first picture.
-    fn start(&mut self) -> Result<()> {
+    /// Starts decoding at frame `from`, one of `seek_points`.
+    fn start(&mut self, from: u64) -> Result<()> {
         self.worker = None;
         let (sender, frames) = sync_channel(QUEUE);
         let (ctx, stream) = (self.ctx.clone(), self.stream.clone());
@@ -347,9 +350,9 @@ impl DeviceSource {
         let thread = std::thread::Builder::new()
             .name("device decode".into())
             .spawn(move || {
-                let mut index = 0;
+                let mut index = from;
                 let mut wrong = None;
-                let result = decode_h264_to_planes(&ctx, &stream, |_, picture| {
+                let result = decode_h264_to_planes(&ctx, &stream, from, |_, picture| {
                     let sent = match frame(picture, geometry, color, index) {
                         Ok(f) => sender.send(Ok(Some(f))),
                         Err(message) => {
@@ -378,7 +381,7 @@ impl DeviceSource {
             })
             .map_err(|e| decode_error(&self.info.path, None, format!("no decode thread: {e}")))?;
         self.worker = Some(Worker { frames, thread: Some(thread) });
-        self.cursor = 0;
+        self.cursor = from;
         self.ended = false;
         Ok(())
     }
@@ -487,10 +490,12 @@ impl VideoSource for DeviceSource {
         if self.info.frame_count.is_some_and(|n| index >= n) {
             return Err(self.out_of_range(index));
         }
-        if index < self.cursor || self.ended {
-            // Backwards, or after a failure (which then comes again):
-            // decode again from the start (the stream is held).
-            self.start()?;
+        // Backwards, after a failure (which then comes again), or past a
+        // seek point ahead: decode again from the last seek point at or
+        // before `index` (the stream is held).
+        let from = self.seek_points.iter().copied().filter(|&p| p <= index).max().unwrap_or(0);
+        if index < self.cursor || self.ended || from > self.cursor {
+            self.start(from)?;
         }
         while self.cursor < index {
             if self.next_frame()?.is_none() {
@@ -505,7 +510,7 @@ impl VideoSource for DeviceSource {
             return Ok(None);
         }
         if self.worker.is_none() {
-            self.start()?;
+            self.start(0)?;
         }
         let worker = self.worker.as_ref().expect("started above");
         let got = worker.frames.recv().unwrap_or_else(|_| {
@@ -579,6 +584,7 @@ mod tests {
             worker: None,
             cursor: 0,
             ended: false,
+            seek_points: summary.seek_points,
         };
         let e = source.read_frame(0).unwrap_err().to_string();
         assert!(

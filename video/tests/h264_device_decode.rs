@@ -16,7 +16,7 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
-use vqscope_video::device_decode::{decode_h264, decode_h264_to_planes};
+use vqscope_video::device_decode::{check_h264, decode_h264, decode_h264_to_planes};
 
 /// The committed streams with ffmpeg's hashes; every other `NAME.h264`
 /// with a `NAME.fnv64` beside it in the data folder is decoded too.
@@ -130,11 +130,9 @@ fn h264_streams_match_ffmpeg_frame_by_frame() {
         // Again, the pictures kept on the device and split into planes there.
         let mut on_device = Vec::new();
         let start = std::time::Instant::now();
-        let result = decode_h264_to_planes(&ctx, &stream, |number, planes| {
-            let bytes = planes.to_host().expect("download");
-            let [y, u, v] = planes.planes.map(|p| (p.width * p.height) as usize);
+        let result = decode_h264_to_planes(&ctx, &stream, 0, |number, planes| {
             assert_eq!(number as usize, on_device.len());
-            on_device.push(fnv1a64(&[&bytes[..y], &bytes[y..y + u], &bytes[y + u..y + u + v]]));
+            on_device.push(fnv1a64(&[&planes.to_host().expect("download")]));
             ControlFlow::Continue(())
         });
         if let Err(e) = result {
@@ -148,6 +146,20 @@ fn h264_streams_match_ffmpeg_frame_by_frame() {
         );
         if on_device != expected {
             failures.push(format!("{name} (planes on the device): {matching} frames match"));
+        }
+        // From each later IDR picture a decode may start at: the pictures
+        // from there on, numbered from there.
+        for from in check_h264(&stream).unwrap().seek_points.into_iter().skip(1) {
+            let mut sought = Vec::new();
+            let result = decode_h264_to_planes(&ctx, &stream, from, |number, planes| {
+                assert_eq!(number, from + sought.len() as u64);
+                sought.push(fnv1a64(&[&planes.to_host().expect("download")]));
+                ControlFlow::Continue(())
+            });
+            println!("{name}: from picture {from}: {} pictures", sought.len());
+            if result.is_err() || sought[..] != expected[from as usize..] {
+                failures.push(format!("{name} from picture {from}: {result:?}, frames differ"));
+            }
         }
         for message in ctx.validation_messages() {
             println!("validation: {message}");
@@ -261,6 +273,15 @@ fn h264_inputs_read_as_ffmpeg_frames() {
             assert_eq!(fnv1a64(&[&frame.data]), expected[1], "{name} frame 1 again");
             let frame = source.read_frame(3).unwrap();
             assert_eq!(fnv1a64(&[&frame.data]), expected[3], "{name} frame 3 after 1");
+        }
+        // A jump to the last frame (from an IDR picture on, where the stream
+        // has a second one), then back one frame at a time over the last
+        // sixteen: each read starts again at the last IDR at or before it.
+        let last = expected.len() - 1;
+        for index in std::iter::once(last).chain((last.saturating_sub(15)..last).rev()) {
+            let frame = source.read_frame(index as u64).unwrap();
+            assert_eq!(frame.index, index as u64, "{name}");
+            assert_eq!(fnv1a64(&[&frame.data]), expected[index], "{name} frame {index} sought");
         }
         // Dropped with pictures still to come: the thread stops.
         drop(source);

@@ -132,3 +132,20 @@ fn output_order_matches_ffmpeg() {
     );
     assert!(most <= 7, "{most}"); // max_num_ref_frames 7
 }
+
+/// The pictures a decode may start at: the IDR pictures that every earlier
+/// picture is shown before. ffmpeg's `trace_headers` puts the IDR slices
+/// (nal_unit_type 5) of the pyramid stream at picture 15 and of the POC
+/// type 2 stream at picture 10 (each after a repeated SPS and PPS), and
+/// ffprobe's output order above shows every earlier picture first; the open
+/// GOP stream's second I picture is not an IDR picture (type 1, with a
+/// recovery point SEI), so it is not one.
+#[test]
+fn seek_points_are_the_idr_pictures_after_everything_earlier_is_shown() {
+    use vqscope_video::device_decode::check_h264;
+    let points = |name: &str| check_h264(&read(name)).unwrap().seek_points;
+    assert_eq!(points("h264_high_pyramid_slices_640x360.h264"), [0, 15]);
+    assert_eq!(points("h264_main_cavlc_poc2_352x288.h264"), [0, 10]);
+    assert_eq!(points("h264_high_refs8_opengop_426x240.h264"), [0]);
+    assert_eq!(points("h264_high_854x480.h264"), [0]);
+}
