@@ -26,10 +26,8 @@ pub struct Args {
     /// No progress line.
     #[arg(short = 'q', long)]
     quiet: bool,
-    /// Which decoder reads compressed inputs, for every job: cpu (the default), auto or gpu,
-    /// as for `vqscope score --decode`.
-    #[arg(long, default_value = "cpu", value_parser = vqscope_video::DecodeChoice::NAMES)]
-    decode: String,
+    #[command(flatten)]
+    decode: crate::decode_arg::DecodeArg,
 }
 
 const MANIFEST_HELP: &str = "\
@@ -264,7 +262,7 @@ fn prepare(
 
 /// Runs every job of the manifest.
 pub fn run(args: Args, started: Instant) -> Result<()> {
-    vqscope_video::set_decode_choice(args.decode.parse().map_err(anyhow::Error::msg)?);
+    args.decode.apply()?;
     let text = std::fs::read_to_string(&args.manifest)
         .map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
     let jobs = parse_manifest(&args.manifest, &text)

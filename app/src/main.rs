@@ -9,6 +9,7 @@ mod bench_input;
 mod bench_metrics;
 mod bench_scale;
 mod dashboard;
+mod decode_arg;
 mod info;
 mod ladder;
 mod output;
@@ -93,11 +94,8 @@ fn main() -> ExitCode {
     // The start the whole command's fps counts from.
     let started = std::time::Instant::now();
     let cli = Cli::parse();
-    // Compressed inputs are read by ffmpeg unless `score` or `batch` are
-    // told otherwise (`--decode`); `info` says what `--decode auto` would
-    // pick. The dashboard, screenshots and benchmarks keep ffmpeg: they seek
-    // and step back, which a device-decoded input does by decoding again
-    // from its start.
+    // Compressed inputs are read by ffmpeg unless a command is told
+    // otherwise (`--decode`); `info` says what `--decode auto` would pick.
     if matches!(cli.command, Some(Command::Info(_))) {
         vqscope_video::set_decode_choice(vqscope_video::DecodeChoice::Auto);
     }

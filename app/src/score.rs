@@ -15,9 +15,7 @@ use vqscope_metrics::frontend::{self, ModelLabel, REPORT_VERSION, SelectionArgs}
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
 use vqscope_video::error::Shown;
-use vqscope_video::{
-    DecodeChoice, Decoder, PairOptions, READ_AHEAD, VideoSource, open_input, set_decode_choice,
-};
+use vqscope_video::{Decoder, PairOptions, READ_AHEAD, VideoSource, open_input};
 
 use crate::info::RawArgs;
 
@@ -120,15 +118,8 @@ pub struct Args {
     /// ~/.cache/vqscope; VQSCOPE_PIPELINE_CACHE=DIR moves it, `off` disables it.
     #[arg(long)]
     verbose: bool,
-    /// Which decoder reads compressed inputs (anything but y4m and raw yuv): `cpu` (the
-    /// default for now) always uses ffmpeg; `auto` decodes H.264 (progressive, 8-bit 4:2:0)
-    /// on the Vulkan device when the device has an H.264 decode queue and takes the stream,
-    /// and everything else with ffmpeg; `gpu` decodes on the device or fails. The device path
-    /// is exact but still decodes one picture at a time (1080p at about 240 fps on an H100),
-    /// slower than ffmpeg on a multi-core host. --verbose says per input which one decoded it
-    /// and why.
-    #[arg(long, default_value = "cpu", value_parser = DecodeChoice::NAMES)]
-    pub(crate) decode: String,
+    #[command(flatten)]
+    decode: crate::decode_arg::DecodeArg,
 }
 
 impl Args {
@@ -225,7 +216,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     if let Some(spec) = args.features.iter().find(|f| f.ends_with("=help")) {
         return print_feature_help(spec.trim_end_matches("=help"));
     }
-    set_decode_choice(args.decode.parse().map_err(anyhow::Error::msg)?);
+    args.decode.apply()?;
     let (reference_path, distorted) = args.inputs()?;
     if distorted.len() > 1 {
         return crate::ladder::run(args, started);

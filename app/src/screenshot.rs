@@ -80,6 +80,8 @@ pub struct Args {
     /// Dashboard: how HDR and wide-gamut inputs are shown (as in the window).
     #[command(flatten)]
     display: crate::dashboard::DisplayArgs,
+    #[command(flatten)]
+    decode: crate::decode_arg::DecodeArg,
     /// Output size as WIDTHxHEIGHT (or 720p, 1080p, 4k).
     #[arg(long, value_parser = parse_size, default_value = "1280x720")]
     size: (u32, u32),
@@ -93,6 +95,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     check_output(&args.output, args.force)?;
+    args.decode.apply()?;
     check_flag_combination(&args)?;
     // Before any rendering: an unwritable folder, or an input (even
     // through a hard link) as the output, is refused up front.

@@ -174,9 +174,13 @@ fn gpu_without_a_decode_queue_is_one_line_and_exit_1() {
 
 #[test]
 fn options_and_help() {
-    for command in ["score", "batch"] {
-        let help = String::from_utf8_lossy(&vqscope(&[command, "--help"]).stdout).into_owned();
-        assert!(help.contains("--decode <DECODE>"), "{command}: {help}");
+    // Every command that opens inputs: score, batch, screenshot, and the
+    // dashboard (vqscope itself).
+    for command in
+        [&["score", "--help"][..], &["batch", "--help"], &["screenshot", "--help"], &["--help"]]
+    {
+        let help = String::from_utf8_lossy(&vqscope(command).stdout).into_owned();
+        assert!(help.contains("--decode <DECODE>"), "{command:?}: {help}");
         assert!(help.contains("[default: cpu]"), "{help}");
         assert!(help.contains("[possible values: auto, gpu, cpu]"), "{help}");
     }

@@ -68,6 +68,8 @@ pub struct OpenArgs {
     #[arg(long = "loop")]
     pub looping: bool,
     #[command(flatten)]
+    pub decode: crate::decode_arg::DecodeArg,
+    #[command(flatten)]
     pub display: DisplayArgs,
 }
 
@@ -136,6 +138,7 @@ impl DisplayArgs {
 impl OpenArgs {
     /// The inputs named, or the demo when none are.
     pub fn inputs(&self) -> Result<Inputs> {
+        self.decode.apply()?;
         let raw = self.raw.geometry()?;
         let inputs = match (&self.reference, &self.distorted) {
             (Some(r), Some(d)) => Inputs::files(r.clone(), d.clone(), raw),

@@ -1,0 +1,30 @@
+//! `--decode`: which decoder reads compressed inputs, one option for every
+//! command that opens them.
+
+use vqscope_video::DecodeChoice;
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct DecodeArg {
+    /// Which decoder reads compressed inputs (anything but y4m and raw yuv): `cpu` (the
+    /// default) always uses ffmpeg; `auto` decodes H.264 (progressive, 8-bit 4:2:0) on the
+    /// Vulkan device when the device has an H.264 decode queue and takes the whole stream,
+    /// and everything else with ffmpeg; `gpu` decodes on the device or fails. Pictures
+    /// decoded on the device stay there for the metrics and the renderer; stepping back or
+    /// jumping decodes again from the last IDR picture before the frame. `score --verbose`
+    /// says per input which decoder read it and why.
+    #[arg(
+        long = "decode",
+        value_name = "DECODE",
+        default_value = "cpu",
+        value_parser = DecodeChoice::NAMES
+    )]
+    choice: String,
+}
+
+impl DecodeArg {
+    /// Makes the choice for the inputs the command opens from now on.
+    pub fn apply(&self) -> anyhow::Result<()> {
+        vqscope_video::set_decode_choice(self.choice.parse().map_err(anyhow::Error::msg)?);
+        Ok(())
+    }
+}
