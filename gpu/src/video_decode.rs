@@ -7,15 +7,18 @@
 //!
 //! The caller (the `video` crate) parses the stream and manages the DPB:
 //! it says which slot each picture is decoded into and which slots hold its
-//! references. Each picture is decoded on the decode queue, then copied on
-//! the context's queue, the two ordered by one timeline semaphore (picture
-//! `k`'s decode signals `2k + 1`, its copy `2k + 2`, and picture `k + 1`'s
-//! decode waits for that). Up to [`IN_FLIGHT`] pictures are submitted before
-//! the host waits for the oldest ([`H264DecodeSession::submit`] and
-//! [`H264DecodeSession::collect`]), each with its own command buffers, slice
-//! buffer region and read-back buffer, so the host prepares and reads back
-//! pictures while the device decodes. The DPB image is shared concurrently
-//! by both queue families, so no ownership transfers are needed.
+//! references. Each picture is decoded on the decode queue; once the host
+//! sees that decode done, it submits the copy of the picture on the
+//! context's queue (into a read-back buffer, or into a device buffer
+//! followed by the caller's work on it). One timeline semaphore orders
+//! them: picture `k`'s decode signals `2k + 1`, its copy `2k + 2`, and
+//! picture `k + 1`'s decode waits for that. Submitting a copy only when its
+//! decode is done keeps the context's queue free of submissions that wait
+//! on the decoder, which would hold up the metrics' work behind them. Up to
+//! [`IN_FLIGHT`] pictures are submitted before the host collects the oldest,
+//! each with its own command buffers, slice buffer region and copy
+//! destinations. The DPB image is shared concurrently by both queue
+//! families, so no ownership transfers are needed.
 
 use std::ffi::CStr;
 use std::sync::Arc;
@@ -110,8 +113,9 @@ const NV12: vk::Format = vk::Format::G8_B8R8_2PLANE_420_UNORM;
 /// asks for).
 const BITSTREAM_SIZE: u64 = 8 << 20;
 
-/// Work recorded after a picture's copy, in the same submission.
-type AfterCopy<'a> = dyn FnMut(&mut Recorder<'_>) -> Result<()> + 'a;
+/// Work recorded after a picture's copy, in the same submission; what it
+/// returns is kept alive until that submission is done.
+type AfterCopy<'a> = dyn FnMut(&mut Recorder<'_>) -> Result<Option<Arc<dyn Send + Sync>>> + 'a;
 
 /// Pictures submitted and not yet collected, at most.
 pub const IN_FLIGHT: usize = 4;
@@ -124,8 +128,13 @@ struct Flight {
     copy_cmd: vk::CommandBuffer,
     readback: Buffer,
     on_device: Option<Buffer>,
-    /// The flight's picture went to `on_device`, not to `readback`.
+    /// The flight's picture goes to `on_device`, not to `readback`.
     kept_on_device: bool,
+    /// The DPB slot the flight's picture is decoded into.
+    slot: u32,
+    /// What the work recorded after the flight's last copy must keep alive
+    /// until that copy's submission is done.
+    keep: Option<Arc<dyn Send + Sync>>,
 }
 
 /// A decode session for one H.264 stream, and everything it decodes into.
@@ -487,6 +496,8 @@ impl H264DecodeSession {
                 readback,
                 on_device: None,
                 kept_on_device: false,
+                slot: 0,
+                keep: None,
             });
         }
         let mut timeline =
@@ -600,13 +611,11 @@ impl H264DecodeSession {
         self.collect(ticket)
     }
 
-    /// Submits `picture`'s decode and the copy of it to the host without
-    /// waiting; [`H264DecodeSession::collect`] with the returned ticket
-    /// gives the picture. At most [`IN_FLIGHT`] may be uncollected.
+    /// Submits `picture`'s decode without waiting; [`H264DecodeSession::collect`]
+    /// with the returned ticket copies it to the host and gives it. At most
+    /// [`IN_FLIGHT`] may be uncollected.
     pub fn submit(&mut self, picture: &H264Picture<'_>) -> Result<u64> {
-        let ticket = self.submit_to(picture, None, None)?;
-        self.flights[(ticket % IN_FLIGHT as u64) as usize].kept_on_device = false;
-        Ok(ticket)
+        self.submit_decode(picture, false)
     }
 
     /// Waits for the oldest uncollected picture, `ticket`, and reads it back.
@@ -616,7 +625,8 @@ impl H264DecodeSession {
                 "picture {ticket} was submitted to stay on the device"
             )));
         }
-        self.retire(ticket)?;
+        self.copy(ticket, None)?;
+        self.wait(2 * ticket + 2)?;
         let flight = &self.flights[(ticket % IN_FLIGHT as u64) as usize];
         let bytes = flight.readback.mapped()?;
         let (w, h) = (self.extent.width, self.extent.height);
@@ -630,64 +640,52 @@ impl H264DecodeSession {
     }
 
     /// [`H264DecodeSession::submit`] for a picture that stays on the
-    /// device: it is copied into its flight's device-local buffer (NV12,
-    /// rows of the coded width), and `then` records, into the same
-    /// submission on the context's queue, the work that reads it there
-    /// (such as turning it into planes), which is done when
-    /// [`H264DecodeSession::collect_on_device`] returns. Work recorded
-    /// there must not keep reading the buffer past that submission.
-    pub fn submit_on_device(
-        &mut self,
-        picture: &H264Picture<'_>,
-        then: impl FnOnce(&mut Recorder<'_>, &Buffer) -> Result<()>,
-    ) -> Result<u64> {
-        let flight = (self.submitted % IN_FLIGHT as u64) as usize;
-        let buffer = match self.flights[flight].on_device.take() {
-            Some(buffer) => buffer,
-            None => Buffer::storage(&self.ctx, "decoded NV12", self.nv12_size())?,
-        };
-        let mut then = Some(then);
-        let mut record = |rec: &mut Recorder<'_>| match then.take() {
-            Some(then) => then(rec, &buffer),
-            None => Ok(()),
-        };
-        let submitted = self.submit_to(picture, Some(buffer.raw()), Some(&mut record));
-        self.flights[flight].on_device = Some(buffer);
-        let ticket = submitted?;
-        self.flights[flight].kept_on_device = true;
-        Ok(ticket)
+    /// device ([`H264DecodeSession::collect_on_device`]).
+    pub fn submit_on_device(&mut self, picture: &H264Picture<'_>) -> Result<u64> {
+        self.submit_decode(picture, true)
     }
 
-    /// Waits until picture `ticket`, the oldest uncollected, submitted by
-    /// [`H264DecodeSession::submit_on_device`], and the work recorded after
-    /// it, are done.
-    pub fn collect_on_device(&mut self, ticket: u64) -> Result<()> {
-        if !self.flights[(ticket % IN_FLIGHT as u64) as usize].kept_on_device {
+    /// Collects the oldest uncollected picture, `ticket`, submitted by
+    /// [`H264DecodeSession::submit_on_device`], without reading it back:
+    /// once its decode is done, a submission on the context's queue copies
+    /// it into its flight's device-local buffer (NV12, rows of the coded
+    /// width) and runs what `then` records there (such as turning it into
+    /// planes), ending in a barrier, so that work submitted later on that
+    /// queue sees the results. Returns without waiting for that submission;
+    /// what `then` returns is kept alive until it is done. Work `then`
+    /// records must not read the buffer past that submission.
+    pub fn collect_on_device(
+        &mut self,
+        ticket: u64,
+        then: impl FnOnce(&mut Recorder<'_>, &Buffer) -> Result<Arc<dyn Send + Sync>>,
+    ) -> Result<()> {
+        let flight = (ticket % IN_FLIGHT as u64) as usize;
+        if !self.flights[flight].kept_on_device {
             return Err(GpuError::Usage(format!(
                 "picture {ticket} was not submitted to stay on the device"
             )));
         }
-        self.retire(ticket)
+        let buffer = self.flights[flight].on_device.take().expect("made by submit_decode");
+        let mut then = Some(then);
+        let mut record = |rec: &mut Recorder<'_>| match then.take() {
+            Some(then) => then(rec, &buffer).map(Some),
+            None => Ok(None),
+        };
+        let copied = self.copy(ticket, Some(&mut record));
+        self.flights[flight].on_device = Some(buffer);
+        copied
     }
 
-    /// Waits on the host until picture `ticket`, which must be the oldest
-    /// uncollected, is decoded and copied, and counts it collected.
-    fn retire(&mut self, ticket: u64) -> Result<()> {
-        if ticket != self.collected || ticket >= self.submitted {
-            return Err(GpuError::Usage(format!(
-                "collecting picture {ticket}; the oldest uncollected is {} of {}",
-                self.collected, self.submitted
-            )));
-        }
+    /// Waits on the host until the timeline reaches `value`.
+    fn wait(&self, value: u64) -> Result<()> {
         let semaphores = [self.progress];
-        let values = [2 * ticket + 2];
+        let values = [value];
         let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
         // SAFETY: a live timeline semaphore of this device; every value waited for was
-        // submitted to be signalled.
+        // submitted to be signalled (or is signalled by a submission this session makes
+        // before it waits for anything later).
         unsafe { self.ctx.device.wait_semaphores(&info, u64::MAX) }
-            .map_err(vk_error("vkWaitSemaphores"))?;
-        self.collected += 1;
-        Ok(())
+            .map_err(vk_error("vkWaitSemaphores"))
     }
 
     /// Bytes of one decoded picture as NV12 at the coded size.
@@ -700,16 +698,11 @@ impl H264DecodeSession {
         (self.extent.width, self.extent.height)
     }
 
-    /// Submits `picture`'s decode and the copy of its planes into `dst`
-    /// (NV12, rows of the coded width; `None`: its flight's read-back
-    /// buffer), followed in the copy's submission by what `then` records;
-    /// returns its ticket.
-    fn submit_to(
-        &mut self,
-        picture: &H264Picture<'_>,
-        dst: Option<vk::Buffer>,
-        then: Option<&mut AfterCopy<'_>>,
-    ) -> Result<u64> {
+    /// Submits `picture`'s decode on the decode queue, after the copy of
+    /// the picture before it (the timeline's `2k`, which may be submitted
+    /// later: a copy is submitted once its decode is done); returns its
+    /// ticket. `on_device`: the picture is to stay on the device.
+    fn submit_decode(&mut self, picture: &H264Picture<'_>, on_device: bool) -> Result<u64> {
         let ticket = self.submitted;
         if ticket - self.collected >= IN_FLIGHT as u64 {
             return Err(GpuError::Usage(format!(
@@ -717,12 +710,11 @@ impl H264DecodeSession {
             )));
         }
         let flight = (ticket % IN_FLIGHT as u64) as usize;
-        let dst = match dst {
-            Some(dst) => dst,
-            None => self.flights[flight].readback.raw(),
-        };
-        let (decode_cmd, copy_cmd) =
-            (self.flights[flight].decode_cmd, self.flights[flight].copy_cmd);
+        if on_device && self.flights[flight].on_device.is_none() {
+            let buffer = Buffer::storage(&self.ctx, "decoded NV12", self.nv12_size())?;
+            self.flights[flight].on_device = Some(buffer);
+        }
+        let decode_cmd = self.flights[flight].decode_cmd;
         let region = flight as u64 * BITSTREAM_SIZE;
         let ctx = self.ctx.clone();
         let device = &ctx.device;
@@ -884,15 +876,59 @@ impl H264DecodeSession {
             .signal_semaphore_infos(&signals);
         let queue = decode.queues[self.queue].lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: the decode queue is held locked; the command buffer is recorded; the
-        // value waited for is signalled by the previous picture's copy, already
-        // submitted, and the value signalled is the next in the timeline's order.
+        // value waited for is signalled by the previous picture's copy (submitted when
+        // that picture is collected, before any later value is waited for on the host,
+        // or by the drop), and the value signalled is the next in the timeline's order.
         unsafe { device.queue_submit2(*queue, &[submit], vk::Fence::null()) }
             .map_err(vk_error("vkQueueSubmit2 (decode)"))?;
         drop(queue);
+        let flight = &mut self.flights[flight];
+        flight.slot = picture.setup.slot;
+        flight.kept_on_device = on_device;
+        self.submitted += 1;
+        Ok(ticket)
+    }
 
-        // The copy of the decoded picture, on the context's queue.
+    /// Once picture `ticket` (the oldest uncollected) is decoded, submits on
+    /// the context's queue the copy of it into its flight's device buffer
+    /// (or read-back buffer), followed by what `then` records, and counts it
+    /// collected; the submission signals the timeline's `2 * ticket + 2`.
+    fn copy(&mut self, ticket: u64, then: Option<&mut AfterCopy<'_>>) -> Result<()> {
+        if ticket != self.collected || ticket >= self.submitted {
+            return Err(GpuError::Usage(format!(
+                "collecting picture {ticket}; the oldest uncollected is {} of {}",
+                self.collected, self.submitted
+            )));
+        }
+        // The decode, and the flight's previous copy (whose command buffer
+        // and buffers this one reuses, and whose kept resources it frees).
+        self.wait(2 * ticket + 1)?;
+        let flight = (ticket % IN_FLIGHT as u64) as usize;
+        if ticket >= IN_FLIGHT as u64 {
+            self.wait(2 * (ticket - IN_FLIGHT as u64) + 2)?;
+        }
+        self.flights[flight].keep = None;
+        let dst = match (self.flights[flight].kept_on_device, &self.flights[flight].on_device) {
+            (true, Some(buffer)) => buffer.raw(),
+            _ => self.flights[flight].readback.raw(),
+        };
+        let ctx = self.ctx.clone();
+        let device = &ctx.device;
+        let at = |value: u64| {
+            vk::SemaphoreSubmitInfo::default()
+                .semaphore(self.progress)
+                .value(value)
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+        };
+        let layers = |base: u32, count: u32| vk::ImageSubresourceRange {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            base_mip_level: 0,
+            level_count: 1,
+            base_array_layer: base,
+            layer_count: count,
+        };
         let (w, h) = (self.extent.width, self.extent.height);
-        let slot = picture.setup.slot;
+        let slot = self.flights[flight].slot;
         let to_copy = vk::ImageMemoryBarrier2::default()
             .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
             .dst_stage_mask(vk::PipelineStageFlags2::COPY)
@@ -941,8 +977,9 @@ impl H264DecodeSession {
             plane(vk::ImageAspectFlags::PLANE_0, 0, w, h),
             plane(vk::ImageAspectFlags::PLANE_1, u64::from(w) * u64::from(h), w / 2, h / 2),
         ];
-        let cmd = copy_cmd;
-        // SAFETY: the copy command buffer is idle; the layer is laid out for the copy by
+        let cmd = self.flights[flight].copy_cmd;
+        // SAFETY: the copy command buffer is idle (the flight's previous copy was waited
+        // for above); the layer is laid out for the copy by
         // the first barrier (after the decode, which the submission waits for) and back
         // for decoding by the second; the readback buffer holds both planes.
         unsafe {
@@ -973,12 +1010,12 @@ impl H264DecodeSession {
         }
         let recorded = match then {
             Some(then) => then(&mut Recorder::over(&ctx, cmd)),
-            None => Ok(()),
+            None => Ok(None),
         };
         // SAFETY: `cmd` is recording (begun above); it is ended even when `then` failed,
-        // and then not submitted.
+        // and then not submitted (the drop submits what the next decode waits for).
         unsafe { device.end_command_buffer(cmd) }.map_err(vk_error("vkEndCommandBuffer"))?;
-        recorded?;
+        let keep = recorded?;
         let waits = [at(2 * ticket + 1)];
         let signals = [at(2 * ticket + 2)];
         let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
@@ -986,14 +1023,15 @@ impl H264DecodeSession {
             .wait_semaphore_infos(&waits)
             .command_buffer_infos(&cmds)
             .signal_semaphore_infos(&signals);
-        // SAFETY: the context's queue is held by `with_queue`; the value waited for is
-        // signalled by the decode submitted above, the one signalled is the next.
+        // SAFETY: the context's queue is held by `with_queue`; the value waited for was
+        // reached (waited for above), the one signalled is the next.
         ctx.with_queue(|queue| unsafe {
             device.queue_submit2(queue, &[submit], vk::Fence::null())
         })
         .map_err(vk_error("vkQueueSubmit2 (copy)"))?;
-        self.submitted += 1;
-        Ok(ticket)
+        self.flights[flight].keep = keep;
+        self.collected += 1;
+        Ok(())
     }
 }
 
@@ -1002,8 +1040,40 @@ fn check(result: vk::Result, call: &'static str) -> Result<()> {
     result.result().map_err(vk_error(call))
 }
 
+impl H264DecodeSession {
+    /// Signals, in order, the copies of the pictures submitted and never
+    /// collected, with submissions that copy nothing, so that every decode
+    /// waiting for one can finish and the device can go idle.
+    fn release_waiting_decodes(&mut self) {
+        let device = &self.ctx.device;
+        for ticket in self.collected..self.submitted {
+            let at = |value: u64| {
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(self.progress)
+                    .value(value)
+                    .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            };
+            let (waits, signals) = ([at(2 * ticket + 1)], [at(2 * ticket + 2)]);
+            let submit = vk::SubmitInfo2::default()
+                .wait_semaphore_infos(&waits)
+                .signal_semaphore_infos(&signals);
+            // SAFETY: the context's queue is held by `with_queue`; the value waited for is
+            // signalled by the picture's decode, already submitted, and the one signalled is
+            // the next in the timeline's order (the copies before it were submitted).
+            let submitted = self.ctx.with_queue(|queue| unsafe {
+                device.queue_submit2(queue, &[submit], vk::Fence::null())
+            });
+            if submitted.is_err() {
+                break;
+            }
+        }
+        self.collected = self.submitted;
+    }
+}
+
 impl Drop for H264DecodeSession {
     fn drop(&mut self) {
+        self.release_waiting_decodes();
         let ctx = self.ctx.clone();
         let device = &ctx.device;
         // SAFETY: the device is idle, so nothing in flight uses these objects; each

@@ -179,7 +179,9 @@ fn plane_bytes(plane: &PlaneLayout) -> usize {
 /// is copied from the decoder's image into a device buffer and turned into
 /// three planes by a compute pass ([`Nv12ToPlanes`]) in the same
 /// submission, with pictures in flight as for the host. `emit` gets the
-/// display number too, and each picture once its planes are written.
+/// display number too, and each picture once the work writing its planes
+/// is submitted on the context's queue: work submitted there later sees
+/// them (a read-back waits for them).
 ///
 /// `from` is the display number to start at: 0, or one of
 /// [`H264Summary::seek_points`] (the decode starts at that IDR picture and
@@ -188,7 +190,7 @@ pub fn decode_h264_to_planes(
     ctx: &Arc<GpuContext>,
     stream: &[u8],
     from: u64,
-    emit: impl FnMut(u64, DevicePlanes) -> ControlFlow<()>,
+    emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     let pass = Nv12ToPlanes::new(ctx)?;
     decode_h264_with(
@@ -197,17 +199,17 @@ pub fn decode_h264_to_planes(
         from,
         DECODE_IN_FLIGHT - 1,
         |session, picture, info| {
+            Ok((session.submit_on_device(picture)?, info.crop, info.display_size()))
+        },
+        |session, (ticket, area, size)| {
             let coded = session.coded_size();
             let mut planes = None;
-            let ticket = session.submit_on_device(picture, |rec, nv12| {
-                planes = Some(pass.record(rec, nv12, coded, &info.crop, info.display_size())?);
-                Ok(())
+            session.collect_on_device(ticket, |rec, nv12| {
+                let made = Arc::new(pass.record(rec, nv12, coded, &area, size)?);
+                planes = Some(made.clone());
+                Ok(made)
             })?;
-            Ok((ticket, planes.expect("recorded with the submission")))
-        },
-        |session, (ticket, planes)| {
-            session.collect_on_device(ticket)?;
-            Ok(planes)
+            Ok(planes.expect("recorded when collected"))
         },
         emit,
     )

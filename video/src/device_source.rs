@@ -402,7 +402,7 @@ fn decode_error(path: &Path, frame: Option<u64>, message: String) -> VideoError 
 /// A picture decoded on the device as the frame `index` of an input of
 /// `geometry`; its planes stay there.
 fn frame(
-    picture: DevicePlanes,
+    picture: Arc<DevicePlanes>,
     geometry: Geometry,
     color: ColorInfo,
     index: u64,

@@ -37,10 +37,8 @@ impl FrameData {
     }
 
     /// Bytes that are planes on the device.
-    pub fn device(planes: DevicePlanes) -> Self {
-        FrameData {
-            storage: Storage::Device { planes: Arc::new(planes), read_back: OnceLock::new() },
-        }
+    pub fn device(planes: Arc<DevicePlanes>) -> Self {
+        FrameData { storage: Storage::Device { planes, read_back: OnceLock::new() } }
     }
 
     /// The block of host memory holding the bytes, if they are in one.

@@ -138,7 +138,7 @@ fn device_planes_reach_the_slot_as_heap_frames_do() {
             .unwrap();
         let color = ColorInfo::default();
         let on_device =
-            Frame { geometry, color, index: f, data: FrameData::device(planes.unwrap()) };
+            Frame { geometry, color, index: f, data: FrameData::device(Arc::new(planes.unwrap())) };
         let heap = Frame { geometry, color, index: f, data: expected.concat().into() };
         let mut up = None;
         let ticket = submitter
@@ -167,7 +167,7 @@ fn device_planes_reach_the_slot_as_heap_frames_do() {
             Ok(())
         })
         .unwrap();
-    let data = FrameData::device(planes.unwrap());
+    let data = FrameData::device(Arc::new(planes.unwrap()));
     assert_eq!(data.len(), geometry.frame_bytes());
     assert!(data.iter().all(|&b| b == 7));
     assert!(data.device_planes().is_some());
