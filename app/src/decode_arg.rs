@@ -1,6 +1,9 @@
 //! `--decode`: which decoder reads compressed inputs, one option for every
-//! command that opens them.
+//! command that opens them, and the GPU context such inputs share.
 
+use std::sync::Arc;
+
+use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_video::DecodeChoice;
 
 #[derive(clap::Args, Debug, Clone)]
@@ -26,5 +29,15 @@ impl DecodeArg {
     pub fn apply(&self) -> anyhow::Result<()> {
         vqscope_video::set_decode_choice(self.choice.parse().map_err(anyhow::Error::msg)?);
         Ok(())
+    }
+}
+
+/// The GPU context a command works on: the one its inputs are decoded on
+/// when some are decoded on the device (their pictures then stay there),
+/// else a new one with `options`.
+pub fn gpu_context(options: &ContextOptions) -> anyhow::Result<Arc<GpuContext>> {
+    match vqscope_video::decoding_context() {
+        Some(ctx) => Ok(ctx),
+        None => Ok(Arc::new(GpuContext::new(options)?)),
     }
 }

@@ -71,7 +71,7 @@ impl Gpu {
         if let Some(ctx) = &self.ctx {
             return Ok(Arc::clone(ctx));
         }
-        let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env_cached())?);
+        let ctx = crate::decode_arg::gpu_context(&ContextOptions::from_env_cached())?;
         self.ctx = Some(Arc::clone(&ctx));
         Ok(ctx)
     }

@@ -6,11 +6,10 @@
 use std::fmt::Display;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use vqscope_gpu::{ContextOptions, GpuContext};
+use vqscope_gpu::ContextOptions;
 use vqscope_metrics::frontend::{self, ModelLabel, REPORT_VERSION, SelectionArgs};
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
@@ -265,7 +264,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         None => Decoder::spawn(pair, READ_AHEAD)?,
     };
     clock.lap("starting the readers");
-    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env_cached())?);
+    let ctx = crate::decode_arg::gpu_context(&ContextOptions::from_env_cached())?;
     clock.lap(format!("GPU context on {}", ctx.info().name));
     for &(step, took) in ctx.startup_spans() {
         clock.part(took, step);

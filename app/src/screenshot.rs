@@ -3,10 +3,9 @@
 //! headless to PNG.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow};
-use vqscope_gpu::{ContextOptions, GpuContext, Submitter};
+use vqscope_gpu::{ContextOptions, Submitter};
 use vqscope_renderer::{Renderer, ScanMode, capture, scenes};
 
 use crate::output::{check_output, check_report_path, parse_size, replace_atomically, shown};
@@ -245,7 +244,7 @@ pub fn render_scene(name: &str, size: (u32, u32), output: &Path) -> Result<()> {
     let (width, height) = size;
     let scene = scenes::build(name, width, height)
         .ok_or_else(|| anyhow!("unknown scene `{name}`; known: {}", scenes::NAMES.join(", ")))?;
-    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
+    let ctx = crate::decode_arg::gpu_context(&ContextOptions::from_env())?;
     let mut submitter = Submitter::new(&ctx, 1)?;
     let mut renderer = Renderer::new(&ctx, ScanMode::for_device(&ctx), None)?;
     let rgba = renderer.render_to_rgba(&mut submitter, &scene)?;

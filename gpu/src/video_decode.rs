@@ -625,7 +625,7 @@ impl H264DecodeSession {
                 "picture {ticket} was submitted to stay on the device"
             )));
         }
-        self.copy(ticket, None)?;
+        self.copy(ticket, None, None)?;
         self.wait(2 * ticket + 2)?;
         let flight = &self.flights[(ticket % IN_FLIGHT as u64) as usize];
         let bytes = flight.readback.mapped()?;
@@ -671,7 +671,7 @@ impl H264DecodeSession {
             Some(then) => then(rec, &buffer).map(Some),
             None => Ok(None),
         };
-        let copied = self.copy(ticket, Some(&mut record));
+        let copied = self.copy(ticket, Some(buffer.raw()), Some(&mut record));
         self.flights[flight].on_device = Some(buffer);
         copied
     }
@@ -890,10 +890,15 @@ impl H264DecodeSession {
     }
 
     /// Once picture `ticket` (the oldest uncollected) is decoded, submits on
-    /// the context's queue the copy of it into its flight's device buffer
-    /// (or read-back buffer), followed by what `then` records, and counts it
+    /// the context's queue the copy of it into `dst` (`None`: its flight's
+    /// read-back buffer), followed by what `then` records, and counts it
     /// collected; the submission signals the timeline's `2 * ticket + 2`.
-    fn copy(&mut self, ticket: u64, then: Option<&mut AfterCopy<'_>>) -> Result<()> {
+    fn copy(
+        &mut self,
+        ticket: u64,
+        dst: Option<vk::Buffer>,
+        then: Option<&mut AfterCopy<'_>>,
+    ) -> Result<()> {
         if ticket != self.collected || ticket >= self.submitted {
             return Err(GpuError::Usage(format!(
                 "collecting picture {ticket}; the oldest uncollected is {} of {}",
@@ -908,10 +913,7 @@ impl H264DecodeSession {
             self.wait(2 * (ticket - IN_FLIGHT as u64) + 2)?;
         }
         self.flights[flight].keep = None;
-        let dst = match (self.flights[flight].kept_on_device, &self.flights[flight].on_device) {
-            (true, Some(buffer)) => buffer.raw(),
-            _ => self.flights[flight].readback.raw(),
-        };
+        let dst = dst.unwrap_or_else(|| self.flights[flight].readback.raw());
         let ctx = self.ctx.clone();
         let device = &ctx.device;
         let at = |value: u64| {

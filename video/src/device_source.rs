@@ -107,19 +107,29 @@ pub fn decode_choice() -> DecodeChoice {
     SCOPED.get().unwrap_or_else(|| *CHOICE.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
-/// The Vulkan context the decoders run on, made once per process when the
-/// first compressed input asks (or why it could not be made). It is a
-/// context of its own: inputs are opened before the metrics' context
-/// exists, and a decode session only needs the device's decode queue.
+/// The Vulkan context the decoders run on (or why it could not be made).
+static CONTEXT: OnceLock<std::result::Result<Arc<GpuContext>, String>> = OnceLock::new();
+
+/// The decoders' context, made once per process when the first compressed
+/// input asks, with the options the commands score with. Inputs are opened
+/// before the metrics' context exists, so the metrics take this one when it
+/// was made ([`decoding_context`]).
 fn decode_context() -> std::result::Result<Arc<GpuContext>, String> {
-    static CONTEXT: OnceLock<std::result::Result<Arc<GpuContext>, String>> = OnceLock::new();
     CONTEXT
         .get_or_init(|| {
-            GpuContext::new(&ContextOptions::from_env())
+            GpuContext::new(&ContextOptions::from_env_cached())
                 .map(Arc::new)
                 .map_err(|e| format!("no Vulkan device: {e}"))
         })
         .clone()
+}
+
+/// The context inputs decoded on the device run on, if one was made: a
+/// command that scores or shows them works on it too, so that their
+/// pictures never leave the device (pictures of another context are read
+/// back and uploaded again).
+pub fn decoding_context() -> Option<Arc<GpuContext>> {
+    CONTEXT.get().and_then(|made| made.as_ref().ok().cloned())
 }
 
 /// Opens a compressed file as the decode choice says: on the device when

@@ -281,7 +281,7 @@ pub fn render_shot(scored: &Scored, shot: &Shot) -> Result<Vec<u8>> {
     if state.mode == ViewMode::Diff {
         pictures.ensure_difference();
     }
-    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
+    let ctx = crate::decode_arg::gpu_context(&ContextOptions::from_env())?;
     let mut submitter = Submitter::new(&ctx, 1)?;
     let mut uploader = pictures::display_uploader(&ctx, pictures.frame(false), 0)?;
     // The same recording as the window's: the upload, then in a heat-map

@@ -33,7 +33,7 @@ pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
         bail!("--seconds {seconds}: give a positive number of seconds to play");
     }
     drop(inputs.open()?); // a bad input fails before any output
-    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
+    let ctx = crate::decode_arg::gpu_context(&ContextOptions::from_env())?;
     println!("device: {}", ctx.info().name);
     println!(
         "{:<10} {:>9} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10} {:>10} {:>12}",
