@@ -23,9 +23,20 @@ pub(crate) fn context(device: Option<&str>) -> Result<Arc<GpuContext>> {
     if let Some(ctx) = contexts.get(&key) {
         return Ok(Arc::clone(ctx));
     }
-    let from_env = ContextOptions::from_env_cached();
-    let options = ContextOptions { device: key.clone().or(from_env.device.clone()), ..from_env };
-    let ctx = Arc::new(GpuContext::new(&options)?);
+    // The default device's context is the one inputs decode on: their
+    // pictures then stay on the device (vqscope_video::decoding_context).
+    let ctx = match (&key, vqscope_video::decoding_context()) {
+        (None, Some(ctx)) => ctx,
+        _ => {
+            let from_env = ContextOptions::from_env_cached();
+            let options =
+                ContextOptions { device: key.clone().or(from_env.device.clone()), ..from_env };
+            Arc::new(GpuContext::new(&options)?)
+        }
+    };
+    if key.is_none() {
+        vqscope_video::share_decoding_context(&ctx);
+    }
     contexts.insert(key, Arc::clone(&ctx));
     Ok(ctx)
 }

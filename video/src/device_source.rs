@@ -132,6 +132,13 @@ pub fn decoding_context() -> Option<Arc<GpuContext>> {
     CONTEXT.get().and_then(|made| made.as_ref().ok().cloned())
 }
 
+/// Makes inputs opened from now on decode on `ctx`, unless a decoding
+/// context exists already: for a caller whose context comes first (the
+/// Python package), so that its inputs' pictures stay on its device.
+pub fn share_decoding_context(ctx: &Arc<GpuContext>) {
+    let _ = CONTEXT.set(Ok(Arc::clone(ctx)));
+}
+
 /// Opens a compressed file as the decode choice says: on the device when
 /// [`DeviceSource::open`] takes it, else by ffmpeg with the reason kept
 /// (`auto`, `cpu`), or an error saying why (`gpu`).
