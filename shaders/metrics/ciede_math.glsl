@@ -19,7 +19,8 @@
 // only last-bit rounding inside a polynomial. The including shader declares
 // the FUSED_FMA specialization constant (exact_double.glsl).
 
-#include "exact_double.glsl"
+// From the shaders root, so that shaders outside metrics/ (the tests') find it.
+#include "metrics/exact_double.glsl"
 
 const double INV_LN2 = 1.4426950408889634lf;
 // ln 2 = LN2_HI + LN2_LO; LN2_HI has 32 significant bits, so k·LN2_HI is
