@@ -411,3 +411,54 @@ fn ciede_hue_weight_fast_path_and_fallback() {
     }
     assert_no_validation_messages();
 }
+
+/// ciede_math.glsl's float_round against Rust's conversion to f32 and
+/// back (round to nearest, ties to even, subnormals kept): random doubles
+/// over the float range, exact ties (a float plus half its ulp) and values
+/// a quarter ulp either side, the top of a binade, the subnormal range, +0.
+#[test]
+fn ciede_float_round_is_the_float_conversion() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0xF10A7);
+    let mut values = vec![0.0f64, 1.0, f64::from(f32::MAX) * 0.75, f64::from(f32::MIN_POSITIVE)];
+    for _ in 0..4096 {
+        // A float of random sign, exponent (subnormals included) and bits.
+        let bits = (rng.below(1 << 31) as u32) % 0x7E00_0000 | (rng.below(2) as u32) << 31;
+        let f = f64::from(f32::from_bits(bits));
+        let ulp = f64::from(f32::from_bits((bits & 0x7FFF_FFFF) + 1)) - f.abs();
+        for quarter in -2..=2 {
+            values.push(f + f64::from(quarter) * ulp / 4.0);
+        }
+        values.push(f * (1.0 + (rng.below(1 << 20) as f64 - f64::from(1 << 19)) * 2f64.powi(-40)));
+        // The largest float of a binade, rounding up into the next one.
+        let top = f64::from(f32::from_bits(((bits >> 23) << 23) | 0x7F_FFFF));
+        values.push(top + ulp * 0.5);
+    }
+    values.retain(|v| v.abs() < f64::from(f32::MAX));
+    let n = values.len() as u32;
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let buffer = upload_buffer(&ctx, &mut submitter, "values", &bytes).unwrap();
+    let pipeline =
+        ComputePipeline::new(&ctx, &PipelineDesc::new(vqscope_shaders::TEST_CIEDE_FLOAT_ROUND))
+            .unwrap();
+    submitter
+        .run(|rec| {
+            rec.dispatch(
+                &pipeline,
+                &[Binding::Buffer(&buffer)],
+                &n.to_le_bytes(),
+                [n.div_ceil(64), 1, 1],
+            )?;
+            rec.barrier();
+            Ok(())
+        })
+        .unwrap();
+    let out = download_buffer(&ctx, &mut submitter, &buffer, u64::from(n) * 8).unwrap();
+    for (x, c) in values.iter().zip(out.chunks_exact(8)) {
+        let got = f64::from_le_bytes(c.try_into().unwrap());
+        let want = f64::from(*x as f32);
+        assert_eq!(got.to_bits(), want.to_bits(), "float_round({x:e}) = {got:e}, not {want:e}");
+    }
+    assert_no_validation_messages();
+}
