@@ -147,16 +147,22 @@ float rotation(float c_bar_prime, double h_bar) {
     double degrees = float_round(deg_d);
     precise double off_d = (degrees - 275.0lf) * ONE_25TH;
     double offset = float_round(off_d);
-    float c7 = float(pow7(c_bar_prime));
-    precise float c7_sum = c7 + POW25_7_F;
-    float ratio = fdiv(c7, double(c7_sum));
+    // c7, c7 + 25^7 and their quotient are floats in libvmaf, held in
+    // doubles here: a double sum or quotient of floats rounded again to
+    // float is the float operation's result (double rounding is harmless
+    // from 53 bits to 24, Figueroa: 53 ≥ 2·24 + 2), all positive.
+    double c7 = float_round(pow7(c_bar_prime));
+    precise double c7_sum_d = c7 + double(POW25_7_F);
+    double c7_sum = float_round(c7_sum_d);
+    precise double ratio_d = c7 / c7_sum;
+    double ratio = float_round(ratio_d);
     precise double off_sq_d = offset * offset;
     double off_sq = float_round(off_sq_d);
     precise double angle_deg_d = 60.0lf * exp_d(-off_sq);
     double angle_deg = float_round(angle_deg_d);
     precise double angle_d = angle_deg * DEG_TO_RAD;
     double angle = float_round(angle_d);
-    precise double rt = -2.0lf * sqrt(double(ratio)) * sin_d(angle);
+    precise double rt = -2.0lf * sqrt(ratio) * sin_d(angle);
     return float(rt);
 }
 
@@ -173,10 +179,13 @@ float delta_e(vec4 c1, vec4 c2) {
     precise float c_bar = (chroma1 + chroma2) * 0.5;
     double c_bar7 = pow7(c_bar);
     precise double g = 1.0lf - sqrt(c_bar7 / (c_bar7 + POW25_7));
-    precise float half_a1 = c1.y * 0.5;
-    precise float half_a2 = c2.y * 0.5;
-    precise double ap1_d = double(c1.y) + double(half_a1) * g;
-    precise double ap2_d = double(c2.y) + double(half_a2) * g;
+    // a/2 in float is exact (a is 0 or above 2^-18, far from subnormal:
+    // 500 times a difference of two floats above 1/8), so it is the
+    // double's half.
+    double a1 = double(c1.y);
+    double a2 = double(c2.y);
+    precise double ap1_d = a1 + (a1 * 0.5lf) * g;
+    precise double ap2_d = a2 + (a2 * 0.5lf) * g;
     float a_prime1 = float(ap1_d);
     float a_prime2 = float(ap2_d);
     precise double cp1_d = sqrt(sq(a_prime1) + sq(c1.z));
@@ -198,7 +207,7 @@ float delta_e(vec4 c1, vec4 c2) {
     double delta_h = delta_hue(chroma1, chroma2, h1, h2);
     precise float cp_prod = c_prime1 * c_prime2;
     precise double dbh_d = 2.0lf * sqrt(double(cp_prod)) * sin_d(delta_h * 0.5lf);
-    float delta_big_h = float(dbh_d);
+    double delta_big_h = float_round(dbh_d);
     double h_bar = mean_hue(h1, h2);
     double t = hue_weight(h_bar);
     precise double s_h_d = 1.0lf + 0.015lf * double(c_bar_prime) * t;
@@ -207,7 +216,7 @@ float delta_e(vec4 c1, vec4 c2) {
     float r_t = rotation(c_bar_prime, h_bar);
     float lightness = fdiv(delta_l, den_l);
     float chroma = fdiv(delta_c, s_c);
-    float hue = fdiv(delta_big_h, den_h);
+    float hue = float(delta_big_h / den_h);
     precise float cross_term = r_t * chroma * hue;
     precise double total = sq(lightness) + sq(chroma) + sq(hue) + double(cross_term);
     return float(sqrt(total));
