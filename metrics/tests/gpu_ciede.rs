@@ -330,9 +330,12 @@ fn ciede_hue_weight_fast_path_and_fallback() {
     let three_pi = 3.0 * std::f32::consts::PI;
     let hue = |rng: &mut Rng| (rng.below(1 << 24) as f32 / (1 << 24) as f32) * three_pi;
     let random: Vec<f32> = (0..1 << 16).map(|_| hue(&mut rng)).collect();
+    // Near a midpoint: drawn at full float resolution (the 2^24 hues of
+    // `hue` hold only about 16 such).
     let mut near = Vec::new();
     while near.len() < 12 {
-        let h = hue(&mut rng);
+        let h =
+            ((rng.next_u64() >> 11) as f64 * 2f64.powi(-53) * 3.0 * std::f64::consts::PI) as f32;
         if ulps_from_midpoint(hue_weight_f64(h)).abs() <= 256 {
             near.push(h);
         }
