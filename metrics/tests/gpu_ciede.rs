@@ -427,7 +427,7 @@ fn ciede_float_round_is_the_float_conversion() {
     let mut values = vec![0.0f64, 1.0, f64::from(f32::MAX) * 0.75, f64::from(f32::MIN_POSITIVE)];
     for _ in 0..4096 {
         // A float of random sign, exponent (subnormals included) and bits.
-        let bits = (rng.below(1 << 31) as u32) % 0x7E00_0000 | (rng.below(2) as u32) << 31;
+        let bits = ((rng.below(1 << 31) as u32) % 0x7E00_0000) | ((rng.below(2) as u32) << 31);
         let f = f64::from(f32::from_bits(bits));
         let ulp = f64::from(f32::from_bits((bits & 0x7FFF_FFFF) + 1)) - f.abs();
         for quarter in -2..=2 {
