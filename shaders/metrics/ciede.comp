@@ -93,10 +93,9 @@ const float POW25_7_F = 6103515648.0;             // powf(25, 7)
 // double, so the comparison may stay in float (no conversion).
 const float PI_FLOOR_F = 3.1415925025939941;
 
-// A float division as libvmaf's float '/' rounds it, the divisor given as
-// a double that holds a float.
-float fdiv(float a, double b) {
-    return float(double(a) / b);
+// A float division as libvmaf's float '/' rounds it.
+float fdiv(float a, float b) {
+    return float(double(a) / double(b));
 }
 
 // twin: hue_angle
@@ -104,7 +103,7 @@ float hue_angle(float b, float a_prime) {
     if (b == 0.0 && a_prime == 0.0) {
         return 0.0;
     }
-    float h = float(atan2_d(b, a_prime));
+    float h = float(atan2_d(double(b), double(a_prime)));
     if (h < 0.0) {
         precise double wrapped = double(h) + TWO_PI;
         h = float(wrapped);
@@ -112,65 +111,46 @@ float hue_angle(float b, float a_prime) {
     return h;
 }
 
-// twin: delta_hue, the float Δh' held in a double (only double maths reads
-// it). Never −0: h2 − h1 is +0 when they are equal, and a wrapped value
-// h2 − h1 ∓ 2π is not 0 at all (2π is no float), nor below 2^-23.
-double delta_hue(float c1, float c2, float h1, float h2) {
+// twin: delta_hue
+float delta_hue(float c1, float c2, float h1, float h2) {
     if (c1 == 0.0 || c2 == 0.0) {
-        return 0.0lf;
+        return 0.0;
     }
     precise float d = h2 - h1;
     if (abs(h1 - h2) <= PI_FLOOR_F) {
-        return double(d);
+        return d;
     }
     precise double w = h2 <= h1 ? double(d) + TWO_PI : double(d) - TWO_PI;
-    return float_round(w);
+    return float(w);
 }
 
-// twin: mean_hue, the float H̄' held in a double (only double maths reads
-// it). A −0 (both hues −0) comes back +0: T and R_T are the same for
-// either zero (cos, and degrees only compared and subtracted from).
-double mean_hue(float h1, float h2) {
+// twin: mean_hue
+float mean_hue(float h1, float h2) {
     precise float s = h1 + h2;
     precise float d = h1 - h2;
     precise double m = abs(d) > PI_FLOOR_F ? (double(s) + TWO_PI) * 0.5lf : double(s) * 0.5lf;
-    return float_round(m);
+    return float(m);
 }
 
-// twin: rotation. h_bar is the float H̄', as a double. Each float libvmaf
-// keeps is float_round of the double it comes from (a float product of
-// floats, offset², is float_round of the exact double product); none of
-// them is ever −0 (degrees from H̄' ≥ 0 is only subtracted from; the rest
-// are +0 or positive, offset a difference of unequal values or +0).
-float rotation(float c_bar_prime, double h_bar) {
-    precise double deg_d = h_bar * RAD_TO_DEG;
-    double degrees = float_round(deg_d);
-    precise double off_d = (degrees - 275.0lf) * ONE_25TH;
-    double offset = float_round(off_d);
-    // c7, c7 + 25^7 and their quotient are floats in libvmaf, held in
-    // doubles here: a double sum or quotient of floats rounded again to
-    // float is the float operation's result (double rounding is harmless
-    // from 53 bits to 24, Figueroa: 53 ≥ 2·24 + 2), all positive.
-    double c7 = float_round(pow7(c_bar_prime));
-    precise double c7_sum_d = c7 + double(POW25_7_F);
-    double c7_sum = float_round(c7_sum_d);
-    precise double ratio_d = c7 / c7_sum;
-    double ratio = float_round(ratio_d);
-    precise double off_sq_d = offset * offset;
-    double off_sq = float_round(off_sq_d);
-    precise double angle_deg_d = 60.0lf * exp_d(-off_sq);
-    double angle_deg = float_round(angle_deg_d);
-    precise double angle_d = angle_deg * DEG_TO_RAD;
-    double angle = float_round(angle_d);
-    precise double rt = -2.0lf * sqrt(ratio) * sin_d(angle);
+// twin: rotation
+float rotation(float c_bar_prime, float h_bar) {
+    precise double deg_d = double(h_bar) * RAD_TO_DEG;
+    float degrees = float(deg_d);
+    precise double off_d = (double(degrees) - 275.0lf) * ONE_25TH;
+    float offset = float(off_d);
+    float c7 = float(pow7(c_bar_prime));
+    precise float c7_sum = c7 + POW25_7_F;
+    float ratio = fdiv(c7, c7_sum);
+    precise float off_sq = offset * offset;
+    precise double angle_deg_d = 60.0lf * exp_d(-double(off_sq));
+    float angle_deg = float(angle_deg_d);
+    precise double angle_d = double(angle_deg) * DEG_TO_RAD;
+    float angle = float(angle_d);
+    precise double rt = -2.0lf * sqrt(double(ratio)) * sin_d(double(angle));
     return float(rt);
 }
 
-// libvmaf's kL, a float constant: 0.65f exactly.
-const double K_L_F = 0.64999997615814208984375lf;
-
-// twin: delta_e. Each colour is (L, a, b, C): lab_colour. Floats that only
-// double maths reads are held in doubles (float_round).
+// twin: delta_e. Each colour is (L, a, b, C): lab_colour.
 float delta_e(vec4 c1, vec4 c2) {
     precise float delta_l = c2.x - c1.x;
     precise float l_bar = (c1.x + c2.x) * 0.5;
@@ -179,13 +159,10 @@ float delta_e(vec4 c1, vec4 c2) {
     precise float c_bar = (chroma1 + chroma2) * 0.5;
     double c_bar7 = pow7(c_bar);
     precise double g = 1.0lf - sqrt(c_bar7 / (c_bar7 + POW25_7));
-    // a/2 in float is exact (a is 0 or above 2^-18, far from subnormal:
-    // 500 times a difference of two floats above 1/8), so it is the
-    // double's half.
-    double a1 = double(c1.y);
-    double a2 = double(c2.y);
-    precise double ap1_d = a1 + (a1 * 0.5lf) * g;
-    precise double ap2_d = a2 + (a2 * 0.5lf) * g;
+    precise float half_a1 = c1.y * 0.5;
+    precise float half_a2 = c2.y * 0.5;
+    precise double ap1_d = double(c1.y) + double(half_a1) * g;
+    precise double ap2_d = double(c2.y) + double(half_a2) * g;
     float a_prime1 = float(ap1_d);
     float a_prime2 = float(ap2_d);
     precise double cp1_d = sqrt(sq(a_prime1) + sq(c1.z));
@@ -197,26 +174,25 @@ float delta_e(vec4 c1, vec4 c2) {
     precise float l_off = l_bar - 50.0;
     double l50 = sq(l_off);
     precise double s_l_d = 1.0lf + (0.015lf * l50) / sqrt(20.0lf + l50);
-    // kL·S_L, a float product of floats: the exact double product, rounded.
-    precise double den_l_d = K_L_F * float_round(s_l_d);
-    double den_l = float_round(den_l_d);
+    float s_l = float(s_l_d);
     precise double s_c_d = 1.0lf + 0.045lf * double(c_bar_prime);
-    double s_c = float_round(s_c_d);
+    float s_c = float(s_c_d);
     float h1 = hue_angle(c1.z, a_prime1);
     float h2 = hue_angle(c2.z, a_prime2);
-    double delta_h = delta_hue(chroma1, chroma2, h1, h2);
+    float delta_h = delta_hue(chroma1, chroma2, h1, h2);
     precise float cp_prod = c_prime1 * c_prime2;
-    precise double dbh_d = 2.0lf * sqrt(double(cp_prod)) * sin_d(delta_h * 0.5lf);
-    double delta_big_h = float_round(dbh_d);
-    double h_bar = mean_hue(h1, h2);
-    double t = hue_weight(h_bar);
-    precise double s_h_d = 1.0lf + 0.015lf * double(c_bar_prime) * t;
-    // kH·S_H = 4·S_H: exact.
-    double den_h = 4.0lf * float_round(s_h_d);
+    precise double dbh_d = 2.0lf * sqrt(double(cp_prod)) * sin_d(double(delta_h) * 0.5lf);
+    float delta_big_h = float(dbh_d);
+    float h_bar = mean_hue(h1, h2);
+    float t = hue_weight(h_bar);
+    precise double s_h_d = 1.0lf + 0.015lf * double(c_bar_prime) * double(t);
+    float s_h = float(s_h_d);
     float r_t = rotation(c_bar_prime, h_bar);
+    precise float den_l = 0.65 * s_l;
+    precise float den_h = 4.0 * s_h;
     float lightness = fdiv(delta_l, den_l);
     float chroma = fdiv(delta_c, s_c);
-    float hue = float(delta_big_h / den_h);
+    float hue = fdiv(delta_big_h, den_h);
     precise float cross_term = r_t * chroma * hue;
     precise double total = sq(lightness) + sq(chroma) + sq(hue) + double(cross_term);
     return float(sqrt(total));

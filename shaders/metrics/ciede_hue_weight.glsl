@@ -77,9 +77,9 @@ const double SIN_PI7_20 = 0.8910065241883678lf;
 // E in double ulps of a T in [1/4, 1/2) (see above).
 const int HUE_WEIGHT_DOUBT_ULPS = 512;
 
-// T as libvmaf evaluates it: four cosines (twin: hue_weight). h is the
-// float h̄, as a double.
-float hue_weight_libm(double h) {
+// T as libvmaf evaluates it: four cosines (twin: hue_weight).
+float hue_weight_libm(float h_bar) {
+    double h = double(h_bar);
     precise double a1 = h - PI_6;
     precise double a2 = 2.0lf * h;
     precise double a3 = 3.0lf * h + PI_30;
@@ -91,9 +91,9 @@ float hue_weight_libm(double h) {
 
 // T from one sine and cosine (see above); `sure` is false where its
 // rounding to float is in doubt.
-double hue_weight_fast(double h, out bool sure) {
+double hue_weight_fast(float h_bar, out bool sure) {
     int k;
-    double r = reduce_pio2(h, k);
+    double r = reduce_pio2(double(h_bar), k);
     double sp = sin_poly(r);
     double cp = cos_poly(r);
     int q = k & 3;
@@ -114,13 +114,12 @@ double hue_weight_fast(double h, out bool sure) {
     return t;
 }
 
-// twin: hue_weight. The float T, held in a double (T ≥ 1/4 on the fast
-// path: float_round's range).
-double hue_weight(double h) {
+// twin: hue_weight
+float hue_weight(float h_bar) {
     bool sure;
-    double t = hue_weight_fast(h, sure);
+    double t = hue_weight_fast(h_bar, sure);
     if (sure) {
-        return float_round(t);
+        return float(t);
     }
-    return double(hue_weight_libm(h));
+    return hue_weight_libm(h_bar);
 }

@@ -73,25 +73,6 @@ double round_int(double x, out int k) {
     return r;
 }
 
-// x rounded to a float's precision (to nearest, ties to even) and kept in
-// a double: the value double(float(x)) gives, for any x of magnitude below
-// 2^127, without the two conversions (NVIDIA runs float–double conversions
-// on its conversion unit, a quarter as fast as double arithmetic). m =
-// 1.5·2^(e+29) for x in [2^e, 2^(e+1)) has an ulp of 2^(e−23), the float
-// ulp of x, and |x| < 2^(e+1) keeps x + m in m's binade: the sum rounds x to
-// a float (ties to even, as m's last places are even) and subtracting m
-// again is exact. e is clamped below at −126, where floats turn subnormal
-// with the fixed spacing 2^-149, which m then has. One difference: −0
-// comes back +0, so callers pass only values that cannot be −0 or whose
-// zero's sign does not matter.
-double float_round(double x) {
-    uint e = max(unpackDouble2x32(x).y & 0x7FF00000u, 0x38100000u);
-    double m = packDouble2x32(uvec2(0u, e + 0x01D80000u));
-    precise double t = x + m;
-    precise double r = t - m;
-    return r;
-}
-
 // exp(x): x = k·ln2 + r, |r| ≤ ln2/2, exp(r) from its Taylor series to
 // r^13 (truncation below 2^-57), evaluated by Horner's rule.
 double exp_d(double x) {
@@ -249,24 +230,21 @@ double cos_d(double x) {
     }
 }
 
-// atan2(y, x) for floats y and x, not both zero, with libm's signs
+// atan2(y, x) for y and x floats' values, not both zero, with libm's signs
 // (atan2(−0, x<0) is −π). The ratio t = n/d = min/max in [0, 1] is reduced
 // around c = j/16: atan t = atan c + atan(u), u = (t − c)/(1 + t·c) =
 // (n − c·d)/(d + c·n), one division; atan(u) by its Taylor series (|u| ≤
 // 1/32 and a float rounding, to u^13). j needs only a float estimate of t.
 // u's error is below 2^-53·c absolute, an ulp of atan t at most.
-double atan2_d(float yf, float xf) {
-    double y = double(yf);
-    double x = double(xf);
-    float axf = abs(xf);
-    float ayf = abs(yf);
-    bool swap = ayf > axf;
-    double n = swap ? abs(x) : abs(y);
-    double d = swap ? abs(y) : abs(x);
-    // j = roundEven(16·t) as round_int finds it, in float (from the float
-    // arguments themselves, no conversion): 1.5·2^23 added (the sum's ulp
-    // is 1) leaves j in the low bits of the sum.
-    precise float j_sum = (swap ? axf : ayf) / (swap ? ayf : axf) * 16.0 + 12582912.0;
+double atan2_d(double y, double x) {
+    double ax = abs(x);
+    double ay = abs(y);
+    bool swap = ay > ax;
+    double n = swap ? ax : ay;
+    double d = swap ? ay : ax;
+    // j = roundEven(16·t) as round_int finds it, in float: 1.5·2^23 added
+    // (the sum's ulp is 1) leaves j in the low bits of the sum.
+    precise float j_sum = float(n) / float(d) * 16.0 + 12582912.0;
     int j = int(floatBitsToUint(j_sum) - floatBitsToUint(12582912.0));
     precise double c = double(j) * 0.0625lf;
     precise double u = fma(-c, d, n) / fma(c, n, d);

@@ -26,10 +26,9 @@ void main() {
     if (i >= count) {
         return;
     }
-    double h = double(h_bar[i]);
     bool sure;
-    fast[i] = hue_weight_fast(h, sure);
+    fast[i] = hue_weight_fast(h_bar[i], sure);
     sure_flags[i] = sure ? 1u : 0u;
-    t[i] = float(hue_weight(h));
-    libm[i] = hue_weight_libm(h);
+    t[i] = hue_weight(h_bar[i]);
+    libm[i] = hue_weight_libm(h_bar[i]);
 }
