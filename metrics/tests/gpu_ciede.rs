@@ -15,11 +15,16 @@ use std::sync::Arc;
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
+use vqscope_gpu::{
+    Binding, Buffer, ComputePipeline, GpuContext, PipelineDesc, Submitter, download_buffer,
+    upload_buffer,
+};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc};
 use vqscope_metrics::features::ciede::gpu::{CiedeKernel, LAB_TABLE_MIN_PIXELS};
-use vqscope_metrics::features::ciede::{ChromaReader, delta_e_map, raster_sum, score};
+use vqscope_metrics::features::ciede::{
+    ChromaReader, delta_e_map, hue_weight, hue_weight_f64, raster_sum, score,
+};
 use vqscope_metrics::testing::{HostPlane, POISON, nudged, upload_planes};
 use vqscope_video::ChromaFormat;
 
@@ -298,5 +303,114 @@ fn ciede_refuses_what_libvmaf_refuses() {
     assert!(err.is_err(), "4:4:4 chroma planes accepted by a 4:2:0 kernel");
     let err = submitter.run(|rec| kernel.record(rec, &side[..1], &side[..1], &results, 0));
     assert!(err.is_err(), "luma alone accepted");
+    assert_no_validation_messages();
+}
+
+/// Signed distance in double ulps from a positive double to the nearest
+/// float rounding boundary (a midpoint between two floats) in its binade.
+fn ulps_from_midpoint(t: f64) -> i64 {
+    (t.to_bits() & 0x1FFF_FFFF) as i64 - (1 << 28)
+}
+
+/// The hue weight T of ciede_hue_weight.glsl (test/ciede_hue_weight.comp)
+/// against libm's (the twin's), with FUSED_FMA off and on (the cheap path
+/// has no exact product, so both are valid on any device):
+/// - on random mean hues in [0, 3π) the cheap double lies within the
+///   analysis' e_fast + e_lib = 34·2^-52 of libm's double (the margin E =
+///   2^-45 must exceed what this measures: a smaller E would be wrong), and
+///   hue_weight keeps it on nearly every hue, with the twin's float;
+/// - on hues whose libm T lies within 256 double ulps of a midpoint (found
+///   by searching the twin), the cheap path must decline and hue_weight give
+///   the libm path's float: the fallback runs and is exact.
+#[test]
+fn ciede_hue_weight_fast_path_and_fallback() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x7E1_6E7);
+    let three_pi = 3.0 * std::f32::consts::PI;
+    let hue = |rng: &mut Rng| (rng.below(1 << 24) as f32 / (1 << 24) as f32) * three_pi;
+    let random: Vec<f32> = (0..1 << 16).map(|_| hue(&mut rng)).collect();
+    // Near a midpoint: drawn at full float resolution (the 2^24 hues of
+    // `hue` hold only about 16 such).
+    let mut near = Vec::new();
+    while near.len() < 12 {
+        let h =
+            ((rng.next_u64() >> 11) as f64 * 2f64.powi(-53) * 3.0 * std::f64::consts::PI) as f32;
+        if ulps_from_midpoint(hue_weight_f64(h)).abs() <= 256 {
+            near.push(h);
+        }
+    }
+    let hues: Vec<f32> = random.iter().chain(&near).copied().collect();
+    let n = hues.len() as u64;
+    let bytes: Vec<u8> = hues.iter().flat_map(|h| h.to_le_bytes()).collect();
+    let input = upload_buffer(&ctx, &mut submitter, "hues", &bytes).unwrap();
+    let fast = Buffer::storage(&ctx, "fast T", n * 8).unwrap();
+    let sure = Buffer::storage(&ctx, "sure", n * 4).unwrap();
+    let t = Buffer::storage(&ctx, "T", n * 4).unwrap();
+    let libm = Buffer::storage(&ctx, "libm T", n * 4).unwrap();
+    let words = |buffer: &Buffer, size: u64, submitter: &mut Submitter| -> Vec<u8> {
+        download_buffer(&ctx, submitter, buffer, n * size).unwrap()
+    };
+    for fused in [0, 1] {
+        let pipeline = ComputePipeline::new(
+            &ctx,
+            &PipelineDesc {
+                specialization: &[(0, fused)],
+                ..PipelineDesc::new(vqscope_shaders::TEST_CIEDE_HUE_WEIGHT)
+            },
+        )
+        .unwrap();
+        submitter
+            .run(|rec| {
+                let bindings = [&input, &fast, &sure, &t, &libm].map(Binding::Buffer);
+                let count = (n as u32).to_le_bytes();
+                rec.dispatch(&pipeline, &bindings, &count, [(n as u32).div_ceil(64), 1, 1])?;
+                rec.barrier();
+                Ok(())
+            })
+            .unwrap();
+        let fast: Vec<f64> = words(&fast, 8, &mut submitter)
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let sure: Vec<bool> = words(&sure, 4, &mut submitter)
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()) == 1)
+            .collect();
+        let floats = |bytes: Vec<u8>| -> Vec<f32> {
+            bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+        };
+        let t = floats(words(&t, 4, &mut submitter));
+        let libm = floats(words(&libm, 4, &mut submitter));
+        let (mut worst, mut declined) = (0f64, 0usize);
+        for (i, &h) in hues.iter().enumerate() {
+            let want = hue_weight_f64(h);
+            let err = (fast[i] - want).abs();
+            worst = worst.max(err);
+            assert!(err <= 34.0 * 2f64.powi(-52), "h̄ {h:e} (FUSED_FMA {fused}): |ΔT| {err:e}");
+            if i >= random.len() {
+                assert!(!sure[i], "h̄ {h:e}: T {want:e} next to a midpoint, yet kept");
+            }
+            if sure[i] {
+                assert_eq!(t[i].to_bits(), hue_weight(h).to_bits(), "h̄ {h:e} (FUSED_FMA {fused})");
+            } else {
+                declined += 1;
+                assert_eq!(t[i].to_bits(), libm[i].to_bits(), "h̄ {h:e}: fallback");
+                // The libm path itself may round the other way within a few
+                // double ulps of a midpoint (ciede_math.glsl).
+                if ulps_from_midpoint(want).abs() > 16 {
+                    assert_eq!(t[i].to_bits(), hue_weight(h).to_bits(), "h̄ {h:e}: fallback");
+                }
+            }
+        }
+        println!(
+            "ciede T (FUSED_FMA {fused}): largest |fast − libm| {:.1}·2^-52 over {n} hues, \
+             {declined} declined ({} searched next to a midpoint), on {}",
+            worst * 2f64.powi(52),
+            near.len(),
+            ctx.info().name
+        );
+        assert!(declined <= near.len() + 16, "{declined} of {n} hues declined");
+    }
     assert_no_validation_messages();
 }

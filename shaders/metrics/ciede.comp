@@ -16,7 +16,10 @@
 // stays double, libm calls go to ciede_math.glsl's double versions (rounded
 // to float where libvmaf rounds), and every float division is a double
 // division rounded to float (correctly rounded; the GPU's float '/' is
-// not). Divisions by 2 are multiplications by 0.5, which is exact.
+// not). Divisions by 2 are multiplications by 0.5, which is exact. The hue
+// weight T is first evaluated more cheaply, and that value kept only where
+// an error bound proves it rounds to libvmaf's float (Ziv's strategy,
+// ciede_hue_weight.glsl); elsewhere it is libvmaf's four cosines.
 //
 // Workgroup g covers raster pixels [g·1024, g·1024 + 1024): thread t takes
 // pixels t, t + 256, t + 512, t + 768 and adds their ΔE in that order, then
@@ -48,6 +51,8 @@ layout(constant_id = 0) const bool FUSED_FMA = false;
 
 #include "ciede_lab.glsl"
 
+#include "ciede_hue_weight.glsl"
+
 #ifdef LAB_TABLE
 // (L, a, b, C) of every 8-bit YUV triple, U < 128 and U >= 128:
 // ciede_lab_fill.comp.
@@ -76,10 +81,7 @@ layout(push_constant, std430) uniform Push {
 shared double s_sum[THREADS];
 
 // libvmaf's constants of the formula, as doubles (shortest round-trip
-// decimal forms, as in ciede_lab.glsl).
-const double PI_6 = 0.5235987755982988lf;
-const double PI_30 = 0.10471975511965977lf;
-const double PI7_20 = 1.0995574287564276lf;       // 7π/20 as (7·π)/20
+// decimal forms, as in ciede_lab.glsl; T's in ciede_hue_weight.glsl).
 const double RAD_TO_DEG = 57.29577951308232lf;
 const double DEG_TO_RAD = 0.017453292519943295lf;
 const double ONE_25TH = 0.04lf;
@@ -128,18 +130,6 @@ float mean_hue(float h1, float h2) {
     precise float d = h1 - h2;
     precise double m = abs(d) > PI_FLOOR_F ? (double(s) + TWO_PI) * 0.5lf : double(s) * 0.5lf;
     return float(m);
-}
-
-// twin: hue_weight
-float hue_weight(float h_bar) {
-    double h = double(h_bar);
-    precise double a1 = h - PI_6;
-    precise double a2 = 2.0lf * h;
-    precise double a3 = 3.0lf * h + PI_30;
-    precise double a4 = 4.0lf * h - PI7_20;
-    precise double t = 1.0lf - 0.17lf * cos_d(a1) + 0.24lf * cos_d(a2) + 0.32lf * cos_d(a3)
-                     - 0.20lf * cos_d(a4);
-    return float(t);
 }
 
 // twin: rotation

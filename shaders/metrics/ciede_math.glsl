@@ -19,7 +19,8 @@
 // only last-bit rounding inside a polynomial. The including shader declares
 // the FUSED_FMA specialization constant (exact_double.glsl).
 
-#include "exact_double.glsl"
+// From the shaders root, so that shaders outside metrics/ (the tests') find it.
+#include "metrics/exact_double.glsl"
 
 const double INV_LN2 = 1.4426950408889634lf;
 // ln 2 = LN2_HI + LN2_LO; LN2_HI has 32 significant bits, so k·LN2_HI is
@@ -199,7 +200,15 @@ double cos_poly(double r) {
     return c;
 }
 
+// Below 0.78 (< π/4) in magnitude reduce_pio2 finds k = 0 (x·2/π rounds
+// to +0) and returns x itself (fma(−0, c, x) = x, signed zeros included),
+// so sin_poly(x) is the very result of the reduced path without its six
+// operations: ciede's two sines (half a hue difference, the rotation angle
+// up to 45°) mostly lie there.
 double sin_d(double x) {
+    if (abs(x) <= 0.78lf) {
+        return sin_poly(x);
+    }
     int k;
     double r = reduce_pio2(x, k);
     switch (k & 3) {

@@ -234,13 +234,18 @@ fn mean_hue(h1: f32, h2: f32) -> f32 {
     if f64::from(h1 - h2).abs() > PI { ((sum + 2.0 * PI) / 2.0) as f32 } else { (sum / 2.0) as f32 }
 }
 
-/// T (`get_upcase_t`), in double, kept as a float.
-fn hue_weight(h_bar: f32) -> f32 {
+/// T (`get_upcase_t`) in double, before libvmaf keeps it as a float
+/// ([`hue_weight`]). Public for `gpu_ciede`'s test of the shader's cheap T,
+/// which needs how far this value lies from a float rounding boundary.
+pub fn hue_weight_f64(h_bar: f32) -> f64 {
     let h = f64::from(h_bar);
-    (1.0 - 0.17 * (h - PI / 6.0).cos()
-        + 0.24 * (2.0 * h).cos()
-        + 0.32 * (3.0 * h + PI / 30.0).cos()
-        - 0.20 * (4.0 * h - 7.0 * PI / 20.0).cos()) as f32
+    1.0 - 0.17 * (h - PI / 6.0).cos() + 0.24 * (2.0 * h).cos() + 0.32 * (3.0 * h + PI / 30.0).cos()
+        - 0.20 * (4.0 * h - 7.0 * PI / 20.0).cos()
+}
+
+/// T as libvmaf keeps it, a float.
+pub fn hue_weight(h_bar: f32) -> f32 {
+    hue_weight_f64(h_bar) as f32
 }
 
 /// R_T (`get_r_sub_t`): the rotation term, with libvmaf's float
