@@ -32,6 +32,8 @@ use crate::bitstream::h264::Sps;
 use crate::bitstream::h264_dpb::{Dpb, PicturePlan, Reference};
 use crate::bitstream::h264_slice::{Pps, SliceHeader};
 use crate::bitstream::h264_stream::H264Stream;
+use crate::bitstream::h265_dpb::Dpb as H265Dpb;
+use crate::bitstream::h265_stream::H265Stream;
 use crate::bitstream::{Crop, SequenceInfo};
 
 /// Why a stream could not be decoded on the device.
@@ -39,6 +41,8 @@ use crate::bitstream::{Crop, SequenceInfo};
 pub enum DeviceDecodeError {
     #[error("H.264 stream: {0}")]
     Stream(#[from] ParseError),
+    #[error("H.265 stream: {0}")]
+    H265Stream(ParseError),
     #[error(transparent)]
     Gpu(#[from] GpuError),
 }
@@ -90,12 +94,15 @@ pub fn decode_h264_until(
     )
 }
 
-/// What [`check_h264`] found in a stream the device can decode.
+/// What [`check_h264`] or [`check_h265`] found in a stream the device can
+/// decode.
 #[derive(Debug, Clone, PartialEq)]
-pub struct H264Summary {
+pub struct StreamSummary {
     /// The sequence's values (every SPS agrees on them).
     pub sequence: SequenceInfo,
-    /// Pictures in the stream: every one is shown once.
+    /// Pictures the decode outputs: for H.264 every picture of the stream;
+    /// for H.265 those not skipped (RASL pictures of a CRA that starts the
+    /// stream) nor dropped (`pic_output_flag` 0, `no_output_of_prior_pics`).
     pub pictures: u64,
 }
 
@@ -105,7 +112,7 @@ pub struct H264Summary {
 /// picture (a frame_num gap shows only there). An `Ok` here leaves only
 /// device errors to the decode itself, which is what lets `--decode auto`
 /// choose the device before decoding anything.
-pub fn check_h264(stream: &[u8]) -> Result<H264Summary, DeviceDecodeError> {
+pub fn check_h264(stream: &[u8]) -> Result<StreamSummary, DeviceDecodeError> {
     let parsed = H264Stream::parse(stream)?;
     let (first, sequence) = supported_sequence(&parsed)?;
     for s in parsed.sps.values() {
@@ -117,7 +124,65 @@ pub fn check_h264(stream: &[u8]) -> Result<H264Summary, DeviceDecodeError> {
         dpb.picture(header, parsed.sps_of(header))?;
     }
     dpb.flush();
-    Ok(H264Summary { sequence, pictures: parsed.pictures.len() as u64 })
+    Ok(StreamSummary { sequence, pictures: parsed.pictures.len() as u64 })
+}
+
+/// [`check_h264`] for H.265 Main and Main 10: every parameter set is one
+/// the device session takes (4:2:0, 8 or 10 bits, no range extension
+/// tools, no scaling lists yet, one profile and size), every slice segment
+/// header parses, and the reference picture sets and output of every
+/// picture run through the DPB (a picture predicting from one that is not
+/// there shows only there).
+pub fn check_h265(stream: &[u8]) -> Result<StreamSummary, DeviceDecodeError> {
+    check_h265_stream(stream).map_err(DeviceDecodeError::H265Stream)
+}
+
+fn check_h265_stream(stream: &[u8]) -> Result<StreamSummary, ParseError> {
+    let parsed = H265Stream::parse(stream)?;
+    let first = parsed.sps.values().next().ok_or_else(|| ParseError::new("no SPS"))?;
+    if parsed.pictures.is_empty() {
+        return Err(ParseError::new("no pictures"));
+    }
+    let refuse = |what: &str| Err(ParseError::new(format!("{what} is not supported yet")));
+    for s in parsed.sps.values() {
+        if s.chroma_format_idc != 1 || s.bit_depth_luma != s.bit_depth_chroma {
+            return refuse("device decode of H.265 other than 4:2:0 with one bit depth");
+        }
+        if !matches!(s.bit_depth_luma, 8 | 10) {
+            return refuse(&format!("device decode of {}-bit H.265", s.bit_depth_luma));
+        }
+        if s.range_extension {
+            return refuse("device decode of H.265 range extension tools");
+        }
+        if s.scaling_list_enabled {
+            return refuse("device decode of H.265 with scaling lists");
+        }
+        if (s.profile_idc, s.width, s.height, s.bit_depth_luma)
+            != (first.profile_idc, first.width, first.height, first.bit_depth_luma)
+        {
+            return refuse("device decode of a stream whose SPS change profile, size or depth");
+        }
+    }
+    for p in parsed.pps.values() {
+        if p.range_extension {
+            return refuse("device decode of H.265 range extension tools");
+        }
+        if p.scaling_list_data_present {
+            return refuse("device decode of H.265 with scaling lists");
+        }
+    }
+    let sequence = first.info()?;
+    let mut dpb = H265Dpb::new(first.max_dec_pic_buffering);
+    let mut pictures = 0;
+    for picture in &parsed.pictures {
+        let header = picture.header();
+        let sps = parsed.sps_of(header);
+        if let Some(plan) = dpb.picture(header, sps, picture.after_end_of_sequence)? {
+            pictures += plan.output.len() as u64;
+        }
+    }
+    pictures += dpb.flush().len() as u64;
+    Ok(StreamSummary { sequence, pictures })
 }
 
 /// A decoded picture's three planes in a device buffer, cropped: 8-bit
