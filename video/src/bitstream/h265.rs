@@ -13,10 +13,31 @@ use crate::frame::ChromaFormat;
 pub struct VideoParameterSet {
     pub id: u32,
     pub max_sub_layers: u32,
+    pub temporal_id_nesting: bool,
     pub profile_idc: u32,
     pub level_idc: u32,
+    /// The general profile, tier and level with their flags.
+    pub general: ProfileTierLevel,
+    pub sub_layer_ordering_info_present: bool,
     /// `vps_max_dec_pic_buffering_minus1 + 1` of the highest sub-layer.
     pub max_dpb_frames: u32,
+    /// `vps_max_num_reorder_pics` and `vps_max_latency_increase_plus1` of
+    /// the highest sub-layer.
+    pub max_num_reorder_pics: u32,
+    pub max_latency_increase_plus1: u32,
+}
+
+/// The general part of `profile_tier_level()` that decoders are told.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProfileTierLevel {
+    /// `general_profile_idc`, or the first compatible profile when it is 0.
+    pub profile_idc: u32,
+    pub level_idc: u32,
+    pub tier: bool,
+    pub progressive_source: bool,
+    pub interlaced_source: bool,
+    pub non_packed_constraint: bool,
+    pub frame_only_constraint: bool,
 }
 
 /// Parses a VPS from its RBSP (the two NAL header bytes included).
@@ -28,10 +49,23 @@ pub fn parse_vps(rbsp: &[u8]) -> Result<VideoParameterSet, ParseError> {
     // vps_max_layers_minus1.
     r.skip(8)?;
     let max_sub_layers = r.bits(3)? + 1;
-    r.skip(17)?; // vps_temporal_id_nesting_flag, vps_reserved_0xffff_16bits
-    let (profile_idc, level_idc) = profile_tier_level(&mut r, max_sub_layers)?;
-    let [max_dpb_frames, ..] = sub_layer_ordering(&mut r, max_sub_layers)?;
-    Ok(VideoParameterSet { id, max_sub_layers, profile_idc, level_idc, max_dpb_frames })
+    let temporal_id_nesting = r.flag()?;
+    r.skip(16)?; // vps_reserved_0xffff_16bits
+    let general = profile_tier_level(&mut r, max_sub_layers)?;
+    let (sub_layer_ordering_info_present, [max_dpb_frames, max_num_reorder_pics, max_latency]) =
+        sub_layer_ordering(&mut r, max_sub_layers)?;
+    Ok(VideoParameterSet {
+        id,
+        max_sub_layers,
+        temporal_id_nesting,
+        profile_idc: general.profile_idc,
+        level_idc: general.level_idc,
+        general,
+        sub_layer_ordering_info_present,
+        max_dpb_frames,
+        max_num_reorder_pics,
+        max_latency_increase_plus1: max_latency,
+    })
 }
 
 /// Parses an SPS of the base layer from its RBSP (header included) and
@@ -50,6 +84,22 @@ pub struct ShortTermRps {
     pub negative: Vec<(i32, bool)>,
     /// `DeltaPocS1` with `UsedByCurrPicS1`: pictures after it.
     pub positive: Vec<(i32, bool)>,
+    /// How the set was coded when predicted from another: Vulkan Video's
+    /// session parameters take the syntax as well as the derived lists.
+    pub inter: Option<InterRps>,
+}
+
+/// The syntax of an inter-predicted short-term RPS (7.3.7).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InterRps {
+    pub delta_idx_minus1: u32,
+    pub delta_rps_sign: bool,
+    pub abs_delta_rps_minus1: u32,
+    /// `used_by_curr_pic_flag[j]` and `use_delta_flag[j]`, bit `j` each.
+    pub used_by_curr_pic_flags: u32,
+    pub use_delta_flags: u32,
+    /// `NumDeltaPocs[RefRpsIdx]`: pictures of the set predicted from.
+    pub reference_delta_pocs: u32,
 }
 
 impl ShortTermRps {
@@ -82,7 +132,8 @@ impl ShortTermRps {
             };
             let reference = &earlier[index - delta_idx];
             let sign = r.flag()?;
-            let magnitude = r.ue_max(1 << 15, "abs_delta_rps_minus1")? as i32 + 1;
+            let abs_delta_rps_minus1 = r.ue_max(1 << 15, "abs_delta_rps_minus1")?;
+            let magnitude = abs_delta_rps_minus1 as i32 + 1;
             let delta_rps = if sign { -magnitude } else { magnitude };
             // One (used_by_curr_pic_flag, use_delta_flag) for each picture of
             // the reference set (S0 then S1), and a last one for the
@@ -122,7 +173,18 @@ impl ShortTermRps {
             if negative.len() + positive.len() > 16 {
                 return Err(ParseError::new("a reference picture set holds more than 16 pictures"));
             }
-            return Ok(ShortTermRps { negative, positive });
+            let bits = |pick: fn(&(bool, bool)) -> bool| {
+                flags.iter().enumerate().filter(|(_, f)| pick(f)).fold(0, |m, (j, _)| m | 1 << j)
+            };
+            let inter = InterRps {
+                delta_idx_minus1: delta_idx as u32 - 1,
+                delta_rps_sign: sign,
+                abs_delta_rps_minus1,
+                used_by_curr_pic_flags: bits(|f| f.0),
+                use_delta_flags: bits(|f| f.1),
+                reference_delta_pocs: reference.len() as u32,
+            };
+            return Ok(ShortTermRps { negative, positive, inter: Some(inter) });
         }
         let num_negative = r.ue_max(16, "num_negative_pics")? as usize;
         let num_positive = r.ue_max(16 - num_negative as u32, "num_positive_pics")? as usize;
@@ -137,7 +199,7 @@ impl ShortTermRps {
         };
         let negative = read(num_negative, -1)?;
         let positive = read(num_positive, 1)?;
-        Ok(ShortTermRps { negative, positive })
+        Ok(ShortTermRps { negative, positive, inter: None })
     }
 }
 
@@ -159,8 +221,10 @@ pub struct Sps {
     pub id: u32,
     pub vps_id: u32,
     pub max_sub_layers: u32,
+    pub temporal_id_nesting: bool,
     pub profile_idc: u32,
     pub level_idc: u32,
+    pub general: ProfileTierLevel,
     pub chroma_format_idc: u32,
     pub separate_colour_plane: bool,
     pub width: u32,
@@ -171,6 +235,7 @@ pub struct Sps {
     pub bit_depth_luma: u32,
     pub bit_depth_chroma: u32,
     pub log2_max_pic_order_cnt_lsb: u32,
+    pub sub_layer_ordering_info_present: bool,
     /// `sps_max_dec_pic_buffering_minus1 + 1`, `sps_max_num_reorder_pics`
     /// and `sps_max_latency_increase_plus1` of the highest sub-layer: the
     /// values C.5.2.2 bumps by when the whole stream is decoded.
@@ -210,8 +275,8 @@ impl Sps {
         r.skip(16)?;
         let vps_id = r.bits(4)?;
         let max_sub_layers = r.bits(3)? + 1;
-        r.skip(1)?; // sps_temporal_id_nesting_flag
-        let (profile_idc, level_idc) = profile_tier_level(&mut r, max_sub_layers)?;
+        let temporal_id_nesting = r.flag()?;
+        let general = profile_tier_level(&mut r, max_sub_layers)?;
         let id = r.ue_max(15, "sps_seq_parameter_set_id")?;
         let chroma_format_idc = r.ue_max(3, "chroma_format_idc")?;
         let separate_colour_plane = chroma_format_idc == 3 && r.flag()?;
@@ -222,8 +287,10 @@ impl Sps {
         let bit_depth_luma = 8 + r.ue_max(8, "bit_depth_luma_minus8")?;
         let bit_depth_chroma = 8 + r.ue_max(8, "bit_depth_chroma_minus8")?;
         let log2_max_pic_order_cnt_lsb = 4 + r.ue_max(12, "log2_max_pic_order_cnt_lsb_minus4")?;
-        let [max_dec_pic_buffering, max_num_reorder_pics, max_latency_increase_plus1] =
-            sub_layer_ordering(&mut r, max_sub_layers)?;
+        let (
+            sub_layer_ordering_info_present,
+            [max_dec_pic_buffering, max_num_reorder_pics, max_latency_increase_plus1],
+        ) = sub_layer_ordering(&mut r, max_sub_layers)?;
         let log2_min_luma_coding_block_size =
             3 + r.ue_max(3, "log2_min_luma_coding_block_size_minus3")?;
         let log2_diff_max_min_luma_coding_block_size =
@@ -289,8 +356,10 @@ impl Sps {
             id,
             vps_id,
             max_sub_layers,
-            profile_idc,
-            level_idc,
+            temporal_id_nesting,
+            profile_idc: general.profile_idc,
+            level_idc: general.level_idc,
+            general,
             chroma_format_idc,
             separate_colour_plane,
             width,
@@ -299,6 +368,7 @@ impl Sps {
             bit_depth_luma,
             bit_depth_chroma,
             log2_max_pic_order_cnt_lsb,
+            sub_layer_ordering_info_present,
             max_dec_pic_buffering,
             max_num_reorder_pics,
             max_latency_increase_plus1,
@@ -494,20 +564,25 @@ fn skip_hrd_parameters(r: &mut BitReader<'_>, max_sub_layers: u32) -> Result<(),
 }
 
 /// `profile_tier_level(1, max_sub_layers - 1)`: returns the general
-/// profile (from the compatibility flags when `general_profile_idc` is 0)
-/// and level, and reads past the sub-layers' fields.
+/// profile (from the compatibility flags when `general_profile_idc` is 0),
+/// tier, level and source flags, and reads past the sub-layers' fields.
 fn profile_tier_level(
     r: &mut BitReader<'_>,
     max_sub_layers: u32,
-) -> Result<(u32, u32), ParseError> {
-    r.skip(3)?; // general_profile_space, general_tier_flag
+) -> Result<ProfileTierLevel, ParseError> {
+    r.skip(2)?; // general_profile_space
+    let tier = r.flag()?;
     let mut profile_idc = r.bits(5)?;
     let compatible = r.bits(32)?;
     if profile_idc == 0 {
         // Flag j is bit 31 - j: the first set flag names the profile.
         profile_idc = (1..32).find(|j| compatible & (1 << (31 - j)) != 0).unwrap_or(0);
     }
-    r.skip(4 + 43 + 1)?; // source and constraint flags
+    let progressive_source = r.flag()?;
+    let interlaced_source = r.flag()?;
+    let non_packed_constraint = r.flag()?;
+    let frame_only_constraint = r.flag()?;
+    r.skip(43 + 1)?; // constraint flags, general_inbld_flag
     let level_idc = r.bits(8)?;
     let sub_layers = max_sub_layers - 1;
     let mut present = Vec::with_capacity(sub_layers as usize);
@@ -525,14 +600,26 @@ fn profile_tier_level(
             r.skip(8)?;
         }
     }
-    Ok((profile_idc, level_idc))
+    Ok(ProfileTierLevel {
+        profile_idc,
+        level_idc,
+        tier,
+        progressive_source,
+        interlaced_source,
+        non_packed_constraint,
+        frame_only_constraint,
+    })
 }
 
 /// The sub-layer ordering info shared by the VPS and SPS: returns
+/// `sub_layer_ordering_info_present_flag` and
 /// `max_dec_pic_buffering_minus1 + 1`, `max_num_reorder_pics` and
 /// `max_latency_increase_plus1` of the highest sub-layer (the last listed),
 /// what a decoder of the whole stream needs.
-fn sub_layer_ordering(r: &mut BitReader<'_>, max_sub_layers: u32) -> Result<[u32; 3], ParseError> {
+fn sub_layer_ordering(
+    r: &mut BitReader<'_>,
+    max_sub_layers: u32,
+) -> Result<(bool, [u32; 3]), ParseError> {
     let all_listed = r.flag()?;
     let listed = if all_listed { max_sub_layers } else { 1 };
     let mut values = [0; 3];
@@ -541,7 +628,7 @@ fn sub_layer_ordering(r: &mut BitReader<'_>, max_sub_layers: u32) -> Result<[u32
         let reorder = r.ue_max(dpb - 1, "max_num_reorder_pics")?;
         values = [dpb, reorder, r.ue()?];
     }
-    Ok(values)
+    Ok((all_listed, values))
 }
 
 /// The profile's name as ffprobe prints it (A.3).
@@ -569,7 +656,8 @@ mod tests {
         bytes.extend([0; 6]);
         bytes.push(93);
         let mut r = BitReader::new(&bytes);
-        assert_eq!(profile_tier_level(&mut r, 1).unwrap(), (2, 93));
+        let general = profile_tier_level(&mut r, 1).unwrap();
+        assert_eq!((general.profile_idc, general.level_idc), (2, 93));
     }
 
     /// Inter RPS prediction (7.4.8) worked by hand from the standard's
@@ -598,11 +686,23 @@ mod tests {
         let set1 = ShortTermRps::parse(&mut r, std::slice::from_ref(&set0), false).unwrap();
         // S0: set 0's own picture at -1 (kept, not used), -1 - 1 = -2 (used);
         // -3 - 1 dropped. S1: +2 - 1 = +1 (used).
-        let expected =
-            ShortTermRps { negative: vec![(-1, false), (-2, true)], positive: vec![(1, true)] };
+        let inter = InterRps {
+            delta_idx_minus1: 0,
+            delta_rps_sign: true,
+            abs_delta_rps_minus1: 0,
+            used_by_curr_pic_flags: 0b0101,
+            use_delta_flags: 0b1101,
+            reference_delta_pocs: 3,
+        };
+        let expected = ShortTermRps {
+            negative: vec![(-1, false), (-2, true)],
+            positive: vec![(1, true)],
+            inter: Some(inter),
+        };
         assert_eq!(set1, expected);
         let coded = ShortTermRps::parse(&mut r, &[set0, set1.clone()], true).unwrap();
-        assert_eq!(coded, expected);
+        let inter = InterRps { delta_idx_minus1: 1, ..inter };
+        assert_eq!(coded, ShortTermRps { inter: Some(inter), ..expected });
     }
 
     #[test]

@@ -342,8 +342,10 @@ mod tests {
             id: 0,
             vps_id: 0,
             max_sub_layers: 1,
+            temporal_id_nesting: true,
             profile_idc: 1,
             level_idc: 60,
+            general: Default::default(),
             chroma_format_idc: 1,
             separate_colour_plane: false,
             width: 64,
@@ -352,6 +354,7 @@ mod tests {
             bit_depth_luma: 8,
             bit_depth_chroma: 8,
             log2_max_pic_order_cnt_lsb: 4,
+            sub_layer_ordering_info_present: true,
             max_dec_pic_buffering: 4,
             max_num_reorder_pics: 0,
             max_latency_increase_plus1: 0,
@@ -393,6 +396,7 @@ mod tests {
             short_term_rps: ShortTermRps {
                 negative: if lsb.is_some() { vec![(-1, true)] } else { Vec::new() },
                 positive: Vec::new(),
+                inter: None,
             },
             short_term_rps_bits: 0,
             long_term,
@@ -466,6 +470,7 @@ mod tests {
             short_term_rps: ShortTermRps {
                 negative: vec![(-1, true), (-2, false)],
                 positive: Vec::new(),
+                inter: None,
             },
             ..header(Some(2), Vec::new())
         };

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::ParseError;
-use super::h265::Sps;
+use super::h265::{Sps, VideoParameterSet, parse_vps};
 use super::h265_slice::{Pps, SliceHeader, nal_type};
 use super::nal;
 
@@ -30,6 +30,7 @@ impl H265Picture<'_> {
 /// A whole H.265 stream, split and parsed.
 #[derive(Debug)]
 pub struct H265Stream<'a> {
+    pub vps: BTreeMap<u32, VideoParameterSet>,
     pub sps: BTreeMap<u32, Sps>,
     pub pps: BTreeMap<u32, Pps>,
     pub pictures: Vec<H265Picture<'a>>,
@@ -41,7 +42,7 @@ impl<'a> H265Stream<'a> {
     /// must be the same: one whose content changes under the same id is
     /// refused (a device session holds one version of each).
     pub fn parse(stream: &'a [u8]) -> Result<Self, ParseError> {
-        let (mut sps, mut pps) = (BTreeMap::new(), BTreeMap::new());
+        let (mut vps, mut sps, mut pps) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
         let mut pictures: Vec<H265Picture<'a>> = Vec::new();
         let mut after_end_of_sequence = false;
         for unit in nal::complete_units(stream, true) {
@@ -49,6 +50,10 @@ impl<'a> H265Stream<'a> {
                 continue;
             };
             match kind {
+                32 => {
+                    let v = parse_vps(&nal::rbsp(unit))?;
+                    insert_unchanged(&mut vps, v.id, v, "VPS")?;
+                }
                 33 => {
                     let s = Sps::parse(&nal::rbsp(unit))?;
                     if s.scc_extension {
@@ -92,7 +97,7 @@ impl<'a> H265Stream<'a> {
                 _ => {}
             }
         }
-        Ok(H265Stream { sps, pps, pictures })
+        Ok(H265Stream { vps, sps, pps, pictures })
     }
 
     /// The SPS a picture's slices refer to (through their PPS).
