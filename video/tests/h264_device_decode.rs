@@ -311,15 +311,17 @@ fn nv12_pass_matches_the_host_crop() {
 /// be known at open, a step back must decode again from the start, and an
 /// input dropped part-way must stop its decode thread (no hang).
 #[test]
-#[ignore = "needs a Vulkan Video H.264 decoder; run with --ignored on the GPU machine"]
-fn h264_inputs_read_as_ffmpeg_frames() {
+#[ignore = "needs a Vulkan Video H.264 and H.265 decoder; run with --ignored on the GPU machine"]
+fn device_inputs_read_as_ffmpeg_frames() {
     use vqscope_video::{DecodeChoice, DecodedBy, open_input, set_decode_choice};
 
     set_decode_choice(DecodeChoice::Gpu);
     let dir = data_dir();
     let mut failures = Vec::new();
-    for name in streams(&dir, "h264", &STREAMS) {
-        let path = dir.join(format!("{name}.h264"));
+    let h264 = streams(&dir, "h264", &STREAMS).into_iter().map(|name| (name, "h264"));
+    let h265 = streams(&dir, "hevc", &HEVC_STREAMS).into_iter().map(|name| (name, "hevc"));
+    for (name, ext) in h264.chain(h265) {
+        let path = dir.join(format!("{name}.{ext}"));
         let expected = expected_hashes(&dir, &name);
         let mut source = match open_input(&path, None) {
             Ok(source) => source,
