@@ -308,3 +308,28 @@ fn what_the_device_session_cannot_fill_is_refused_in_one_line() {
     assert!(check_h265(&h264).unwrap_err().to_string().starts_with("H.265 stream: "));
     assert!(check_h264(&h264).is_ok());
 }
+
+/// Damaged streams (cut short, bits flipped) give errors or other pictures,
+/// never a panic: the parser and DPB size loops and arrays from the stream.
+#[test]
+fn damaged_streams_give_errors_not_panics() {
+    let data = read(OPEN_GOP);
+    let mut seed = 0x9e37_79b9_u32;
+    let mut next = move || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        seed
+    };
+    // Flips land in the first 12 bytes after a start code (NAL headers,
+    // parameter sets, slice headers), where the parsing is.
+    let starts: Vec<usize> =
+        data.windows(3).enumerate().filter(|(_, w)| *w == [0, 0, 1]).map(|(i, _)| i + 3).collect();
+    for _ in 0..1000 {
+        let mut damaged = data.clone();
+        for _ in 0..1 + next() % 4 {
+            let at = starts[next() as usize % starts.len()] + next() as usize % 12;
+            damaged[at.min(data.len() - 1)] ^= 0x80 >> (next() % 8);
+        }
+        let _ = check_h265(&damaged);
+        let _ = check_h265(&data[..next() as usize % data.len()]);
+    }
+}

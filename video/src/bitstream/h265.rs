@@ -69,9 +69,12 @@ pub fn parse_vps(rbsp: &[u8]) -> Result<VideoParameterSet, ParseError> {
 }
 
 /// Parses an SPS of the base layer from its RBSP (header included) and
-/// gives what it says about the pictures.
+/// gives what it says about the pictures. It reads only as far as that
+/// needs (up to the sub-layer ordering info): `vqscope info` and the choice
+/// of decoder then do not depend on the VUI and extensions after it, where
+/// encoders' mistakes are found.
 pub fn parse_sps(rbsp: &[u8]) -> Result<SequenceInfo, ParseError> {
-    Sps::parse(rbsp)?.info()
+    Sps::read(rbsp, false)?.info()
 }
 
 /// A short-term reference picture set (7.3.7, 7.4.8) as the decoding
@@ -216,7 +219,7 @@ pub struct Pcm {
 
 /// The fields of an H.265 SPS (7.3.2.2.1) that slice headers, the decoding
 /// process around pictures and a device decoder's session parameters need.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Sps {
     pub id: u32,
     pub vps_id: u32,
@@ -271,6 +274,12 @@ impl Sps {
     /// Parses an SPS of the base layer from its RBSP (the two header bytes
     /// included).
     pub fn parse(rbsp: &[u8]) -> Result<Sps, ParseError> {
+        Sps::read(rbsp, true)
+    }
+
+    /// Reads the whole SPS, or (`whole` false) up to the sub-layer ordering
+    /// info with the fields after it left at their defaults.
+    fn read(rbsp: &[u8], whole: bool) -> Result<Sps, ParseError> {
         let mut r = BitReader::new(rbsp);
         r.skip(16)?;
         let vps_id = r.bits(4)?;
@@ -291,6 +300,31 @@ impl Sps {
             sub_layer_ordering_info_present,
             [max_dec_pic_buffering, max_num_reorder_pics, max_latency_increase_plus1],
         ) = sub_layer_ordering(&mut r, max_sub_layers)?;
+        let head = Sps {
+            id,
+            vps_id,
+            max_sub_layers,
+            temporal_id_nesting,
+            profile_idc: general.profile_idc,
+            level_idc: general.level_idc,
+            general,
+            chroma_format_idc,
+            separate_colour_plane,
+            width,
+            height,
+            conformance_window,
+            bit_depth_luma,
+            bit_depth_chroma,
+            log2_max_pic_order_cnt_lsb,
+            sub_layer_ordering_info_present,
+            max_dec_pic_buffering,
+            max_num_reorder_pics,
+            max_latency_increase_plus1,
+            ..Sps::default()
+        };
+        if !whole {
+            return Ok(head);
+        }
         let log2_min_luma_coding_block_size =
             3 + r.ue_max(3, "log2_min_luma_coding_block_size_minus3")?;
         let log2_diff_max_min_luma_coding_block_size =
@@ -353,25 +387,6 @@ impl Sps {
             }
         }
         Ok(Sps {
-            id,
-            vps_id,
-            max_sub_layers,
-            temporal_id_nesting,
-            profile_idc: general.profile_idc,
-            level_idc: general.level_idc,
-            general,
-            chroma_format_idc,
-            separate_colour_plane,
-            width,
-            height,
-            conformance_window,
-            bit_depth_luma,
-            bit_depth_chroma,
-            log2_max_pic_order_cnt_lsb,
-            sub_layer_ordering_info_present,
-            max_dec_pic_buffering,
-            max_num_reorder_pics,
-            max_latency_increase_plus1,
             log2_min_luma_coding_block_size,
             log2_diff_max_min_luma_coding_block_size,
             log2_min_luma_transform_block_size,
@@ -389,6 +404,7 @@ impl Sps {
             strong_intra_smoothing_enabled,
             range_extension,
             scc_extension,
+            ..head
         })
     }
 
