@@ -547,3 +547,35 @@ fn std_reference(r: &Reference) -> StdVideoDecodeH265ReferenceInfo {
         PicOrderCntVal: r.poc,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The derived lists turned back into `st_ref_pic_set()` syntax: the
+    /// CRA picture of the open-GOP test stream codes S0 -4, -6, -8, -10, none
+    /// used, as `delta_poc_s0_minus1` 3, 1, 1, 1 (`trace_headers`); a B
+    /// picture's S0 -2, -4, -8 and S1 +2, all used, as 1, 1, 3 and 1.
+    #[test]
+    fn short_term_sets_as_vulkan_takes_them() {
+        let cra = ShortTermRps {
+            negative: vec![(-4, false), (-6, false), (-8, false), (-10, false)],
+            positive: Vec::new(),
+            inter: None,
+        };
+        let std = std_short_term_rps(&cra);
+        assert_eq!((std.num_negative_pics, std.num_positive_pics), (4, 0));
+        assert_eq!(std.delta_poc_s0_minus1[..4], [3, 1, 1, 1]);
+        assert_eq!((std.used_by_curr_pic_s0_flag, std.used_by_curr_pic_s1_flag), (0, 0));
+        let b = ShortTermRps {
+            negative: vec![(-2, true), (-4, true), (-8, true)],
+            positive: vec![(2, true)],
+            inter: None,
+        };
+        let std = std_short_term_rps(&b);
+        assert_eq!(std.delta_poc_s0_minus1[..3], [1, 1, 3]);
+        assert_eq!(std.delta_poc_s1_minus1[0], 1);
+        assert_eq!((std.used_by_curr_pic_s0_flag, std.used_by_curr_pic_s1_flag), (0b111, 0b1));
+        assert_eq!(std.flags._bitfield_1.get(0, 1), 0, "not inter-predicted");
+    }
+}
