@@ -1,8 +1,9 @@
 //! `vqscope info`'s device decode line, on the test streams of
 //! video/tests/data/bitstream: what `--decode auto` does with the input.
 //! CI runs on lavapipe, which has no Vulkan Video: there the line must say
-//! "no" and why. On a device with H.264 decode (the H100/H200) an 8-bit
-//! 4:2:0 H.264 input must say "yes" and name the stream and the device.
+//! "no" and why. On a device with H.264 and H.265 decode (the H100/H200)
+//! an 8-bit 4:2:0 H.264 input and a Main 10 H.265 one must say "yes" and
+//! name the stream and the device.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -40,23 +41,24 @@ fn h264_and_h265_inputs_get_a_device_decode_line() {
         &[],
     );
     assert_eq!(lines.len(), 3, "{lines:?}");
-    for line in &lines[..2] {
+    let expected = [
+        ("h264", "yes — H.264 High, 4:2:0 8-bit on "),
+        ("h264", "yes — H.264 High, 4:2:0 8-bit on "),
+        ("h265", "yes — H.265 Main 10, 4:2:0 10-bit on "),
+    ];
+    for (line, (codec, yes)) in lines.iter().zip(expected) {
         if line.contains("llvmpipe") {
             assert!(line.starts_with("no — llvmpipe"), "{line}");
-            assert!(
-                line.ends_with(
-                    " has no video decode queue (it lacks VK_KHR_video_queue, \
-                     VK_KHR_video_decode_queue, VK_KHR_video_decode_h264)"
-                ),
-                "{line}"
+            let lacks = format!(
+                " has no video decode queue (it lacks VK_KHR_video_queue, \
+                 VK_KHR_video_decode_queue, VK_KHR_video_decode_{codec})"
             );
+            assert!(line.ends_with(&lacks), "{line}");
         } else {
-            // A device with H.264 decode takes these 8-bit 4:2:0 streams.
-            assert!(line.starts_with("yes — H.264 High, 4:2:0 8-bit on "), "{line}");
+            // A device with H.264 and H.265 decode takes these streams.
+            assert!(line.starts_with(yes), "{line}");
         }
     }
-    // H.265 stays with ffmpeg for now, whatever the device offers.
-    assert_eq!(lines[2], "no — H.265 video: the device decodes H.264 only");
 }
 
 #[test]
@@ -76,7 +78,7 @@ fn other_inputs() {
     // A VP9 webm: ffmpeg decodes it, the device path covers H.264 and H.265 only.
     assert_eq!(
         decode_lines(&["vp9_64x48.webm"], &[]),
-        ["no — vp9 video: the device decodes H.264 only"]
+        ["no — vp9 video: the device decodes H.264 and H.265 only"]
     );
     // y4m is read by vqscope itself: nothing to decode, no line.
     let y4m = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("info-decode-clip.y4m");

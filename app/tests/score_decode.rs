@@ -148,15 +148,15 @@ fn gpu_without_a_decode_queue_is_one_line_and_exit_1() {
         format!("vqscope: {}: cannot be decoded on the device (--decode gpu): ", mp4.display());
     assert!(stderr.starts_with(&expected), "{stderr}");
     // An input the device path never takes: refused for what it is.
-    let hevc = workspace_root().join("video/tests/data/bitstream/hevc_main_854x480.mkv");
-    let output = vqscope(&["info", hevc.to_str().unwrap()]);
+    let vp9 = workspace_root().join("video/tests/data/bitstream/vp9_64x48.webm");
+    let output = vqscope(&["info", vp9.to_str().unwrap()]);
     assert!(output.status.success());
     let output = vqscope(&[
         "score",
         "-r",
-        hevc.to_str().unwrap(),
+        vp9.to_str().unwrap(),
         "-d",
-        hevc.to_str().unwrap(),
+        vp9.to_str().unwrap(),
         "--decode",
         "gpu",
     ]);
@@ -165,9 +165,9 @@ fn gpu_without_a_decode_queue_is_one_line_and_exit_1() {
     assert_eq!(
         stderr.trim_end(),
         format!(
-            "vqscope: {}: cannot be decoded on the device (--decode gpu): hevc video: the device \
-             decodes H.264 only",
-            hevc.display()
+            "vqscope: {}: cannot be decoded on the device (--decode gpu): vp9 video: the device \
+             decodes H.264 and H.265 only",
+            vp9.display()
         )
     );
 }

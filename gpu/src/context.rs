@@ -116,9 +116,9 @@ pub struct GpuContext {
     pub(crate) push_descriptor: ash::khr::push_descriptor::Device,
     pub(crate) pipeline_cache: PipelineCache,
     info: DeviceInfo,
-    /// The H.264 decode queue, where the device offers Vulkan Video H.264
-    /// decode (see [`crate::video_decode`]); `None` leaves the device as it
-    /// was before video decode existed.
+    /// The video decode queues, where the device offers Vulkan Video H.264
+    /// or H.265 decode (see [`crate::video_decode`]); `None` leaves the
+    /// device as it was before video decode existed.
     pub(crate) decode: Option<DecodeQueue>,
     startup: Vec<(&'static str, Duration)>,
     pub(crate) pipeline_stats: PipelineCounters,
@@ -407,12 +407,13 @@ impl GpuContext {
         // SAFETY: the physical device belongs to this live instance.
         let offered = unsafe { instance.enumerate_device_extension_properties(physical) }
             .map_err(vk_error("vkEnumerateDeviceExtensionProperties"))?;
-        let decode_family = crate::video_decode::h264_decode_family(instance, physical, &offered)
-            .filter(|&(family, _)| family != queue_family)
-            .map(|(family, count)| (family, count.clamp(1, DECODE_QUEUES)));
+        let decode = crate::video_decode::decode_family(instance, physical, &offered)
+            .filter(|&(family, _, _)| family != queue_family);
+        let decode_family =
+            decode.as_ref().map(|&(family, count, _)| (family, count.clamp(1, DECODE_QUEUES)));
         let decode_priorities = [1.0; DECODE_QUEUES as usize];
-        if let Some((family, count)) = decode_family {
-            extensions.extend(crate::video_decode::H264_EXTENSIONS.map(CStr::as_ptr));
+        if let (Some((family, count)), Some((_, _, names))) = (decode_family, &decode) {
+            extensions.extend(names.iter().map(|name| name.as_ptr()));
             queue_infos.push(
                 vk::DeviceQueueCreateInfo::default()
                     .queue_family_index(family)

@@ -249,6 +249,12 @@ pub fn h264_std_level(level_idc: u32) -> Option<u32> {
     H264_LEVELS.iter().position(|&l| l == level_idc).map(|i| i as u32)
 }
 
+/// The `StdVideoH265LevelIdc` of an H.265 `general_level_idc` (30 x level),
+/// for session parameters; `None` for a level the table lacks.
+pub fn h265_std_level(level_idc: u32) -> Option<u32> {
+    H265_LEVELS.iter().position(|&l| l == level_idc).map(|i| i as u32)
+}
+
 fn level_idc(table: &[u32], std_level: u32) -> Option<u32> {
     table.get(std_level as usize).copied()
 }

@@ -1,6 +1,7 @@
-//! H.264 decode on the device (Vulkan Video), on the context's own
-//! `VkDevice`: a video session with its memory, the session parameters made
-//! from the stream's SPS and PPS, a DPB image with one array layer per slot
+//! H.264 and H.265 decode on the device (Vulkan Video), on the context's
+//! own `VkDevice`: a video session with its memory, the session parameters
+//! made from the stream's parameter sets, a DPB image (NV12, or P010 for
+//! 10-bit H.265) with one array layer per slot
 //! (DPB and output coincide, as NVIDIA's decoder reports), a bitstream
 //! buffer, and a copy of each decoded picture, back to the host or into a
 //! device buffer that later work on the context's queue reads.
@@ -15,18 +16,27 @@
 //! picture `k + 1`'s decode waits for that. Submitting a copy only when its
 //! decode is done keeps the context's queue free of submissions that wait
 //! on the decoder, which would hold up the metrics' work behind them. Up to
-//! [`IN_FLIGHT`] pictures are submitted before the host collects the oldest,
-//! each with its own command buffers, slice buffer region and copy
-//! destinations. The DPB image is shared concurrently by both queue
-//! families, so no ownership transfers are needed.
+//! [`IN_FLIGHT`] pictures are submitted before the host collects the oldest
+//! ([`DecodeSession::submit`] and [`DecodeSession::collect`]), each with its
+//! own command buffers, slice buffer region and copy destinations. The DPB
+//! image is shared concurrently by both queue families, so no ownership
+//! transfers are needed.
+//!
+//! One session type serves both codecs: only the profile, the session
+//! parameters and the per-picture codec structures differ
+//! ([`SessionCodec`], [`DecodePicture`]).
 
 use std::ffi::CStr;
 use std::sync::Arc;
 
 use ash::vk;
 use ash::vk::native::{
-    StdVideoDecodeH264PictureInfo, StdVideoDecodeH264ReferenceInfo,
-    StdVideoH264PictureParameterSet, StdVideoH264SequenceParameterSet,
+    StdVideoDecodeH264PictureInfo, StdVideoDecodeH264ReferenceInfo, StdVideoDecodeH265PictureInfo,
+    StdVideoDecodeH265ReferenceInfo, StdVideoH264PictureParameterSet,
+    StdVideoH264SequenceParameterSet, StdVideoH265DecPicBufMgr, StdVideoH265LongTermRefPicsSps,
+    StdVideoH265PictureParameterSet, StdVideoH265ProfileTierLevel,
+    StdVideoH265SequenceParameterSet, StdVideoH265ShortTermRefPicSet,
+    StdVideoH265VideoParameterSet,
 };
 
 use crate::context::{DecodeQueue, GpuContext};
@@ -35,29 +45,42 @@ use crate::memory::Buffer;
 use crate::submit::Recorder;
 use crate::video::{DecodeProfile, DecodeSupport, decode_queue_family, required_extensions};
 
-/// The device extensions H.264 decode needs, enabled at device creation
-/// where the device offers them all and a queue family decodes H.264.
-pub(crate) const H264_EXTENSIONS: [&CStr; 3] = [
-    ash::khr::video_queue::NAME,
-    ash::khr::video_decode_queue::NAME,
-    ash::khr::video_decode_h264::NAME,
-];
-
-/// The queue family to decode H.264 on and its queue count, if the device
-/// offers every extension in [`H264_EXTENSIONS`] (`offered` lists the
-/// device's).
-pub(crate) fn h264_decode_family(
+/// The queue family to decode on, its queue count, and the device
+/// extensions to enable for it: the family that decodes both H.264 and
+/// H.265 where the device offers both codecs' extensions, else one that
+/// decodes either (`offered` lists the device's extensions).
+pub(crate) fn decode_family(
     instance: &ash::Instance,
     physical: vk::PhysicalDevice,
     offered: &[vk::ExtensionProperties],
-) -> Option<(u32, u32)> {
-    let all = required_extensions(vk::VideoCodecOperationFlagsKHR::DECODE_H264)
-        .iter()
-        .all(|name| offered.iter().any(|e| e.extension_name_as_c_str() == Ok(*name)));
-    if !all {
-        return None;
+) -> Option<(u32, u32, Vec<&'static CStr>)> {
+    let codecs: Vec<vk::VideoCodecOperationFlagsKHR> = [
+        vk::VideoCodecOperationFlagsKHR::DECODE_H264,
+        vk::VideoCodecOperationFlagsKHR::DECODE_H265,
+    ]
+    .into_iter()
+    .filter(|&op| {
+        required_extensions(op)
+            .iter()
+            .all(|name| offered.iter().any(|e| e.extension_name_as_c_str() == Ok(*name)))
+    })
+    .collect();
+    let all = codecs.iter().fold(vk::VideoCodecOperationFlagsKHR::empty(), |a, &op| a | op);
+    let (family, count, ops) = std::iter::once(all)
+        .chain(codecs.iter().copied())
+        .filter(|ops| !ops.is_empty())
+        .find_map(|ops| {
+            decode_queue_family(instance, physical, ops).map(|(family, count)| (family, count, ops))
+        })?;
+    let mut names = Vec::new();
+    for op in codecs.into_iter().filter(|&op| ops.contains(op)) {
+        for name in required_extensions(op) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
     }
-    decode_queue_family(instance, physical, vk::VideoCodecOperationFlagsKHR::DECODE_H264)
+    Some((family, count, names))
 }
 
 /// An SPS as the session parameters take it. The pointers in `std` are
@@ -95,18 +118,114 @@ pub struct H264Picture<'a> {
     pub references: &'a [H264Reference],
 }
 
+/// A VPS as the session parameters take it, with what its pointers point
+/// to (the session sets the pointers; no HRD parameters are passed).
+#[derive(Debug, Clone)]
+pub struct H265Vps {
+    pub std: StdVideoH265VideoParameterSet,
+    pub dec_pic_buf_mgr: StdVideoH265DecPicBufMgr,
+    pub profile_tier_level: StdVideoH265ProfileTierLevel,
+}
+
+/// An SPS as the session parameters take it, with what its pointers point
+/// to (the session sets them; no scaling lists, VUI or palette entries).
+#[derive(Debug, Clone)]
+pub struct H265Sps {
+    pub std: StdVideoH265SequenceParameterSet,
+    pub dec_pic_buf_mgr: StdVideoH265DecPicBufMgr,
+    pub profile_tier_level: StdVideoH265ProfileTierLevel,
+    pub short_term_rps: Vec<StdVideoH265ShortTermRefPicSet>,
+    pub long_term_ref_pics: StdVideoH265LongTermRefPicsSps,
+}
+
+/// The parameter sets of an H.265 stream (one of each id).
+#[derive(Debug, Clone, Default)]
+pub struct H265ParameterSets {
+    pub vps: Vec<H265Vps>,
+    pub sps: Vec<H265Sps>,
+    /// Their `pScalingLists` and palette entries are ignored (none passed).
+    pub pps: Vec<StdVideoH265PictureParameterSet>,
+}
+
+/// An H.265 reference picture: its DPB slot and what the decoder must know.
+#[derive(Debug, Clone, Copy)]
+pub struct H265Reference {
+    pub slot: u32,
+    pub std: StdVideoDecodeH265ReferenceInfo,
+}
+
+/// One H.265 picture to decode: its slice segments (NAL units without
+/// start codes), the slot it goes to and every reference in the DPB (the
+/// slots `std`'s `RefPicSetStCurrBefore`, … name are among them).
+#[derive(Debug, Clone, Copy)]
+pub struct H265Picture<'a> {
+    pub std: StdVideoDecodeH265PictureInfo,
+    pub slices: &'a [&'a [u8]],
+    pub setup: H265Reference,
+    pub references: &'a [H265Reference],
+}
+
+/// The codec part of a session: the profile and the stream's parameter sets.
+#[derive(Debug, Clone, Copy)]
+pub enum SessionCodec<'a> {
+    H264 {
+        profile_idc: u32,
+        parameter_sets: &'a H264ParameterSets,
+    },
+    /// Main (8-bit) or Main 10 (`bit_depth` 10, P010 pictures).
+    H265 {
+        profile_idc: u32,
+        bit_depth: u32,
+        parameter_sets: &'a H265ParameterSets,
+    },
+}
+
+/// A picture of either codec for [`DecodeSession::submit`].
+#[derive(Debug, Clone, Copy)]
+pub enum DecodePicture<'a> {
+    H264(H264Picture<'a>),
+    H265(H265Picture<'a>),
+}
+
+impl DecodePicture<'_> {
+    fn slices(&self) -> &[&[u8]] {
+        match self {
+            DecodePicture::H264(p) => p.slices,
+            DecodePicture::H265(p) => p.slices,
+        }
+    }
+
+    fn setup_slot(&self) -> u32 {
+        match self {
+            DecodePicture::H264(p) => p.setup.slot,
+            DecodePicture::H265(p) => p.setup.slot,
+        }
+    }
+
+    fn reference_slots(&self) -> Vec<u32> {
+        match self {
+            DecodePicture::H264(p) => p.references.iter().map(|r| r.slot).collect(),
+            DecodePicture::H265(p) => p.references.iter().map(|r| r.slot).collect(),
+        }
+    }
+}
+
 /// A decoded picture on the host, whole coded size: the luma plane, then
-/// the chroma plane with Cb and Cr interleaved (NV12), rows tight.
+/// the chroma plane with Cb and Cr interleaved, rows tight. NV12 has one
+/// byte a sample; P010 (`bytes_per_sample` 2) little-endian 16-bit words
+/// holding the 10 bits in their high bits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Nv12Picture {
     pub width: u32,
     pub height: u32,
+    pub bytes_per_sample: u32,
     pub luma: Vec<u8>,
     pub chroma: Vec<u8>,
 }
 
-/// The format decoded pictures take: 8-bit 4:2:0, two planes.
+/// The formats decoded pictures take: 8-bit or 10-bit 4:2:0, two planes.
 const NV12: vk::Format = vk::Format::G8_B8R8_2PLANE_420_UNORM;
+const P010: vk::Format = vk::Format::G10X6_B10X6R10X6_2PLANE_420_UNORM_3PACK16;
 
 /// Room for the slices of one picture in the bitstream buffer (a power of
 /// two, so each picture's region starts at any offset alignment a decoder
@@ -137,11 +256,15 @@ struct Flight {
     keep: Option<Arc<dyn Send + Sync>>,
 }
 
-/// A decode session for one H.264 stream, and everything it decodes into.
-/// Dropped in reverse order of creation, after the device is idle.
-pub struct H264DecodeSession {
+/// A decode session for one H.264 or H.265 stream, and everything it
+/// decodes into. Dropped in reverse order of creation, after the device is
+/// idle.
+pub struct DecodeSession {
     ctx: Arc<GpuContext>,
     extent: vk::Extent2D,
+    /// NV12 or P010, and its bytes per sample.
+    format: vk::Format,
+    bytes_per_sample: u32,
     slots: u32,
     /// Which of the context's decode queues the session submits to.
     queue: usize,
@@ -170,33 +293,52 @@ pub struct H264DecodeSession {
 
 // SAFETY: `bitstream_map` points into memory owned by the session; the
 // session is used from one thread at a time (`&mut self` for every access).
-unsafe impl Send for H264DecodeSession {}
+unsafe impl Send for DecodeSession {}
 
-impl H264DecodeSession {
-    /// A session for pictures of `width` x `height` (the coded size, whole
-    /// macroblocks) of `profile_idc`, with `slots` DPB slots, and the
-    /// stream's parameter sets. Fails with [`GpuError::VideoDecode`] on a
-    /// device without H.264 decode, saying why.
+impl DecodeSession {
+    /// A session for pictures of `width` x `height` (the coded size: whole
+    /// macroblocks or minimum coding blocks) of `codec`'s profile, with
+    /// `slots` DPB slots, and the stream's parameter sets. Fails with
+    /// [`GpuError::VideoDecode`] on a device without decode for that
+    /// profile, saying why.
     pub fn new(
         ctx: &Arc<GpuContext>,
-        profile_idc: u32,
+        codec: SessionCodec<'_>,
         width: u32,
         height: u32,
         slots: u32,
-        parameter_sets: &H264ParameterSets,
     ) -> Result<Self> {
         let Some(decode) = ctx.decode.as_ref() else {
+            let name = match codec {
+                SessionCodec::H264 { .. } => "H.264",
+                SessionCodec::H265 { .. } => "H.265",
+            };
             return Err(GpuError::VideoDecode(format!(
-                "{} has no H.264 video decode queue",
+                "{} has no {name} video decode queue",
                 ctx.info().name
             )));
         };
+        let (operation, profile_idc, bit_depth) = match codec {
+            SessionCodec::H264 { profile_idc, .. } => {
+                (vk::VideoCodecOperationFlagsKHR::DECODE_H264, profile_idc, 8)
+            }
+            SessionCodec::H265 { profile_idc, bit_depth, .. } => {
+                (vk::VideoCodecOperationFlagsKHR::DECODE_H265, profile_idc, bit_depth)
+            }
+        };
+        let (format, bytes_per_sample) = match bit_depth {
+            8 => (NV12, 1),
+            10 => (P010, 2),
+            _ => {
+                return Err(GpuError::VideoDecode(format!("{bit_depth}-bit pictures")));
+            }
+        };
         let profile = DecodeProfile {
-            operation: vk::VideoCodecOperationFlagsKHR::DECODE_H264,
+            operation,
             profile_idc,
             chroma: vk::VideoChromaSubsamplingFlagsKHR::TYPE_420,
-            luma_bit_depth: 8,
-            chroma_bit_depth: 8,
+            luma_bit_depth: bit_depth,
+            chroma_bit_depth: bit_depth,
             interlaced: false,
         };
         let caps = match ctx.video_decode_support(&profile)? {
@@ -226,9 +368,11 @@ impl H264DecodeSession {
             ));
         }
         let extent = vk::Extent2D { width, height };
-        let mut session = H264DecodeSession {
+        let mut session = DecodeSession {
             ctx: ctx.clone(),
             extent,
+            format,
+            bytes_per_sample,
             slots,
             queue: decode.take_queue(),
             size_alignment: caps.bitstream_size_alignment.max(1),
@@ -250,28 +394,46 @@ impl H264DecodeSession {
             started: false,
         };
         // On failure `session` drops and destroys what was made so far.
-        session.create(decode, profile_idc, caps.std_header_version, parameter_sets)?;
+        session.create(decode, codec, caps.std_header_version)?;
         Ok(session)
     }
 
     fn create(
         &mut self,
         decode: &DecodeQueue,
-        profile_idc: u32,
+        codec: SessionCodec<'_>,
         std_header_version: u32,
-        parameter_sets: &H264ParameterSets,
     ) -> Result<()> {
         let ctx = self.ctx.clone();
         let device = &ctx.device;
-        let mut h264_profile = vk::VideoDecodeH264ProfileInfoKHR::default()
-            .std_profile_idc(profile_idc)
-            .picture_layout(vk::VideoDecodeH264PictureLayoutFlagsKHR::PROGRESSIVE);
+        let depth = if self.bytes_per_sample == 2 {
+            vk::VideoComponentBitDepthFlagsKHR::TYPE_10
+        } else {
+            vk::VideoComponentBitDepthFlagsKHR::TYPE_8
+        };
         let profile = vk::VideoProfileInfoKHR::default()
-            .video_codec_operation(vk::VideoCodecOperationFlagsKHR::DECODE_H264)
             .chroma_subsampling(vk::VideoChromaSubsamplingFlagsKHR::TYPE_420)
-            .luma_bit_depth(vk::VideoComponentBitDepthFlagsKHR::TYPE_8)
-            .chroma_bit_depth(vk::VideoComponentBitDepthFlagsKHR::TYPE_8)
-            .push_next(&mut h264_profile);
+            .luma_bit_depth(depth)
+            .chroma_bit_depth(depth);
+        let mut h264_profile = vk::VideoDecodeH264ProfileInfoKHR::default()
+            .picture_layout(vk::VideoDecodeH264PictureLayoutFlagsKHR::PROGRESSIVE);
+        let mut h265_profile = vk::VideoDecodeH265ProfileInfoKHR::default();
+        let (profile, std_name) = match codec {
+            SessionCodec::H264 { profile_idc, .. } => {
+                h264_profile = h264_profile.std_profile_idc(profile_idc);
+                let profile = profile
+                    .video_codec_operation(vk::VideoCodecOperationFlagsKHR::DECODE_H264)
+                    .push_next(&mut h264_profile);
+                (profile, c"VK_STD_vulkan_video_codec_h264_decode")
+            }
+            SessionCodec::H265 { profile_idc, .. } => {
+                h265_profile = h265_profile.std_profile_idc(profile_idc);
+                let profile = profile
+                    .video_codec_operation(vk::VideoCodecOperationFlagsKHR::DECODE_H265)
+                    .push_next(&mut h265_profile);
+                (profile, c"VK_STD_vulkan_video_codec_h265_decode")
+            }
+        };
         let profiles = [profile];
         let usage = vk::ImageUsageFlags::VIDEO_DECODE_DPB_KHR
             | vk::ImageUsageFlags::VIDEO_DECODE_DST_KHR
@@ -279,7 +441,6 @@ impl H264DecodeSession {
         self.check_format(&profiles, usage)?;
 
         // The session.
-        let std_name = c"VK_STD_vulkan_video_codec_h264_decode";
         let mut std_header = vk::ExtensionProperties::default().spec_version(std_header_version);
         for (dst, src) in std_header.extension_name.iter_mut().zip(std_name.to_bytes_with_nul()) {
             *dst = *src as std::ffi::c_char;
@@ -287,9 +448,9 @@ impl H264DecodeSession {
         let info = vk::VideoSessionCreateInfoKHR::default()
             .queue_family_index(decode.family)
             .video_profile(&profiles[0])
-            .picture_format(NV12)
+            .picture_format(self.format)
             .max_coded_extent(self.extent)
-            .reference_picture_format(NV12)
+            .reference_picture_format(self.format)
             .max_dpb_slots(self.slots)
             .max_active_reference_pictures(self.slots - 1)
             .std_header_version(&std_header);
@@ -354,55 +515,22 @@ impl H264DecodeSession {
         };
         check(result, "vkBindVideoSessionMemoryKHR")?;
 
-        // The session parameters: every SPS and PPS of the stream.
-        let std_sps: Vec<StdVideoH264SequenceParameterSet> = parameter_sets
-            .sps
-            .iter()
-            .map(|s| StdVideoH264SequenceParameterSet {
-                pOffsetForRefFrame: if s.offset_for_ref_frame.is_empty() {
-                    std::ptr::null()
-                } else {
-                    s.offset_for_ref_frame.as_ptr()
-                },
-                pScalingLists: std::ptr::null(),
-                pSequenceParameterSetVui: std::ptr::null(),
-                ..s.std
-            })
-            .collect();
-        let std_pps: Vec<StdVideoH264PictureParameterSet> = parameter_sets
-            .pps
-            .iter()
-            .map(|p| StdVideoH264PictureParameterSet { pScalingLists: std::ptr::null(), ..*p })
-            .collect();
-        let add = vk::VideoDecodeH264SessionParametersAddInfoKHR::default()
-            .std_sp_ss(&std_sps)
-            .std_pp_ss(&std_pps);
-        let mut h264_parameters = vk::VideoDecodeH264SessionParametersCreateInfoKHR::default()
-            .max_std_sps_count(std_sps.len() as u32)
-            .max_std_pps_count(std_pps.len() as u32)
-            .parameters_add_info(&add);
-        let info = vk::VideoSessionParametersCreateInfoKHR::default()
-            .video_session(self.session)
-            .push_next(&mut h264_parameters);
-        // SAFETY: a live session; the parameter sets' pointers go to vectors of
-        // `parameter_sets` and to the null scaling lists and VUI their flags allow
-        // (the caller clears `vui_parameters_present_flag` and refuses scaling matrices).
-        let result = unsafe {
-            (fp.create_video_session_parameters_khr)(
-                device.handle(),
-                &info,
-                std::ptr::null(),
-                &mut self.parameters,
-            )
-        };
-        check(result, "vkCreateVideoSessionParametersKHR")?;
+        // The session parameters: every parameter set of the stream.
+        match codec {
+            SessionCodec::H264 { parameter_sets, .. } => {
+                self.h264_parameters(decode, parameter_sets)?
+            }
+            SessionCodec::H265 { parameter_sets, .. } => {
+                self.h265_parameters(decode, parameter_sets)?
+            }
+        }
 
         // The DPB: one layer per slot, shared by the decode and copy queues.
         let families = [decode.family, ctx.queue_family];
         let mut profile_list = vk::VideoProfileListInfoKHR::default().profiles(&profiles);
         let info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
-            .format(NV12)
+            .format(self.format)
             .extent(vk::Extent3D { width: self.extent.width, height: self.extent.height, depth: 1 })
             .mip_levels(1)
             .array_layers(self.slots)
@@ -426,7 +554,7 @@ impl H264DecodeSession {
             let info = vk::ImageViewCreateInfo::default()
                 .image(self.dpb)
                 .view_type(vk::ImageViewType::TYPE_2D)
-                .format(NV12)
+                .format(self.format)
                 .subresource_range(vk::ImageSubresourceRange {
                     aspect_mask: vk::ImageAspectFlags::COLOR,
                     base_mip_level: 0,
@@ -489,7 +617,7 @@ impl H264DecodeSession {
         };
         let (decode_cmds, copy_cmds) = (allocate(self.decode_pool)?, allocate(self.copy_pool)?);
         for (decode_cmd, copy_cmd) in decode_cmds.into_iter().zip(copy_cmds) {
-            let readback = Buffer::readback(&ctx, "decoded NV12", self.nv12_size())?;
+            let readback = Buffer::readback(&ctx, "decoded picture", self.picture_size())?;
             self.flights.push(Flight {
                 decode_cmd,
                 copy_cmd,
@@ -509,8 +637,133 @@ impl H264DecodeSession {
         Ok(())
     }
 
-    /// Checks that the decoder writes NV12 into images that are also DPB
-    /// pictures (`usage`), and that such images can be copied from.
+    /// The session parameters of an H.264 stream: every SPS and PPS.
+    fn h264_parameters(
+        &mut self,
+        decode: &DecodeQueue,
+        parameter_sets: &H264ParameterSets,
+    ) -> Result<()> {
+        let device = &self.ctx.device;
+        let fp = decode.video_queue.fp();
+        let std_sps: Vec<StdVideoH264SequenceParameterSet> = parameter_sets
+            .sps
+            .iter()
+            .map(|s| StdVideoH264SequenceParameterSet {
+                pOffsetForRefFrame: if s.offset_for_ref_frame.is_empty() {
+                    std::ptr::null()
+                } else {
+                    s.offset_for_ref_frame.as_ptr()
+                },
+                pScalingLists: std::ptr::null(),
+                pSequenceParameterSetVui: std::ptr::null(),
+                ..s.std
+            })
+            .collect();
+        let std_pps: Vec<StdVideoH264PictureParameterSet> = parameter_sets
+            .pps
+            .iter()
+            .map(|p| StdVideoH264PictureParameterSet { pScalingLists: std::ptr::null(), ..*p })
+            .collect();
+        let add = vk::VideoDecodeH264SessionParametersAddInfoKHR::default()
+            .std_sp_ss(&std_sps)
+            .std_pp_ss(&std_pps);
+        let mut h264_parameters = vk::VideoDecodeH264SessionParametersCreateInfoKHR::default()
+            .max_std_sps_count(std_sps.len() as u32)
+            .max_std_pps_count(std_pps.len() as u32)
+            .parameters_add_info(&add);
+        let info = vk::VideoSessionParametersCreateInfoKHR::default()
+            .video_session(self.session)
+            .push_next(&mut h264_parameters);
+        // SAFETY: a live session; the parameter sets' pointers go to vectors of
+        // `parameter_sets` and to the null scaling lists and VUI their flags allow
+        // (the caller clears `vui_parameters_present_flag` and refuses scaling matrices).
+        let result = unsafe {
+            (fp.create_video_session_parameters_khr)(
+                device.handle(),
+                &info,
+                std::ptr::null(),
+                &mut self.parameters,
+            )
+        };
+        check(result, "vkCreateVideoSessionParametersKHR")
+    }
+
+    /// The session parameters of an H.265 stream: every VPS, SPS and PPS,
+    /// their pointers set to what each carries.
+    fn h265_parameters(
+        &mut self,
+        decode: &DecodeQueue,
+        parameter_sets: &H265ParameterSets,
+    ) -> Result<()> {
+        let device = &self.ctx.device;
+        let fp = decode.video_queue.fp();
+        let std_vps: Vec<StdVideoH265VideoParameterSet> = parameter_sets
+            .vps
+            .iter()
+            .map(|v| StdVideoH265VideoParameterSet {
+                pDecPicBufMgr: &v.dec_pic_buf_mgr,
+                pHrdParameters: std::ptr::null(),
+                pProfileTierLevel: &v.profile_tier_level,
+                ..v.std
+            })
+            .collect();
+        let std_sps: Vec<StdVideoH265SequenceParameterSet> = parameter_sets
+            .sps
+            .iter()
+            .map(|s| StdVideoH265SequenceParameterSet {
+                pProfileTierLevel: &s.profile_tier_level,
+                pDecPicBufMgr: &s.dec_pic_buf_mgr,
+                pScalingLists: std::ptr::null(),
+                pShortTermRefPicSet: if s.short_term_rps.is_empty() {
+                    std::ptr::null()
+                } else {
+                    s.short_term_rps.as_ptr()
+                },
+                pLongTermRefPicsSps: &s.long_term_ref_pics,
+                pSequenceParameterSetVui: std::ptr::null(),
+                pPredictorPaletteEntries: std::ptr::null(),
+                ..s.std
+            })
+            .collect();
+        let std_pps: Vec<StdVideoH265PictureParameterSet> = parameter_sets
+            .pps
+            .iter()
+            .map(|p| StdVideoH265PictureParameterSet {
+                pScalingLists: std::ptr::null(),
+                pPredictorPaletteEntries: std::ptr::null(),
+                ..*p
+            })
+            .collect();
+        let add = vk::VideoDecodeH265SessionParametersAddInfoKHR::default()
+            .std_vp_ss(&std_vps)
+            .std_sp_ss(&std_sps)
+            .std_pp_ss(&std_pps);
+        let mut h265_parameters = vk::VideoDecodeH265SessionParametersCreateInfoKHR::default()
+            .max_std_vps_count(std_vps.len() as u32)
+            .max_std_sps_count(std_sps.len() as u32)
+            .max_std_pps_count(std_pps.len() as u32)
+            .parameters_add_info(&add);
+        let info = vk::VideoSessionParametersCreateInfoKHR::default()
+            .video_session(self.session)
+            .push_next(&mut h265_parameters);
+        // SAFETY: a live session; the parameter sets' pointers go to fields of
+        // `parameter_sets`, which outlive the call, and to null scaling lists, VUI,
+        // HRD parameters and palette entries, which their flags leave out (the caller
+        // clears the VUI and HRD flags and refuses scaling lists and SCC).
+        let result = unsafe {
+            (fp.create_video_session_parameters_khr)(
+                device.handle(),
+                &info,
+                std::ptr::null(),
+                &mut self.parameters,
+            )
+        };
+        check(result, "vkCreateVideoSessionParametersKHR")
+    }
+
+    /// Checks that the decoder writes the session's format (NV12 or P010)
+    /// into images that are also DPB pictures (`usage`), and that such
+    /// images can be copied from.
     fn check_format(
         &self,
         profiles: &[vk::VideoProfileInfoKHR<'_>],
@@ -549,7 +802,7 @@ impl H264DecodeSession {
         check(result, "vkGetPhysicalDeviceVideoFormatPropertiesKHR")?;
         let offered = formats[..count as usize]
             .iter()
-            .find(|f| f.format == NV12 && f.image_usage_flags.contains(usage));
+            .find(|f| f.format == self.format && f.image_usage_flags.contains(usage));
         if offered.is_none() {
             let listed: Vec<String> = formats[..count as usize]
                 .iter()
@@ -558,7 +811,8 @@ impl H264DecodeSession {
                 })
                 .collect();
             return Err(GpuError::VideoDecode(format!(
-                "the decoder offers {listed:?} for DPB and output pictures, not NV12 with {usage:?}"
+                "the decoder offers {listed:?} for DPB and output pictures, not {:?} with {usage:?}",
+                self.format
             )));
         }
         Ok(())
@@ -606,15 +860,15 @@ impl H264DecodeSession {
     }
 
     /// Decodes `picture` into its slot, waits, and copies it to the host.
-    pub fn decode(&mut self, picture: &H264Picture<'_>) -> Result<Nv12Picture> {
+    pub fn decode(&mut self, picture: &DecodePicture<'_>) -> Result<Nv12Picture> {
         let ticket = self.submit(picture)?;
         self.collect(ticket)
     }
 
-    /// Submits `picture`'s decode without waiting; [`H264DecodeSession::collect`]
+    /// Submits `picture`'s decode without waiting; [`DecodeSession::collect`]
     /// with the returned ticket copies it to the host and gives it. At most
     /// [`IN_FLIGHT`] may be uncollected.
-    pub fn submit(&mut self, picture: &H264Picture<'_>) -> Result<u64> {
+    pub fn submit(&mut self, picture: &DecodePicture<'_>) -> Result<u64> {
         self.submit_decode(picture, false)
     }
 
@@ -630,30 +884,31 @@ impl H264DecodeSession {
         let flight = &self.flights[(ticket % IN_FLIGHT as u64) as usize];
         let bytes = flight.readback.mapped()?;
         let (w, h) = (self.extent.width, self.extent.height);
-        let luma_size = (w * h) as usize;
+        let luma_size = (w * h * self.bytes_per_sample) as usize;
         Ok(Nv12Picture {
             width: w,
             height: h,
+            bytes_per_sample: self.bytes_per_sample,
             luma: bytes[..luma_size].to_vec(),
             chroma: bytes[luma_size..luma_size + luma_size / 2].to_vec(),
         })
     }
 
-    /// [`H264DecodeSession::submit`] for a picture that stays on the
-    /// device ([`H264DecodeSession::collect_on_device`]).
-    pub fn submit_on_device(&mut self, picture: &H264Picture<'_>) -> Result<u64> {
+    /// [`DecodeSession::submit`] for a picture that stays on the device
+    /// ([`DecodeSession::collect_on_device`]).
+    pub fn submit_on_device(&mut self, picture: &DecodePicture<'_>) -> Result<u64> {
         self.submit_decode(picture, true)
     }
 
     /// Collects the oldest uncollected picture, `ticket`, submitted by
-    /// [`H264DecodeSession::submit_on_device`], without reading it back:
-    /// once its decode is done, a submission on the context's queue copies
-    /// it into its flight's device-local buffer (NV12, rows of the coded
-    /// width) and runs what `then` records there (such as turning it into
-    /// planes), ending in a barrier, so that work submitted later on that
-    /// queue sees the results. Returns without waiting for that submission;
-    /// what `then` returns is kept alive until it is done. Work `then`
-    /// records must not read the buffer past that submission.
+    /// [`DecodeSession::submit_on_device`], without reading it back: once
+    /// its decode is done, a submission on the context's queue copies it
+    /// into its flight's device-local buffer (NV12 or P010, rows of the
+    /// coded width) and runs what `then` records there (such as turning it
+    /// into planes), ending in a barrier, so that work submitted later on
+    /// that queue sees the results. Returns without waiting for that
+    /// submission; what `then` returns is kept alive until it is done. Work
+    /// `then` records must not read the buffer past that submission.
     pub fn collect_on_device(
         &mut self,
         ticket: u64,
@@ -688,9 +943,10 @@ impl H264DecodeSession {
             .map_err(vk_error("vkWaitSemaphores"))
     }
 
-    /// Bytes of one decoded picture as NV12 at the coded size.
-    pub fn nv12_size(&self) -> u64 {
+    /// Bytes of one decoded picture as NV12 (or P010) at the coded size.
+    pub fn picture_size(&self) -> u64 {
         u64::from(self.extent.width) * u64::from(self.extent.height) * 3 / 2
+            * u64::from(self.bytes_per_sample)
     }
 
     /// The coded size pictures are decoded at.
@@ -702,7 +958,7 @@ impl H264DecodeSession {
     /// the picture before it (the timeline's `2k`, which may be submitted
     /// later: a copy is submitted once its decode is done); returns its
     /// ticket. `on_device`: the picture is to stay on the device.
-    fn submit_decode(&mut self, picture: &H264Picture<'_>, on_device: bool) -> Result<u64> {
+    fn submit_decode(&mut self, picture: &DecodePicture<'_>, on_device: bool) -> Result<u64> {
         let ticket = self.submitted;
         if ticket - self.collected >= IN_FLIGHT as u64 {
             return Err(GpuError::Usage(format!(
@@ -711,7 +967,7 @@ impl H264DecodeSession {
         }
         let flight = (ticket % IN_FLIGHT as u64) as usize;
         if on_device && self.flights[flight].on_device.is_none() {
-            let buffer = Buffer::storage(&self.ctx, "decoded NV12", self.nv12_size())?;
+            let buffer = Buffer::storage(&self.ctx, "decoded picture", self.picture_size())?;
             self.flights[flight].on_device = Some(buffer);
         }
         let decode_cmd = self.flights[flight].decode_cmd;
@@ -719,18 +975,17 @@ impl H264DecodeSession {
         let ctx = self.ctx.clone();
         let device = &ctx.device;
         let decode = ctx.decode.as_ref().expect("a session exists only with a decode queue");
-        for slot in
-            std::iter::once(picture.setup.slot).chain(picture.references.iter().map(|r| r.slot))
-        {
+        let (setup_slot, reference_slots) = (picture.setup_slot(), picture.reference_slots());
+        for &slot in std::iter::once(&setup_slot).chain(&reference_slots) {
             if slot >= self.slots {
                 return Err(GpuError::VideoDecode(format!("DPB slot {slot} of {}", self.slots)));
             }
         }
 
         // The slices, each behind a start code, from offset 0.
-        let mut offsets = Vec::with_capacity(picture.slices.len());
+        let mut offsets = Vec::with_capacity(picture.slices().len());
         let mut data = Vec::new();
-        for slice in picture.slices {
+        for slice in picture.slices() {
             offsets.push(data.len() as u32);
             data.extend_from_slice(&[0, 0, 1]);
             data.extend_from_slice(slice);
@@ -753,55 +1008,75 @@ impl H264DecodeSession {
 
         let resources: Vec<vk::VideoPictureResourceInfoKHR<'_>> =
             (0..self.slots).map(|s| self.resource(s)).collect();
-        let reference_infos: Vec<vk::VideoDecodeH264DpbSlotInfoKHR<'_>> = picture
-            .references
-            .iter()
-            .map(|r| vk::VideoDecodeH264DpbSlotInfoKHR::default().std_reference_info(&r.std))
-            .collect();
-        let mut reference_infos = reference_infos;
-        let references: Vec<vk::VideoReferenceSlotInfoKHR<'_>> = picture
-            .references
-            .iter()
-            .zip(reference_infos.iter_mut())
-            .map(|(r, info)| {
-                vk::VideoReferenceSlotInfoKHR::default()
-                    .slot_index(r.slot as i32)
-                    .picture_resource(&resources[r.slot as usize])
-                    .push_next(info)
-            })
-            .collect();
+        let slot_info = |slot: u32| {
+            vk::VideoReferenceSlotInfoKHR::default()
+                .slot_index(slot as i32)
+                .picture_resource(&resources[slot as usize])
+        };
+        // The codec's structures for the references, the slot set up and the
+        // picture; only those of the picture's codec are filled and chained.
+        let mut h264_references: Vec<vk::VideoDecodeH264DpbSlotInfoKHR<'_>>;
+        let mut h265_references: Vec<vk::VideoDecodeH265DpbSlotInfoKHR<'_>>;
+        let mut h264_setup = vk::VideoDecodeH264DpbSlotInfoKHR::default();
+        let mut h265_setup = vk::VideoDecodeH265DpbSlotInfoKHR::default();
+        let mut h264_picture = vk::VideoDecodeH264PictureInfoKHR::default();
+        let mut h265_picture = vk::VideoDecodeH265PictureInfoKHR::default();
+        let (references, setup): (Vec<vk::VideoReferenceSlotInfoKHR<'_>>, _) = match picture {
+            DecodePicture::H264(p) => {
+                h264_references = p
+                    .references
+                    .iter()
+                    .map(|r| {
+                        vk::VideoDecodeH264DpbSlotInfoKHR::default().std_reference_info(&r.std)
+                    })
+                    .collect();
+                h264_setup = h264_setup.std_reference_info(&p.setup.std);
+                h264_picture = h264_picture.std_picture_info(&p.std).slice_offsets(&offsets);
+                let references = reference_slots
+                    .iter()
+                    .zip(h264_references.iter_mut())
+                    .map(|(&slot, info)| slot_info(slot).push_next(info))
+                    .collect();
+                (references, slot_info(setup_slot).push_next(&mut h264_setup))
+            }
+            DecodePicture::H265(p) => {
+                h265_references = p
+                    .references
+                    .iter()
+                    .map(|r| {
+                        vk::VideoDecodeH265DpbSlotInfoKHR::default().std_reference_info(&r.std)
+                    })
+                    .collect();
+                h265_setup = h265_setup.std_reference_info(&p.setup.std);
+                h265_picture =
+                    h265_picture.std_picture_info(&p.std).slice_segment_offsets(&offsets);
+                let references = reference_slots
+                    .iter()
+                    .zip(h265_references.iter_mut())
+                    .map(|(&slot, info)| slot_info(slot).push_next(info))
+                    .collect();
+                (references, slot_info(setup_slot).push_next(&mut h265_setup))
+            }
+        };
         // Begin coding binds the references and, not yet active, the slot to set up.
-        let mut bound: Vec<vk::VideoReferenceSlotInfoKHR<'_>> = picture
-            .references
-            .iter()
-            .map(|r| {
-                vk::VideoReferenceSlotInfoKHR::default()
-                    .slot_index(r.slot as i32)
-                    .picture_resource(&resources[r.slot as usize])
-            })
-            .collect();
+        let mut bound: Vec<vk::VideoReferenceSlotInfoKHR<'_>> =
+            reference_slots.iter().map(|&slot| slot_info(slot)).collect();
         bound.push(
             vk::VideoReferenceSlotInfoKHR::default()
                 .slot_index(-1)
-                .picture_resource(&resources[picture.setup.slot as usize]),
+                .picture_resource(&resources[setup_slot as usize]),
         );
-        let mut setup_info =
-            vk::VideoDecodeH264DpbSlotInfoKHR::default().std_reference_info(&picture.setup.std);
-        let setup = vk::VideoReferenceSlotInfoKHR::default()
-            .slot_index(picture.setup.slot as i32)
-            .picture_resource(&resources[picture.setup.slot as usize])
-            .push_next(&mut setup_info);
-        let mut h264_picture = vk::VideoDecodeH264PictureInfoKHR::default()
-            .std_picture_info(&picture.std)
-            .slice_offsets(&offsets);
         let decode_info = vk::VideoDecodeInfoKHR::default()
             .src_buffer(self.bitstream)
             .src_buffer_offset(region)
             .src_buffer_range(range)
-            .dst_picture_resource(resources[picture.setup.slot as usize])
+            .dst_picture_resource(resources[setup_slot as usize])
             .setup_reference_slot(&setup)
-            .reference_slots(&references)
-            .push_next(&mut h264_picture);
+            .reference_slots(&references);
+        let decode_info = match picture {
+            DecodePicture::H264(_) => decode_info.push_next(&mut h264_picture),
+            DecodePicture::H265(_) => decode_info.push_next(&mut h265_picture),
+        };
         let begin = vk::VideoBeginCodingInfoKHR::default()
             .video_session(self.session)
             .video_session_parameters(self.parameters)
@@ -883,7 +1158,7 @@ impl H264DecodeSession {
             .map_err(vk_error("vkQueueSubmit2 (decode)"))?;
         drop(queue);
         let flight = &mut self.flights[flight];
-        flight.slot = picture.setup.slot;
+        flight.slot = setup_slot;
         flight.kept_on_device = on_device;
         self.submitted += 1;
         Ok(ticket)
@@ -975,9 +1250,10 @@ impl H264DecodeSession {
             image_offset: vk::Offset3D::default(),
             image_extent: vk::Extent3D { width, height, depth: 1 },
         };
+        let luma_bytes = u64::from(w) * u64::from(h) * u64::from(self.bytes_per_sample);
         let regions = [
             plane(vk::ImageAspectFlags::PLANE_0, 0, w, h),
-            plane(vk::ImageAspectFlags::PLANE_1, u64::from(w) * u64::from(h), w / 2, h / 2),
+            plane(vk::ImageAspectFlags::PLANE_1, luma_bytes, w / 2, h / 2),
         ];
         let cmd = self.flights[flight].copy_cmd;
         // SAFETY: the copy command buffer is idle (the flight's previous copy was waited
@@ -1035,14 +1311,7 @@ impl H264DecodeSession {
         self.collected += 1;
         Ok(())
     }
-}
 
-/// A raw `vk::Result` from `call` as this crate's error.
-fn check(result: vk::Result, call: &'static str) -> Result<()> {
-    result.result().map_err(vk_error(call))
-}
-
-impl H264DecodeSession {
     /// Signals, in order, the copies of the pictures submitted and never
     /// collected, with submissions that copy nothing, so that every decode
     /// waiting for one can finish and the device can go idle.
@@ -1073,7 +1342,12 @@ impl H264DecodeSession {
     }
 }
 
-impl Drop for H264DecodeSession {
+/// A raw `vk::Result` from `call` as this crate's error.
+fn check(result: vk::Result, call: &'static str) -> Result<()> {
+    result.result().map_err(vk_error(call))
+}
+
+impl Drop for DecodeSession {
     fn drop(&mut self) {
         self.release_waiting_decodes();
         let ctx = self.ctx.clone();

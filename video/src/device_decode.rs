@@ -1,13 +1,15 @@
-//! H.264 Annex B streams decoded on the device (Vulkan Video, issue 18):
-//! the stream is split into NAL units and parsed here (parameter sets,
-//! slice headers, POC, reference marking, output order: `bitstream`), and
-//! each picture is decoded by the `gpu` crate's [`H264DecodeSession`] and
-//! read back, then handed out in display order with its planes cropped.
+//! H.264 and H.265 Annex B streams decoded on the device (Vulkan Video,
+//! issue 18): the stream is split into NAL units and parsed here
+//! (parameter sets, slice headers, POC, reference marking, output order:
+//! `bitstream`), and each picture is decoded by the `gpu` crate's
+//! [`DecodeSession`], then handed out in display order with its planes
+//! cropped: read back to the host ([`decode_h264_until`],
+//! [`decode_h265_until`]), or kept on the device as planes the metrics read
+//! ([`decode_h264_to_planes`]).
 //!
-//! This first version takes progressive 8-bit 4:2:0 streams without
-//! scaling matrices or frame_num gaps, decodes one picture at a time and
-//! reads every picture back to the host: it is the correctness base for
-//! the decode path that keeps pictures on the device.
+//! H.264: progressive 8-bit 4:2:0 streams without scaling matrices or
+//! frame_num gaps. H.265 (`device_decode_h265`): Main and Main 10 without
+//! scaling lists or range extension tools.
 
 use std::collections::{HashMap, VecDeque};
 use std::ops::ControlFlow;
@@ -21,9 +23,9 @@ use vqscope_gpu::vk::native::{
     StdVideoH264SpsFlags,
 };
 use vqscope_gpu::{
-    Binding, Buffer, ComputePipeline, DECODE_IN_FLIGHT, GpuContext, GpuError, H264DecodeSession,
-    H264ParameterSets, H264Picture, H264Reference, H264Sps, Nv12Picture, PipelineDesc, Recorder,
-    Submitter, download_buffer, h264_std_level,
+    Binding, Buffer, ComputePipeline, DECODE_IN_FLIGHT, DecodePicture, DecodeSession, GpuContext,
+    GpuError, H264ParameterSets, H264Picture, H264Reference, H264Sps, Nv12Picture, PipelineDesc,
+    Recorder, SessionCodec, Submitter, download_buffer, h264_std_level,
 };
 
 use crate::PlaneLayout;
@@ -33,24 +35,29 @@ use crate::bitstream::h264_dpb::{Dpb, PicturePlan, Reference};
 use crate::bitstream::h264_slice::{Pps, SliceHeader};
 use crate::bitstream::h264_stream::H264Stream;
 use crate::bitstream::{Crop, SequenceInfo};
+use crate::device_decode_h265::H265Plan;
 
 /// Why a stream could not be decoded on the device.
 #[derive(Debug, thiserror::Error)]
 pub enum DeviceDecodeError {
     #[error("H.264 stream: {0}")]
     Stream(#[from] ParseError),
+    #[error("H.265 stream: {0}")]
+    H265Stream(ParseError),
     #[error(transparent)]
     Gpu(#[from] GpuError),
 }
 
-/// A decoded picture, cropped to the display size: 8-bit planes Y, U, V
-/// (4:2:0), rows tight.
+/// A decoded picture, cropped to the display size: planes Y, U, V (4:2:0),
+/// rows tight; 8-bit samples, or for 10-bit pictures (`bytes_per_sample`
+/// 2) 16-bit little-endian words holding 0 to 1023, as y4m lays them out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodedPicture {
     /// Position in display order, from 0.
     pub number: u64,
     pub width: u32,
     pub height: u32,
+    pub bytes_per_sample: u32,
     pub y: Vec<u8>,
     pub u: Vec<u8>,
     pub v: Vec<u8>,
@@ -75,11 +82,32 @@ pub fn decode_h264(
 pub fn decode_h264_until(
     ctx: &Arc<GpuContext>,
     stream: &[u8],
+    emit: impl FnMut(DecodedPicture) -> ControlFlow<()>,
+) -> Result<u64, DeviceDecodeError> {
+    decode_until(ctx, H264Plan::new(stream)?, emit)
+}
+
+/// Decodes an H.265 (Main or Main 10) Annex B stream on `ctx`'s decode
+/// queue and hands each picture to `emit` in display order, read back to
+/// the host, until `emit` breaks. Returns the number of pictures.
+pub fn decode_h265_until(
+    ctx: &Arc<GpuContext>,
+    stream: &[u8],
+    emit: impl FnMut(DecodedPicture) -> ControlFlow<()>,
+) -> Result<u64, DeviceDecodeError> {
+    let plan = H265Plan::new(stream).map_err(DeviceDecodeError::H265Stream)?;
+    decode_until(ctx, plan, emit)
+}
+
+/// The host read-back loop of either codec, pictures in flight.
+fn decode_until(
+    ctx: &Arc<GpuContext>,
+    plan: impl CodecPlan,
     mut emit: impl FnMut(DecodedPicture) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
-    decode_h264_with(
+    decode_with(
         ctx,
-        stream,
+        plan,
         0,
         DECODE_IN_FLIGHT - 1,
         |session, picture, info| Ok((session.submit(picture)?, info.crop, info.display_size())),
@@ -91,17 +119,21 @@ pub fn decode_h264_until(
     )
 }
 
-/// What [`check_h264`] found in a stream the device can decode.
+/// What [`check_h264`] or [`check_h265`] found in a stream the device can
+/// decode.
 #[derive(Debug, Clone, PartialEq)]
-pub struct H264Summary {
+pub struct StreamSummary {
     /// The sequence's values (every SPS agrees on them).
     pub sequence: SequenceInfo,
-    /// Pictures in the stream: every one is shown once.
+    /// Pictures the decode outputs: for H.264 every picture of the stream;
+    /// for H.265 those not skipped (RASL pictures of a CRA that starts the
+    /// stream) nor dropped (`pic_output_flag` 0, `no_output_of_prior_pics`).
     pub pictures: u64,
-    /// The IDR pictures a decode can start from (0 among them): those
-    /// every earlier picture is shown before, so that a picture's position
-    /// in decoding order there is its position in display order too (see
-    /// [`decode_h264_to_planes`]'s `from`).
+    /// The pictures a decode can start at (0 among them): H.264 IDR
+    /// pictures that every earlier picture is shown before, so that a
+    /// picture's position in decoding order there is its position in
+    /// display order too (see [`decode_h264_to_planes`]'s `from`). H.265
+    /// streams have only 0 for now.
     pub seek_points: Vec<u64>,
 }
 
@@ -111,7 +143,7 @@ pub struct H264Summary {
 /// picture (a frame_num gap shows only there). An `Ok` here leaves only
 /// device errors to the decode itself, which is what lets `--decode auto`
 /// choose the device before decoding anything.
-pub fn check_h264(stream: &[u8]) -> Result<H264Summary, DeviceDecodeError> {
+pub fn check_h264(stream: &[u8]) -> Result<StreamSummary, DeviceDecodeError> {
     let parsed = H264Stream::parse(stream)?;
     let (first, sequence) = supported_sequence(&parsed)?;
     for s in parsed.sps.values() {
@@ -136,7 +168,23 @@ pub fn check_h264(stream: &[u8]) -> Result<H264Summary, DeviceDecodeError> {
         }
         most_shown = most_shown.max(shown.get(i).copied());
     }
-    Ok(H264Summary { sequence, pictures: parsed.pictures.len() as u64, seek_points })
+    Ok(StreamSummary { sequence, pictures: parsed.pictures.len() as u64, seek_points })
+}
+
+/// [`check_h264`] for H.265 Main and Main 10: every parameter set is one
+/// the device session takes (4:2:0, 8 or 10 bits, no range extension
+/// tools, no scaling lists yet, one profile and size), every slice segment
+/// header parses, and the reference picture sets and output of every
+/// picture run through the DPB (a picture predicting from one that is not
+/// there shows only there).
+pub fn check_h265(stream: &[u8]) -> Result<StreamSummary, DeviceDecodeError> {
+    check_h265_stream(stream).map_err(DeviceDecodeError::H265Stream)
+}
+
+fn check_h265_stream(stream: &[u8]) -> Result<StreamSummary, ParseError> {
+    let plan = H265Plan::new(stream)?;
+    let sequence = plan.info.clone();
+    Ok(StreamSummary { sequence, pictures: plan.output_count()?, seek_points: vec![0] })
 }
 
 /// A decoded picture's three planes in a device buffer, cropped: 8-bit
@@ -184,8 +232,8 @@ fn plane_bytes(plane: &PlaneLayout) -> usize {
 /// them (a read-back waits for them).
 ///
 /// `from` is the display number to start at: 0, or one of
-/// [`H264Summary::seek_points`] (the decode starts at that IDR picture and
-/// numbers the pictures from it); others are refused.
+/// [`StreamSummary::seek_points`] (the decode starts at that IDR picture
+/// and numbers the pictures from it); others are refused.
 pub fn decode_h264_to_planes(
     ctx: &Arc<GpuContext>,
     stream: &[u8],
@@ -193,9 +241,9 @@ pub fn decode_h264_to_planes(
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     let pass = Nv12ToPlanes::new(ctx)?;
-    decode_h264_with(
+    decode_with(
         ctx,
-        stream,
+        H264Plan::new(stream)?,
         from,
         DECODE_IN_FLIGHT - 1,
         |session, picture, info| {
@@ -215,61 +263,70 @@ pub fn decode_h264_to_planes(
     )
 }
 
-/// The decode loop: parses `stream`, creates the session, and for each
-/// picture in decoding order calls `submit` (which starts its decode and
-/// returns what is pending of it); once more than `in_flight` pictures are
-/// pending, `finish` turns the oldest into what is kept of it. The pictures
-/// the DPB lets go are finished (with every older one) and handed to `emit`
-/// with their display number, until `emit` breaks. The decode starts at
-/// picture `from` in decoding order, which must be 0 or an IDR picture
-/// (a seek point, whose position in decoding order is its display number).
-fn decode_h264_with<P, T>(
+/// One codec's side of the decode loop: the session its stream needs, and
+/// picture by picture what to decode and what the DPB outputs after it.
+pub(crate) trait CodecPlan {
+    /// The session for the stream, with every parameter set.
+    fn session(&self, ctx: &Arc<GpuContext>) -> Result<DecodeSession, DeviceDecodeError>;
+
+    /// Pictures in the stream (decoding order), skipped ones included.
+    fn len(&self) -> usize;
+
+    /// Whether a decode may start at picture `i` (decoding order) with a
+    /// fresh session and DPB, its position being its display number.
+    fn starts_afresh(&self, i: usize) -> bool;
+
+    /// Plans picture `i` and calls `decode` with it (its decoding-order
+    /// index, the picture and its sequence's values; `None` for a picture
+    /// the DPB skips) and the pictures to output once it is decoded.
+    fn plan<R>(
+        &mut self,
+        i: usize,
+        decode: impl FnOnce(
+            Option<(u64, &DecodePicture<'_>, &SequenceInfo)>,
+            &[u64],
+        ) -> Result<R, DeviceDecodeError>,
+    ) -> Result<R, DeviceDecodeError>;
+
+    /// The pictures still waiting at the end, in output order.
+    fn flush(&mut self) -> Vec<u64>;
+}
+
+/// The decode loop: creates the session, and for each picture in decoding
+/// order calls `submit` (which starts its decode and returns what is
+/// pending of it); once more than `in_flight` pictures are pending,
+/// `finish` turns the oldest into what is kept of it. The pictures the DPB
+/// lets go are finished (with every older one) and handed to `emit` with
+/// their display number, until `emit` breaks. The decode starts at picture
+/// `from` (decoding order), which must be 0 or one the plan
+/// [`CodecPlan::starts_afresh`] at.
+fn decode_with<P, T>(
     ctx: &Arc<GpuContext>,
-    stream: &[u8],
+    mut plan: impl CodecPlan,
     from: u64,
     in_flight: usize,
     mut submit: impl FnMut(
-        &mut H264DecodeSession,
-        &H264Picture<'_>,
+        &mut DecodeSession,
+        &DecodePicture<'_>,
         &SequenceInfo,
     ) -> Result<P, DeviceDecodeError>,
-    mut finish: impl FnMut(&mut H264DecodeSession, P) -> Result<T, DeviceDecodeError>,
+    mut finish: impl FnMut(&mut DecodeSession, P) -> Result<T, DeviceDecodeError>,
     mut emit: impl FnMut(u64, T) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
-    let parsed = H264Stream::parse(stream)?;
-    let (sps, pps) = (&parsed.sps, &parsed.pps);
-    let (first, info) = supported_sequence(&parsed)?;
-    let starts_afresh = |slices: &Vec<(SliceHeader, &[u8])>| slices[0].0.idr();
-    if from > 0 && !parsed.pictures.get(from as usize).is_some_and(starts_afresh) {
-        return Err(
-            GpuError::Usage(format!("picture {from} is not an IDR picture to start at")).into()
-        );
+    if from > 0 && !(from < plan.len() as u64 && plan.starts_afresh(from as usize)) {
+        return Err(GpuError::Usage(format!("a decode cannot start at picture {from}")).into());
     }
-    // A reference frame in each slot, and one more for the picture decoded.
-    let slots = info.max_num_ref_frames.max(1) + 1;
-    let parameter_sets = H264ParameterSets {
-        sps: sps.values().map(std_sps).collect::<Result<_, _>>()?,
-        pps: pps.values().map(std_pps).collect(),
-    };
     // Submitted pictures not yet finished, oldest first, and finished ones
     // awaiting output, by decoding-order index. Made before the session so
     // that they are dropped after it: its drop waits for the device, and
     // what is pending may be written by work still in flight until then.
     let mut pending: VecDeque<(u64, P)> = VecDeque::new();
     let mut finished: HashMap<u64, T> = HashMap::new();
-    let mut session = H264DecodeSession::new(
-        ctx,
-        first.profile_idc,
-        info.coded_width,
-        info.coded_height,
-        slots,
-        &parameter_sets,
-    )?;
-    let mut dpb = Dpb::new(slots, info.max_dpb_frames);
+    let mut session = plan.session(ctx)?;
     let mut shown = from;
     // Finishes the pending pictures up to `finish_to` and up to each of
     // `outputs`, then emits `outputs` in order, until `emit` breaks.
-    let mut release = |session: &mut H264DecodeSession,
+    let mut release = |session: &mut DecodeSession,
                        pending: &mut VecDeque<(u64, P)>,
                        shown: &mut u64,
                        finish_to: Option<u64>,
@@ -292,11 +349,84 @@ fn decode_h264_with<P, T>(
         }
         Ok(ControlFlow::Continue(()))
     };
-    for slices in &parsed.pictures[from as usize..] {
+    for i in from as usize..plan.len() {
+        let flow = plan.plan(i, |picture, output| {
+            if let Some((index, picture, info)) = picture {
+                pending.push_back((index, submit(&mut session, picture, info)?));
+            }
+            let oldest = (pending.len() > in_flight).then(|| pending[0].0);
+            release(&mut session, &mut pending, &mut shown, oldest, output)
+        })?;
+        if flow.is_break() {
+            return Ok(shown);
+        }
+    }
+    // The end either way, whether `emit` breaks at the last pictures or not.
+    let _ = release(&mut session, &mut pending, &mut shown, None, &plan.flush())?;
+    Ok(shown)
+}
+
+/// An H.264 stream parsed and checked for the session, with its DPB.
+struct H264Plan<'s> {
+    parsed: H264Stream<'s>,
+    profile_idc: u32,
+    info: SequenceInfo,
+    slots: u32,
+    dpb: Dpb,
+}
+
+impl<'s> H264Plan<'s> {
+    fn new(stream: &'s [u8]) -> Result<Self, DeviceDecodeError> {
+        let parsed = H264Stream::parse(stream)?;
+        let (first, info) = supported_sequence(&parsed)?;
+        // A reference frame in each slot, and one more for the picture decoded.
+        let slots = info.max_num_ref_frames.max(1) + 1;
+        let dpb = Dpb::new(slots, info.max_dpb_frames);
+        let profile_idc = first.profile_idc;
+        Ok(H264Plan { parsed, profile_idc, info, slots, dpb })
+    }
+}
+
+impl CodecPlan for H264Plan<'_> {
+    fn session(&self, ctx: &Arc<GpuContext>) -> Result<DecodeSession, DeviceDecodeError> {
+        let parameter_sets = H264ParameterSets {
+            sps: self.parsed.sps.values().map(std_sps).collect::<Result<_, _>>()?,
+            pps: self.parsed.pps.values().map(std_pps).collect(),
+        };
+        let codec =
+            SessionCodec::H264 { profile_idc: self.profile_idc, parameter_sets: &parameter_sets };
+        Ok(DecodeSession::new(
+            ctx,
+            codec,
+            self.info.coded_width,
+            self.info.coded_height,
+            self.slots,
+        )?)
+    }
+
+    fn len(&self) -> usize {
+        self.parsed.pictures.len()
+    }
+
+    /// IDR pictures (which empty the DPB); [`check_h264`] says which of
+    /// them have every earlier picture shown before them.
+    fn starts_afresh(&self, i: usize) -> bool {
+        self.parsed.pictures[i][0].0.idr()
+    }
+
+    fn plan<R>(
+        &mut self,
+        i: usize,
+        decode: impl FnOnce(
+            Option<(u64, &DecodePicture<'_>, &SequenceInfo)>,
+            &[u64],
+        ) -> Result<R, DeviceDecodeError>,
+    ) -> Result<R, DeviceDecodeError> {
+        let slices = &self.parsed.pictures[i];
         let (first, _) = &slices[0];
-        let p = &pps[&first.pps_id];
-        let sps = &sps[&p.sps_id];
-        let plan = dpb.picture(first, sps)?;
+        let p = &self.parsed.pps[&first.pps_id];
+        let sps = &self.parsed.sps[&p.sps_id];
+        let plan = self.dpb.picture(first, sps)?;
         let intra = slices.iter().all(|(h, _)| h.intra());
         let std = std_picture(first, p, &plan, intra);
         let setup = H264Reference { slot: plan.setup.slot, std: std_reference(&plan.setup) };
@@ -306,17 +436,18 @@ fn decode_h264_with<P, T>(
             .map(|r| H264Reference { slot: r.slot, std: std_reference(r) })
             .collect();
         let units: Vec<&[u8]> = slices.iter().map(|(_, unit)| *unit).collect();
-        let picture = H264Picture { std, slices: &units, setup, references: &references };
-        pending.push_back((plan.index, submit(&mut session, &picture, &sps.info()?)?));
-        let oldest = (pending.len() > in_flight).then(|| pending[0].0);
-        let flow = release(&mut session, &mut pending, &mut shown, oldest, &plan.output)?;
-        if flow.is_break() {
-            return Ok(shown);
-        }
+        let picture = DecodePicture::H264(H264Picture {
+            std,
+            slices: &units,
+            setup,
+            references: &references,
+        });
+        decode(Some((plan.index, &picture, &sps.info()?)), &plan.output)
     }
-    // The end either way, whether `emit` breaks at the last pictures or not.
-    let _ = release(&mut session, &mut pending, &mut shown, None, &dpb.flush())?;
-    Ok(shown)
+
+    fn flush(&mut self) -> Vec<u64> {
+        self.dpb.flush()
+    }
 }
 
 /// The stream's first SPS and its values, once every SPS and PPS is one
@@ -484,26 +615,39 @@ fn std_reference(r: &Reference) -> StdVideoDecodeH264ReferenceInfo {
     }
 }
 
-/// The cropped Y, U and V planes of a decoded NV12 picture (the host twin
-/// of [`Nv12ToPlanes`]).
+/// The cropped Y, U and V planes of a decoded NV12 or P010 picture (the
+/// host twin of [`Nv12ToPlanes`] for NV12). P010 words keep their 10 bits
+/// high; the planes get them as values 0 to 1023.
 pub fn crop(picture: &Nv12Picture, crop: &Crop, (width, height): (u32, u32)) -> DecodedPicture {
-    let stride = picture.width as usize;
+    let bps = picture.bytes_per_sample as usize;
+    let stride = picture.width as usize * bps;
     let (left, top) = (crop.left as usize, crop.top as usize);
     let (w, h) = (width as usize, height as usize);
-    let mut y = Vec::with_capacity(w * h);
+    // One sample at byte offset `at` of `plane`, as the planes store it.
+    let sample = |plane: &[u8], at: usize, out: &mut Vec<u8>| {
+        if bps == 1 {
+            out.push(plane[at]);
+        } else {
+            let word = u16::from_le_bytes([plane[at], plane[at + 1]]) >> 6;
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+    };
+    let mut y = Vec::with_capacity(w * h * bps);
     for row in top..top + h {
-        y.extend_from_slice(&picture.luma[row * stride + left..row * stride + left + w]);
+        for x in left..left + w {
+            sample(&picture.luma, row * stride + x * bps, &mut y);
+        }
     }
     let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
-    let (mut u, mut v) = (Vec::with_capacity(cw * ch), Vec::with_capacity(cw * ch));
+    let (mut u, mut v) = (Vec::with_capacity(cw * ch * bps), Vec::with_capacity(cw * ch * bps));
     for row in top / 2..top / 2 + ch {
         let line = &picture.chroma[row * stride..(row + 1) * stride];
         for x in left / 2..left / 2 + cw {
-            u.push(line[2 * x]);
-            v.push(line[2 * x + 1]);
+            sample(line, 2 * x * bps, &mut u);
+            sample(line, (2 * x + 1) * bps, &mut v);
         }
     }
-    DecodedPicture { number: 0, width, height, y, u, v }
+    DecodedPicture { number: 0, width, height, bytes_per_sample: picture.bytes_per_sample, y, u, v }
 }
 
 fn flag(b: bool) -> u32 {
@@ -601,6 +745,27 @@ fn std_pps(p: &Pps) -> StdVideoH264PictureParameterSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// P010 keeps 10-bit samples in the high bits of little-endian words;
+    /// the cropped planes hold them as values 0 to 1023, as y4m does.
+    #[test]
+    fn p010_crop_gives_ten_bit_values() {
+        // 4x2 coded, luma 0, 1, ..., 7 and 1023 at the last; chroma 2x1
+        // pairs (Cb, Cr) = (512, 64), (3, 1000).
+        let word = |v: u16| (v << 6).to_le_bytes();
+        let mut luma: Vec<u8> = (0..7).flat_map(word).collect();
+        luma.extend(word(1023));
+        let chroma: Vec<u8> = [512, 64, 3, 1000].into_iter().flat_map(word).collect();
+        let picture = Nv12Picture { width: 4, height: 2, bytes_per_sample: 2, luma, chroma };
+        let window = Crop { left: 2, right: 0, top: 0, bottom: 0 };
+        let got = crop(&picture, &window, (2, 2));
+        let values = |plane: &[u8]| -> Vec<u16> {
+            plane.chunks(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect()
+        };
+        assert_eq!(values(&got.y), [2, 3, 6, 1023]);
+        assert_eq!((values(&got.u), values(&got.v)), (vec![3], vec![1000]));
+        assert_eq!(got.bytes_per_sample, 2);
+    }
 
     #[test]
     fn push_constants_match_the_shader() {

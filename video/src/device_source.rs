@@ -1,7 +1,7 @@
 //! Compressed inputs decoded on the device (issue 18, phase 2): the door
 //! [`crate::open_input`] takes for every file that is not y4m or raw yuv.
 //! Where the decode choice allows it and the device and the stream both
-//! qualify, the H.264 stream is decoded by Vulkan Video
+//! qualify, the H.264 or H.265 stream is decoded by Vulkan Video
 //! ([`crate::device_decode`]) in a worker thread and read as [`Frame`]s like
 //! any other input, so the metrics, ladders and batch need no change;
 //! otherwise ffmpeg decodes it as before, and the input says why
@@ -27,7 +27,9 @@ use std::thread::JoinHandle;
 use vqscope_gpu::{ContextOptions, DecodeProfile, DecodeSupport, GpuContext, vk};
 
 use crate::bitstream::{Codec, SequenceInfo, read_parameter_sets};
-use crate::device_decode::{DevicePlanes, check_h264, decode_h264_to_planes};
+use crate::device_decode::{
+    DecodedPicture, DevicePlanes, check_h264, check_h265, decode_h264_to_planes, decode_h265_until,
+};
 use crate::error::{Result, Shown, VideoError};
 use crate::ffmpeg::{
     FfmpegSource, FfmpegTools, file_url, last_line, missing, probe, probe_assumed, probe_color,
@@ -238,9 +240,10 @@ fn device_offers(
     Ok(format!("{what} on {device}"))
 }
 
-/// An H.264 input decoded on the device.
+/// An H.264 or H.265 input decoded on the device.
 pub struct DeviceSource {
     ctx: Arc<GpuContext>,
+    codec: Codec,
     /// The whole Annex B stream, shared with the decode thread.
     stream: Arc<Vec<u8>>,
     info: SourceInfo,
@@ -277,46 +280,52 @@ impl Drop for Worker {
 
 impl DeviceSource {
     /// Opens `path` for decoding on the device, or says why it is not
-    /// (a reason that reads after "decoded by ffmpeg: "): not H.264, not
-    /// progressive 8-bit 4:2:0, beyond the device's decoder, or using what
-    /// the device path does not handle yet (checked over the whole stream).
+    /// (a reason that reads after "decoded by ffmpeg: "): neither H.264 nor
+    /// H.265, not progressive 8-bit 4:2:0 (H.264) or 8- or 10-bit 4:2:0
+    /// (H.265), beyond the device's decoder, or using what the device path
+    /// does not handle yet (checked over the whole stream).
     pub fn open(path: &Path) -> std::result::Result<Self, String> {
         let tools = FfmpegTools::default();
         let text = |e: VideoError| e.to_string();
         // ffprobe gives colour and frame rate; for a raw stream without
         // ffmpeg installed they stay the defaults.
         let probed = probe(path, &tools);
-        let container = match Codec::from_extension(path) {
-            Some(Codec::H264) => None,
-            Some(codec) => {
-                return Err(format!("{} video: the device decodes H.264 only", codec.name()));
-            }
+        let (codec, container) = match Codec::from_extension(path) {
+            Some(codec) => (codec, None),
             None => {
                 let p = probed.as_ref().map_err(|e| e.to_string())?;
-                if p.codec != "h264" {
-                    return Err(format!("{} video: the device decodes H.264 only", p.codec));
-                }
-                Some(p.format_name.split(',').next().unwrap_or("").to_string())
+                let codec = match p.codec.as_str() {
+                    "h264" => Codec::H264,
+                    "hevc" => Codec::H265,
+                    other => {
+                        return Err(format!(
+                            "{other} video: the device decodes H.264 and H.265 only"
+                        ));
+                    }
+                };
+                (codec, Some(p.format_name.split(',').next().unwrap_or("").to_string()))
             }
         };
         let sequence = read_parameter_sets(path, &tools).map_err(text)?.sequence;
-        if sequence.interlaced
-            || sequence.chroma != ChromaFormat::Yuv420
-            || sequence.bit_depth_luma != 8
-            || sequence.bit_depth_chroma != 8
-        {
-            return Err(format!(
-                "{}: the device path takes progressive 8-bit 4:2:0 only",
-                sequence.describe()
-            ));
+        let (depth_luma, depth_chroma) = (sequence.bit_depth_luma, sequence.bit_depth_chroma);
+        let (takes, only) = match codec {
+            Codec::H264 => (!sequence.interlaced && depth_luma == 8, "progressive 8-bit 4:2:0"),
+            Codec::H265 => (matches!(depth_luma, 8 | 10), "8- or 10-bit 4:2:0"),
+        };
+        if !takes || sequence.chroma != ChromaFormat::Yuv420 || depth_luma != depth_chroma {
+            return Err(format!("{}: the device path takes {only} only", sequence.describe()));
         }
         let ctx = decode_context()?;
         let support = ctx
             .video_decode_support(&decode_profile(&sequence))
             .map_err(|e| format!("the device could not be asked: {e}"))?;
         let what = device_offers(&sequence, &ctx.info().name, &support)?;
-        let stream = read_annexb(path, container.is_some(), &tools).map_err(text)?;
-        let summary = check_h264(&stream).map_err(|e| e.to_string())?;
+        let stream = read_annexb(path, codec, container.is_some(), &tools).map_err(text)?;
+        let summary = match codec {
+            Codec::H264 => check_h264(&stream),
+            Codec::H265 => check_h265(&stream),
+        }
+        .map_err(|e| e.to_string())?;
         let (width, height) = summary.sequence.display_size();
         let (color, assumed, frame_rate) = match &probed {
             Ok(p) => {
@@ -325,16 +334,24 @@ impl DeviceSource {
             }
             Err(_) => (ColorInfo::default(), Assumed::ALL, Rational::new(25, 1)),
         };
+        // ffmpeg's name of the codec, as descriptions of its inputs say it.
+        let name = match codec {
+            Codec::H264 => "h264",
+            Codec::H265 => "hevc",
+        };
         let description = match container {
-            Some(container) => format!("h264 in {container}, decoded on the device"),
-            None => "h264 (Annex B), decoded on the device".to_string(),
+            Some(container) => format!("{name} in {container}, decoded on the device"),
+            None => format!("{name} (Annex B), decoded on the device"),
         };
         let info = SourceInfo {
             path: path.to_path_buf(),
             geometry: Geometry {
                 width,
                 height,
-                format: PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 },
+                format: PixelFormat {
+                    chroma: ChromaFormat::Yuv420,
+                    bit_depth: summary.sequence.bit_depth_luma,
+                },
             },
             color,
             frame_rate,
@@ -346,6 +363,7 @@ impl DeviceSource {
         };
         Ok(DeviceSource {
             ctx,
+            codec,
             stream: Arc::new(stream),
             info,
             assumed,
@@ -361,7 +379,7 @@ impl DeviceSource {
     fn start(&mut self, from: u64) -> Result<()> {
         self.worker = None;
         let (sender, frames) = sync_channel(QUEUE);
-        let (ctx, stream) = (self.ctx.clone(), self.stream.clone());
+        let (ctx, stream, codec) = (self.ctx.clone(), self.stream.clone(), self.codec);
         let (geometry, color, path) = (self.info.geometry, self.info.color, self.info.path.clone());
         let count = self.info.frame_count.unwrap_or(0);
         let thread = std::thread::Builder::new()
@@ -369,8 +387,9 @@ impl DeviceSource {
             .spawn(move || {
                 let mut index = from;
                 let mut wrong = None;
-                let result = decode_h264_to_planes(&ctx, &stream, from, |_, picture| {
-                    let sent = match frame(picture, geometry, color, index) {
+                // Hands over the frame `make` makes of the next index.
+                let mut send = |make: &dyn Fn(u64) -> std::result::Result<Frame, String>| {
+                    let sent = match make(index) {
                         Ok(f) => sender.send(Ok(Some(f))),
                         Err(message) => {
                             wrong = Some(message);
@@ -379,7 +398,17 @@ impl DeviceSource {
                     };
                     index += 1;
                     if sent.is_ok() { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
-                });
+                };
+                // H.264 pictures stay on the device; H.265 ones are read
+                // back (their planes pass is not written for P010 yet).
+                let result = match codec {
+                    Codec::H264 => decode_h264_to_planes(&ctx, &stream, from, |_, planes| {
+                        send(&|i| device_frame(planes.clone(), geometry, color, i))
+                    }),
+                    Codec::H265 => decode_h265_until(&ctx, &stream, |picture| {
+                        send(&|i| frame(&picture, geometry, color, i))
+                    }),
+                };
                 // Fewer pictures than the stream holds is a failure too (a
                 // closed queue ends early as well, but nobody reads then).
                 let failure = match result {
@@ -416,21 +445,47 @@ fn decode_error(path: &Path, frame: Option<u64>, message: String) -> VideoError 
     VideoError::DeviceDecode { path: Shown::new(path), frame, message }
 }
 
+/// Whether picture `index`, `width` x `height`, has the input's size.
+fn check_size(
+    (width, height): (u32, u32),
+    geometry: Geometry,
+    index: u64,
+) -> std::result::Result<(), String> {
+    if (width, height) != (geometry.width, geometry.height) {
+        return Err(format!(
+            "picture {index} is {width}x{height}, the stream started at {}x{}",
+            geometry.width, geometry.height
+        ));
+    }
+    Ok(())
+}
+
 /// A picture decoded on the device as the frame `index` of an input of
 /// `geometry`; its planes stay there.
-fn frame(
+fn device_frame(
     picture: Arc<DevicePlanes>,
     geometry: Geometry,
     color: ColorInfo,
     index: u64,
 ) -> std::result::Result<Frame, String> {
-    if (picture.width, picture.height) != (geometry.width, geometry.height) {
-        return Err(format!(
-            "picture {index} is {}x{}, the stream started at {}x{}",
-            picture.width, picture.height, geometry.width, geometry.height
-        ));
-    }
+    check_size((picture.width, picture.height), geometry, index)?;
     Ok(Frame { geometry, color, index, data: FrameData::device(picture) })
+}
+
+/// A decoded picture read back as the frame `index` of an input of
+/// `geometry`.
+fn frame(
+    picture: &DecodedPicture,
+    geometry: Geometry,
+    color: ColorInfo,
+    index: u64,
+) -> std::result::Result<Frame, String> {
+    check_size((picture.width, picture.height), geometry, index)?;
+    let mut data = crate::buffers::take(geometry.frame_bytes());
+    for plane in [&picture.y, &picture.u, &picture.v] {
+        data.extend_from_slice(plane);
+    }
+    Ok(Frame { geometry, color, index, data })
 }
 
 /// The largest stream the device path takes: it holds the whole Annex B
@@ -442,17 +497,17 @@ const MAX_STREAM_BYTES: u64 = 1 << 30;
 fn too_long(path: &Path) -> VideoError {
     VideoError::Unsupported {
         path: Shown::new(path),
-        reason: "its H.264 stream is over 1 GiB, and the device path holds a whole stream in \
+        reason: "its video stream is over 1 GiB, and the device path holds a whole stream in \
                  memory for now"
             .into(),
     }
 }
 
-/// The whole H.264 Annex B stream of `path`: the file itself for a raw
-/// stream, else ffmpeg's `-c:v copy` rewrite of its first video stream
+/// The whole Annex B stream of `path` (`codec`): the file itself for a
+/// raw stream, else ffmpeg's `-c:v copy` rewrite of its first video stream
 /// (docs/DECODE.md), which decodes nothing. Refused past
 /// [`MAX_STREAM_BYTES`].
-fn read_annexb(path: &Path, container: bool, tools: &FfmpegTools) -> Result<Vec<u8>> {
+fn read_annexb(path: &Path, codec: Codec, container: bool, tools: &FfmpegTools) -> Result<Vec<u8>> {
     if !container {
         let size = std::fs::metadata(path).map_err(|e| VideoError::io(path, None, e))?.len();
         if size > MAX_STREAM_BYTES {
@@ -463,7 +518,9 @@ fn read_annexb(path: &Path, container: bool, tools: &FfmpegTools) -> Result<Vec<
     let mut child = Command::new(&tools.ffmpeg)
         .args(["-nostdin", "-v", "error", "-i"])
         .arg(file_url(path))
-        .args(["-map", "0:v:0", "-c:v", "copy", "-bsf:v", "h264_mp4toannexb", "-f", "h264", "-"])
+        .args(["-map", "0:v:0", "-c:v", "copy"])
+        .args(codec.annexb())
+        .arg("-")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -580,6 +637,7 @@ mod tests {
         let (width, height) = summary.sequence.display_size();
         let mut source = DeviceSource {
             ctx,
+            codec: Codec::H264,
             stream: Arc::new(stream),
             info: SourceInfo {
                 path: path.clone(),

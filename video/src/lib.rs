@@ -8,6 +8,7 @@ pub mod bitstream;
 mod buffers;
 pub mod decode;
 pub mod device_decode;
+mod device_decode_h265;
 pub mod device_source;
 pub mod error;
 pub mod ffmpeg;

@@ -1,12 +1,13 @@
-//! H.264 decoded on the device (Vulkan Video) against ffmpeg's software
-//! decode, frame by frame: each output picture's FNV-1a 64 hash of its
-//! cropped Y, U and V planes (in that order, rows tight) must equal the
-//! hash of the same frame of `ffmpeg -i S -f rawvideo -pix_fmt yuv420p -`,
+//! H.264 and H.265 decoded on the device (Vulkan Video) against ffmpeg's
+//! software decode, frame by frame: each output picture's FNV-1a 64 hash of
+//! its cropped Y, U and V planes (in that order, rows tight; 16-bit
+//! little-endian samples for 10-bit streams) must equal the hash of the same
+//! frame of `ffmpeg -i S -f rawvideo -pix_fmt yuv420p -` (`yuv420p10le`),
 //! computed by `tests/data/bitstream/ffmpeg_frame_hashes.py` into `S.fnv64`
 //! (see the README there). The expected values come from ffmpeg, never
 //! from this decoder.
 //!
-//! Needs a device with H.264 video decode; on one without (lavapipe) it
+//! Needs a device with H.264 (H.265) video decode; on one without (lavapipe) it
 //! fails, naming what is missing. `VQSCOPE_BITSTREAM_DATA` points at the
 //! streams where the source tree is not at hand (the GPU machine), and
 //! `VQSCOPE_DECODE_DUMP` names a folder to write each stream's decoded
@@ -16,7 +17,9 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
-use vqscope_video::device_decode::{check_h264, decode_h264, decode_h264_to_planes};
+use vqscope_video::device_decode::{
+    check_h264, decode_h264, decode_h264_to_planes, decode_h265_until,
+};
 
 /// The committed streams with ffmpeg's hashes; every other `NAME.h264`
 /// with a `NAME.fnv64` beside it in the data folder is decoded too.
@@ -28,21 +31,41 @@ const STREAMS: [&str; 5] = [
     "h264_high_refs8_opengop_426x240",
 ];
 
-/// The names of the streams in `dir` that have expected hashes.
-fn streams(dir: &std::path::Path) -> Vec<String> {
+/// The committed H.265 streams with ffmpeg's hashes: Main 10 with
+/// cropping, two temporal sub-layers, an open-GOP B-pyramid with two slices
+/// a picture, and a stream that starts at a CRA (its RASL pictures skipped).
+const HEVC_STREAMS: [&str; 4] = [
+    "hevc_main10_1918x1078",
+    "hevc_main_2sublayers_352x288",
+    "hevc_main_opengop_pyramid_320x240",
+    "hevc_main_cra_first_320x240",
+];
+
+/// The names of the streams `NAME.EXT` in `dir` that have expected
+/// hashes; each of `committed` must be among them.
+fn streams(dir: &std::path::Path, ext: &str, committed: &[&str]) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|entry| {
             let name = entry.ok()?.file_name().into_string().ok()?;
             let stem = name.strip_suffix(".fnv64")?.to_string();
-            dir.join(format!("{stem}.h264")).exists().then_some(stem)
+            dir.join(format!("{stem}.{ext}")).exists().then_some(stem)
         })
         .collect();
     names.sort();
-    for name in STREAMS {
-        assert!(names.iter().any(|n| n == name), "{name}.h264 or .fnv64 is missing");
+    for name in committed {
+        assert!(names.iter().any(|n| n == name), "{name}.{ext} or .fnv64 is missing");
     }
     names
+}
+
+/// ffmpeg's hashes of stream `name`, one a frame.
+fn expected_hashes(dir: &std::path::Path, name: &str) -> Vec<u64> {
+    std::fs::read_to_string(dir.join(format!("{name}.fnv64")))
+        .unwrap_or_else(|e| panic!("{name}.fnv64: {e}"))
+        .lines()
+        .map(|l| u64::from_str_radix(l.trim(), 16).expect("a hex hash a line"))
+        .collect()
 }
 
 fn data_dir() -> PathBuf {
@@ -67,15 +90,11 @@ fn h264_streams_match_ffmpeg_frame_by_frame() {
     println!("device: {}", ctx.info().name);
     let mut failures = Vec::new();
     let dir = data_dir();
-    for name in streams(&dir) {
+    for name in streams(&dir, "h264", &STREAMS) {
         let name = name.as_str();
         let stream = std::fs::read(dir.join(format!("{name}.h264")))
             .unwrap_or_else(|e| panic!("{name}.h264: {e}"));
-        let expected: Vec<u64> = std::fs::read_to_string(dir.join(format!("{name}.fnv64")))
-            .unwrap_or_else(|e| panic!("{name}.fnv64: {e}"))
-            .lines()
-            .map(|l| u64::from_str_radix(l.trim(), 16).expect("a hex hash a line"))
-            .collect();
+        let expected = expected_hashes(&dir, name);
         let mut got = Vec::new();
         let mut dump = Vec::new();
         let start = std::time::Instant::now();
@@ -169,6 +188,86 @@ fn h264_streams_match_ffmpeg_frame_by_frame() {
     assert_no_validation_messages();
 }
 
+#[test]
+#[ignore = "needs a Vulkan Video H.265 decoder; run with --ignored on the GPU machine"]
+fn h265_streams_match_ffmpeg_frame_by_frame() {
+    let ctx = test_context();
+    println!("device: {}", ctx.info().name);
+    let mut failures = Vec::new();
+    let dir = data_dir();
+    for name in streams(&dir, "hevc", &HEVC_STREAMS) {
+        let name = name.as_str();
+        let stream = std::fs::read(dir.join(format!("{name}.hevc")))
+            .unwrap_or_else(|e| panic!("{name}.hevc: {e}"));
+        let expected = expected_hashes(&dir, name);
+        let mut got = Vec::new();
+        let mut dump = Vec::new();
+        let start = std::time::Instant::now();
+        let result = decode_h265_until(&ctx, &stream, |picture| {
+            let hash = fnv1a64(&[&picture.y, &picture.u, &picture.v]);
+            let want = expected.get(picture.number as usize).copied();
+            println!(
+                "{name} frame {:3} {}x{} ({} bytes a sample): {hash:016x} {}",
+                picture.number,
+                picture.width,
+                picture.height,
+                picture.bytes_per_sample,
+                match want {
+                    Some(w) if w == hash => "ok".to_string(),
+                    Some(w) => format!("MISMATCH (ffmpeg {w:016x})"),
+                    None => "EXTRA (ffmpeg has no such frame)".to_string(),
+                }
+            );
+            got.push(hash);
+            for plane in [&picture.y, &picture.u, &picture.v] {
+                dump.extend_from_slice(plane);
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        if let Some(dir) = std::env::var_os("VQSCOPE_DECODE_DUMP") {
+            let path = PathBuf::from(dir).join(format!("{name}.yuv"));
+            std::fs::write(&path, &dump).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+        match result {
+            Ok(count) => println!(
+                "{name}: {count} pictures in {:.1} ms",
+                start.elapsed().as_secs_f64() * 1e3
+            ),
+            Err(e) => {
+                println!("{name}: error: {e}");
+                failures.push(format!("{name}: {e}"));
+            }
+        }
+        let matching = got.iter().zip(&expected).filter(|(a, b)| a == b).count();
+        println!("{name}: {matching} of {} frames equal ffmpeg's", expected.len());
+        if got != expected {
+            failures.push(format!(
+                "{name}: {matching} of {} frames match ({} decoded)",
+                expected.len(),
+                got.len()
+            ));
+        }
+        for message in ctx.validation_messages() {
+            println!("validation: {message}");
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert_no_validation_messages();
+}
+
+/// What the H.265 session cannot take is refused from the stream alone,
+/// before any device work, on any device.
+#[test]
+fn h265_refusals_come_before_the_device() {
+    let ctx = test_context();
+    let stream = std::fs::read(data_dir().join("hevc_main10_scaling_lists_64x64.hevc")).unwrap();
+    let err = decode_h265_until(&ctx, &stream, |_| std::ops::ControlFlow::Continue(()))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "H.265 stream: device decode of H.265 with scaling lists is not supported yet");
+    assert_no_validation_messages();
+}
+
 /// The NV12 to planes pass against its host twin (`crop`), on any device:
 /// an odd display size inside a larger coded one, cropped on every side.
 #[test]
@@ -191,6 +290,7 @@ fn nv12_pass_matches_the_host_crop() {
     let host = vqscope_gpu::Nv12Picture {
         width: coded_w,
         height: coded_h,
+        bytes_per_sample: 1,
         luma: bytes[..(coded_w * coded_h) as usize].to_vec(),
         chroma: bytes[(coded_w * coded_h) as usize..].to_vec(),
     };
@@ -226,20 +326,18 @@ fn nv12_pass_matches_the_host_crop() {
 /// be known at open, a step back must decode again from the start, and an
 /// input dropped part-way must stop its decode thread (no hang).
 #[test]
-#[ignore = "needs a Vulkan Video H.264 decoder; run with --ignored on the GPU machine"]
-fn h264_inputs_read_as_ffmpeg_frames() {
+#[ignore = "needs a Vulkan Video H.264 and H.265 decoder; run with --ignored on the GPU machine"]
+fn device_inputs_read_as_ffmpeg_frames() {
     use vqscope_video::{DecodeChoice, DecodedBy, open_input, set_decode_choice};
 
     set_decode_choice(DecodeChoice::Gpu);
     let dir = data_dir();
     let mut failures = Vec::new();
-    for name in streams(&dir) {
-        let path = dir.join(format!("{name}.h264"));
-        let expected: Vec<u64> = std::fs::read_to_string(dir.join(format!("{name}.fnv64")))
-            .unwrap()
-            .lines()
-            .map(|l| u64::from_str_radix(l.trim(), 16).expect("a hex hash a line"))
-            .collect();
+    let h264 = streams(&dir, "h264", &STREAMS).into_iter().map(|name| (name, "h264"));
+    let h265 = streams(&dir, "hevc", &HEVC_STREAMS).into_iter().map(|name| (name, "hevc"));
+    for (name, ext) in h264.chain(h265) {
+        let path = dir.join(format!("{name}.{ext}"));
+        let expected = expected_hashes(&dir, &name);
         let mut source = match open_input(&path, None) {
             Ok(source) => source,
             Err(e) => {

@@ -123,6 +123,7 @@ fn device_planes_reach_the_slot_as_heap_frames_do() {
         let host = Nv12Picture {
             width: coded_w,
             height: coded_h,
+            bytes_per_sample: 1,
             luma: nv12[..luma].to_vec(),
             chroma: nv12[luma..].to_vec(),
         };

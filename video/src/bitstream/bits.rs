@@ -71,6 +71,12 @@ impl<'a> BitReader<'a> {
         Ok(if k % 2 == 1 { magnitude } else { -magnitude } as i32)
     }
 
+    /// Bits read so far: where a syntax element starts, as `trace_headers`
+    /// numbers them (the NAL header counts).
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
     /// `more_rbsp_data()` (7.2): whether syntax remains before the
     /// `rbsp_stop_one_bit`, the last 1 bit of the RBSP.
     pub fn more_rbsp_data(&self) -> bool {
@@ -89,6 +95,36 @@ impl<'a> BitReader<'a> {
             return Err(ParseError::new(format!("{name} is {v}, more than the {max} allowed")));
         }
         Ok(v)
+    }
+}
+
+/// Writes syntax elements as the standard encodes them (9.1), so that a
+/// test can build the syntax paths x264 and x265 never take.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct Writer(Vec<bool>);
+
+#[cfg(test)]
+impl Writer {
+    pub(crate) fn u(&mut self, bits: u32, value: u32) -> &mut Self {
+        self.0.extend((0..bits).rev().map(|i| (value >> i) & 1 == 1));
+        self
+    }
+    pub(crate) fn ue(&mut self, value: u32) -> &mut Self {
+        let code = value + 1;
+        let len = 32 - code.leading_zeros();
+        self.u(len - 1, 0).u(len, code)
+    }
+    pub(crate) fn se(&mut self, value: i32) -> &mut Self {
+        self.ue(if value > 0 { 2 * value as u32 - 1 } else { (-2 * value) as u32 })
+    }
+    /// The RBSP: the bits, then rbsp_stop_one_bit and zero padding.
+    pub(crate) fn rbsp(&mut self) -> Vec<u8> {
+        self.0.push(true);
+        self.0
+            .chunks(8)
+            .map(|c| c.iter().fold(0, |b, &bit| (b << 1) | u8::from(bit)) << (8 - c.len()))
+            .collect()
     }
 }
 

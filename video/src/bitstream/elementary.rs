@@ -52,7 +52,7 @@ impl Codec {
 
     /// The bitstream filter and muxer that turn this codec's packets into
     /// an Annex B stream.
-    fn annexb(self) -> [&'static str; 4] {
+    pub(crate) fn annexb(self) -> [&'static str; 4] {
         match self {
             Codec::H264 => ["-bsf:v", "h264_mp4toannexb", "-f", "h264"],
             Codec::H265 => ["-bsf:v", "hevc_mp4toannexb", "-f", "hevc"],

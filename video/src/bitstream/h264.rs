@@ -347,6 +347,7 @@ fn h264_profile_name(profile_idc: u32, constraints: u32) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bitstream::bits::Writer;
 
     #[test]
     fn dpb_from_the_level_when_the_vui_is_silent() {
@@ -359,34 +360,6 @@ mod tests {
         // Level 1b is level_idc 11 with constraint_set3 in the Baseline family.
         assert_eq!(level_dpb_frames(11, true, 99), 4);
         assert_eq!(level_dpb_frames(11, false, 99), 9);
-    }
-
-    /// Writes syntax elements as the standard encodes them (9.1), so that a
-    /// test can build the SPS paths x264 never takes.
-    #[derive(Default)]
-    struct Writer(Vec<bool>);
-
-    impl Writer {
-        fn u(&mut self, bits: u32, value: u32) -> &mut Self {
-            self.0.extend((0..bits).rev().map(|i| (value >> i) & 1 == 1));
-            self
-        }
-        fn ue(&mut self, value: u32) -> &mut Self {
-            let code = value + 1;
-            let len = 32 - code.leading_zeros();
-            self.u(len - 1, 0).u(len, code)
-        }
-        fn se(&mut self, value: i32) -> &mut Self {
-            self.ue(if value > 0 { 2 * value as u32 - 1 } else { (-2 * value) as u32 })
-        }
-        /// The RBSP: the bits, then rbsp_stop_one_bit and zero padding.
-        fn rbsp(&mut self) -> Vec<u8> {
-            self.0.push(true);
-            self.0
-                .chunks(8)
-                .map(|c| c.iter().fold(0, |b, &bit| (b << 1) | u8::from(bit)) << (8 - c.len()))
-                .collect()
-        }
     }
 
     /// x264 puts its scaling lists in the PPS and never writes POC type 1,

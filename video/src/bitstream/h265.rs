@@ -13,10 +13,31 @@ use crate::frame::ChromaFormat;
 pub struct VideoParameterSet {
     pub id: u32,
     pub max_sub_layers: u32,
+    pub temporal_id_nesting: bool,
     pub profile_idc: u32,
     pub level_idc: u32,
+    /// The general profile, tier and level with their flags.
+    pub general: ProfileTierLevel,
+    pub sub_layer_ordering_info_present: bool,
     /// `vps_max_dec_pic_buffering_minus1 + 1` of the highest sub-layer.
     pub max_dpb_frames: u32,
+    /// `vps_max_num_reorder_pics` and `vps_max_latency_increase_plus1` of
+    /// the highest sub-layer.
+    pub max_num_reorder_pics: u32,
+    pub max_latency_increase_plus1: u32,
+}
+
+/// The general part of `profile_tier_level()` that decoders are told.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProfileTierLevel {
+    /// `general_profile_idc`, or the first compatible profile when it is 0.
+    pub profile_idc: u32,
+    pub level_idc: u32,
+    pub tier: bool,
+    pub progressive_source: bool,
+    pub interlaced_source: bool,
+    pub non_packed_constraint: bool,
+    pub frame_only_constraint: bool,
 }
 
 /// Parses a VPS from its RBSP (the two NAL header bytes included).
@@ -28,90 +49,556 @@ pub fn parse_vps(rbsp: &[u8]) -> Result<VideoParameterSet, ParseError> {
     // vps_max_layers_minus1.
     r.skip(8)?;
     let max_sub_layers = r.bits(3)? + 1;
-    r.skip(17)?; // vps_temporal_id_nesting_flag, vps_reserved_0xffff_16bits
-    let (profile_idc, level_idc) = profile_tier_level(&mut r, max_sub_layers)?;
-    let max_dpb_frames = sub_layer_dpb(&mut r, max_sub_layers)?;
-    Ok(VideoParameterSet { id, max_sub_layers, profile_idc, level_idc, max_dpb_frames })
-}
-
-/// Parses an SPS of the base layer from its RBSP (header included).
-pub fn parse_sps(rbsp: &[u8]) -> Result<SequenceInfo, ParseError> {
-    let mut r = BitReader::new(rbsp);
-    r.skip(16)?;
-    r.skip(4)?; // sps_video_parameter_set_id
-    let max_sub_layers = r.bits(3)? + 1;
-    r.skip(1)?; // sps_temporal_id_nesting_flag
-    let (profile_idc, level_idc) = profile_tier_level(&mut r, max_sub_layers)?;
-    r.ue_max(15, "sps_seq_parameter_set_id")?;
-    let chroma_format_idc = r.ue_max(3, "chroma_format_idc")?;
-    let separate_planes = chroma_format_idc == 3 && r.flag()?;
-    let coded_width = r.ue_max(crate::MAX_DIMENSION, "pic_width_in_luma_samples")?;
-    let coded_height = r.ue_max(crate::MAX_DIMENSION, "pic_height_in_luma_samples")?;
-    let offsets = if r.flag()? { [r.ue()?, r.ue()?, r.ue()?, r.ue()?] } else { [0; 4] };
-    let depth_luma = 8 + r.ue_max(8, "bit_depth_luma_minus8")?;
-    let depth_chroma = 8 + r.ue_max(8, "bit_depth_chroma_minus8")?;
-    r.ue_max(12, "log2_max_pic_order_cnt_lsb_minus4")?;
-    let max_dpb_frames = sub_layer_dpb(&mut r, max_sub_layers)?;
-
-    let chroma = match chroma_format_idc {
-        0 => ChromaFormat::Mono,
-        1 => ChromaFormat::Yuv420,
-        2 => ChromaFormat::Yuv422,
-        _ => ChromaFormat::Yuv444,
-    };
-    // Window offsets count in chroma samples (SubWidthC, SubHeightC; 1 for
-    // monochrome and separately coded planes), 7.4.3.2.1.
-    let (shift_x, shift_y) = if separate_planes { (0, 0) } else { chroma.shifts() };
-    let [left, right, top, bottom] = offsets;
-    let crop = Crop {
-        left: left.saturating_mul(1 << shift_x),
-        right: right.saturating_mul(1 << shift_x),
-        top: top.saturating_mul(1 << shift_y),
-        bottom: bottom.saturating_mul(1 << shift_y),
-    };
-    if coded_width == 0
-        || coded_height == 0
-        || crop.left.saturating_add(crop.right) >= coded_width
-        || crop.top.saturating_add(crop.bottom) >= coded_height
-    {
-        return Err(ParseError::new(format!(
-            "the conformance window is empty (coded {coded_width}x{coded_height})"
-        )));
-    }
-    Ok(SequenceInfo {
-        codec: Codec::H265,
-        profile_idc,
-        profile: h265_profile_name(profile_idc),
-        level_idc,
-        chroma,
-        bit_depth_luma: depth_luma,
-        bit_depth_chroma: depth_chroma,
-        coded_width,
-        coded_height,
-        crop,
-        interlaced: false,
+    let temporal_id_nesting = r.flag()?;
+    r.skip(16)?; // vps_reserved_0xffff_16bits
+    let general = profile_tier_level(&mut r, max_sub_layers)?;
+    let (sub_layer_ordering_info_present, [max_dpb_frames, max_num_reorder_pics, max_latency]) =
+        sub_layer_ordering(&mut r, max_sub_layers)?;
+    Ok(VideoParameterSet {
+        id,
+        max_sub_layers,
+        temporal_id_nesting,
+        profile_idc: general.profile_idc,
+        level_idc: general.level_idc,
+        general,
+        sub_layer_ordering_info_present,
         max_dpb_frames,
-        // H.265 does not cap references apart from the DPB: a picture may
-        // refer to every other picture it holds.
-        max_num_ref_frames: max_dpb_frames.saturating_sub(1),
+        max_num_reorder_pics,
+        max_latency_increase_plus1: max_latency,
     })
 }
 
+/// Parses an SPS of the base layer from its RBSP (header included) and
+/// gives what it says about the pictures. It reads only as far as that
+/// needs (up to the sub-layer ordering info): `vqscope info` and the choice
+/// of decoder then do not depend on the VUI and extensions after it, where
+/// encoders' mistakes are found.
+pub fn parse_sps(rbsp: &[u8]) -> Result<SequenceInfo, ParseError> {
+    Sps::read(rbsp, false)?.info()
+}
+
+/// A short-term reference picture set (7.3.7, 7.4.8) as the decoding
+/// process uses it: the POC differences to the current picture, nearest
+/// first, each with `used_by_curr_pic` (whether the current picture may
+/// predict from it, rather than only keep it for later pictures).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShortTermRps {
+    /// `DeltaPocS0` with `UsedByCurrPicS0`: pictures before the current one.
+    pub negative: Vec<(i32, bool)>,
+    /// `DeltaPocS1` with `UsedByCurrPicS1`: pictures after it.
+    pub positive: Vec<(i32, bool)>,
+    /// How the set was coded when predicted from another: Vulkan Video's
+    /// session parameters take the syntax as well as the derived lists.
+    pub inter: Option<InterRps>,
+}
+
+/// The syntax of an inter-predicted short-term RPS (7.3.7).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InterRps {
+    pub delta_idx_minus1: u32,
+    pub delta_rps_sign: bool,
+    pub abs_delta_rps_minus1: u32,
+    /// `used_by_curr_pic_flag[j]` and `use_delta_flag[j]`, bit `j` each.
+    pub used_by_curr_pic_flags: u32,
+    pub use_delta_flags: u32,
+    /// `NumDeltaPocs[RefRpsIdx]`: pictures of the set predicted from.
+    pub reference_delta_pocs: u32,
+}
+
+impl ShortTermRps {
+    /// `NumDeltaPocs`.
+    pub fn len(&self) -> usize {
+        self.negative.len() + self.positive.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Reads `st_ref_pic_set(stRpsIdx)` with `stRpsIdx` the length of
+    /// `earlier`, the sets before it, which inter prediction copies from:
+    /// the SPS's sets before this one, or all of them for a set a slice
+    /// codes itself (`in_slice`, which may name the set it copies).
+    pub(super) fn parse(
+        r: &mut BitReader<'_>,
+        earlier: &[ShortTermRps],
+        in_slice: bool,
+    ) -> Result<ShortTermRps, ParseError> {
+        let index = earlier.len();
+        if index != 0 && r.flag()? {
+            // inter_ref_pic_set_prediction_flag: the set is another one
+            // shifted by deltaRps, with pictures kept or left out.
+            let delta_idx = if in_slice {
+                r.ue_max(index as u32 - 1, "delta_idx_minus1")? as usize + 1
+            } else {
+                1
+            };
+            let reference = &earlier[index - delta_idx];
+            let sign = r.flag()?;
+            let abs_delta_rps_minus1 = r.ue_max(1 << 15, "abs_delta_rps_minus1")?;
+            let magnitude = abs_delta_rps_minus1 as i32 + 1;
+            let delta_rps = if sign { -magnitude } else { magnitude };
+            // One (used_by_curr_pic_flag, use_delta_flag) for each picture of
+            // the reference set (S0 then S1), and a last one for the
+            // reference picture itself (delta deltaRps).
+            let mut flags = Vec::with_capacity(reference.len() + 1);
+            for _ in 0..=reference.len() {
+                let used = r.flag()?;
+                let use_delta = used || r.flag()?;
+                flags.push((used, use_delta));
+            }
+            let (s0, s1) = (&reference.negative, &reference.positive);
+            let n0 = s0.len();
+            let own = flags[reference.len()];
+            // 7.4.8 (7-61, 7-62): candidates in the order the standard lists
+            // them, kept where the shifted delta has the wanted sign.
+            let mut negative = Vec::new();
+            let mut positive = Vec::new();
+            let from_s1 = s1.iter().enumerate().map(|(j, &(d, _))| (d + delta_rps, flags[n0 + j]));
+            let from_s0 = s0.iter().enumerate().map(|(j, &(d, _))| (d + delta_rps, flags[j]));
+            let candidates_before = from_s1
+                .clone()
+                .rev()
+                .chain(std::iter::once((delta_rps, own)))
+                .chain(from_s0.clone());
+            for (d, (used, keep)) in candidates_before {
+                if d < 0 && keep {
+                    negative.push((d, used));
+                }
+            }
+            let candidates_after =
+                from_s0.rev().chain(std::iter::once((delta_rps, own))).chain(from_s1);
+            for (d, (used, keep)) in candidates_after {
+                if d > 0 && keep {
+                    positive.push((d, used));
+                }
+            }
+            if negative.len() + positive.len() > 16 {
+                return Err(ParseError::new("a reference picture set holds more than 16 pictures"));
+            }
+            let bits = |pick: fn(&(bool, bool)) -> bool| {
+                flags.iter().enumerate().filter(|(_, f)| pick(f)).fold(0, |m, (j, _)| m | 1 << j)
+            };
+            let inter = InterRps {
+                delta_idx_minus1: delta_idx as u32 - 1,
+                delta_rps_sign: sign,
+                abs_delta_rps_minus1,
+                used_by_curr_pic_flags: bits(|f| f.0),
+                use_delta_flags: bits(|f| f.1),
+                reference_delta_pocs: reference.len() as u32,
+            };
+            return Ok(ShortTermRps { negative, positive, inter: Some(inter) });
+        }
+        let num_negative = r.ue_max(16, "num_negative_pics")? as usize;
+        let num_positive = r.ue_max(16 - num_negative as u32, "num_positive_pics")? as usize;
+        let mut read = |count: usize, sign: i32| -> Result<Vec<(i32, bool)>, ParseError> {
+            let mut poc = 0i32;
+            let mut list = Vec::with_capacity(count);
+            for _ in 0..count {
+                poc += sign * (r.ue_max(1 << 15, "delta_poc_minus1")? as i32 + 1);
+                list.push((poc, r.flag()?));
+            }
+            Ok(list)
+        };
+        let negative = read(num_negative, -1)?;
+        let positive = read(num_positive, 1)?;
+        Ok(ShortTermRps { negative, positive, inter: None })
+    }
+}
+
+/// PCM sample coding (`pcm_enabled_flag` 1): its sample depths and block
+/// sizes, which Vulkan Video's SPS carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pcm {
+    pub bit_depth_luma: u32,
+    pub bit_depth_chroma: u32,
+    pub log2_min_coding_block_size: u32,
+    pub log2_diff_max_min_coding_block_size: u32,
+    pub loop_filter_disabled: bool,
+}
+
+/// The fields of an H.265 SPS (7.3.2.2.1) that slice headers, the decoding
+/// process around pictures and a device decoder's session parameters need.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sps {
+    pub id: u32,
+    pub vps_id: u32,
+    pub max_sub_layers: u32,
+    pub temporal_id_nesting: bool,
+    pub profile_idc: u32,
+    pub level_idc: u32,
+    pub general: ProfileTierLevel,
+    pub chroma_format_idc: u32,
+    pub separate_colour_plane: bool,
+    pub width: u32,
+    pub height: u32,
+    /// `conf_win_{left,right,top,bottom}_offset` in chroma samples, when
+    /// `conformance_window_flag` is set.
+    pub conformance_window: Option<[u32; 4]>,
+    pub bit_depth_luma: u32,
+    pub bit_depth_chroma: u32,
+    pub log2_max_pic_order_cnt_lsb: u32,
+    pub sub_layer_ordering_info_present: bool,
+    /// `sps_max_dec_pic_buffering_minus1 + 1`, `sps_max_num_reorder_pics`
+    /// and `sps_max_latency_increase_plus1` of the highest sub-layer: the
+    /// values C.5.2.2 bumps by when the whole stream is decoded.
+    pub max_dec_pic_buffering: u32,
+    pub max_num_reorder_pics: u32,
+    pub max_latency_increase_plus1: u32,
+    pub log2_min_luma_coding_block_size: u32,
+    pub log2_diff_max_min_luma_coding_block_size: u32,
+    pub log2_min_luma_transform_block_size: u32,
+    pub log2_diff_max_min_luma_transform_block_size: u32,
+    pub max_transform_hierarchy_depth_inter: u32,
+    pub max_transform_hierarchy_depth_intra: u32,
+    /// `scaling_list_enabled_flag`; the lists themselves are read past.
+    pub scaling_list_enabled: bool,
+    pub amp_enabled: bool,
+    pub sample_adaptive_offset_enabled: bool,
+    pub pcm: Option<Pcm>,
+    pub short_term_rps: Vec<ShortTermRps>,
+    pub long_term_ref_pics_present: bool,
+    /// `lt_ref_pic_poc_lsb_sps` with `used_by_curr_pic_lt_sps_flag`.
+    pub long_term_ref_pics: Vec<(u32, bool)>,
+    pub temporal_mvp_enabled: bool,
+    pub strong_intra_smoothing_enabled: bool,
+    /// `sps_range_extension_flag` with any of its tools on: RExt profiles
+    /// only, which this decoder does not take.
+    pub range_extension: bool,
+    /// `sps_scc_extension_flag` (screen content coding): it changes the
+    /// PPS and slice header syntax, so such a stream is refused at parsing.
+    pub scc_extension: bool,
+}
+
+impl Sps {
+    /// Parses an SPS of the base layer from its RBSP (the two header bytes
+    /// included).
+    pub fn parse(rbsp: &[u8]) -> Result<Sps, ParseError> {
+        Sps::read(rbsp, true)
+    }
+
+    /// Reads the whole SPS, or (`whole` false) up to the sub-layer ordering
+    /// info with the fields after it left at their defaults.
+    fn read(rbsp: &[u8], whole: bool) -> Result<Sps, ParseError> {
+        let mut r = BitReader::new(rbsp);
+        r.skip(16)?;
+        let vps_id = r.bits(4)?;
+        let max_sub_layers = r.bits(3)? + 1;
+        let temporal_id_nesting = r.flag()?;
+        let general = profile_tier_level(&mut r, max_sub_layers)?;
+        let id = r.ue_max(15, "sps_seq_parameter_set_id")?;
+        let chroma_format_idc = r.ue_max(3, "chroma_format_idc")?;
+        let separate_colour_plane = chroma_format_idc == 3 && r.flag()?;
+        let width = r.ue_max(crate::MAX_DIMENSION, "pic_width_in_luma_samples")?;
+        let height = r.ue_max(crate::MAX_DIMENSION, "pic_height_in_luma_samples")?;
+        let conformance_window =
+            if r.flag()? { Some([r.ue()?, r.ue()?, r.ue()?, r.ue()?]) } else { None };
+        let bit_depth_luma = 8 + r.ue_max(8, "bit_depth_luma_minus8")?;
+        let bit_depth_chroma = 8 + r.ue_max(8, "bit_depth_chroma_minus8")?;
+        let log2_max_pic_order_cnt_lsb = 4 + r.ue_max(12, "log2_max_pic_order_cnt_lsb_minus4")?;
+        let (
+            sub_layer_ordering_info_present,
+            [max_dec_pic_buffering, max_num_reorder_pics, max_latency_increase_plus1],
+        ) = sub_layer_ordering(&mut r, max_sub_layers)?;
+        let head = Sps {
+            id,
+            vps_id,
+            max_sub_layers,
+            temporal_id_nesting,
+            profile_idc: general.profile_idc,
+            level_idc: general.level_idc,
+            general,
+            chroma_format_idc,
+            separate_colour_plane,
+            width,
+            height,
+            conformance_window,
+            bit_depth_luma,
+            bit_depth_chroma,
+            log2_max_pic_order_cnt_lsb,
+            sub_layer_ordering_info_present,
+            max_dec_pic_buffering,
+            max_num_reorder_pics,
+            max_latency_increase_plus1,
+            ..Sps::default()
+        };
+        if !whole {
+            return Ok(head);
+        }
+        let log2_min_luma_coding_block_size =
+            3 + r.ue_max(3, "log2_min_luma_coding_block_size_minus3")?;
+        let log2_diff_max_min_luma_coding_block_size =
+            r.ue_max(3, "log2_diff_max_min_luma_coding_block_size")?;
+        let log2_min_luma_transform_block_size =
+            2 + r.ue_max(3, "log2_min_luma_transform_block_size_minus2")?;
+        let log2_diff_max_min_luma_transform_block_size =
+            r.ue_max(3, "log2_diff_max_min_luma_transform_block_size")?;
+        let max_transform_hierarchy_depth_inter =
+            r.ue_max(4, "max_transform_hierarchy_depth_inter")?;
+        let max_transform_hierarchy_depth_intra =
+            r.ue_max(4, "max_transform_hierarchy_depth_intra")?;
+        let scaling_list_enabled = r.flag()?;
+        if scaling_list_enabled && r.flag()? {
+            skip_scaling_list_data(&mut r)?;
+        }
+        let amp_enabled = r.flag()?;
+        let sample_adaptive_offset_enabled = r.flag()?;
+        let pcm = if r.flag()? {
+            Some(Pcm {
+                bit_depth_luma: r.bits(4)? + 1,
+                bit_depth_chroma: r.bits(4)? + 1,
+                log2_min_coding_block_size: 3 + r
+                    .ue_max(2, "log2_min_pcm_luma_coding_block_size_minus3")?,
+                log2_diff_max_min_coding_block_size: r
+                    .ue_max(2, "log2_diff_max_min_pcm_luma_coding_block_size")?,
+                loop_filter_disabled: r.flag()?,
+            })
+        } else {
+            None
+        };
+        let num_sets = r.ue_max(64, "num_short_term_ref_pic_sets")? as usize;
+        let mut short_term_rps = Vec::with_capacity(num_sets);
+        for _ in 0..num_sets {
+            let set = ShortTermRps::parse(&mut r, &short_term_rps, false)?;
+            short_term_rps.push(set);
+        }
+        let long_term_ref_pics_present = r.flag()?;
+        let mut long_term_ref_pics = Vec::new();
+        if long_term_ref_pics_present {
+            for _ in 0..r.ue_max(32, "num_long_term_ref_pics_sps")? {
+                long_term_ref_pics.push((r.bits(log2_max_pic_order_cnt_lsb)?, r.flag()?));
+            }
+        }
+        let temporal_mvp_enabled = r.flag()?;
+        let strong_intra_smoothing_enabled = r.flag()?;
+        if r.flag()? {
+            skip_vui(&mut r, max_sub_layers)?;
+        }
+        let (mut range_extension, mut scc_extension) = (false, false);
+        if r.flag()? {
+            // sps_range_extension_flag, sps_multilayer_extension_flag,
+            // sps_3d_extension_flag, sps_scc_extension_flag, 4 more bits.
+            let flags = r.bits(8)?;
+            scc_extension = flags & 0x10 != 0;
+            if flags & 0x80 != 0 {
+                // Nine tool flags (transform skip rotation ... CABAC bypass
+                // alignment): any set means a range extensions profile.
+                range_extension = r.bits(9)? != 0;
+            }
+        }
+        Ok(Sps {
+            log2_min_luma_coding_block_size,
+            log2_diff_max_min_luma_coding_block_size,
+            log2_min_luma_transform_block_size,
+            log2_diff_max_min_luma_transform_block_size,
+            max_transform_hierarchy_depth_inter,
+            max_transform_hierarchy_depth_intra,
+            scaling_list_enabled,
+            amp_enabled,
+            sample_adaptive_offset_enabled,
+            pcm,
+            short_term_rps,
+            long_term_ref_pics_present,
+            long_term_ref_pics,
+            temporal_mvp_enabled,
+            strong_intra_smoothing_enabled,
+            range_extension,
+            scc_extension,
+            ..head
+        })
+    }
+
+    /// `ChromaArrayType`: 0 for monochrome and separately coded planes.
+    pub fn chroma_array_type(&self) -> u32 {
+        if self.separate_colour_plane { 0 } else { self.chroma_format_idc }
+    }
+
+    /// `PicSizeInCtbsY`: coding tree blocks in a picture, which sizes
+    /// `slice_segment_address`.
+    pub fn picture_size_in_ctbs(&self) -> u32 {
+        let ctb = 1
+            << (self.log2_min_luma_coding_block_size
+                + self.log2_diff_max_min_luma_coding_block_size);
+        self.width.div_ceil(ctb) * self.height.div_ceil(ctb)
+    }
+
+    /// What the SPS says about the pictures of the stream.
+    pub fn info(&self) -> Result<SequenceInfo, ParseError> {
+        let chroma = match self.chroma_format_idc {
+            0 => ChromaFormat::Mono,
+            1 => ChromaFormat::Yuv420,
+            2 => ChromaFormat::Yuv422,
+            _ => ChromaFormat::Yuv444,
+        };
+        // Window offsets count in chroma samples (SubWidthC, SubHeightC; 1
+        // for monochrome and separately coded planes), 7.4.3.2.1.
+        let (shift_x, shift_y) = if self.separate_colour_plane { (0, 0) } else { chroma.shifts() };
+        let [left, right, top, bottom] = self.conformance_window.unwrap_or_default();
+        let crop = Crop {
+            left: left.saturating_mul(1 << shift_x),
+            right: right.saturating_mul(1 << shift_x),
+            top: top.saturating_mul(1 << shift_y),
+            bottom: bottom.saturating_mul(1 << shift_y),
+        };
+        let (coded_width, coded_height) = (self.width, self.height);
+        if coded_width == 0
+            || coded_height == 0
+            || crop.left.saturating_add(crop.right) >= coded_width
+            || crop.top.saturating_add(crop.bottom) >= coded_height
+        {
+            return Err(ParseError::new(format!(
+                "the conformance window is empty (coded {coded_width}x{coded_height})"
+            )));
+        }
+        Ok(SequenceInfo {
+            codec: Codec::H265,
+            profile_idc: self.profile_idc,
+            profile: h265_profile_name(self.profile_idc),
+            level_idc: self.level_idc,
+            chroma,
+            bit_depth_luma: self.bit_depth_luma,
+            bit_depth_chroma: self.bit_depth_chroma,
+            coded_width,
+            coded_height,
+            crop,
+            interlaced: false,
+            max_dpb_frames: self.max_dec_pic_buffering,
+            // H.265 does not cap references apart from the DPB: a picture may
+            // refer to every other picture it holds.
+            max_num_ref_frames: self.max_dec_pic_buffering.saturating_sub(1),
+        })
+    }
+}
+
+/// Reads past `scaling_list_data()` (7.3.4): 6 matrices of each of the
+/// four sizes (2 of 32x32), each predicted from another or coded as
+/// differences. A decoder that uses them must derive the lists (7.4.5).
+pub(super) fn skip_scaling_list_data(r: &mut BitReader<'_>) -> Result<(), ParseError> {
+    for size_id in 0..4 {
+        let matrices = if size_id == 3 { 2 } else { 6 };
+        for _ in 0..matrices {
+            if !r.flag()? {
+                r.ue_max(5, "scaling_list_pred_matrix_id_delta")?;
+                continue;
+            }
+            let coefficients = (1usize << (4 + (size_id << 1))).min(64);
+            if size_id > 1 {
+                r.se()?; // scaling_list_dc_coef_minus8
+            }
+            for _ in 0..coefficients {
+                r.se()?; // scaling_list_delta_coef
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads past `vui_parameters()` (E.2.1), HRD parameters included: nothing
+/// in it changes decoding, but the SPS extension flags come after it.
+fn skip_vui(r: &mut BitReader<'_>, max_sub_layers: u32) -> Result<(), ParseError> {
+    if r.flag()? && r.bits(8)? == 255 {
+        r.skip(32)?; // sar_width, sar_height
+    }
+    if r.flag()? {
+        r.skip(1)?; // overscan_appropriate_flag
+    }
+    if r.flag()? {
+        // video_format, video_full_range_flag, then the colour description.
+        r.skip(4)?;
+        if r.flag()? {
+            r.skip(24)?;
+        }
+    }
+    if r.flag()? {
+        r.ue()?; // chroma_sample_loc_type_top_field
+        r.ue()?; // chroma_sample_loc_type_bottom_field
+    }
+    r.skip(3)?; // neutral_chroma_indication, field_seq, frame_field_info_present
+    if r.flag()? {
+        for _ in 0..4 {
+            r.ue()?; // default display window offsets
+        }
+    }
+    if r.flag()? {
+        r.skip(64)?; // vui_num_units_in_tick, vui_time_scale
+        if r.flag()? {
+            r.ue()?; // vui_num_ticks_poc_diff_one_minus1
+        }
+        if r.flag()? {
+            skip_hrd_parameters(r, max_sub_layers)?;
+        }
+    }
+    if r.flag()? {
+        // bitstream_restriction: three flags and five ue(v).
+        r.skip(3)?;
+        for _ in 0..5 {
+            r.ue()?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads past `hrd_parameters(1, max_sub_layers - 1)` (E.2.2).
+fn skip_hrd_parameters(r: &mut BitReader<'_>, max_sub_layers: u32) -> Result<(), ParseError> {
+    let nal = r.flag()?;
+    let vcl = r.flag()?;
+    let mut sub_pic = false;
+    if nal || vcl {
+        sub_pic = r.flag()?;
+        if sub_pic {
+            r.skip(8 + 5 + 1 + 5)?;
+        }
+        r.skip(8)?; // bit_rate_scale, cpb_size_scale
+        if sub_pic {
+            r.skip(4)?; // cpb_size_du_scale
+        }
+        r.skip(15)?; // three delay lengths
+    }
+    for _ in 0..max_sub_layers {
+        let fixed_general = r.flag()?;
+        let fixed_within_cvs = fixed_general || r.flag()?;
+        let mut low_delay = false;
+        if fixed_within_cvs {
+            r.ue()?; // elemental_duration_in_tc_minus1
+        } else {
+            low_delay = r.flag()?;
+        }
+        let cpb_count = if low_delay { 1 } else { r.ue_max(31, "cpb_cnt_minus1")? + 1 };
+        for _ in 0..u32::from(nal) + u32::from(vcl) {
+            for _ in 0..cpb_count {
+                r.ue()?; // bit_rate_value_minus1
+                r.ue()?; // cpb_size_value_minus1
+                if sub_pic {
+                    r.ue()?; // cpb_size_du_value_minus1
+                    r.ue()?; // bit_rate_du_value_minus1
+                }
+                r.skip(1)?; // cbr_flag
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `profile_tier_level(1, max_sub_layers - 1)`: returns the general
-/// profile (from the compatibility flags when `general_profile_idc` is 0)
-/// and level, and reads past the sub-layers' fields.
+/// profile (from the compatibility flags when `general_profile_idc` is 0),
+/// tier, level and source flags, and reads past the sub-layers' fields.
 fn profile_tier_level(
     r: &mut BitReader<'_>,
     max_sub_layers: u32,
-) -> Result<(u32, u32), ParseError> {
-    r.skip(3)?; // general_profile_space, general_tier_flag
+) -> Result<ProfileTierLevel, ParseError> {
+    r.skip(2)?; // general_profile_space
+    let tier = r.flag()?;
     let mut profile_idc = r.bits(5)?;
     let compatible = r.bits(32)?;
     if profile_idc == 0 {
         // Flag j is bit 31 - j: the first set flag names the profile.
         profile_idc = (1..32).find(|j| compatible & (1 << (31 - j)) != 0).unwrap_or(0);
     }
-    r.skip(4 + 43 + 1)?; // source and constraint flags
+    let progressive_source = r.flag()?;
+    let interlaced_source = r.flag()?;
+    let non_packed_constraint = r.flag()?;
+    let frame_only_constraint = r.flag()?;
+    r.skip(43 + 1)?; // constraint flags, general_inbld_flag
     let level_idc = r.bits(8)?;
     let sub_layers = max_sub_layers - 1;
     let mut present = Vec::with_capacity(sub_layers as usize);
@@ -129,22 +616,35 @@ fn profile_tier_level(
             r.skip(8)?;
         }
     }
-    Ok((profile_idc, level_idc))
+    Ok(ProfileTierLevel {
+        profile_idc,
+        level_idc,
+        tier,
+        progressive_source,
+        interlaced_source,
+        non_packed_constraint,
+        frame_only_constraint,
+    })
 }
 
 /// The sub-layer ordering info shared by the VPS and SPS: returns
-/// `max_dec_pic_buffering_minus1 + 1` of the highest sub-layer, the DPB
-/// size a decoder of the whole stream needs.
-fn sub_layer_dpb(r: &mut BitReader<'_>, max_sub_layers: u32) -> Result<u32, ParseError> {
+/// `sub_layer_ordering_info_present_flag` and
+/// `max_dec_pic_buffering_minus1 + 1`, `max_num_reorder_pics` and
+/// `max_latency_increase_plus1` of the highest sub-layer (the last listed),
+/// what a decoder of the whole stream needs.
+fn sub_layer_ordering(
+    r: &mut BitReader<'_>,
+    max_sub_layers: u32,
+) -> Result<(bool, [u32; 3]), ParseError> {
     let all_listed = r.flag()?;
     let listed = if all_listed { max_sub_layers } else { 1 };
-    let mut dpb = 0;
+    let mut values = [0; 3];
     for _ in 0..listed {
-        dpb = r.ue_max(15, "max_dec_pic_buffering_minus1")? + 1;
-        r.ue()?; // max_num_reorder_pics
-        r.ue()?; // max_latency_increase_plus1
+        let dpb = r.ue_max(15, "max_dec_pic_buffering_minus1")? + 1;
+        let reorder = r.ue_max(dpb - 1, "max_num_reorder_pics")?;
+        values = [dpb, reorder, r.ue()?];
     }
-    Ok(dpb)
+    Ok((all_listed, values))
 }
 
 /// The profile's name as ffprobe prints it (A.3).
@@ -162,6 +662,7 @@ fn h265_profile_name(profile_idc: u32) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bitstream::bits::Writer;
 
     #[test]
     fn profile_from_compatibility_flags_when_idc_is_zero() {
@@ -171,7 +672,53 @@ mod tests {
         bytes.extend([0; 6]);
         bytes.push(93);
         let mut r = BitReader::new(&bytes);
-        assert_eq!(profile_tier_level(&mut r, 1).unwrap(), (2, 93));
+        let general = profile_tier_level(&mut r, 1).unwrap();
+        assert_eq!((general.profile_idc, general.level_idc), (2, 93));
+    }
+
+    /// Inter RPS prediction (7.4.8) worked by hand from the standard's
+    /// equations: x265 codes every set in full, so no committed stream has it.
+    #[test]
+    fn reference_picture_sets_predicted_from_another() {
+        let mut w = Writer::default();
+        // Set 0: S0 -1 (used), -3 (kept only); S1 +2 (used).
+        w.ue(2).ue(1).ue(0).u(1, 1).ue(1).u(1, 0).ue(1).u(1, 1);
+        // Set 1 from set 0 with deltaRps -1 (sign 1, abs_delta_rps_minus1 0).
+        // Flags for set 0's -1, -3, +2 and for set 0's own picture:
+        // used; dropped (used 0, use_delta 0); used; kept (used 0, use_delta 1).
+        let flags = |w: &mut Writer| {
+            w.u(1, 1).u(1, 0).u(1, 0).u(1, 1).u(1, 0).u(1, 1);
+        };
+        w.u(1, 1).u(1, 1).ue(0);
+        flags(&mut w);
+        // A slice's own set (index 2 of 2) from set 0: delta_idx_minus1 1.
+        w.u(1, 1).ue(1).u(1, 1).ue(0);
+        flags(&mut w);
+        let bytes = w.rbsp();
+        let mut r = BitReader::new(&bytes);
+        let set0 = ShortTermRps::parse(&mut r, &[], false).unwrap();
+        assert_eq!(set0.negative, [(-1, true), (-3, false)]);
+        assert_eq!(set0.positive, [(2, true)]);
+        let set1 = ShortTermRps::parse(&mut r, std::slice::from_ref(&set0), false).unwrap();
+        // S0: set 0's own picture at -1 (kept, not used), -1 - 1 = -2 (used);
+        // -3 - 1 dropped. S1: +2 - 1 = +1 (used).
+        let inter = InterRps {
+            delta_idx_minus1: 0,
+            delta_rps_sign: true,
+            abs_delta_rps_minus1: 0,
+            used_by_curr_pic_flags: 0b0101,
+            use_delta_flags: 0b1101,
+            reference_delta_pocs: 3,
+        };
+        let expected = ShortTermRps {
+            negative: vec![(-1, false), (-2, true)],
+            positive: vec![(1, true)],
+            inter: Some(inter),
+        };
+        assert_eq!(set1, expected);
+        let coded = ShortTermRps::parse(&mut r, &[set0, set1.clone()], true).unwrap();
+        let inter = InterRps { delta_idx_minus1: 1, ..inter };
+        assert_eq!(coded, ShortTermRps { inter: Some(inter), ..expected });
     }
 
     #[test]

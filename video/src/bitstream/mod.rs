@@ -4,10 +4,11 @@
 //! compares with the device's video decode capabilities; and for H.264 what
 //! decoding each picture needs: PPS and slice headers, picture order,
 //! reference marking and output order (`h264_slice`, `h264_stream`,
-//! `h264_dpb`).
+//! `h264_dpb`; for H.265 `h265_slice`, `h265_stream`, `h265_dpb`).
 //!
 //! Written from ITU-T H.264 and H.265 (Annex B byte streams, 7.3.2.1.1,
-//! 7.3.2.1 and 7.3.2.2.1; for H.264 also 7.3.2.2, 7.3.3, 8.2.1, 8.2.5 and C.4).
+//! 7.3.2.1 and 7.3.2.2.1; for H.264 also 7.3.2.2, 7.3.3, 8.2.1, 8.2.5 and C.4;
+//! for H.265 also 7.3.2.3, 7.3.6, 7.3.7, 8.3.1, 8.3.2 and C.5.2).
 
 mod bits;
 mod elementary;
@@ -16,6 +17,9 @@ pub mod h264_dpb;
 pub mod h264_slice;
 pub mod h264_stream;
 pub mod h265;
+pub mod h265_dpb;
+pub mod h265_slice;
+pub mod h265_stream;
 pub mod nal;
 
 pub use elementary::{Codec, parameter_sets, read_parameter_sets};
