@@ -1082,13 +1082,6 @@ impl DecodeSession {
             .video_session_parameters(self.parameters)
             .reference_slots(&bound);
 
-        let layers = |base: u32, count: u32| vk::ImageSubresourceRange {
-            aspect_mask: vk::ImageAspectFlags::COLOR,
-            base_mip_level: 0,
-            level_count: 1,
-            base_array_layer: base,
-            layer_count: count,
-        };
         let cmd = decode_cmd;
         let vq = decode.video_queue.fp();
         let vd = decode.video_decode.fp();
@@ -1136,12 +1129,7 @@ impl DecodeSession {
         self.started = true;
         // After the previous picture's copy (which lays its slot back out for
         // decoding and may read the slot this decode writes).
-        let at = |value: u64| {
-            vk::SemaphoreSubmitInfo::default()
-                .semaphore(self.progress)
-                .value(value)
-                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-        };
+        let at = |value| timeline_at(self.progress, value);
         let waits = [at(2 * ticket)];
         let signals = [at(2 * ticket + 1)];
         let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
@@ -1191,19 +1179,7 @@ impl DecodeSession {
         let dst = dst.unwrap_or_else(|| self.flights[flight].readback.raw());
         let ctx = self.ctx.clone();
         let device = &ctx.device;
-        let at = |value: u64| {
-            vk::SemaphoreSubmitInfo::default()
-                .semaphore(self.progress)
-                .value(value)
-                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-        };
-        let layers = |base: u32, count: u32| vk::ImageSubresourceRange {
-            aspect_mask: vk::ImageAspectFlags::COLOR,
-            base_mip_level: 0,
-            level_count: 1,
-            base_array_layer: base,
-            layer_count: count,
-        };
+        let at = |value| timeline_at(self.progress, value);
         let (w, h) = (self.extent.width, self.extent.height);
         let slot = self.flights[flight].slot;
         let to_copy = vk::ImageMemoryBarrier2::default()
@@ -1318,12 +1294,7 @@ impl DecodeSession {
     fn release_waiting_decodes(&mut self) {
         let device = &self.ctx.device;
         for ticket in self.collected..self.submitted {
-            let at = |value: u64| {
-                vk::SemaphoreSubmitInfo::default()
-                    .semaphore(self.progress)
-                    .value(value)
-                    .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-            };
+            let at = |value| timeline_at(self.progress, value);
             let (waits, signals) = ([at(2 * ticket + 1)], [at(2 * ticket + 2)]);
             let submit = vk::SubmitInfo2::default()
                 .wait_semaphore_infos(&waits)
@@ -1340,6 +1311,25 @@ impl DecodeSession {
         }
         self.collected = self.submitted;
     }
+}
+
+/// Layers `base..base + count` of the DPB image.
+fn layers(base: u32, count: u32) -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: base,
+        layer_count: count,
+    }
+}
+
+/// The session's timeline at `value`, for any stage of a submission.
+fn timeline_at(progress: vk::Semaphore, value: u64) -> vk::SemaphoreSubmitInfo<'static> {
+    vk::SemaphoreSubmitInfo::default()
+        .semaphore(progress)
+        .value(value)
+        .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
 }
 
 /// A raw `vk::Result` from `call` as this crate's error.
