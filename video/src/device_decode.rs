@@ -231,9 +231,10 @@ fn plane_bytes(plane: &PlaneLayout) -> usize {
 /// is submitted on the context's queue: work submitted there later sees
 /// them (a read-back waits for them).
 ///
-/// `from` is the display number to start at: 0, or one of
-/// [`StreamSummary::seek_points`] (the decode starts at that IDR picture
-/// and numbers the pictures from it); others are refused.
+/// `from` is where to start: 0, or the decoding position of an IDR picture
+/// (another is refused). The pictures are numbered from `from`, which are
+/// their display numbers when `from` is one of
+/// [`StreamSummary::seek_points`], as `DeviceSource` picks.
 pub fn decode_h264_to_planes(
     ctx: &Arc<GpuContext>,
     stream: &[u8],

@@ -211,14 +211,11 @@ impl AsRef<[u8]> for FrameData {
 
 impl std::fmt::Debug for FrameData {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = match self.storage {
-            Storage::Heap(_) => "heap",
-            Storage::Host { .. } => "host block",
-            Storage::Device { .. } => "device planes",
-        };
-        let len = match &self.storage {
-            Storage::Device { planes, .. } => planes.frame_bytes(),
-            _ => self.len(),
+        // Device planes are not read back to be described.
+        let (kind, len) = match &self.storage {
+            Storage::Heap(v) => ("heap", v.len()),
+            Storage::Host { len, .. } => ("host block", *len),
+            Storage::Device { planes, .. } => ("device planes", planes.frame_bytes()),
         };
         write!(f, "FrameData({len} bytes, {kind})")
     }
