@@ -93,9 +93,15 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    check_output(&args.output, args.force)?;
-    args.decode.apply()?;
+    // What was asked is checked before where it goes: a bad flag is named
+    // as such even when the output also exists.
     check_flag_combination(&args)?;
+    args.decode.apply()?;
+    let scene = args.scene.as_deref().unwrap_or("showcase");
+    if !args.dashboard && !args.ssim_map && !scenes::NAMES.contains(&scene) {
+        return Err(unknown_scene(scene));
+    }
+    check_output(&args.output, args.force)?;
     // Before any rendering: an unwritable folder, or an input (even
     // through a hard link) as the output, is refused up front.
     let inputs: Vec<&Path> =
@@ -107,7 +113,6 @@ pub fn run(args: Args) -> Result<()> {
     if args.ssim_map {
         return ssim_map(&args);
     }
-    let scene = args.scene.as_deref().unwrap_or("showcase");
     render_scene(scene, args.size, &args.output)
 }
 
@@ -239,11 +244,14 @@ fn dashboard(args: &Args) -> Result<()> {
     Ok(())
 }
 
+fn unknown_scene(name: &str) -> anyhow::Error {
+    anyhow!("unknown scene `{name}`; known: {}", scenes::NAMES.join(", "))
+}
+
 /// Renders scene `name` at `size` into the PNG `output`.
 pub fn render_scene(name: &str, size: (u32, u32), output: &Path) -> Result<()> {
     let (width, height) = size;
-    let scene = scenes::build(name, width, height)
-        .ok_or_else(|| anyhow!("unknown scene `{name}`; known: {}", scenes::NAMES.join(", ")))?;
+    let scene = scenes::build(name, width, height).ok_or_else(|| unknown_scene(name))?;
     let ctx = crate::decode_arg::gpu_context(&ContextOptions::from_env())?;
     let mut submitter = Submitter::new(&ctx, 1)?;
     let mut renderer = Renderer::new(&ctx, ScanMode::for_device(&ctx), None)?;

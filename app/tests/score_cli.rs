@@ -106,6 +106,12 @@ fn bad_invocations_fail_with_one_line() {
     let r = reference_y4m(PAIRS[2]);
     let other = distorted_y4m(PAIRS[1]);
     let (r, other) = (r.to_str().unwrap(), other.to_str().unwrap());
+    // Never written: each screenshot below fails on its flags first.
+    let dir = vqscope_tests::clips::workspace_root().join("target/score-cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("never-written.png");
+    let _ = std::fs::remove_file(&png);
+    let png = png.to_str().unwrap();
     fails_with(&["score", "-r", r, "-d", "/nonexistent.y4m", "-q"], "/nonexistent.y4m");
     fails_with(&["score", "-r", r, "-d", other, "-q"], "differ");
     fails_with(&["score", "-r", r, "-d", r, "-q", "-o", "/tmp"], "is a directory");
@@ -113,13 +119,13 @@ fn bad_invocations_fail_with_one_line() {
     fails_with(&["score", "-r", r, "-d", r, "-q", "-o", "/nonexistent/x.json"], "does not exist");
     fails_with(&["score", "-r", r, "-d", r, "-q", "--feature", "nope"], "unknown feature `nope`");
     fails_with(&["score", "-r", r, "-d", r, "-q", "--model", "version=nope"], "nope");
-    fails_with(&["screenshot", "--scene", "nope", "-o", "/tmp/x.png"], "unknown scene");
+    fails_with(&["screenshot", "--scene", "nope", "-o", png], "unknown scene");
     fails_with(
-        &["screenshot", "--scene", "rects", "--mode", "wipe", "-o", "/tmp/x.png"],
+        &["screenshot", "--scene", "rects", "--mode", "wipe", "-o", png],
         "--mode applies only to --dashboard",
     );
     fails_with(
-        &["screenshot", "--scene", "rects", "--zoom", "4", "-o", "/tmp/x.png"],
+        &["screenshot", "--scene", "rects", "--zoom", "4", "-o", png],
         "--zoom applies only to --dashboard",
     );
 }
