@@ -9,9 +9,9 @@ use vqscope_video::DecodeChoice;
 #[derive(clap::Args, Debug, Clone)]
 pub struct DecodeArg {
     /// Which decoder reads compressed inputs (anything but y4m and raw yuv): `cpu` (the
-    /// default) always uses ffmpeg; `auto` decodes H.264 (progressive, 8-bit 4:2:0) on the
-    /// Vulkan device when the device has an H.264 decode queue and takes the whole stream,
-    /// and everything else with ffmpeg; `gpu` decodes on the device or fails. Pictures
+    /// default) always uses ffmpeg; `auto` decodes H.264 (progressive, 8-bit 4:2:0) and H.265
+    /// (Main, Main 10) on the Vulkan device when the device has a decode queue for it and
+    /// takes the whole stream, and everything else with ffmpeg; `gpu` decodes on the device or fails. Pictures
     /// decoded on the device stay there for the metrics and the renderer; stepping back or
     /// jumping decodes again from the last IDR picture before the frame. `score --verbose`
     /// says per input which decoder read it and why.

@@ -954,6 +954,11 @@ impl DecodeSession {
         (self.extent.width, self.extent.height)
     }
 
+    /// Bytes a decoded sample takes: 1 (NV12) or 2 (P010).
+    pub fn bytes_per_sample(&self) -> u32 {
+        self.bytes_per_sample
+    }
+
     /// Submits `picture`'s decode on the decode queue, after the copy of
     /// the picture before it (the timeline's `2k`, which may be submitted
     /// later: a copy is submitted once its decode is done); returns its

@@ -129,11 +129,10 @@ pub struct StreamSummary {
     /// for H.265 those not skipped (RASL pictures of a CRA that starts the
     /// stream) nor dropped (`pic_output_flag` 0, `no_output_of_prior_pics`).
     pub pictures: u64,
-    /// The pictures a decode can start at (0 among them): H.264 IDR
-    /// pictures that every earlier picture is shown before, so that a
-    /// picture's position in decoding order there is its position in
-    /// display order too (see [`decode_h264_to_planes`]'s `from`). H.265
-    /// streams have only 0 for now.
+    /// The pictures a decode can start at (0 among them): IDR pictures
+    /// that every earlier picture is shown before, so that a picture's
+    /// position in decoding order there is its position in display order
+    /// too (see [`decode_h264_to_planes`]'s `from`).
     pub seek_points: Vec<u64>,
 }
 
@@ -156,19 +155,26 @@ pub fn check_h264(stream: &[u8]) -> Result<StreamSummary, DeviceDecodeError> {
         shown.extend(dpb.picture(header, parsed.sps_of(header))?.output);
     }
     shown.extend(dpb.flush());
-    // An IDR picture at decoding position `i` starts a decode afresh (it
-    // empties the DPB) where the first `i` pictures shown are those before
-    // it, in any order: the pictures from it on then come out as they do
-    // in a decode from the start.
-    let mut seek_points = vec![0];
-    let mut most_shown = None;
-    for (i, slices) in parsed.pictures.iter().enumerate() {
-        if i > 0 && slices[0].0.idr() && most_shown == Some(i as u64 - 1) {
-            seek_points.push(i as u64);
-        }
-        most_shown = most_shown.max(shown.get(i).copied());
-    }
+    let seek_points = seek_points(&shown, |i| parsed.pictures[i][0].0.idr());
     Ok(StreamSummary { sequence, pictures: parsed.pictures.len() as u64, seek_points })
+}
+
+/// The pictures a decode can start at, given the decoding positions of the
+/// pictures `shown` in output order and which pictures `start_afresh` (an
+/// IDR picture, which empties the DPB): 0, and each such picture at
+/// position `i` where the first `i` pictures shown are those before it, in
+/// any order. The pictures from it on then come out as they do in a decode
+/// from the start, and `i` is its display number.
+fn seek_points(shown: &[u64], start_afresh: impl Fn(usize) -> bool) -> Vec<u64> {
+    let mut points = vec![0];
+    let mut most_shown = None;
+    for i in 1..shown.len() {
+        most_shown = most_shown.max(Some(shown[i - 1]));
+        if most_shown == Some(i as u64 - 1) && start_afresh(i) {
+            points.push(i as u64);
+        }
+    }
+    points
 }
 
 /// [`check_h264`] for H.265 Main and Main 10: every parameter set is one
@@ -184,11 +190,15 @@ pub fn check_h265(stream: &[u8]) -> Result<StreamSummary, DeviceDecodeError> {
 fn check_h265_stream(stream: &[u8]) -> Result<StreamSummary, ParseError> {
     let plan = H265Plan::new(stream)?;
     let sequence = plan.info.clone();
-    Ok(StreamSummary { sequence, pictures: plan.output_count()?, seek_points: vec![0] })
+    let idr: Vec<bool> = plan.parsed.pictures.iter().map(|p| p.header().idr()).collect();
+    let shown = plan.output_order()?;
+    let seek_points = seek_points(&shown, |i| idr[i]);
+    Ok(StreamSummary { sequence, pictures: shown.len() as u64, seek_points })
 }
 
 /// A decoded picture's three planes in a device buffer, cropped: 8-bit
-/// samples, rows tight, as [`crate::PlaneLayout`]s describe them.
+/// samples or 16-bit words, rows tight, as [`crate::PlaneLayout`]s describe
+/// them.
 pub struct DevicePlanes {
     pub buffer: Buffer,
     pub width: u32,
@@ -241,17 +251,40 @@ pub fn decode_h264_to_planes(
     from: u64,
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
+    decode_to_planes(ctx, H264Plan::new(stream)?, from, emit)
+}
+
+/// [`decode_h264_to_planes`] for H.265 Main and Main 10 (10-bit planes of
+/// 16-bit words); `from` is 0 or one of [`StreamSummary::seek_points`].
+pub fn decode_h265_to_planes(
+    ctx: &Arc<GpuContext>,
+    stream: &[u8],
+    from: u64,
+    emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
+) -> Result<u64, DeviceDecodeError> {
+    let plan = H265Plan::new(stream).map_err(DeviceDecodeError::H265Stream)?;
+    decode_to_planes(ctx, plan, from, emit)
+}
+
+/// The device loop of either codec: pictures in flight, each turned into
+/// planes on the device once decoded.
+fn decode_to_planes(
+    ctx: &Arc<GpuContext>,
+    plan: impl CodecPlan,
+    from: u64,
+    emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
+) -> Result<u64, DeviceDecodeError> {
     let pass = Nv12ToPlanes::new(ctx)?;
     decode_with(
         ctx,
-        H264Plan::new(stream)?,
+        plan,
         from,
         DECODE_IN_FLIGHT - 1,
         |session, picture, info| {
             Ok((session.submit_on_device(picture)?, info.crop, info.display_size()))
         },
         |session, (ticket, area, size)| {
-            let coded = session.coded_size();
+            let coded = (session.coded_size(), session.bytes_per_sample());
             let mut planes = None;
             session.collect_on_device(ticket, |rec, nv12| {
                 let made = Arc::new(pass.record(rec, nv12, coded, &area, size)?);
@@ -534,10 +567,12 @@ struct Nv12Push {
     y_offset: u32,
     u_offset: u32,
     v_offset: u32,
+    bytes_per_sample: u32,
 }
 
-/// The compute pass from a decoded NV12 picture (rows of the coded width,
-/// on the device) to three cropped planes: what [`crop`] does on the host.
+/// The compute pass from a decoded NV12 or P010 picture (rows of the coded
+/// width, on the device) to three cropped planes: what [`crop`] does on the
+/// host.
 pub struct Nv12ToPlanes {
     ctx: Arc<GpuContext>,
     pipeline: ComputePipeline,
@@ -555,27 +590,29 @@ impl Nv12ToPlanes {
         Ok(Self { ctx: ctx.clone(), pipeline })
     }
 
-    /// Records into `rec` the conversion of the NV12 picture of `coded`
-    /// size in `nv12` into a new buffer of three planes of the display size
-    /// `(width, height)` after `crop`, between two barriers; the planes are
-    /// there once the submission is done.
+    /// Records into `rec` the conversion of the picture of `coded` size in
+    /// `nv12` (NV12, or P010 with `bytes_per_sample` 2) into a new buffer
+    /// of three planes of the display size `(width, height)` after `crop`,
+    /// between two barriers; the planes are there once the submission is
+    /// done.
     pub fn record(
         &self,
         rec: &mut Recorder<'_>,
         nv12: &Buffer,
-        coded: (u32, u32),
+        (coded, bytes_per_sample): ((u32, u32), u32),
         crop: &Crop,
         (width, height): (u32, u32),
     ) -> vqscope_gpu::Result<DevicePlanes> {
         let (cw, ch) = (width.div_ceil(2), height.div_ceil(2));
         let plane =
-            |offset: u32, width, height| PlaneLayout { offset, width, height, bytes_per_sample: 1 };
+            |offset: u32, width, height| PlaneLayout { offset, width, height, bytes_per_sample };
         let y = plane(0, width, height);
-        let u = plane((width * height).next_multiple_of(4), cw, ch);
-        let v = plane((u.offset + cw * ch).next_multiple_of(4), cw, ch);
-        let buffer = Buffer::storage(&self.ctx, "decoded planes", u64::from(v.offset + cw * ch))?;
+        let u = plane((width * height * bytes_per_sample).next_multiple_of(4), cw, ch);
+        let v = plane((u.offset + cw * ch * bytes_per_sample).next_multiple_of(4), cw, ch);
+        let end = v.offset + cw * ch * bytes_per_sample;
+        let buffer = Buffer::storage(&self.ctx, "decoded planes", u64::from(end))?;
         let push = Nv12Push {
-            stride: coded.0,
+            stride: coded.0 * bytes_per_sample,
             coded_height: coded.1,
             left: crop.left,
             top: crop.top,
@@ -584,6 +621,7 @@ impl Nv12ToPlanes {
             y_offset: y.offset,
             u_offset: u.offset,
             v_offset: v.offset,
+            bytes_per_sample,
         };
         rec.barrier();
         rec.dispatch(
@@ -772,7 +810,8 @@ mod tests {
     fn push_constants_match_the_shader() {
         use vqscope_shaders::{VIDEO_NV12_PLANES, twin};
         let twin = twin!(Nv12Push as "Push" in [VIDEO_NV12_PLANES] {
-            stride, coded_height, left, top, width, height, y_offset, u_offset, v_offset
+            stride, coded_height, left, top, width, height, y_offset, u_offset, v_offset,
+            bytes_per_sample
         });
         twin.check().unwrap();
     }

@@ -29,7 +29,7 @@ use crate::device_decode::{CodecPlan, DeviceDecodeError};
 
 /// An H.265 stream parsed and checked for the device session, with its DPB.
 pub(crate) struct H265Plan<'s> {
-    parsed: H265Stream<'s>,
+    pub(crate) parsed: H265Stream<'s>,
     pub(crate) info: SequenceInfo,
     dpb: Dpb,
 }
@@ -84,18 +84,20 @@ impl<'s> H265Plan<'s> {
         Ok(H265Plan { parsed, info, dpb })
     }
 
-    /// Runs every picture through the DPB without the device: the number
-    /// of pictures output (skipped and dropped ones not counted).
-    pub(crate) fn output_count(mut self) -> Result<u64, ParseError> {
-        let mut count = 0;
+    /// Runs every picture through the DPB without the device: the pictures
+    /// output, by decoding position, in output order (skipped and dropped
+    /// ones are not there).
+    pub(crate) fn output_order(mut self) -> Result<Vec<u64>, ParseError> {
+        let mut shown = Vec::with_capacity(self.parsed.pictures.len());
         for picture in &self.parsed.pictures {
             let header = picture.header();
             let sps = self.parsed.sps_of(header);
             if let Some(plan) = self.dpb.picture(header, sps, picture.after_end_of_sequence)? {
-                count += plan.output.len() as u64;
+                shown.extend(plan.output);
             }
         }
-        Ok(count + self.dpb.flush().len() as u64)
+        shown.extend(self.dpb.flush());
+        Ok(shown)
     }
 }
 
@@ -137,11 +139,13 @@ impl CodecPlan for H265Plan<'_> {
         self.parsed.pictures.len()
     }
 
-    /// Only the first picture for now: a later IRAP picture starts a
-    /// decode afresh only with its leading pictures handled as at the
-    /// stream's start, which is not checked yet.
+    /// IDR pictures: they empty the DPB and have no leading pictures to
+    /// skip, so a decode from one goes on as the decode of the whole stream
+    /// does ([`super::device_decode::check_h265`] says which have every
+    /// earlier picture shown before them). A CRA picture is not one: a
+    /// decode starting there skips its RASL pictures.
     fn starts_afresh(&self, i: usize) -> bool {
-        i == 0
+        self.parsed.pictures[i].header().idr()
     }
 
     fn plan<R>(

@@ -7,9 +7,11 @@
 //! otherwise ffmpeg decodes it as before, and the input says why
 //! ([`VideoSource::decoded_by`]).
 //!
-//! In this phase each picture is read back to the host and uploaded again
-//! with the frames of every other input; keeping it on the device is the
-//! next step. The whole Annex B stream is read (and checked) when the
+//! Each picture stays on the device: the frame carries its planes
+//! ([`FrameData::device`]), which the upload copies device to device and
+//! only host readers read back. Reading a frame before the cursor, or past
+//! a later seek point, decodes again from the last seek point before it
+//! (an IDR picture). The whole Annex B stream is read (and checked) when the
 //! input is opened: it is a few percent of the decoded frames' size, and
 //! a full check is what lets `auto` choose the device only for streams it
 //! will decode to the end.
@@ -28,7 +30,7 @@ use vqscope_gpu::{ContextOptions, DecodeProfile, DecodeSupport, GpuContext, vk};
 
 use crate::bitstream::{Codec, SequenceInfo, read_parameter_sets};
 use crate::device_decode::{
-    DecodedPicture, DevicePlanes, check_h264, check_h265, decode_h264_to_planes, decode_h265_until,
+    DevicePlanes, check_h264, check_h265, decode_h264_to_planes, decode_h265_to_planes,
 };
 use crate::error::{Result, Shown, VideoError};
 use crate::ffmpeg::{
@@ -399,15 +401,12 @@ impl DeviceSource {
                     index += 1;
                     if sent.is_ok() { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
                 };
-                // H.264 pictures stay on the device; H.265 ones are read
-                // back (their planes pass is not written for P010 yet).
+                let emit = |_, planes: Arc<DevicePlanes>| {
+                    send(&|i| device_frame(planes.clone(), geometry, color, i))
+                };
                 let result = match codec {
-                    Codec::H264 => decode_h264_to_planes(&ctx, &stream, from, |_, planes| {
-                        send(&|i| device_frame(planes.clone(), geometry, color, i))
-                    }),
-                    Codec::H265 => decode_h265_until(&ctx, &stream, |picture| {
-                        send(&|i| frame(&picture, geometry, color, i))
-                    }),
+                    Codec::H264 => decode_h264_to_planes(&ctx, &stream, from, emit),
+                    Codec::H265 => decode_h265_to_planes(&ctx, &stream, from, emit),
                 };
                 // Fewer pictures than the stream holds is a failure too (a
                 // closed queue ends early as well, but nobody reads then).
@@ -470,22 +469,6 @@ fn device_frame(
 ) -> std::result::Result<Frame, String> {
     check_size((picture.width, picture.height), geometry, index)?;
     Ok(Frame { geometry, color, index, data: FrameData::device(picture) })
-}
-
-/// A decoded picture read back as the frame `index` of an input of
-/// `geometry`.
-fn frame(
-    picture: &DecodedPicture,
-    geometry: Geometry,
-    color: ColorInfo,
-    index: u64,
-) -> std::result::Result<Frame, String> {
-    check_size((picture.width, picture.height), geometry, index)?;
-    let mut data = crate::buffers::take(geometry.frame_bytes());
-    for plane in [&picture.y, &picture.u, &picture.v] {
-        data.extend_from_slice(plane);
-    }
-    Ok(Frame { geometry, color, index, data })
 }
 
 /// The largest stream the device path takes: it holds the whole Annex B

@@ -15,10 +15,12 @@
 
 use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
 use vqscope_video::device_decode::{
-    check_h264, decode_h264, decode_h264_to_planes, decode_h265_until,
+    DeviceDecodeError, DevicePlanes, check_h264, check_h265, decode_h264, decode_h264_to_planes,
+    decode_h265_to_planes, decode_h265_until,
 };
 
 /// The committed streams with ffmpeg's hashes; every other `NAME.h264`
@@ -32,10 +34,13 @@ const STREAMS: [&str; 5] = [
 ];
 
 /// The committed H.265 streams with ffmpeg's hashes: Main 10 with
-/// cropping, two temporal sub-layers, an open-GOP B-pyramid with two slices
-/// a picture, and a stream that starts at a CRA (its RASL pictures skipped).
-const HEVC_STREAMS: [&str; 4] = [
+/// cropping, Main 10 with closed GOPs whose IDR pictures have leading
+/// pictures (seek points), two temporal sub-layers, an open-GOP B-pyramid
+/// with two slices a picture, and a stream that starts at a CRA (its RASL
+/// pictures skipped).
+const HEVC_STREAMS: [&str; 5] = [
     "hevc_main10_1918x1078",
+    "hevc_main10_idr_radl_210x118",
     "hevc_main_2sublayers_352x288",
     "hevc_main_opengop_pyramid_320x240",
     "hevc_main_cra_first_320x240",
@@ -81,6 +86,46 @@ fn fnv1a64(planes: &[&[u8]]) -> u64 {
         hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3);
     }
     hash
+}
+
+/// What a decode with the pictures kept on the device hands each picture to.
+type Emit<'e> = &'e mut dyn FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>;
+
+/// The pictures kept on the device and split into planes there by `decode`
+/// (a stream's `decode_*_to_planes` from a picture): from the start, and
+/// from each later seek point, the pictures from there on numbered from
+/// there, each equal to ffmpeg's frame.
+fn check_planes_on_device(
+    name: &str,
+    expected: &[u64],
+    seek_points: &[u64],
+    decode: impl Fn(u64, Emit<'_>) -> Result<u64, DeviceDecodeError>,
+    failures: &mut Vec<String>,
+) {
+    for &from in std::iter::once(&0).chain(seek_points.iter().skip(1)) {
+        let mut got = Vec::new();
+        let start = std::time::Instant::now();
+        let result = decode(from, &mut |number, planes| {
+            assert_eq!(number, from + got.len() as u64, "{name}");
+            got.push(fnv1a64(&[&planes.to_host().expect("download")]));
+            ControlFlow::Continue(())
+        });
+        let want = &expected[from as usize..];
+        let matching = got.iter().zip(want).filter(|(a, b)| a == b).count();
+        println!(
+            "{name}: planes on the device from picture {from}: {matching} of {} frames equal \
+             ffmpeg's ({:.1} ms)",
+            want.len(),
+            start.elapsed().as_secs_f64() * 1e3
+        );
+        if result.is_err() || got != want {
+            failures.push(format!(
+                "{name} (planes on the device, from picture {from}): {result:?}, \
+                 {matching} of {} frames match",
+                want.len()
+            ));
+        }
+    }
 }
 
 #[test]
@@ -146,40 +191,9 @@ fn h264_streams_match_ffmpeg_frame_by_frame() {
             ));
         }
 
-        // Again, the pictures kept on the device and split into planes there.
-        let mut on_device = Vec::new();
-        let start = std::time::Instant::now();
-        let result = decode_h264_to_planes(&ctx, &stream, 0, |number, planes| {
-            assert_eq!(number as usize, on_device.len());
-            on_device.push(fnv1a64(&[&planes.to_host().expect("download")]));
-            ControlFlow::Continue(())
-        });
-        if let Err(e) = result {
-            failures.push(format!("{name} (planes on the device): {e}"));
-        }
-        let matching = on_device.iter().zip(&expected).filter(|(a, b)| a == b).count();
-        println!(
-            "{name}: planes on the device: {matching} of {} frames equal ffmpeg's ({:.1} ms)",
-            expected.len(),
-            start.elapsed().as_secs_f64() * 1e3
-        );
-        if on_device != expected {
-            failures.push(format!("{name} (planes on the device): {matching} frames match"));
-        }
-        // From each later IDR picture a decode may start at: the pictures
-        // from there on, numbered from there.
-        for from in check_h264(&stream).unwrap().seek_points.into_iter().skip(1) {
-            let mut sought = Vec::new();
-            let result = decode_h264_to_planes(&ctx, &stream, from, |number, planes| {
-                assert_eq!(number, from + sought.len() as u64);
-                sought.push(fnv1a64(&[&planes.to_host().expect("download")]));
-                ControlFlow::Continue(())
-            });
-            println!("{name}: from picture {from}: {} pictures", sought.len());
-            if result.is_err() || sought[..] != expected[from as usize..] {
-                failures.push(format!("{name} from picture {from}: {result:?}, frames differ"));
-            }
-        }
+        let seek_points = check_h264(&stream).unwrap().seek_points;
+        let decode = |from, emit: Emit<'_>| decode_h264_to_planes(&ctx, &stream, from, emit);
+        check_planes_on_device(name, &expected, &seek_points, decode, &mut failures);
         for message in ctx.validation_messages() {
             println!("validation: {message}");
         }
@@ -247,6 +261,9 @@ fn h265_streams_match_ffmpeg_frame_by_frame() {
                 got.len()
             ));
         }
+        let seek_points = check_h265(&stream).unwrap().seek_points;
+        let decode = |from, emit: Emit<'_>| decode_h265_to_planes(&ctx, &stream, from, emit);
+        check_planes_on_device(name, &expected, &seek_points, decode, &mut failures);
         for message in ctx.validation_messages() {
             println!("validation: {message}");
         }
@@ -268,56 +285,66 @@ fn h265_refusals_come_before_the_device() {
     assert_no_validation_messages();
 }
 
-/// The NV12 to planes pass against its host twin (`crop`), on any device:
-/// an odd display size inside a larger coded one, cropped on every side.
+/// The NV12 and P010 to planes pass against its host twin (`crop`), on any
+/// device: random pictures of random sizes, cropped by random amounts on
+/// every side (even offsets, as 4:2:0 has them), so that display sizes are
+/// odd as often as even. P010 words are random in all 16 bits: the pass
+/// must drop the low 6 as the twin does.
 #[test]
-fn nv12_pass_matches_the_host_crop() {
-    use vqscope_gpu::{Buffer, Submitter, download_buffer, upload_buffer};
+fn nv12_and_p010_pass_matches_the_host_crop() {
+    use vqscope_gpu::{Submitter, download_buffer, upload_buffer};
     use vqscope_video::bitstream::Crop;
     use vqscope_video::device_decode::{Nv12ToPlanes, crop};
 
     let ctx = test_context();
-    let (coded_w, coded_h) = (48u32, 32u32);
-    let crop_window = Crop { left: 4, right: 10, top: 2, bottom: 5 };
-    let (w, h) = (coded_w - 14, coded_h - 7); // 34 x 25: odd height, chroma rounds up
-    let mut seed = 0x1234_5678_u32;
-    let bytes: Vec<u8> = (0..coded_w * coded_h * 3 / 2)
-        .map(|_| {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 24) as u8
-        })
-        .collect();
-    let host = vqscope_gpu::Nv12Picture {
-        width: coded_w,
-        height: coded_h,
-        bytes_per_sample: 1,
-        luma: bytes[..(coded_w * coded_h) as usize].to_vec(),
-        chroma: bytes[(coded_w * coded_h) as usize..].to_vec(),
-    };
-    let want = crop(&host, &crop_window, (w, h));
-
-    let mut submitter = Submitter::new(&ctx, 1).unwrap();
-    let nv12: Buffer = upload_buffer(&ctx, &mut submitter, "nv12", &bytes).unwrap();
     let pass = Nv12ToPlanes::new(&ctx).unwrap();
-    let mut planes = None;
-    submitter
-        .run(|rec| {
-            planes = Some(pass.record(rec, &nv12, (coded_w, coded_h), &crop_window, (w, h))?);
-            Ok(())
-        })
-        .unwrap();
-    let planes = planes.unwrap();
-    let got = download_buffer(&ctx, &mut submitter, &planes.buffer, planes.buffer.size()).unwrap();
-    let plane = |i: usize| {
-        let p = planes.planes[i];
-        &got[p.offset as usize..(p.offset + p.width * p.height) as usize]
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut seed = 0x1234_5678_u32;
+    let mut next = |below: u32| {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) % below
     };
-    assert_eq!((planes.width, planes.height), (w, h));
-    assert_eq!(plane(0), &want.y[..]);
-    assert_eq!(plane(1), &want.u[..]);
-    assert_eq!(plane(2), &want.v[..]);
-    // The same planes as a frame's bytes, read back.
-    assert_eq!(planes.to_host().unwrap(), [&want.y[..], &want.u[..], &want.v[..]].concat());
+    for case in 0..12 {
+        let bytes_per_sample = 1 + case % 2;
+        let (coded_w, coded_h) = (16 * (1 + next(6)), 16 * (1 + next(5)));
+        let window = Crop { left: 2 * next(3), right: next(7), top: 2 * next(3), bottom: next(7) };
+        let w = coded_w - window.left - window.right;
+        let h = coded_h - window.top - window.bottom;
+        let luma_bytes = (coded_w * coded_h * bytes_per_sample) as usize;
+        let bytes: Vec<u8> = (0..luma_bytes * 3 / 2).map(|_| next(256) as u8).collect();
+        let host = vqscope_gpu::Nv12Picture {
+            width: coded_w,
+            height: coded_h,
+            bytes_per_sample,
+            luma: bytes[..luma_bytes].to_vec(),
+            chroma: bytes[luma_bytes..].to_vec(),
+        };
+        let want = crop(&host, &window, (w, h));
+        let picture = upload_buffer(&ctx, &mut submitter, "nv12", &bytes).unwrap();
+        let coded = ((coded_w, coded_h), bytes_per_sample);
+        let mut planes = None;
+        submitter
+            .run(|rec| {
+                planes = Some(pass.record(rec, &picture, coded, &window, (w, h))?);
+                Ok(())
+            })
+            .unwrap();
+        let planes = planes.unwrap();
+        let got =
+            download_buffer(&ctx, &mut submitter, &planes.buffer, planes.buffer.size()).unwrap();
+        let plane = |i: usize| {
+            let p = planes.planes[i];
+            &got[p.offset as usize..(p.offset + p.width * p.height * p.bytes_per_sample) as usize]
+        };
+        let what = format!("{coded_w}x{coded_h} cropped to {w}x{h}, {bytes_per_sample} bytes");
+        assert_eq!((planes.width, planes.height), (w, h), "{what}");
+        assert_eq!(plane(0), &want.y[..], "{what}: Y");
+        assert_eq!(plane(1), &want.u[..], "{what}: U");
+        assert_eq!(plane(2), &want.v[..], "{what}: V");
+        // The same planes as a frame's bytes, read back.
+        let frame = [&want.y[..], &want.u[..], &want.v[..]].concat();
+        assert_eq!(planes.to_host().unwrap(), frame, "{what}: read back");
+    }
     assert_no_validation_messages();
 }
 

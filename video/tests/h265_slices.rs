@@ -279,6 +279,35 @@ fn sub_layer_non_reference_pictures_do_not_anchor_the_poc() {
     assert_eq!(check_h265(&data).unwrap().pictures, 8);
 }
 
+/// A decode may start at an IDR picture that every earlier picture is
+/// shown before, its leading (RADL) pictures shown first as in the whole
+/// stream's decode. x265 with closed GOPs of 8 and `radl=2` (README);
+/// `trace_headers` gives, by decoding position, nal_unit_type and
+/// slice_pic_order_cnt_lsb (8 bits): IDR_N_LP, TRAIL 4, 2, 1, 3, 5; then
+/// twice IDR_W_RADL at 6 and 14, RADL_R 255 (-1), RADL_N 254 (-2), TRAIL
+/// 4, 2, 1, 3, 5 (and 7, 6 at the end).
+#[test]
+fn idr_pictures_with_leading_pictures_are_seek_points() {
+    let data = read("hevc_main10_idr_radl_210x118.hevc");
+    let stream = H265Stream::parse(&data).unwrap();
+    let types: Vec<u8> = stream.pictures.iter().map(|p| p.header().nal_unit_type).collect();
+    assert_eq!(&types[..9], [20, 1, 1, 0, 0, 1, 19, 7, 6]);
+    assert_eq!(types[14], 19);
+    let (_, output) = run(&stream);
+    assert_eq!(
+        output,
+        [0, 3, 2, 4, 1, 5, 8, 7, 6, 11, 10, 12, 9, 13, 16, 15, 14, 19, 18, 20, 17, 21, 23, 22]
+    );
+    let summary = check_h265(&data).unwrap();
+    assert_eq!(summary.pictures, 24);
+    assert_eq!(summary.seek_points, [0, 6, 14]);
+    assert_eq!(summary.sequence.display_size(), (210, 118));
+    // The open GOPs start at CRA pictures: a decode from one would skip
+    // their RASL pictures, so only the stream's start is a seek point.
+    let open = check_h265(&read("hevc_main_opengop_pyramid_320x240.hevc")).unwrap();
+    assert_eq!(open.seek_points, [0]);
+}
+
 #[test]
 fn main10_stream_is_checked_for_the_device() {
     // IDR_N_LP, TRAIL_R 3, TRAIL_R 2, TRAIL_N 1 (bframes 2).

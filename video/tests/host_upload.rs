@@ -133,7 +133,8 @@ fn device_planes_reach_the_slot_as_heap_frames_do() {
         let mut planes = None;
         submitter
             .run(|rec| {
-                planes = Some(pass.record(rec, &source, (coded_w, coded_h), &window, (w, h))?);
+                planes =
+                    Some(pass.record(rec, &source, ((coded_w, coded_h), 1), &window, (w, h))?);
                 Ok(())
             })
             .unwrap();
@@ -164,7 +165,7 @@ fn device_planes_reach_the_slot_as_heap_frames_do() {
     let source = upload_buffer(&ctx, &mut submitter, "nv12", &nv12).unwrap();
     submitter
         .run(|rec| {
-            planes = Some(pass.record(rec, &source, (coded_w, coded_h), &window, (w, h))?);
+            planes = Some(pass.record(rec, &source, ((coded_w, coded_h), 1), &window, (w, h))?);
             Ok(())
         })
         .unwrap();
