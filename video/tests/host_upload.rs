@@ -86,13 +86,20 @@ fn host_memory_frames_reach_the_device_as_staged_heap_frames_do() {
 }
 
 /// A picture decoded on the device stays there: its planes (made from NV12
-/// by the device pass, here from random NV12 at an odd cropped size) must
-/// land in the slot exactly as a heap copy of the host twin's planes does,
-/// read back the same on the host, and be kept alive by the slot while its
-/// copy may be pending (the frame is dropped before the wait; validation
-/// reports a buffer destroyed while in use).
+/// or P010 by the device pass, here from random pictures at an odd cropped
+/// size) must land in the slot exactly as a heap copy of the host twin's
+/// planes does, read back the same on the host, and be kept alive by the
+/// slot while its copy may be pending (the frame is dropped before the
+/// wait; validation reports a buffer destroyed while in use).
 #[test]
 fn device_planes_reach_the_slot_as_heap_frames_do() {
+    device_planes_reach_the_slot(1);
+    device_planes_reach_the_slot(2);
+}
+
+/// [`device_planes_reach_the_slot_as_heap_frames_do`] for 8-bit (NV12,
+/// `bytes_per_sample` 1) or 10-bit (P010, 2) pictures.
+fn device_planes_reach_the_slot(bytes_per_sample: u32) {
     use vqscope_gpu::{Nv12Picture, upload_buffer};
     use vqscope_video::bitstream::Crop;
     use vqscope_video::device_decode::{Nv12ToPlanes, crop};
@@ -103,27 +110,29 @@ fn device_planes_reach_the_slot_as_heap_frames_do() {
     let (coded_w, coded_h) = (64u32, 48u32);
     let window = Crop { left: 2, right: 9, top: 4, bottom: 3 };
     let (w, h) = (coded_w - 11, coded_h - 7); // 53 x 41: odd planes, chroma rounds up
+    let bit_depth = if bytes_per_sample == 2 { 10 } else { 8 };
     let geometry = Geometry {
         width: w,
         height: h,
-        format: PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth: 8 },
+        format: PixelFormat { chroma: ChromaFormat::Yuv420, bit_depth },
     };
+    let coded = ((coded_w, coded_h), bytes_per_sample);
     let pass = Nv12ToPlanes::new(&ctx).unwrap();
     let mut ring = FrameUploader::new(&ctx, geometry, 2).unwrap();
     let mut submitter = Submitter::new(&ctx, 2).unwrap();
     let mut seed = 0x9e37_79b9_u32;
     for f in 0..3u64 {
-        let nv12: Vec<u8> = (0..coded_w * coded_h * 3 / 2)
+        let nv12: Vec<u8> = (0..coded_w * coded_h * 3 / 2 * bytes_per_sample)
             .map(|_| {
                 seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
                 (seed >> 24) as u8
             })
             .collect();
-        let luma = (coded_w * coded_h) as usize;
+        let luma = (coded_w * coded_h * bytes_per_sample) as usize;
         let host = Nv12Picture {
             width: coded_w,
             height: coded_h,
-            bytes_per_sample: 1,
+            bytes_per_sample,
             luma: nv12[..luma].to_vec(),
             chroma: nv12[luma..].to_vec(),
         };
@@ -133,8 +142,7 @@ fn device_planes_reach_the_slot_as_heap_frames_do() {
         let mut planes = None;
         submitter
             .run(|rec| {
-                planes =
-                    Some(pass.record(rec, &source, ((coded_w, coded_h), 1), &window, (w, h))?);
+                planes = Some(pass.record(rec, &source, coded, &window, (w, h))?);
                 Ok(())
             })
             .unwrap();
@@ -161,21 +169,23 @@ fn device_planes_reach_the_slot_as_heap_frames_do() {
     }
     // Read on the host, the planes come back as the frame's bytes.
     let mut planes = None;
-    let nv12 = vec![7u8; (coded_w * coded_h * 3 / 2) as usize];
+    // Every byte 0x40: words 0x4040, which hold the value 0x101 in 10 bits.
+    let nv12 = vec![0x40u8; (coded_w * coded_h * 3 / 2 * bytes_per_sample) as usize];
     let source = upload_buffer(&ctx, &mut submitter, "nv12", &nv12).unwrap();
     submitter
         .run(|rec| {
-            planes = Some(pass.record(rec, &source, ((coded_w, coded_h), 1), &window, (w, h))?);
+            planes = Some(pass.record(rec, &source, coded, &window, (w, h))?);
             Ok(())
         })
         .unwrap();
     let data = FrameData::device(Arc::new(planes.unwrap()));
     assert_eq!(data.len(), geometry.frame_bytes());
-    assert!(data.iter().all(|&b| b == 7));
+    let sample: &[u8] = if bytes_per_sample == 2 { &[0x01, 0x01] } else { &[0x40] };
+    assert!(data.chunks(sample.len()).all(|b| b == sample));
     assert!(data.device_planes().is_some());
     let mut copy = data.clone();
-    copy[0] = 1;
-    assert!(copy.device_planes().is_none() && copy[0] == 1 && data[0] == 7);
+    copy[0] = 9;
+    assert!(copy.device_planes().is_none() && copy[0] == 9 && data[0] == sample[0]);
     drop(ring);
     assert_no_validation_messages();
 }
