@@ -84,7 +84,7 @@ pub fn decode_h264_until(
     stream: &[u8],
     emit: impl FnMut(DecodedPicture) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
-    decode_until(ctx, H264Plan::new(stream)?, emit)
+    decode_until(ctx, &mut H264Plan::new(stream)?, emit)
 }
 
 /// Decodes an H.265 (Main or Main 10) Annex B stream on `ctx`'s decode
@@ -95,14 +95,14 @@ pub fn decode_h265_until(
     stream: &[u8],
     emit: impl FnMut(DecodedPicture) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
-    let plan = H265Plan::new(stream).map_err(DeviceDecodeError::H265Stream)?;
-    decode_until(ctx, plan, emit)
+    let mut plan = H265Plan::new(stream).map_err(DeviceDecodeError::H265Stream)?;
+    decode_until(ctx, &mut plan, emit)
 }
 
 /// The host read-back loop of either codec, pictures in flight.
 fn decode_until(
     ctx: &Arc<GpuContext>,
-    plan: impl CodecPlan,
+    plan: &mut impl CodecPlan,
     mut emit: impl FnMut(DecodedPicture) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     decode_with(
@@ -251,7 +251,7 @@ pub fn decode_h264_to_planes(
     from: u64,
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
-    decode_to_planes(ctx, H264Plan::new(stream)?, from, emit)
+    DeviceStream::h264(stream)?.decode_to_planes(ctx, from, emit)
 }
 
 /// [`decode_h264_to_planes`] for H.265 Main and Main 10 (10-bit planes of
@@ -262,19 +262,65 @@ pub fn decode_h265_to_planes(
     from: u64,
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
-    let plan = H265Plan::new(stream).map_err(DeviceDecodeError::H265Stream)?;
-    decode_to_planes(ctx, plan, from, emit)
+    DeviceStream::h265(stream)?.decode_to_planes(ctx, from, emit)
+}
+
+/// A stream parsed and checked once for any number of decodes with the
+/// pictures kept on the device: a player that steps back or jumps starts
+/// a decode at a seek point each time, and parsing a long stream again
+/// for each would cost more than the decode from the seek point.
+pub struct DeviceStream<'s> {
+    plan: Plan<'s>,
+    /// The planes pass, made by the first decode (for its context).
+    pass: Option<Nv12ToPlanes>,
+}
+
+enum Plan<'s> {
+    H264(H264Plan<'s>),
+    H265(H265Plan<'s>),
+}
+
+impl<'s> DeviceStream<'s> {
+    /// An H.264 stream, checked as for [`decode_h264`].
+    pub fn h264(stream: &'s [u8]) -> Result<Self, DeviceDecodeError> {
+        Ok(DeviceStream { plan: Plan::H264(H264Plan::new(stream)?), pass: None })
+    }
+
+    /// An H.265 stream, checked as for [`check_h265`].
+    pub fn h265(stream: &'s [u8]) -> Result<Self, DeviceDecodeError> {
+        let plan = H265Plan::new(stream).map_err(DeviceDecodeError::H265Stream)?;
+        Ok(DeviceStream { plan: Plan::H265(plan), pass: None })
+    }
+
+    /// Decodes from picture `from` as [`decode_h264_to_planes`] does, with
+    /// a new session and DPB.
+    pub fn decode_to_planes(
+        &mut self,
+        ctx: &Arc<GpuContext>,
+        from: u64,
+        emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
+    ) -> Result<u64, DeviceDecodeError> {
+        let pass = match self.pass.take() {
+            Some(pass) if Arc::ptr_eq(&pass.ctx, ctx) => pass,
+            _ => Nv12ToPlanes::new(ctx)?,
+        };
+        let pass = self.pass.insert(pass);
+        match &mut self.plan {
+            Plan::H264(plan) => decode_to_planes(ctx, plan, pass, from, emit),
+            Plan::H265(plan) => decode_to_planes(ctx, plan, pass, from, emit),
+        }
+    }
 }
 
 /// The device loop of either codec: pictures in flight, each turned into
-/// planes on the device once decoded.
+/// planes on the device by `pass` once decoded.
 fn decode_to_planes(
     ctx: &Arc<GpuContext>,
-    plan: impl CodecPlan,
+    plan: &mut impl CodecPlan,
+    pass: &Nv12ToPlanes,
     from: u64,
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
-    let pass = Nv12ToPlanes::new(ctx)?;
     decode_with(
         ctx,
         plan,
@@ -324,6 +370,9 @@ pub(crate) trait CodecPlan {
 
     /// The pictures still waiting at the end, in output order.
     fn flush(&mut self) -> Vec<u64>;
+
+    /// Empties the DPB, for a new decode of the stream.
+    fn reset(&mut self);
 }
 
 /// The decode loop: creates the session, and for each picture in decoding
@@ -333,10 +382,10 @@ pub(crate) trait CodecPlan {
 /// lets go are finished (with every older one) and handed to `emit` with
 /// their display number, until `emit` breaks. The decode starts at picture
 /// `from` (decoding order), which must be 0 or one the plan
-/// [`CodecPlan::starts_afresh`] at.
+/// [`CodecPlan::starts_afresh`] at, with an empty DPB.
 fn decode_with<P, T>(
     ctx: &Arc<GpuContext>,
-    mut plan: impl CodecPlan,
+    plan: &mut impl CodecPlan,
     from: u64,
     in_flight: usize,
     mut submit: impl FnMut(
@@ -350,6 +399,7 @@ fn decode_with<P, T>(
     if from > 0 && !(from < plan.len() as u64 && plan.starts_afresh(from as usize)) {
         return Err(GpuError::Usage(format!("a decode cannot start at picture {from}")).into());
     }
+    plan.reset();
     // Submitted pictures not yet finished, oldest first, and finished ones
     // awaiting output, by decoding-order index. Made before the session so
     // that they are dropped after it: its drop waits for the device, and
@@ -481,6 +531,10 @@ impl CodecPlan for H264Plan<'_> {
 
     fn flush(&mut self) -> Vec<u64> {
         self.dpb.flush()
+    }
+
+    fn reset(&mut self) {
+        self.dpb = Dpb::new(self.slots, self.info.max_dpb_frames);
     }
 }
 

@@ -32,6 +32,8 @@ pub(crate) struct H265Plan<'s> {
     pub(crate) parsed: H265Stream<'s>,
     pub(crate) info: SequenceInfo,
     dpb: Dpb,
+    /// The DPB's size (`sps_max_dec_pic_buffering` of the first SPS).
+    dpb_slots: u32,
 }
 
 impl<'s> H265Plan<'s> {
@@ -80,8 +82,8 @@ impl<'s> H265Plan<'s> {
             }
         }
         let info = first.info()?;
-        let dpb = Dpb::new(first.max_dec_pic_buffering);
-        Ok(H265Plan { parsed, info, dpb })
+        let dpb_slots = first.max_dec_pic_buffering;
+        Ok(H265Plan { parsed, info, dpb: Dpb::new(dpb_slots), dpb_slots })
     }
 
     /// Runs every picture through the DPB without the device: the pictures
@@ -189,6 +191,10 @@ impl CodecPlan for H265Plan<'_> {
 
     fn flush(&mut self) -> Vec<u64> {
         self.dpb.flush()
+    }
+
+    fn reset(&mut self) {
+        self.dpb = Dpb::new(self.dpb_slots);
     }
 }
 

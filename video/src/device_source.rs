@@ -22,16 +22,14 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::str::FromStr;
-use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use vqscope_gpu::{ContextOptions, DecodeProfile, DecodeSupport, GpuContext, vk};
 
 use crate::bitstream::{Codec, SequenceInfo, read_parameter_sets};
-use crate::device_decode::{
-    DevicePlanes, check_h264, check_h265, decode_h264_to_planes, decode_h265_to_planes,
-};
+use crate::device_decode::{DevicePlanes, DeviceStream, check_h264, check_h265};
 use crate::error::{Result, Shown, VideoError};
 use crate::ffmpeg::{
     FfmpegSource, FfmpegTools, file_url, last_line, missing, probe, probe_assumed, probe_color,
@@ -262,18 +260,29 @@ pub struct DeviceSource {
     seek_points: Vec<u64>,
 }
 
-/// A decode thread and the pictures it hands over.
+/// The decode thread, which parses the stream once and then decodes from
+/// each start it is sent, and the pictures the current decode hands over.
 struct Worker {
+    starts: Option<Sender<Start>>,
     frames: Receiver<Result<Option<Frame>>>,
     thread: Option<JoinHandle<()>>,
+}
+
+/// A decode to run: from picture `from` (a seek point), its frames sent to
+/// `frames`.
+struct Start {
+    from: u64,
+    frames: SyncSender<Result<Option<Frame>>>,
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
         // Closing the queue makes the thread's next hand-over fail, which
-        // stops the decode after the picture in flight.
+        // stops the decode after the picture in flight; with no more starts
+        // to come, the thread then ends.
         let (_, closed) = sync_channel(0);
         drop(std::mem::replace(&mut self.frames, closed));
+        drop(self.starts.take());
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -377,58 +386,95 @@ impl DeviceSource {
         })
     }
 
-    /// Starts decoding at frame `from`, one of `seek_points`.
+    /// Starts decoding at frame `from`, one of `seek_points`: the decode
+    /// running stops at its next hand-over, and the thread (started by the
+    /// first call) decodes from `from`.
     fn start(&mut self, from: u64) -> Result<()> {
-        self.worker = None;
         let (sender, frames) = sync_channel(QUEUE);
+        let start = Start { from, frames: sender };
+        let worker = match self.worker.take() {
+            Some(mut worker) => {
+                // The old queue closes here, before the new start is sent.
+                worker.frames = frames;
+                worker
+            }
+            None => self.spawn(frames)?,
+        };
+        let sent = worker.starts.as_ref().is_some_and(|starts| starts.send(start).is_ok());
+        self.worker = Some(worker);
+        if !sent {
+            return Err(decode_error(
+                &self.info.path,
+                Some(from),
+                "the decode thread ended".into(),
+            ));
+        }
+        self.cursor = from;
+        self.ended = false;
+        Ok(())
+    }
+
+    /// The decode thread, waiting for its first start.
+    fn spawn(&self, frames: Receiver<Result<Option<Frame>>>) -> Result<Worker> {
+        let (starts, started) = channel::<Start>();
         let (ctx, stream, codec) = (self.ctx.clone(), self.stream.clone(), self.codec);
         let (geometry, color, path) = (self.info.geometry, self.info.color, self.info.path.clone());
         let count = self.info.frame_count.unwrap_or(0);
         let thread = std::thread::Builder::new()
             .name("device decode".into())
             .spawn(move || {
-                let mut index = from;
-                let mut wrong = None;
-                // Hands over the frame `make` makes of the next index.
-                let mut send = |make: &dyn Fn(u64) -> std::result::Result<Frame, String>| {
-                    let sent = match make(index) {
-                        Ok(f) => sender.send(Ok(Some(f))),
-                        Err(message) => {
-                            wrong = Some(message);
-                            return ControlFlow::Break(());
+                let mut parsed = match codec {
+                    Codec::H264 => DeviceStream::h264(&stream),
+                    Codec::H265 => DeviceStream::h265(&stream),
+                }
+                .map_err(|e| e.to_string());
+                while let Ok(Start { from, frames }) = started.recv() {
+                    let mut index = from;
+                    let mut wrong = None;
+                    // Hands over the frame `make` makes of the next index.
+                    let mut send = |make: &dyn Fn(u64) -> std::result::Result<Frame, String>| {
+                        let sent = match make(index) {
+                            Ok(f) => frames.send(Ok(Some(f))),
+                            Err(message) => {
+                                wrong = Some(message);
+                                return ControlFlow::Break(());
+                            }
+                        };
+                        index += 1;
+                        if sent.is_ok() {
+                            ControlFlow::Continue(())
+                        } else {
+                            ControlFlow::Break(())
                         }
                     };
-                    index += 1;
-                    if sent.is_ok() { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
-                };
-                let emit = |_, planes: Arc<DevicePlanes>| {
-                    send(&|i| device_frame(planes.clone(), geometry, color, i))
-                };
-                let result = match codec {
-                    Codec::H264 => decode_h264_to_planes(&ctx, &stream, from, emit),
-                    Codec::H265 => decode_h265_to_planes(&ctx, &stream, from, emit),
-                };
-                // Fewer pictures than the stream holds is a failure too (a
-                // closed queue ends early as well, but nobody reads then).
-                let failure = match result {
-                    Err(e) => Some(e.to_string()),
-                    Ok(_) if wrong.is_some() => wrong,
-                    Ok(_) if index < count => {
-                        Some(format!("the decoder gave {index} of the stream's {count} pictures"))
-                    }
-                    Ok(_) => None,
-                };
-                let last = match failure {
-                    Some(message) => Err(decode_error(&path, Some(index), message)),
-                    None => Ok(None),
-                };
-                let _ = sender.send(last);
+                    let emit = |_, planes: Arc<DevicePlanes>| {
+                        send(&|i| device_frame(planes.clone(), geometry, color, i))
+                    };
+                    let result = match &mut parsed {
+                        Ok(stream) => {
+                            stream.decode_to_planes(&ctx, from, emit).map_err(|e| e.to_string())
+                        }
+                        Err(e) => Err(e.clone()),
+                    };
+                    // Fewer pictures than the stream holds is a failure too (a
+                    // closed queue ends early as well, but nobody reads then).
+                    let failure = match result {
+                        Err(e) => Some(e),
+                        Ok(_) if wrong.is_some() => wrong,
+                        Ok(_) if index < count => Some(format!(
+                            "the decoder gave {index} of the stream's {count} pictures"
+                        )),
+                        Ok(_) => None,
+                    };
+                    let last = match failure {
+                        Some(message) => Err(decode_error(&path, Some(index), message)),
+                        None => Ok(None),
+                    };
+                    let _ = frames.send(last);
+                }
             })
             .map_err(|e| decode_error(&self.info.path, None, format!("no decode thread: {e}")))?;
-        self.worker = Some(Worker { frames, thread: Some(thread) });
-        self.cursor = from;
-        self.ended = false;
-        Ok(())
+        Ok(Worker { starts: Some(starts), frames, thread: Some(thread) })
     }
 
     fn out_of_range(&self, frame: u64) -> VideoError {

@@ -44,11 +44,9 @@ impl<'a> H264Stream<'a> {
             if !matches!(nal::h264_type(unit), Some(1 | 5)) {
                 continue;
             }
-            let header = SliceHeader::parse(
-                &nal::rbsp(unit),
-                |id| pps.get(&id).cloned(),
-                |id| sps.get(&id).cloned(),
-            )?;
+            let header = nal::parse_head(unit, |rbsp| {
+                SliceHeader::parse(rbsp, |id| pps.get(&id).cloned(), |id| sps.get(&id).cloned())
+            })?;
             match pictures.last_mut() {
                 Some(picture) if header.first_mb_in_slice != 0 => picture.push((header, unit)),
                 _ => pictures.push(vec![(header, unit)]),

@@ -70,12 +70,14 @@ impl<'a> H265Stream<'a> {
                 nal_type::END_OF_SEQUENCE => after_end_of_sequence = true,
                 0..=9 | 16..=nal_type::LAST_VCL => {
                     let previous = pictures.last().and_then(|p| p.slices.last()).map(|(h, _)| h);
-                    let header = SliceHeader::parse(
-                        &nal::rbsp(unit),
-                        |id| pps.get(&id).cloned(),
-                        |id| sps.get(&id).cloned(),
-                        previous,
-                    )?;
+                    let header = nal::parse_head(unit, |rbsp| {
+                        SliceHeader::parse(
+                            rbsp,
+                            |id| pps.get(&id).cloned(),
+                            |id| sps.get(&id).cloned(),
+                            previous,
+                        )
+                    })?;
                     match pictures.last_mut() {
                         Some(picture) if !header.first_slice_segment_in_pic => {
                             picture.slices.push((header, unit));
