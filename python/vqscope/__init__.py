@@ -21,13 +21,36 @@ takes it; default: ``VQSCOPE_DEVICE`` or the first GPU). Errors raise :class:`Vq
 from __future__ import annotations
 
 import os
+import threading as _threading
 import warnings as _warnings
-from typing import Any, Iterable, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from . import _native
 from ._native import VqscopeError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+def _import_numpy() -> None:
+    import numpy  # noqa: F401 (kept in sys.modules for _numpy)
+
+
+# numpy takes about as long to import as the Vulkan device takes to make
+# (a tenth of a second or more): a fresh interpreter's first score() would
+# pay both in turn. It is imported on a thread instead, while the native
+# code (which releases the GIL) opens the inputs and makes the device;
+# _numpy() waits for it. The thread is not a daemon: an interpreter that
+# exits first waits for it, never ending in the middle of the import.
+_numpy_import = _threading.Thread(target=_import_numpy, name="vqscope: import numpy")
+_numpy_import.start()
+
+
+def _numpy():
+    """numpy, once the thread has imported it (an import error shows here)."""
+    _numpy_import.join()
+    import numpy
+    return numpy
 
 __all__ = ["Result", "VqscopeError", "device_name", "score", "score_frames", "score_many"]
 
@@ -45,6 +68,7 @@ class Result:
     """
 
     def __init__(self, native: Any):
+        np = _numpy()
         self._native = native
         self.names: list[str] = native.names
         self.frame_numbers = np.asarray(native.frame_numbers, dtype=np.int64)
@@ -157,6 +181,7 @@ def _plane_sizes(width: int, height: int, pixel_format: str) -> list[tuple[int, 
 
 
 def _frame_bytes(frame, index: int, which: str, pixel_format: str, bitdepth: int) -> bytes:
+    np = _numpy()
     planes = [frame] if isinstance(frame, np.ndarray) else list(frame)
     luma = np.asarray(planes[0])
     if luma.ndim != 2:
@@ -199,6 +224,7 @@ def score_frames(frames: Iterable, *, pixel_format: str = "420", bitdepth: int |
     except StopIteration:
         raise VqscopeError("no frames to score") from None
     ref0 = first[0]
+    np = _numpy()
     luma = np.asarray(ref0 if isinstance(ref0, np.ndarray) else ref0[0])
     if bitdepth is None:
         if luma.dtype != np.uint8:
