@@ -77,6 +77,26 @@ pub(crate) fn required_extensions(
 }
 
 impl GpuContext {
+    /// The decode queues this context made (0 without video decode): how
+    /// many decodes run side by side on the device's decoders.
+    pub fn decode_queue_count(&self) -> usize {
+        self.decode.as_ref().map_or(0, |d| d.queues.len())
+    }
+
+    /// Bytes of the device's largest device-local memory heap: what a
+    /// decoder may hold pictures ahead in is a share of it.
+    pub fn device_local_bytes(&self) -> u64 {
+        // SAFETY: the physical device belongs to this context's live instance.
+        let memory = unsafe { self.instance.get_physical_device_memory_properties(self.physical) };
+        let heaps = &memory.memory_heaps[..memory.memory_heap_count as usize];
+        heaps
+            .iter()
+            .filter(|heap| heap.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|heap| heap.size)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Whether this device can decode `profile`, and within which limits.
     pub fn video_decode_support(&self, profile: &DecodeProfile) -> Result<DecodeSupport> {
         // SAFETY: the physical device belongs to this context's live instance.

@@ -12,7 +12,7 @@
 //! scaling lists or range extension tools.
 
 use std::collections::{HashMap, VecDeque};
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
@@ -84,7 +84,7 @@ pub fn decode_h264_until(
     stream: &[u8],
     emit: impl FnMut(DecodedPicture) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
-    decode_until(ctx, &mut H264Plan::new(stream)?, emit)
+    decode_until(ctx, &H264Plan::new(stream)?, emit)
 }
 
 /// Decodes an H.265 (Main or Main 10) Annex B stream on `ctx`'s decode
@@ -95,20 +95,20 @@ pub fn decode_h265_until(
     stream: &[u8],
     emit: impl FnMut(DecodedPicture) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
-    let mut plan = H265Plan::new(stream).map_err(DeviceDecodeError::H265Stream)?;
-    decode_until(ctx, &mut plan, emit)
+    let plan = H265Plan::new(stream).map_err(DeviceDecodeError::H265Stream)?;
+    decode_until(ctx, &plan, emit)
 }
 
 /// The host read-back loop of either codec, pictures in flight.
 fn decode_until(
     ctx: &Arc<GpuContext>,
-    plan: &mut impl CodecPlan,
+    plan: &impl CodecPlan,
     mut emit: impl FnMut(DecodedPicture) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     decode_with(
         ctx,
         plan,
-        0,
+        0..plan.len() as u64,
         DECODE_IN_FLIGHT - 1,
         |session, picture, info| Ok((session.submit(picture)?, info.crop, info.display_size())),
         |session, (ticket, area, size)| Ok(crop(&session.collect(ticket)?, &area, size)),
@@ -251,7 +251,8 @@ pub fn decode_h264_to_planes(
     from: u64,
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
-    DeviceStream::h264(stream)?.decode_to_planes(ctx, from, emit)
+    let stream = DeviceStream::h264(ctx, stream)?;
+    stream.decode_to_planes(from..stream.len(), emit)
 }
 
 /// [`decode_h264_to_planes`] for H.265 Main and Main 10 (10-bit planes of
@@ -262,17 +263,20 @@ pub fn decode_h265_to_planes(
     from: u64,
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
-    DeviceStream::h265(stream)?.decode_to_planes(ctx, from, emit)
+    let stream = DeviceStream::h265(ctx, stream)?;
+    stream.decode_to_planes(from..stream.len(), emit)
 }
 
-/// A stream parsed and checked once for any number of decodes with the
-/// pictures kept on the device: a player that steps back or jumps starts
-/// a decode at a seek point each time, and parsing a long stream again
-/// for each would cost more than the decode from the seek point.
+/// A stream parsed and checked once for any number of decodes on `ctx`
+/// with the pictures kept on the device: a player that steps back or
+/// jumps starts a decode at a seek point each time, and parsing a long
+/// stream again for each would cost more than the decode from the seek
+/// point. It is read only, so decodes of several parts of the stream may
+/// run at once on several threads (each with its own session and DPB).
 pub struct DeviceStream<'s> {
     plan: Plan<'s>,
-    /// The planes pass, made by the first decode (for its context).
-    pass: Option<Nv12ToPlanes>,
+    ctx: Arc<GpuContext>,
+    pass: Nv12ToPlanes,
 }
 
 enum Plan<'s> {
@@ -281,33 +285,46 @@ enum Plan<'s> {
 }
 
 impl<'s> DeviceStream<'s> {
-    /// An H.264 stream, checked as for [`decode_h264`].
-    pub fn h264(stream: &'s [u8]) -> Result<Self, DeviceDecodeError> {
-        Ok(DeviceStream { plan: Plan::H264(H264Plan::new(stream)?), pass: None })
+    /// An H.264 stream, checked as for [`check_h264`].
+    pub fn h264(ctx: &Arc<GpuContext>, stream: &'s [u8]) -> Result<Self, DeviceDecodeError> {
+        Self::new(ctx, Plan::H264(H264Plan::new(stream)?))
     }
 
     /// An H.265 stream, checked as for [`check_h265`].
-    pub fn h265(stream: &'s [u8]) -> Result<Self, DeviceDecodeError> {
+    pub fn h265(ctx: &Arc<GpuContext>, stream: &'s [u8]) -> Result<Self, DeviceDecodeError> {
         let plan = H265Plan::new(stream).map_err(DeviceDecodeError::H265Stream)?;
-        Ok(DeviceStream { plan: Plan::H265(plan), pass: None })
+        Self::new(ctx, Plan::H265(plan))
     }
 
-    /// Decodes from picture `from` as [`decode_h264_to_planes`] does, with
-    /// a new session and DPB.
+    fn new(ctx: &Arc<GpuContext>, plan: Plan<'s>) -> Result<Self, DeviceDecodeError> {
+        Ok(DeviceStream { plan, ctx: ctx.clone(), pass: Nv12ToPlanes::new(ctx)? })
+    }
+
+    /// Pictures in the stream, in decoding order (skipped ones included).
+    pub fn len(&self) -> u64 {
+        match &self.plan {
+            Plan::H264(plan) => plan.len() as u64,
+            Plan::H265(plan) => plan.len() as u64,
+        }
+    }
+
+    /// Whether the stream has no pictures (never, once checked).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Decodes the pictures `range` (decoding order) with a new session
+    /// and DPB, as [`decode_h264_to_planes`] does: `range` starts and ends
+    /// at seek points (or the stream's end), and the pictures are numbered
+    /// from its start.
     pub fn decode_to_planes(
-        &mut self,
-        ctx: &Arc<GpuContext>,
-        from: u64,
+        &self,
+        range: Range<u64>,
         emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
     ) -> Result<u64, DeviceDecodeError> {
-        let pass = match self.pass.take() {
-            Some(pass) if Arc::ptr_eq(&pass.ctx, ctx) => pass,
-            _ => Nv12ToPlanes::new(ctx)?,
-        };
-        let pass = self.pass.insert(pass);
-        match &mut self.plan {
-            Plan::H264(plan) => decode_to_planes(ctx, plan, pass, from, emit),
-            Plan::H265(plan) => decode_to_planes(ctx, plan, pass, from, emit),
+        match &self.plan {
+            Plan::H264(plan) => decode_to_planes(&self.ctx, plan, &self.pass, range, emit),
+            Plan::H265(plan) => decode_to_planes(&self.ctx, plan, &self.pass, range, emit),
         }
     }
 }
@@ -316,15 +333,15 @@ impl<'s> DeviceStream<'s> {
 /// planes on the device by `pass` once decoded.
 fn decode_to_planes(
     ctx: &Arc<GpuContext>,
-    plan: &mut impl CodecPlan,
+    plan: &impl CodecPlan,
     pass: &Nv12ToPlanes,
-    from: u64,
+    range: Range<u64>,
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     decode_with(
         ctx,
         plan,
-        from,
+        range,
         DECODE_IN_FLIGHT - 1,
         |session, picture, info| {
             Ok((session.submit_on_device(picture)?, info.crop, info.display_size()))
@@ -345,9 +362,17 @@ fn decode_to_planes(
 
 /// One codec's side of the decode loop: the session its stream needs, and
 /// picture by picture what to decode and what the DPB outputs after it.
-pub(crate) trait CodecPlan {
+/// The stream is read only: each decode keeps its own DPB, so one parsed
+/// stream serves decodes on several threads at once.
+pub(crate) trait CodecPlan: Sync {
+    /// The decoded picture buffer's bookkeeping, per decode.
+    type Dpb;
+
     /// The session for the stream, with every parameter set.
     fn session(&self, ctx: &Arc<GpuContext>) -> Result<DecodeSession, DeviceDecodeError>;
+
+    /// An empty DPB, for a decode from the start or a seek point.
+    fn dpb(&self) -> Self::Dpb;
 
     /// Pictures in the stream (decoding order), skipped ones included.
     fn len(&self) -> usize;
@@ -356,11 +381,13 @@ pub(crate) trait CodecPlan {
     /// fresh session and DPB, its position being its display number.
     fn starts_afresh(&self, i: usize) -> bool;
 
-    /// Plans picture `i` and calls `decode` with it (its decoding-order
-    /// index, the picture and its sequence's values; `None` for a picture
-    /// the DPB skips) and the pictures to output once it is decoded.
+    /// Plans picture `i` with `dpb` and calls `decode` with it (its
+    /// decoding-order index, the picture and its sequence's values; `None`
+    /// for a picture the DPB skips) and the pictures to output once it is
+    /// decoded.
     fn plan<R>(
-        &mut self,
+        &self,
+        dpb: &mut Self::Dpb,
         i: usize,
         decode: impl FnOnce(
             Option<(u64, &DecodePicture<'_>, &SequenceInfo)>,
@@ -368,11 +395,8 @@ pub(crate) trait CodecPlan {
         ) -> Result<R, DeviceDecodeError>,
     ) -> Result<R, DeviceDecodeError>;
 
-    /// The pictures still waiting at the end, in output order.
-    fn flush(&mut self) -> Vec<u64>;
-
-    /// Empties the DPB, for a new decode of the stream.
-    fn reset(&mut self);
+    /// The pictures still waiting in `dpb` at the end, in output order.
+    fn flush(&self, dpb: &mut Self::Dpb) -> Vec<u64>;
 }
 
 /// The decode loop: creates the session, and for each picture in decoding
@@ -380,13 +404,15 @@ pub(crate) trait CodecPlan {
 /// pending of it); once more than `in_flight` pictures are pending,
 /// `finish` turns the oldest into what is kept of it. The pictures the DPB
 /// lets go are finished (with every older one) and handed to `emit` with
-/// their display number, until `emit` breaks. The decode starts at picture
-/// `from` (decoding order), which must be 0 or one the plan
-/// [`CodecPlan::starts_afresh`] at, with an empty DPB.
+/// their display number, until `emit` breaks. The decode runs over the
+/// pictures `range` (decoding order) with an empty DPB, flushed at the
+/// end: `range` starts at 0 or at a picture the plan
+/// [`CodecPlan::starts_afresh`] at, and ends at the stream's end or at such
+/// a picture.
 fn decode_with<P, T>(
     ctx: &Arc<GpuContext>,
-    plan: &mut impl CodecPlan,
-    from: u64,
+    plan: &impl CodecPlan,
+    range: Range<u64>,
     in_flight: usize,
     mut submit: impl FnMut(
         &mut DecodeSession,
@@ -396,10 +422,13 @@ fn decode_with<P, T>(
     mut finish: impl FnMut(&mut DecodeSession, P) -> Result<T, DeviceDecodeError>,
     mut emit: impl FnMut(u64, T) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
-    if from > 0 && !(from < plan.len() as u64 && plan.starts_afresh(from as usize)) {
-        return Err(GpuError::Usage(format!("a decode cannot start at picture {from}")).into());
+    let len = plan.len() as u64;
+    let bound = |at: u64| at == 0 || at == len || (at < len && plan.starts_afresh(at as usize));
+    if !(range.start <= range.end && bound(range.start) && bound(range.end)) || range.end > len {
+        return Err(GpuError::Usage(format!("a decode cannot run over pictures {range:?}")).into());
     }
-    plan.reset();
+    let from = range.start;
+    let mut dpb = plan.dpb();
     // Submitted pictures not yet finished, oldest first, and finished ones
     // awaiting output, by decoding-order index. Made before the session so
     // that they are dropped after it: its drop waits for the device, and
@@ -433,8 +462,8 @@ fn decode_with<P, T>(
         }
         Ok(ControlFlow::Continue(()))
     };
-    for i in from as usize..plan.len() {
-        let flow = plan.plan(i, |picture, output| {
+    for i in range.start as usize..range.end as usize {
+        let flow = plan.plan(&mut dpb, i, |picture, output| {
             if let Some((index, picture, info)) = picture {
                 pending.push_back((index, submit(&mut session, picture, info)?));
             }
@@ -446,17 +475,16 @@ fn decode_with<P, T>(
         }
     }
     // The end either way, whether `emit` breaks at the last pictures or not.
-    let _ = release(&mut session, &mut pending, &mut shown, None, &plan.flush())?;
+    let _ = release(&mut session, &mut pending, &mut shown, None, &plan.flush(&mut dpb))?;
     Ok(shown)
 }
 
-/// An H.264 stream parsed and checked for the session, with its DPB.
+/// An H.264 stream parsed and checked for the session.
 struct H264Plan<'s> {
     parsed: H264Stream<'s>,
     profile_idc: u32,
     info: SequenceInfo,
     slots: u32,
-    dpb: Dpb,
 }
 
 impl<'s> H264Plan<'s> {
@@ -465,13 +493,14 @@ impl<'s> H264Plan<'s> {
         let (first, info) = supported_sequence(&parsed)?;
         // A reference frame in each slot, and one more for the picture decoded.
         let slots = info.max_num_ref_frames.max(1) + 1;
-        let dpb = Dpb::new(slots, info.max_dpb_frames);
         let profile_idc = first.profile_idc;
-        Ok(H264Plan { parsed, profile_idc, info, slots, dpb })
+        Ok(H264Plan { parsed, profile_idc, info, slots })
     }
 }
 
 impl CodecPlan for H264Plan<'_> {
+    type Dpb = Dpb;
+
     fn session(&self, ctx: &Arc<GpuContext>) -> Result<DecodeSession, DeviceDecodeError> {
         let parameter_sets = H264ParameterSets {
             sps: self.parsed.sps.values().map(std_sps).collect::<Result<_, _>>()?,
@@ -488,6 +517,10 @@ impl CodecPlan for H264Plan<'_> {
         )?)
     }
 
+    fn dpb(&self) -> Dpb {
+        Dpb::new(self.slots, self.info.max_dpb_frames)
+    }
+
     fn len(&self) -> usize {
         self.parsed.pictures.len()
     }
@@ -499,7 +532,8 @@ impl CodecPlan for H264Plan<'_> {
     }
 
     fn plan<R>(
-        &mut self,
+        &self,
+        dpb: &mut Dpb,
         i: usize,
         decode: impl FnOnce(
             Option<(u64, &DecodePicture<'_>, &SequenceInfo)>,
@@ -510,7 +544,7 @@ impl CodecPlan for H264Plan<'_> {
         let (first, _) = &slices[0];
         let p = &self.parsed.pps[&first.pps_id];
         let sps = &self.parsed.sps[&p.sps_id];
-        let plan = self.dpb.picture(first, sps)?;
+        let plan = dpb.picture(first, sps)?;
         let intra = slices.iter().all(|(h, _)| h.intra());
         let std = std_picture(first, p, &plan, intra);
         let setup = H264Reference { slot: plan.setup.slot, std: std_reference(&plan.setup) };
@@ -529,12 +563,8 @@ impl CodecPlan for H264Plan<'_> {
         decode(Some((plan.index, &picture, &sps.info()?)), &plan.output)
     }
 
-    fn flush(&mut self) -> Vec<u64> {
-        self.dpb.flush()
-    }
-
-    fn reset(&mut self) {
-        self.dpb = Dpb::new(self.slots, self.info.max_dpb_frames);
+    fn flush(&self, dpb: &mut Dpb) -> Vec<u64> {
+        dpb.flush()
     }
 }
 

@@ -27,11 +27,10 @@ use crate::bitstream::h265_stream::H265Stream;
 use crate::bitstream::{ParseError, SequenceInfo};
 use crate::device_decode::{CodecPlan, DeviceDecodeError};
 
-/// An H.265 stream parsed and checked for the device session, with its DPB.
+/// An H.265 stream parsed and checked for the device session.
 pub(crate) struct H265Plan<'s> {
     pub(crate) parsed: H265Stream<'s>,
     pub(crate) info: SequenceInfo,
-    dpb: Dpb,
     /// The DPB's size (`sps_max_dec_pic_buffering` of the first SPS).
     dpb_slots: u32,
 }
@@ -83,27 +82,30 @@ impl<'s> H265Plan<'s> {
         }
         let info = first.info()?;
         let dpb_slots = first.max_dec_pic_buffering;
-        Ok(H265Plan { parsed, info, dpb: Dpb::new(dpb_slots), dpb_slots })
+        Ok(H265Plan { parsed, info, dpb_slots })
     }
 
     /// Runs every picture through the DPB without the device: the pictures
     /// output, by decoding position, in output order (skipped and dropped
     /// ones are not there).
-    pub(crate) fn output_order(mut self) -> Result<Vec<u64>, ParseError> {
+    pub(crate) fn output_order(&self) -> Result<Vec<u64>, ParseError> {
+        let mut dpb = self.dpb();
         let mut shown = Vec::with_capacity(self.parsed.pictures.len());
         for picture in &self.parsed.pictures {
             let header = picture.header();
             let sps = self.parsed.sps_of(header);
-            if let Some(plan) = self.dpb.picture(header, sps, picture.after_end_of_sequence)? {
+            if let Some(plan) = dpb.picture(header, sps, picture.after_end_of_sequence)? {
                 shown.extend(plan.output);
             }
         }
-        shown.extend(self.dpb.flush());
+        shown.extend(dpb.flush());
         Ok(shown)
     }
 }
 
 impl CodecPlan for H265Plan<'_> {
+    type Dpb = Dpb;
+
     fn session(&self, ctx: &Arc<GpuContext>) -> Result<DecodeSession, DeviceDecodeError> {
         let stream_error = DeviceDecodeError::H265Stream;
         let parameter_sets = H265ParameterSets {
@@ -137,6 +139,10 @@ impl CodecPlan for H265Plan<'_> {
         )?)
     }
 
+    fn dpb(&self) -> Dpb {
+        Dpb::new(self.dpb_slots)
+    }
+
     fn len(&self) -> usize {
         self.parsed.pictures.len()
     }
@@ -151,7 +157,8 @@ impl CodecPlan for H265Plan<'_> {
     }
 
     fn plan<R>(
-        &mut self,
+        &self,
+        dpb: &mut Dpb,
         i: usize,
         decode: impl FnOnce(
             Option<(u64, &DecodePicture<'_>, &SequenceInfo)>,
@@ -162,8 +169,7 @@ impl CodecPlan for H265Plan<'_> {
         let header = picture.header();
         let pps = &self.parsed.pps[&header.pps_id];
         let sps = &self.parsed.sps[&pps.sps_id];
-        let plan = self
-            .dpb
+        let plan = dpb
             .picture(header, sps, picture.after_end_of_sequence)
             .map_err(DeviceDecodeError::H265Stream)?;
         let Some(plan) = plan else {
@@ -189,12 +195,8 @@ impl CodecPlan for H265Plan<'_> {
         decode(Some((plan.index, &picture, &self.info)), &plan.output)
     }
 
-    fn flush(&mut self) -> Vec<u64> {
-        self.dpb.flush()
-    }
-
-    fn reset(&mut self) {
-        self.dpb = Dpb::new(self.dpb_slots);
+    fn flush(&self, dpb: &mut Dpb) -> Vec<u64> {
+        dpb.flush()
     }
 }
 

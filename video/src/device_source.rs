@@ -19,7 +19,9 @@
 use std::cell::Cell;
 use std::io::Read;
 use std::ops::ControlFlow;
+use std::ops::Range;
 use std::path::Path;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::str::FromStr;
 use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
@@ -37,6 +39,7 @@ use crate::ffmpeg::{
 use crate::frame::{ChromaFormat, ColorInfo, Frame, Geometry, PixelFormat, Rational};
 use crate::frame_data::FrameData;
 use crate::input::{Assumed, DecodedBy, SourceInfo, VideoSource};
+use crate::parts::{decode_in_order, parts_from};
 
 /// Decoded pictures a device input holds ahead of its reader: enough to
 /// keep the decoder busy while a frame is scored, few enough that memory
@@ -417,59 +420,26 @@ impl DeviceSource {
     /// The decode thread, waiting for its first start.
     fn spawn(&self, frames: Receiver<Result<Option<Frame>>>) -> Result<Worker> {
         let (starts, started) = channel::<Start>();
-        let (ctx, stream, codec) = (self.ctx.clone(), self.stream.clone(), self.codec);
-        let (geometry, color, path) = (self.info.geometry, self.info.color, self.info.path.clone());
-        let count = self.info.frame_count.unwrap_or(0);
+        let (stream, codec) = (self.stream.clone(), self.codec);
+        let job = Decoding {
+            ctx: self.ctx.clone(),
+            geometry: self.info.geometry,
+            color: self.info.color,
+            path: self.info.path.clone(),
+            count: self.info.frame_count.unwrap_or(0),
+            seek_points: self.seek_points.clone(),
+            workers: decode_workers(&self.ctx),
+        };
         let thread = std::thread::Builder::new()
             .name("device decode".into())
             .spawn(move || {
-                let mut parsed = match codec {
-                    Codec::H264 => DeviceStream::h264(&stream),
-                    Codec::H265 => DeviceStream::h265(&stream),
+                let parsed = match codec {
+                    Codec::H264 => DeviceStream::h264(&job.ctx, &stream),
+                    Codec::H265 => DeviceStream::h265(&job.ctx, &stream),
                 }
                 .map_err(|e| e.to_string());
                 while let Ok(Start { from, frames }) = started.recv() {
-                    let mut index = from;
-                    let mut wrong = None;
-                    // Hands over the frame `make` makes of the next index.
-                    let mut send = |make: &dyn Fn(u64) -> std::result::Result<Frame, String>| {
-                        let sent = match make(index) {
-                            Ok(f) => frames.send(Ok(Some(f))),
-                            Err(message) => {
-                                wrong = Some(message);
-                                return ControlFlow::Break(());
-                            }
-                        };
-                        index += 1;
-                        if sent.is_ok() {
-                            ControlFlow::Continue(())
-                        } else {
-                            ControlFlow::Break(())
-                        }
-                    };
-                    let emit = |_, planes: Arc<DevicePlanes>| {
-                        send(&|i| device_frame(planes.clone(), geometry, color, i))
-                    };
-                    let result = match &mut parsed {
-                        Ok(stream) => {
-                            stream.decode_to_planes(&ctx, from, emit).map_err(|e| e.to_string())
-                        }
-                        Err(e) => Err(e.clone()),
-                    };
-                    // Fewer pictures than the stream holds is a failure too (a
-                    // closed queue ends early as well, but nobody reads then).
-                    let failure = match result {
-                        Err(e) => Some(e),
-                        Ok(_) if wrong.is_some() => wrong,
-                        Ok(_) if index < count => Some(format!(
-                            "the decoder gave {index} of the stream's {count} pictures"
-                        )),
-                        Ok(_) => None,
-                    };
-                    let last = match failure {
-                        Some(message) => Err(decode_error(&path, Some(index), message)),
-                        None => Ok(None),
-                    };
+                    let last = job.run(parsed.as_ref(), from, &frames);
                     let _ = frames.send(last);
                 }
             })
@@ -488,6 +458,136 @@ impl DeviceSource {
 
 fn decode_error(path: &Path, frame: Option<u64>, message: String) -> VideoError {
     VideoError::DeviceDecode { path: Shown::new(path), frame, message }
+}
+
+/// The share of the device's memory that pictures decoded ahead may take:
+/// a decode split into parts holds each part's pictures until the reader
+/// comes to them.
+const AHEAD_SHARE_OF_MEMORY: u64 = 8;
+
+/// `VQSCOPE_DECODE_WORKERS`: how many parts of a stream decode at once, at
+/// most (1: one decode at a time); by default as many as the device's
+/// decode queues. Anything but a whole number from 1 up leaves the default.
+fn decode_workers(ctx: &GpuContext) -> usize {
+    let queues = ctx.decode_queue_count().max(1);
+    match std::env::var("VQSCOPE_DECODE_WORKERS").ok().and_then(|v| v.parse::<usize>().ok()) {
+        Some(n) if n >= 1 => n,
+        _ => queues,
+    }
+}
+
+/// What a decode thread knows of its input.
+struct Decoding {
+    ctx: Arc<GpuContext>,
+    geometry: Geometry,
+    color: ColorInfo,
+    path: PathBuf,
+    /// Frames the stream shows.
+    count: u64,
+    seek_points: Vec<u64>,
+    /// Parts decoded at once, at most.
+    workers: usize,
+}
+
+impl Decoding {
+    /// Decodes `stream` (or says why it could not be parsed) from frame
+    /// `from`, a seek point, handing each frame to `frames` until nobody
+    /// reads them; returns what ends the queue: the end, or the failure.
+    fn run(
+        &self,
+        stream: std::result::Result<&DeviceStream<'_>, &String>,
+        from: u64,
+        frames: &SyncSender<Result<Option<Frame>>>,
+    ) -> Result<Option<Frame>> {
+        let mut index = from;
+        let mut wrong = None;
+        let mut take = |planes: Arc<DevicePlanes>| match device_frame(
+            planes,
+            self.geometry,
+            self.color,
+            index,
+        ) {
+            Ok(frame) => {
+                index += 1;
+                match frames.send(Ok(Some(frame))) {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(_) => ControlFlow::Break(()),
+                }
+            }
+            Err(message) => {
+                wrong = Some(message);
+                ControlFlow::Break(())
+            }
+        };
+        let result = match stream {
+            Ok(stream) => self.decode(stream, from, &mut take),
+            Err(e) => Err(e.clone()),
+        };
+        // Fewer pictures than the stream holds is a failure too (a closed
+        // queue ends early as well, but nobody reads then).
+        let failure = match result {
+            Err(e) => Some(e),
+            Ok(()) if wrong.is_some() => wrong,
+            Ok(()) if index < self.count => {
+                Some(format!("the decoder gave {index} of the stream's {} pictures", self.count))
+            }
+            Ok(()) => None,
+        };
+        match failure {
+            Some(message) => Err(decode_error(&self.path, Some(index), message)),
+            None => Ok(None),
+        }
+    }
+
+    /// The decode from `from`: in one piece, or split at the later seek
+    /// points into parts decoded side by side on the device's decode
+    /// queues (each from an IDR picture with a session and DPB of its own,
+    /// as a seek does), handed to `take` in order.
+    fn decode(
+        &self,
+        stream: &DeviceStream<'_>,
+        from: u64,
+        take: &mut dyn FnMut(Arc<DevicePlanes>) -> ControlFlow<()>,
+    ) -> std::result::Result<(), String> {
+        let end = stream.len();
+        let parts = parts_from(&self.seek_points, from, end);
+        let workers = self.workers.min(parts.len());
+        if workers < 2 {
+            return stream
+                .decode_to_planes(from..end, |_, planes| take(planes))
+                .map(drop)
+                .map_err(|e| e.to_string());
+        }
+        // Every part ends at a seek point, where all the pictures before it
+        // have been shown, except the last, which shows the rest.
+        let shown = |part: &Range<u64>| if part.end == end { self.count } else { part.end };
+        let longest = parts.iter().map(|p| shown(p).saturating_sub(p.start)).max().unwrap_or(0);
+        let budget = self.ctx.device_local_bytes() / AHEAD_SHARE_OF_MEMORY;
+        let per_worker = budget / (self.geometry.frame_bytes() as u64 * workers as u64).max(1);
+        let ahead = (per_worker.min(longest) as usize).max(QUEUE);
+        let decode_part =
+            |part: &Range<u64>, hand: &mut dyn FnMut(Arc<DevicePlanes>) -> ControlFlow<()>| {
+                let want = shown(part).saturating_sub(part.start);
+                let (mut got, mut stopped) = (0, false);
+                stream
+                    .decode_to_planes(part.clone(), |_, planes| {
+                        got += 1;
+                        let flow = hand(planes);
+                        stopped |= flow.is_break();
+                        flow
+                    })
+                    .map_err(|e| e.to_string())?;
+                if !stopped && got != want {
+                    return Err(format!(
+                        "pictures {} to {} gave {got} frames, not {want}",
+                        part.start,
+                        part.end - 1
+                    ));
+                }
+                Ok(())
+            };
+        decode_in_order(&parts, workers, ahead, decode_part, take)
+    }
 }
 
 /// Whether picture `index`, `width` x `height`, has the input's size.

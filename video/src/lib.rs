@@ -19,6 +19,7 @@ pub mod input;
 mod lines;
 pub mod pair;
 mod parallel;
+mod parts;
 pub mod raw;
 pub mod read_ahead;
 pub mod retag;

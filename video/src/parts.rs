@@ -1,0 +1,204 @@
+//! Parts of one stream decoded at once, handed over in order. A stream's
+//! closed GOPs (from one seek point to the next) decode independently, so
+//! a device with several decode queues can decode several of them side by
+//! side while the consumer reads the first: each worker thread takes every
+//! `workers`-th part and keeps what it decoded ahead in a queue of its own,
+//! which bounds the memory held.
+
+use std::ops::{ControlFlow, Range};
+use std::sync::mpsc::{Receiver, sync_channel};
+
+/// What a worker hands over for a part: an item, or the part's end (or
+/// why it failed; the worker stops there).
+enum Handed<T> {
+    Item(T),
+    End(Result<(), String>),
+}
+
+/// Decodes each of `parts` with `decode` on `workers` threads (worker `w`
+/// takes parts `w`, `w + workers`, …, one after the other; each keeps at
+/// most `ahead` items not yet taken), and hands every part's items to
+/// `take` in part order, until `take` breaks. `decode` gets the part and
+/// the function to hand its items to, which breaks once nobody takes them.
+///
+/// Returns the first failure in part order, if `take` got that far.
+/// Workers still decoding when `take` breaks or a failure comes stop at
+/// their next hand-over; all have ended when this returns.
+pub(crate) fn decode_in_order<T: Send>(
+    parts: &[Range<u64>],
+    workers: usize,
+    ahead: usize,
+    decode: impl Fn(&Range<u64>, &mut dyn FnMut(T) -> ControlFlow<()>) -> Result<(), String> + Sync,
+    mut take: impl FnMut(T) -> ControlFlow<()>,
+) -> Result<(), String> {
+    let workers = workers.clamp(1, parts.len().max(1));
+    std::thread::scope(|scope| {
+        let mut queues: Vec<Receiver<Handed<T>>> = Vec::with_capacity(workers);
+        for first in 0..workers {
+            let (sender, queue) = sync_channel(ahead);
+            queues.push(queue);
+            let decode = &decode;
+            scope.spawn(move || {
+                for part in parts.iter().skip(first).step_by(workers) {
+                    let mut closed = false;
+                    let ended = decode(part, &mut |item| {
+                        closed = sender.send(Handed::Item(item)).is_err();
+                        if closed { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+                    });
+                    let failed = ended.is_err();
+                    if closed || sender.send(Handed::End(ended)).is_err() || failed {
+                        return;
+                    }
+                }
+            });
+        }
+        let outcome = take_in_order(&queues, parts.len(), &mut take);
+        // Closed queues stop the workers at their next hand-over; the
+        // scope waits for them.
+        drop(queues);
+        outcome
+    })
+}
+
+/// The consumer's side of [`decode_in_order`]: part `k` comes from queue
+/// `k % queues.len()`.
+fn take_in_order<T>(
+    queues: &[Receiver<Handed<T>>],
+    parts: usize,
+    take: &mut impl FnMut(T) -> ControlFlow<()>,
+) -> Result<(), String> {
+    for k in 0..parts {
+        loop {
+            match queues[k % queues.len()].recv() {
+                Ok(Handed::Item(item)) => {
+                    if take(item).is_break() {
+                        return Ok(());
+                    }
+                }
+                Ok(Handed::End(Ok(()))) => break,
+                Ok(Handed::End(Err(e))) => return Err(e),
+                Err(_) => return Err(format!("the decode of part {k} stopped without ending")),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The parts a decode from `from` splits into at `seek_points` (which
+/// start closed GOPs), up to `end`: `[from, next seek point)`, …, `[last
+/// seek point, end)`.
+pub(crate) fn parts_from(seek_points: &[u64], from: u64, end: u64) -> Vec<Range<u64>> {
+    let mut starts: Vec<u64> =
+        seek_points.iter().copied().filter(|&p| p > from && p < end).collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let mut parts = Vec::with_capacity(starts.len() + 1);
+    let mut start = from;
+    for next in starts {
+        parts.push(start..next);
+        start = next;
+    }
+    if start < end {
+        parts.push(start..end);
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+
+    /// Each part's numbers, decoded with a delay that makes later parts
+    /// finish first, come out in order, whatever the workers and queues.
+    #[test]
+    fn items_come_in_part_order() {
+        let parts = parts_from(&[0, 7, 9, 30, 31, 50], 0, 64);
+        assert_eq!(parts, [0..7, 7..9, 9..30, 30..31, 31..50, 50..64]);
+        for workers in [1, 2, 3, 6, 10] {
+            for ahead in [0, 1, 4, 100] {
+                let mut got = Vec::new();
+                let outcome = decode_in_order(
+                    &parts,
+                    workers,
+                    ahead,
+                    |part, hand| {
+                        for i in part.clone() {
+                            // Early parts are slow.
+                            std::thread::sleep(Duration::from_micros(64 - part.start));
+                            if hand(i).is_break() {
+                                break;
+                            }
+                        }
+                        Ok(())
+                    },
+                    |i| {
+                        got.push(i);
+                        ControlFlow::Continue(())
+                    },
+                );
+                assert_eq!(outcome, Ok(()));
+                assert_eq!(got, (0..64).collect::<Vec<_>>(), "{workers} workers, {ahead} ahead");
+            }
+        }
+    }
+
+    /// A failing part is reported when the consumer reaches it, after the
+    /// parts before it; a consumer that stops early stops every worker.
+    #[test]
+    fn failures_come_in_order_and_an_early_stop_ends_the_workers() {
+        let parts = parts_from(&[0, 10, 20, 30], 5, 40);
+        assert_eq!(parts, [5..10, 10..20, 20..30, 30..40]);
+        let decode = |part: &Range<u64>, hand: &mut dyn FnMut(u64) -> ControlFlow<()>| {
+            for i in part.clone() {
+                if i == 25 {
+                    return Err(format!("picture {i} is damaged"));
+                }
+                if hand(i).is_break() {
+                    break;
+                }
+            }
+            Ok(())
+        };
+        let mut got = Vec::new();
+        let outcome = decode_in_order(&parts, 3, 2, decode, |i| {
+            got.push(i);
+            ControlFlow::Continue(())
+        });
+        assert_eq!(outcome, Err("picture 25 is damaged".to_string()));
+        assert_eq!(got, (5..25).collect::<Vec<_>>());
+
+        let handed = AtomicUsize::new(0);
+        let outcome = decode_in_order(
+            &parts_from(&[0, 100, 200, 300], 0, 1_000_000),
+            3,
+            4,
+            |part, hand| {
+                for i in part.clone() {
+                    handed.fetch_add(1, Ordering::Relaxed);
+                    if hand(i).is_break() {
+                        break;
+                    }
+                }
+                Ok(())
+            },
+            |i| if i < 3 { ControlFlow::Continue(()) } else { ControlFlow::Break(()) },
+        );
+        assert_eq!(outcome, Ok(()));
+        // Each worker stopped within its queue's length of the stop.
+        assert!(handed.into_inner() < 100 + 3 * 6, "workers ran on after the stop");
+    }
+
+    /// From the first seek point, from a later one, and nothing from the
+    /// end.
+    #[test]
+    fn parts_from_a_seek_point() {
+        let one = |part: Range<u64>| vec![part];
+        assert_eq!(parts_from(&[0], 0, 5), one(0..5));
+        assert_eq!(parts_from(&[0, 3], 3, 5), one(3..5));
+        assert_eq!(parts_from(&[0, 3, 5], 0, 5), [0..3, 3..5]);
+        assert!(parts_from(&[0], 5, 5).is_empty());
+    }
+}
