@@ -9,7 +9,7 @@ use crate::frame::ChromaFormat;
 
 /// The fields of an H.264 SPS that decoding needs (7.3.2.1.1): what a
 /// device decoder's session parameters take, and what POC computation and
-/// reference marking read. Scaling matrices are only noted as present.
+/// reference marking read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sps {
     pub profile_idc: u32,
@@ -23,7 +23,8 @@ pub struct Sps {
     pub bit_depth_luma: u32,
     pub bit_depth_chroma: u32,
     pub qpprime_y_zero_transform_bypass: bool,
-    pub scaling_matrix_present: bool,
+    /// The scaling matrices when `seq_scaling_matrix_present_flag` is set.
+    pub scaling_lists: Option<ScalingLists>,
     pub log2_max_frame_num: u32,
     pub pic_order_cnt_type: u32,
     pub log2_max_pic_order_cnt_lsb: u32,
@@ -57,7 +58,7 @@ impl Sps {
 
         let (mut chroma_format_idc, mut separate_colour_plane, mut depth_luma, mut depth_chroma) =
             (1, false, 8, 8);
-        let (mut bypass, mut scaling_matrix_present) = (false, false);
+        let (mut bypass, mut scaling_lists) = (false, None);
         if HIGH_PROFILES.contains(&profile_idc) {
             chroma_format_idc = r.ue_max(3, "chroma_format_idc")?;
             if chroma_format_idc == 3 {
@@ -66,15 +67,10 @@ impl Sps {
             depth_luma = 8 + r.ue_max(6, "bit_depth_luma_minus8")?;
             depth_chroma = 8 + r.ue_max(6, "bit_depth_chroma_minus8")?;
             bypass = r.flag()?;
-            scaling_matrix_present = r.flag()?;
-            if scaling_matrix_present {
-                // 6 lists of 16, then 2 or 6 of 64.
+            if r.flag()? {
+                // 6 lists of 16, then 2 or 6 of 64; fall-back rule A.
                 let lists = if chroma_format_idc == 3 { 12 } else { 8 };
-                for i in 0..lists {
-                    if r.flag()? {
-                        skip_scaling_list(&mut r, if i < 6 { 16 } else { 64 })?;
-                    }
-                }
+                scaling_lists = Some(ScalingLists::read(&mut r, lists, &ScalingLists::DEFAULT)?);
             }
         }
         let log2_max_frame_num = 4 + r.ue_max(12, "log2_max_frame_num_minus4")?;
@@ -120,7 +116,7 @@ impl Sps {
             bit_depth_luma: depth_luma,
             bit_depth_chroma: depth_chroma,
             qpprime_y_zero_transform_bypass: bypass,
-            scaling_matrix_present,
+            scaling_lists,
             log2_max_frame_num,
             pic_order_cnt_type,
             log2_max_pic_order_cnt_lsb,
@@ -221,20 +217,157 @@ fn chroma_format(idc: u32) -> Result<ChromaFormat, ParseError> {
     })
 }
 
-/// Reads past a `scaling_list()` (7.3.2.1.1.1): delta-coded entries until
-/// one makes the next scale 0 (then the rest repeat the last).
-pub(super) fn skip_scaling_list(r: &mut BitReader<'_>, size: usize) -> Result<(), ParseError> {
+/// The scaling matrices of an SPS or PPS (7.3.2.1.1.1, 7.4.2.1.1.1) in the
+/// form Vulkan Video's `StdVideoH264ScalingLists` takes: the coded flags as
+/// masks, and every list with the fall-back rules of Table 7-2 and the
+/// default matrices already applied, each in coded (zig-zag) order as
+/// `scaling_list()` reads it. Drivers that apply the rules themselves from
+/// the masks find the same lists where they look, so either reading of the
+/// structure decodes the same.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScalingLists {
+    /// `seq_scaling_list_present_flag[i]` (or `pic_`) as bit `i`.
+    pub present: u16,
+    /// `UseDefaultScalingMatrix4x4Flag[i]` as bit `i`, and
+    /// `UseDefaultScalingMatrix8x8Flag[i - 6]` as bit `i` from 6 on.
+    pub use_default: u16,
+    /// Intra Y, Cb, Cr, then inter Y, Cb, Cr.
+    pub list_4x4: [[u8; 16]; 6],
+    /// Intra Y, inter Y, intra Cb, inter Cb, intra Cr, inter Cr (the Cb
+    /// and Cr ones coded only for 4:4:4).
+    pub list_8x8: [[u8; 64]; 6],
+}
+
+/// Table 7-3 and 7-4, in zig-zag order: `Default_4x4_Intra`,
+/// `Default_4x4_Inter`, `Default_8x8_Intra`, `Default_8x8_Inter`.
+const DEFAULT_4X4_INTRA: [u8; 16] = [6, 13, 13, 20, 20, 20, 28, 28, 28, 28, 32, 32, 32, 37, 37, 42];
+const DEFAULT_4X4_INTER: [u8; 16] =
+    [10, 14, 14, 20, 20, 20, 24, 24, 24, 24, 27, 27, 27, 30, 30, 34];
+const DEFAULT_8X8_INTRA: [u8; 64] = [
+    6, 10, 10, 13, 11, 13, 16, 16, 16, 16, 18, 18, 18, 18, 18, 23, 23, 23, 23, 23, 23, 25, 25, 25,
+    25, 25, 25, 25, 27, 27, 27, 27, 27, 27, 27, 27, 29, 29, 29, 29, 29, 29, 29, 31, 31, 31, 31, 31,
+    31, 33, 33, 33, 33, 33, 36, 36, 36, 36, 38, 38, 38, 40, 40, 42,
+];
+const DEFAULT_8X8_INTER: [u8; 64] = [
+    9, 13, 13, 15, 13, 15, 17, 17, 17, 17, 19, 19, 19, 19, 19, 21, 21, 21, 21, 21, 21, 22, 22, 22,
+    22, 22, 22, 22, 24, 24, 24, 24, 24, 24, 24, 24, 25, 25, 25, 25, 25, 25, 25, 27, 27, 27, 27, 27,
+    27, 28, 28, 28, 28, 28, 30, 30, 30, 30, 32, 32, 32, 33, 33, 35,
+];
+
+impl ScalingLists {
+    /// Every list the default one of its kind: what fall-back rule A
+    /// starts from, and what `useDefaultScalingMatrixFlag` selects.
+    pub const DEFAULT: ScalingLists = ScalingLists {
+        present: 0,
+        use_default: 0,
+        list_4x4: [
+            DEFAULT_4X4_INTRA,
+            DEFAULT_4X4_INTRA,
+            DEFAULT_4X4_INTRA,
+            DEFAULT_4X4_INTER,
+            DEFAULT_4X4_INTER,
+            DEFAULT_4X4_INTER,
+        ],
+        list_8x8: [
+            DEFAULT_8X8_INTRA,
+            DEFAULT_8X8_INTER,
+            DEFAULT_8X8_INTRA,
+            DEFAULT_8X8_INTER,
+            DEFAULT_8X8_INTRA,
+            DEFAULT_8X8_INTER,
+        ],
+    };
+
+    /// Reads `count` lists (6 of 16 entries, then those of 64), each after
+    /// its present flag. A list not coded (absent, or past `count`) falls
+    /// back (Table 7-2) to the one before it of its kind, or for the first
+    /// intra and inter lists of each size to those of `fallback`: the
+    /// defaults for rule A, the SPS's lists for rule B.
+    pub(super) fn read(
+        r: &mut BitReader<'_>,
+        count: usize,
+        fallback: &ScalingLists,
+    ) -> Result<ScalingLists, ParseError> {
+        let mut lists = ScalingLists::DEFAULT;
+        let mut masks = (0u16, 0u16);
+        let defaults = &ScalingLists::DEFAULT;
+        read_lists(
+            r,
+            &mut lists.list_4x4,
+            0,
+            count,
+            &defaults.list_4x4,
+            &fallback.list_4x4,
+            &mut masks,
+        )?;
+        read_lists(
+            r,
+            &mut lists.list_8x8,
+            6,
+            count,
+            &defaults.list_8x8,
+            &fallback.list_8x8,
+            &mut masks,
+        )?;
+        (lists.present, lists.use_default) = masks;
+        Ok(lists)
+    }
+}
+
+/// Reads the 4x4 (`N` 16) or 8x8 lists of a [`ScalingLists`], whose
+/// present flags are bits `first..` of the stream's numbering, into
+/// `lists`, and sets their bits of the `(present, use_default)` masks. The
+/// 4x4 lists fall back to the one before them, but for the first intra
+/// (0) and inter (3); the 8x8 ones alternate intra and inter, so fall back
+/// two places, but for the first two.
+fn read_lists<const N: usize>(
+    r: &mut BitReader<'_>,
+    lists: &mut [[u8; N]; 6],
+    first: usize,
+    count: usize,
+    defaults: &[[u8; N]; 6],
+    fallback: &[[u8; N]; 6],
+    (present, use_default): &mut (u16, u16),
+) -> Result<(), ParseError> {
+    for i in 0..6 {
+        let bit = first + i;
+        let earlier = if N == 16 { (i % 3 != 0).then(|| i - 1) } else { i.checked_sub(2) };
+        if bit < count && r.flag()? {
+            *present |= 1 << bit;
+            if read_scaling_list(r, &mut lists[i])? {
+                lists[i] = defaults[i];
+                *use_default |= 1 << bit;
+            }
+        } else {
+            lists[i] = earlier.map_or(fallback[i], |k| lists[k]);
+        }
+    }
+    Ok(())
+}
+
+/// Reads one `scaling_list()` (7.3.2.1.1.1) into `list`: delta-coded
+/// entries until one makes the next scale 0, the rest repeating the last.
+/// True when the first delta selects the default list
+/// (`useDefaultScalingMatrixFlag`).
+fn read_scaling_list(r: &mut BitReader<'_>, list: &mut [u8]) -> Result<bool, ParseError> {
     let (mut last, mut next) = (8i32, 8i32);
-    for _ in 0..size {
+    for (j, entry) in list.iter_mut().enumerate() {
         if next != 0 {
             let delta = r.se()?;
+            if !(-128..=127).contains(&delta) {
+                return Err(ParseError::new(format!("delta_scale {delta} is out of range")));
+            }
             next = (last + delta).rem_euclid(256);
+            if j == 0 && next == 0 {
+                return Ok(true);
+            }
         }
         if next != 0 {
             last = next;
         }
+        *entry = last as u8;
     }
-    Ok(())
+    Ok(false)
 }
 
 /// The VUI's `max_dec_frame_buffering` (E.1.1), when the stream states it
