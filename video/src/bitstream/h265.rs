@@ -839,6 +839,115 @@ mod tests {
         assert_eq!(coded, ShortTermRps { inter: Some(inter), ..expected });
     }
 
+    /// Writes one coded list (`scaling_list_pred_mode_flag` 1): the DC
+    /// entry for 16x16 and 32x32 (`dc` Some), then the deltas between
+    /// `entries`, starting from the DC or 8, as an encoder writes them:
+    /// modulo 256, in -128..=127.
+    fn write_list(w: &mut Writer, dc: Option<i32>, entries: &[i32]) {
+        w.u(1, 1);
+        let mut last = 8;
+        if let Some(dc) = dc {
+            w.se(dc - 8);
+            last = dc;
+        }
+        for &e in entries {
+            w.se((e - last + 128).rem_euclid(256) - 128);
+            last = e;
+        }
+    }
+
+    /// Writes a predicted list (`scaling_list_pred_mode_flag` 0).
+    fn write_predicted(w: &mut Writer, delta: u32) {
+        w.u(1, 0).ue(delta);
+    }
+
+    /// `scaling_list_data()` worked by hand from 7.3.4 and 7.4.5: lists
+    /// coded, copied from a reference list (with its DC) and the defaults
+    /// of Tables 7-5 and 7-6 (DC 16); the 32x32 ones are `matrixId` 0 and 3,
+    /// the delta of 3 counting in steps of 3.
+    #[test]
+    fn scaling_list_data_prediction_defaults_and_dc() {
+        let ramp16: Vec<i32> = (0..16).map(|i| 8 + i).collect();
+        let ramp64: Vec<i32> = (0..64).map(|i| 20 + i).collect();
+        let mut w = Writer::default();
+        // sizeId 0: a ramp that wraps (8 - 10 = 254 first), a copy of it,
+        // the default, a ramp, the default, a copy of matrixId 3.
+        w.u(1, 1).se(-10).se(10);
+        for _ in 2..16 {
+            w.se(0);
+        }
+        write_predicted(&mut w, 1);
+        write_predicted(&mut w, 0);
+        write_list(&mut w, None, &ramp16);
+        write_predicted(&mut w, 0);
+        write_predicted(&mut w, 2);
+        // sizeId 1: default (intra), copies of it, default (inter), a
+        // ramp, a copy of matrixId 0.
+        write_predicted(&mut w, 0);
+        write_predicted(&mut w, 1);
+        write_predicted(&mut w, 1);
+        write_predicted(&mut w, 0);
+        write_list(&mut w, None, &ramp64);
+        write_predicted(&mut w, 5);
+        // sizeId 2: DC 7 with a ramp, its copy, the default (intra, DC
+        // 16), DC 255 with flat 40, a copy of matrixId 1, the default (inter).
+        write_list(&mut w, Some(7), &ramp64);
+        write_predicted(&mut w, 1);
+        write_predicted(&mut w, 0);
+        write_list(&mut w, Some(255), &[40; 64]);
+        write_predicted(&mut w, 3);
+        write_predicted(&mut w, 0);
+        // sizeId 3: matrixId 0 DC 9 with flat 30; matrixId 3 a copy of it.
+        write_list(&mut w, Some(9), &[30; 64]);
+        write_predicted(&mut w, 1);
+        let rbsp = w.rbsp();
+        let lists = ScalingLists::read(&mut BitReader::new(&rbsp)).unwrap();
+
+        let wrapped: [u8; 16] = std::array::from_fn(|i| if i == 0 { 254 } else { 8 });
+        let ramp16: [u8; 16] = std::array::from_fn(|i| 8 + i as u8);
+        let ramp64: [u8; 64] = std::array::from_fn(|i| 20 + i as u8);
+        assert_eq!(lists.list_4x4, [wrapped, wrapped, [16; 16], ramp16, [16; 16], ramp16]);
+        // Table 7-6, intra (matrixId 0 to 2) and inter (3 to 5): first and
+        // last entries.
+        let intra = lists.list_8x8[0];
+        let inter = lists.list_8x8[3];
+        assert_eq!(intra[8..16], [16, 16, 17, 16, 17, 16, 17, 18]);
+        assert_eq!(intra[60..], [65, 88, 88, 115]);
+        assert_eq!(inter[8..16], [16, 16, 17, 17, 17, 17, 17, 18]);
+        assert_eq!(inter[60..], [54, 71, 71, 91]);
+        assert_eq!(lists.list_8x8, [intra, intra, intra, inter, ramp64, intra]);
+        assert_eq!(lists.list_16x16, [ramp64, ramp64, intra, [40; 64], ramp64, inter]);
+        assert_eq!(lists.dc_16x16, [7, 7, 16, 255, 7, 16]);
+        assert_eq!(lists.list_32x32, [[30; 64], [30; 64]]);
+        assert_eq!(lists.dc_32x32, [9, 9]);
+    }
+
+    /// A prediction from a list that does not exist (`matrixId` minus the
+    /// delta below 0, in steps of 3 for 32x32) is an error.
+    #[test]
+    fn scaling_list_reference_out_of_range_is_an_error() {
+        let mut w = Writer::default();
+        write_predicted(&mut w, 2); // sizeId 0, matrixId 0: only 0 allowed
+        let rbsp = w.rbsp();
+        let err = ScalingLists::read(&mut BitReader::new(&rbsp)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "scaling_list_pred_matrix_id_delta is 2, more than the 0 allowed"
+        );
+        let mut w = Writer::default();
+        for _ in 0..18 {
+            write_predicted(&mut w, 0);
+        }
+        write_predicted(&mut w, 0); // 32x32 matrixId 0
+        write_predicted(&mut w, 2); // matrixId 3: only 0 or 1 (3 - 1 x 3 = 0)
+        let rbsp = w.rbsp();
+        let err = ScalingLists::read(&mut BitReader::new(&rbsp)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "scaling_list_pred_matrix_id_delta is 2, more than the 1 allowed"
+        );
+    }
+
     #[test]
     fn truncated_sps_is_an_error() {
         let err = parse_sps(&[0x42, 0x01, 0x01, 0x01]).unwrap_err();
