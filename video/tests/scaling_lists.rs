@@ -113,9 +113,11 @@ fn h264_cqmfile_lists_are_the_encoders_in_zig_zag_order() {
     let file = matrix_file("h264_high_cqmfile_320x240.cqm");
     let (z4, z8) = (zig_zag(4), zig_zag(8));
     // x264 takes one list for both chroma components.
-    let names_4x4 = ["INTRA4X4_LUMA", "INTRA4X4_CHROMA", "INTRA4X4_CHROMA"]
-        .into_iter()
-        .chain(["INTER4X4_LUMA", "INTER4X4_CHROMA", "INTER4X4_CHROMA"]);
+    let names_4x4 = ["INTRA4X4_LUMA", "INTRA4X4_CHROMA", "INTRA4X4_CHROMA"].into_iter().chain([
+        "INTER4X4_LUMA",
+        "INTER4X4_CHROMA",
+        "INTER4X4_CHROMA",
+    ]);
     for (i, name) in names_4x4.enumerate() {
         assert_eq!(lists.list_4x4[i][..], scanned(&file[name], &z4)[..], "list {i}, {name}");
     }
