@@ -178,7 +178,7 @@ fn seek_points(shown: &[u64], start_afresh: impl Fn(usize) -> bool) -> Vec<u64> 
 
 /// [`check_h264`] for H.265 Main and Main 10: every parameter set is one
 /// the device session takes (4:2:0, 8 or 10 bits, no range extension
-/// tools, no scaling lists yet, one profile and size), every slice segment
+/// tools, one profile and size), every slice segment
 /// header parses, and the reference picture sets and output of every
 /// picture run through the DPB (a picture predicting from one that is not
 /// there shows only there).
