@@ -36,15 +36,24 @@ fn decode_lines(files: &[&str], env: &[(&str, &str)]) -> Vec<String> {
 
 #[test]
 fn h264_and_h265_inputs_get_a_device_decode_line() {
+    // The last two carry scaling lists, which the device path takes.
     let lines = decode_lines(
-        &["h264_high_1918x1078.mp4", "h264_high_854x480.h264", "hevc_main10_1918x1078.hevc"],
+        &[
+            "h264_high_1918x1078.mp4",
+            "h264_high_854x480.h264",
+            "hevc_main10_1918x1078.hevc",
+            "h264_high_cqmfile_320x240.h264",
+            "hevc_main_scaling_list_file_320x240.hevc",
+        ],
         &[],
     );
-    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines.len(), 5, "{lines:?}");
     let expected = [
         ("h264", "yes — H.264 High, 4:2:0 8-bit on "),
         ("h264", "yes — H.264 High, 4:2:0 8-bit on "),
         ("h265", "yes — H.265 Main 10, 4:2:0 10-bit on "),
+        ("h264", "yes — H.264 High, 4:2:0 8-bit on "),
+        ("h265", "yes — H.265 Main, 4:2:0 8-bit on "),
     ];
     for (line, (codec, yes)) in lines.iter().zip(expected) {
         if line.contains("llvmpipe") {

@@ -47,7 +47,7 @@ pub use transfer::{download_buffer, download_image, upload_buffer};
 pub use validation::all_messages as validation_messages;
 pub use video::{DecodeCapabilities, DecodeProfile, DecodeSupport, h264_std_level, h265_std_level};
 pub use video_decode::{
-    DecodePicture, DecodeSession, H264ParameterSets, H264Picture, H264Reference, H264Sps,
-    H265ParameterSets, H265Picture, H265Reference, H265Sps, H265Vps, IN_FLIGHT as DECODE_IN_FLIGHT,
-    Nv12Picture, SessionCodec,
+    DecodePicture, DecodeSession, H264ParameterSets, H264Picture, H264Pps, H264Reference, H264Sps,
+    H265ParameterSets, H265Picture, H265Pps, H265Reference, H265Sps, H265Vps,
+    IN_FLIGHT as DECODE_IN_FLIGHT, Nv12Picture, SessionCodec,
 };

@@ -32,9 +32,9 @@ use std::sync::Arc;
 use ash::vk;
 use ash::vk::native::{
     StdVideoDecodeH264PictureInfo, StdVideoDecodeH264ReferenceInfo, StdVideoDecodeH265PictureInfo,
-    StdVideoDecodeH265ReferenceInfo, StdVideoH264PictureParameterSet,
+    StdVideoDecodeH265ReferenceInfo, StdVideoH264PictureParameterSet, StdVideoH264ScalingLists,
     StdVideoH264SequenceParameterSet, StdVideoH265DecPicBufMgr, StdVideoH265LongTermRefPicsSps,
-    StdVideoH265PictureParameterSet, StdVideoH265ProfileTierLevel,
+    StdVideoH265PictureParameterSet, StdVideoH265ProfileTierLevel, StdVideoH265ScalingLists,
     StdVideoH265SequenceParameterSet, StdVideoH265ShortTermRefPicSet,
     StdVideoH265VideoParameterSet,
 };
@@ -84,20 +84,30 @@ pub(crate) fn decode_family(
 }
 
 /// An SPS as the session parameters take it. The pointers in `std` are
-/// ignored: the session points them at `offset_for_ref_frame` (and at no
-/// scaling lists or VUI, which it does not take yet).
+/// ignored: the session points them at `offset_for_ref_frame` and
+/// `scaling_lists` (no VUI is passed).
 #[derive(Debug, Clone)]
 pub struct H264Sps {
     pub std: StdVideoH264SequenceParameterSet,
     pub offset_for_ref_frame: Vec<i32>,
+    /// Present when `seq_scaling_matrix_present_flag` is set.
+    pub scaling_lists: Option<StdVideoH264ScalingLists>,
+}
+
+/// A PPS as the session parameters take it; the session points
+/// `std.pScalingLists` at `scaling_lists`.
+#[derive(Debug, Clone)]
+pub struct H264Pps {
+    pub std: StdVideoH264PictureParameterSet,
+    /// Present when `pic_scaling_matrix_present_flag` is set.
+    pub scaling_lists: Option<StdVideoH264ScalingLists>,
 }
 
 /// The parameter sets of a stream (the last of each id).
 #[derive(Debug, Clone, Default)]
 pub struct H264ParameterSets {
     pub sps: Vec<H264Sps>,
-    /// Their `pScalingLists` is ignored (none is passed).
-    pub pps: Vec<StdVideoH264PictureParameterSet>,
+    pub pps: Vec<H264Pps>,
 }
 
 /// A reference picture: the DPB slot it is in, and what the decoder must
@@ -128,7 +138,7 @@ pub struct H265Vps {
 }
 
 /// An SPS as the session parameters take it, with what its pointers point
-/// to (the session sets them; no scaling lists, VUI or palette entries).
+/// to (the session sets them; no VUI or palette entries).
 #[derive(Debug, Clone)]
 pub struct H265Sps {
     pub std: StdVideoH265SequenceParameterSet,
@@ -136,6 +146,17 @@ pub struct H265Sps {
     pub profile_tier_level: StdVideoH265ProfileTierLevel,
     pub short_term_rps: Vec<StdVideoH265ShortTermRefPicSet>,
     pub long_term_ref_pics: StdVideoH265LongTermRefPicsSps,
+    /// Present when `sps_scaling_list_data_present_flag` is set.
+    pub scaling_lists: Option<StdVideoH265ScalingLists>,
+}
+
+/// A PPS as the session parameters take it; the session points
+/// `std.pScalingLists` at `scaling_lists` (no palette entries are passed).
+#[derive(Debug, Clone)]
+pub struct H265Pps {
+    pub std: StdVideoH265PictureParameterSet,
+    /// Present when `pps_scaling_list_data_present_flag` is set.
+    pub scaling_lists: Option<StdVideoH265ScalingLists>,
 }
 
 /// The parameter sets of an H.265 stream (one of each id).
@@ -143,8 +164,7 @@ pub struct H265Sps {
 pub struct H265ParameterSets {
     pub vps: Vec<H265Vps>,
     pub sps: Vec<H265Sps>,
-    /// Their `pScalingLists` and palette entries are ignored (none passed).
-    pub pps: Vec<StdVideoH265PictureParameterSet>,
+    pub pps: Vec<H265Pps>,
 }
 
 /// An H.265 reference picture: its DPB slot and what the decoder must know.
@@ -654,7 +674,7 @@ impl DecodeSession {
                 } else {
                     s.offset_for_ref_frame.as_ptr()
                 },
-                pScalingLists: std::ptr::null(),
+                pScalingLists: optional_pointer(&s.scaling_lists),
                 pSequenceParameterSetVui: std::ptr::null(),
                 ..s.std
             })
@@ -662,7 +682,10 @@ impl DecodeSession {
         let std_pps: Vec<StdVideoH264PictureParameterSet> = parameter_sets
             .pps
             .iter()
-            .map(|p| StdVideoH264PictureParameterSet { pScalingLists: std::ptr::null(), ..*p })
+            .map(|p| StdVideoH264PictureParameterSet {
+                pScalingLists: optional_pointer(&p.scaling_lists),
+                ..p.std
+            })
             .collect();
         let add = vk::VideoDecodeH264SessionParametersAddInfoKHR::default()
             .std_sp_ss(&std_sps)
@@ -674,9 +697,10 @@ impl DecodeSession {
         let info = vk::VideoSessionParametersCreateInfoKHR::default()
             .video_session(self.session)
             .push_next(&mut h264_parameters);
-        // SAFETY: a live session; the parameter sets' pointers go to vectors of
-        // `parameter_sets` and to the null scaling lists and VUI their flags allow
-        // (the caller clears `vui_parameters_present_flag` and refuses scaling matrices).
+        // SAFETY: a live session; the parameter sets' pointers go to vectors and
+        // scaling lists of `parameter_sets`, which outlive the call, and to the null
+        // VUI its flag allows (the caller clears `vui_parameters_present_flag`); a
+        // null scaling list pointer goes with a clear scaling matrix flag.
         let result = unsafe {
             (fp.create_video_session_parameters_khr)(
                 device.handle(),
@@ -713,7 +737,7 @@ impl DecodeSession {
             .map(|s| StdVideoH265SequenceParameterSet {
                 pProfileTierLevel: &s.profile_tier_level,
                 pDecPicBufMgr: &s.dec_pic_buf_mgr,
-                pScalingLists: std::ptr::null(),
+                pScalingLists: optional_pointer(&s.scaling_lists),
                 pShortTermRefPicSet: if s.short_term_rps.is_empty() {
                     std::ptr::null()
                 } else {
@@ -729,9 +753,9 @@ impl DecodeSession {
             .pps
             .iter()
             .map(|p| StdVideoH265PictureParameterSet {
-                pScalingLists: std::ptr::null(),
+                pScalingLists: optional_pointer(&p.scaling_lists),
                 pPredictorPaletteEntries: std::ptr::null(),
-                ..*p
+                ..p.std
             })
             .collect();
         let add = vk::VideoDecodeH265SessionParametersAddInfoKHR::default()
@@ -747,9 +771,10 @@ impl DecodeSession {
             .video_session(self.session)
             .push_next(&mut h265_parameters);
         // SAFETY: a live session; the parameter sets' pointers go to fields of
-        // `parameter_sets`, which outlive the call, and to null scaling lists, VUI,
-        // HRD parameters and palette entries, which their flags leave out (the caller
-        // clears the VUI and HRD flags and refuses scaling lists and SCC).
+        // `parameter_sets`, which outlive the call, and to null VUI, HRD parameters
+        // and palette entries, which their flags leave out (the caller clears the VUI
+        // and HRD flags and refuses SCC); a null scaling list pointer goes with a
+        // clear `sps_`/`pps_scaling_list_data_present_flag`.
         let result = unsafe {
             (fp.create_video_session_parameters_khr)(
                 device.handle(),
@@ -1319,6 +1344,12 @@ impl DecodeSession {
 }
 
 /// Layers `base..base + count` of the DPB image.
+/// What a std structure's optional pointer field holds: `value`'s address,
+/// or null where there is none.
+fn optional_pointer<T>(value: &Option<T>) -> *const T {
+    value.as_ref().map_or(std::ptr::null(), |v| v)
+}
+
 fn layers(base: u32, count: u32) -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange {
         aspect_mask: vk::ImageAspectFlags::COLOR,

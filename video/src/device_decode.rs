@@ -7,9 +7,8 @@
 //! [`decode_h265_until`]), or kept on the device as planes the metrics read
 //! ([`decode_h264_to_planes`]).
 //!
-//! H.264: progressive 8-bit 4:2:0 streams without scaling matrices or
-//! frame_num gaps. H.265 (`device_decode_h265`): Main and Main 10 without
-//! scaling lists or range extension tools.
+//! H.264: progressive 8-bit 4:2:0 streams without frame_num gaps. H.265
+//! (`device_decode_h265`): Main and Main 10 without range extension tools.
 
 use std::collections::{HashMap, VecDeque};
 use std::ops::{ControlFlow, Range};
@@ -19,18 +18,18 @@ use bytemuck::{Pod, Zeroable};
 use vqscope_gpu::vk::native::{
     StdVideoDecodeH264PictureInfo, StdVideoDecodeH264PictureInfoFlags,
     StdVideoDecodeH264ReferenceInfo, StdVideoDecodeH264ReferenceInfoFlags,
-    StdVideoH264PictureParameterSet, StdVideoH264PpsFlags, StdVideoH264SequenceParameterSet,
-    StdVideoH264SpsFlags,
+    StdVideoH264PictureParameterSet, StdVideoH264PpsFlags, StdVideoH264ScalingLists,
+    StdVideoH264SequenceParameterSet, StdVideoH264SpsFlags,
 };
 use vqscope_gpu::{
     Binding, Buffer, ComputePipeline, DECODE_IN_FLIGHT, DecodePicture, DecodeSession, GpuContext,
-    GpuError, H264ParameterSets, H264Picture, H264Reference, H264Sps, Nv12Picture, PipelineDesc,
-    Recorder, SessionCodec, Submitter, download_buffer, h264_std_level,
+    GpuError, H264ParameterSets, H264Picture, H264Pps, H264Reference, H264Sps, Nv12Picture,
+    PipelineDesc, Recorder, SessionCodec, Submitter, download_buffer, h264_std_level,
 };
 
 use crate::PlaneLayout;
 use crate::bitstream::ParseError;
-use crate::bitstream::h264::Sps;
+use crate::bitstream::h264::{ScalingLists, Sps};
 use crate::bitstream::h264_dpb::{Dpb, PicturePlan, Reference};
 use crate::bitstream::h264_slice::{Pps, SliceHeader};
 use crate::bitstream::h264_stream::H264Stream;
@@ -179,7 +178,7 @@ fn seek_points(shown: &[u64], start_afresh: impl Fn(usize) -> bool) -> Vec<u64> 
 
 /// [`check_h264`] for H.265 Main and Main 10: every parameter set is one
 /// the device session takes (4:2:0, 8 or 10 bits, no range extension
-/// tools, no scaling lists yet, one profile and size), every slice segment
+/// tools, one profile and size), every slice segment
 /// header parses, and the reference picture sets and output of every
 /// picture run through the DPB (a picture predicting from one that is not
 /// there shows only there).
@@ -579,7 +578,7 @@ fn supported_sequence<'s>(
         return Err(ParseError::new("no pictures"));
     }
     for s in parsed.sps.values() {
-        check_supported(s, parsed.pps.values())?;
+        check_supported(s)?;
         if (s.profile_idc, s.pic_width_in_mbs, s.pic_height_in_map_units)
             != (first.profile_idc, first.pic_width_in_mbs, first.pic_height_in_map_units)
         {
@@ -592,19 +591,13 @@ fn supported_sequence<'s>(
 }
 
 /// What this first version decodes; anything else is a clear error.
-fn check_supported<'a>(
-    sps: &Sps,
-    mut pps: impl Iterator<Item = &'a Pps>,
-) -> Result<(), ParseError> {
+fn check_supported(sps: &Sps) -> Result<(), ParseError> {
     let refuse = |what: &str| Err(ParseError::new(format!("{what} is not supported yet")));
     if sps.chroma_format_idc != 1 || sps.bit_depth_luma != 8 || sps.bit_depth_chroma != 8 {
         return refuse("device decode of anything but 8-bit 4:2:0");
     }
     if !sps.frame_mbs_only {
         return refuse("device decode of interlaced H.264");
-    }
-    if sps.scaling_matrix_present || pps.any(|p| p.scaling_matrix_present) {
-        return refuse("device decode with scaling matrices");
     }
     Ok(())
 }
@@ -801,7 +794,7 @@ fn std_sps(s: &Sps) -> Result<H264Sps, ParseError> {
                     flag(s.gaps_in_frame_num_allowed),
                     flag(s.qpprime_y_zero_transform_bypass),
                     flag(s.crop_offsets.is_some()),
-                    flag(s.scaling_matrix_present),
+                    flag(s.scaling_lists.is_some()),
                     // The VUI is not passed: decoding does not need it.
                     0,
                 ),
@@ -833,11 +826,23 @@ fn std_sps(s: &Sps) -> Result<H264Sps, ParseError> {
             pSequenceParameterSetVui: std::ptr::null(),
         },
         offset_for_ref_frame: s.offset_for_ref_frame.clone(),
+        scaling_lists: s.scaling_lists.as_ref().map(std_scaling_lists),
     })
 }
 
-fn std_pps(p: &Pps) -> StdVideoH264PictureParameterSet {
-    StdVideoH264PictureParameterSet {
+/// The lists as parsed: the coded flags, and every list already resolved
+/// (fall-back rules and defaults applied) in zig-zag order.
+fn std_scaling_lists(l: &ScalingLists) -> StdVideoH264ScalingLists {
+    StdVideoH264ScalingLists {
+        scaling_list_present_mask: l.present,
+        use_default_scaling_matrix_mask: l.use_default,
+        ScalingList4x4: l.list_4x4,
+        ScalingList8x8: l.list_8x8,
+    }
+}
+
+fn std_pps(p: &Pps) -> H264Pps {
+    let std = StdVideoH264PictureParameterSet {
         flags: StdVideoH264PpsFlags {
             _bitfield_align_1: [],
             _bitfield_1: StdVideoH264PpsFlags::new_bitfield_1(
@@ -848,7 +853,7 @@ fn std_pps(p: &Pps) -> StdVideoH264PictureParameterSet {
                 flag(p.weighted_pred),
                 flag(p.bottom_field_pic_order_in_frame_present),
                 flag(p.entropy_coding_mode),
-                flag(p.scaling_matrix_present),
+                flag(p.scaling_lists.is_some()),
             ),
             __bindgen_padding_0: [0; 3],
         },
@@ -862,7 +867,8 @@ fn std_pps(p: &Pps) -> StdVideoH264PictureParameterSet {
         chroma_qp_index_offset: p.chroma_qp_index_offset as i8,
         second_chroma_qp_index_offset: p.second_chroma_qp_index_offset as i8,
         pScalingLists: std::ptr::null(),
-    }
+    };
+    H264Pps { std, scaling_lists: p.scaling_lists.as_ref().map(std_scaling_lists) }
 }
 
 #[cfg(test)]

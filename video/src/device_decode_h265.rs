@@ -11,16 +11,18 @@ use vqscope_gpu::vk::native::{
     StdVideoDecodeH265ReferenceInfo, StdVideoDecodeH265ReferenceInfoFlags,
     StdVideoH265DecPicBufMgr, StdVideoH265LongTermRefPicsSps, StdVideoH265PictureParameterSet,
     StdVideoH265PpsFlags, StdVideoH265ProfileTierLevel, StdVideoH265ProfileTierLevelFlags,
-    StdVideoH265SequenceParameterSet, StdVideoH265ShortTermRefPicSet,
+    StdVideoH265ScalingLists, StdVideoH265SequenceParameterSet, StdVideoH265ShortTermRefPicSet,
     StdVideoH265ShortTermRefPicSetFlags, StdVideoH265SpsFlags, StdVideoH265VideoParameterSet,
     StdVideoH265VpsFlags,
 };
 use vqscope_gpu::{
-    DecodePicture, DecodeSession, GpuContext, H265ParameterSets, H265Picture, H265Reference,
-    H265Sps, H265Vps, SessionCodec, h265_std_level,
+    DecodePicture, DecodeSession, GpuContext, H265ParameterSets, H265Picture, H265Pps,
+    H265Reference, H265Sps, H265Vps, SessionCodec, h265_std_level,
 };
 
-use crate::bitstream::h265::{ProfileTierLevel, ShortTermRps, Sps, VideoParameterSet};
+use crate::bitstream::h265::{
+    ProfileTierLevel, ScalingLists, ShortTermRps, Sps, VideoParameterSet,
+};
 use crate::bitstream::h265_dpb::{Dpb, PicturePlan, Reference};
 use crate::bitstream::h265_slice::{Pps, SliceHeader};
 use crate::bitstream::h265_stream::H265Stream;
@@ -37,9 +39,8 @@ pub(crate) struct H265Plan<'s> {
 
 impl<'s> H265Plan<'s> {
     /// Parses `stream` and refuses what the session cannot take: anything
-    /// but 4:2:0 8- or 10-bit with one depth, range extension tools,
-    /// scaling lists (they would have to be derived, 7.4.5), SPS that change
-    /// profile, size or depth, and an SPS without its VPS.
+    /// but 4:2:0 8- or 10-bit with one depth, range extension tools, SPS
+    /// that change profile, size or depth, and an SPS without its VPS.
     pub(crate) fn new(stream: &'s [u8]) -> Result<Self, ParseError> {
         let parsed = H265Stream::parse(stream)?;
         let first = parsed.sps.values().next().ok_or_else(|| ParseError::new("no SPS"))?;
@@ -57,9 +58,6 @@ impl<'s> H265Plan<'s> {
             if s.range_extension {
                 return refuse("device decode of H.265 range extension tools");
             }
-            if s.scaling_list_enabled {
-                return refuse("device decode of H.265 with scaling lists");
-            }
             if (s.profile_idc, s.width, s.height, s.bit_depth_luma)
                 != (first.profile_idc, first.width, first.height, first.bit_depth_luma)
             {
@@ -75,9 +73,6 @@ impl<'s> H265Plan<'s> {
         for p in parsed.pps.values() {
             if p.range_extension {
                 return refuse("device decode of H.265 range extension tools");
-            }
-            if p.scaling_list_data_present {
-                return refuse("device decode of H.265 with scaling lists");
             }
         }
         let info = first.info()?;
@@ -335,7 +330,10 @@ fn std_sps(s: &Sps) -> Result<H265Sps, ParseError> {
                     flag(s.conformance_window.is_some()),
                     flag(s.sub_layer_ordering_info_present),
                     flag(s.scaling_list_enabled),
-                    0, // sps_scaling_list_data_present_flag: scaling lists are refused
+                    // Set whenever the lists are enabled, the default ones passed
+                    // as if coded where the SPS has none (as ffmpeg does): the
+                    // driver then only reads lists, never derives defaults.
+                    flag(s.scaling_list_enabled),
                     flag(s.amp_enabled),
                     flag(s.sample_adaptive_offset_enabled),
                     flag(pcm.is_some()),
@@ -419,10 +417,26 @@ fn std_sps(s: &Sps) -> Result<H265Sps, ParseError> {
         profile_tier_level: std_profile_tier_level(&s.general)?,
         short_term_rps: s.short_term_rps.iter().map(std_short_term_rps).collect(),
         long_term_ref_pics,
+        scaling_lists: s.scaling_list_enabled.then(|| {
+            std_scaling_lists(s.scaling_lists.as_ref().unwrap_or(&ScalingLists::default()))
+        }),
     })
 }
 
-fn std_pps(p: &Pps, sps: &std::collections::BTreeMap<u32, Sps>) -> StdVideoH265PictureParameterSet {
+/// The derived lists as parsed: coded (up-right diagonal) order, the two
+/// 32x32 ones those of `matrixId` 0 and 3.
+fn std_scaling_lists(l: &ScalingLists) -> StdVideoH265ScalingLists {
+    StdVideoH265ScalingLists {
+        ScalingList4x4: l.list_4x4,
+        ScalingList8x8: l.list_8x8,
+        ScalingList16x16: l.list_16x16,
+        ScalingList32x32: l.list_32x32,
+        ScalingListDCCoef16x16: l.dc_16x16,
+        ScalingListDCCoef32x32: l.dc_32x32,
+    }
+}
+
+fn std_pps(p: &Pps, sps: &std::collections::BTreeMap<u32, Sps>) -> H265Pps {
     let tiles = p.tiles.as_ref();
     let (mut column_width_minus1, mut row_height_minus1) = ([0u16; 19], [0u16; 21]);
     if let Some((widths, heights)) = tiles.and_then(|t| t.explicit.as_ref()) {
@@ -433,7 +447,7 @@ fn std_pps(p: &Pps, sps: &std::collections::BTreeMap<u32, Sps>) -> StdVideoH265P
             *dst = h as u16;
         }
     }
-    StdVideoH265PictureParameterSet {
+    let std = StdVideoH265PictureParameterSet {
         flags: StdVideoH265PpsFlags {
             _bitfield_align_1: [],
             _bitfield_1: StdVideoH265PpsFlags::new_bitfield_1(
@@ -456,7 +470,7 @@ fn std_pps(p: &Pps, sps: &std::collections::BTreeMap<u32, Sps>) -> StdVideoH265P
                 flag(p.deblocking_filter_control_present),
                 flag(p.deblocking_filter_override_enabled),
                 flag(p.deblocking_filter_disabled),
-                0, // pps_scaling_list_data_present_flag: scaling lists are refused
+                flag(p.scaling_lists.is_some()),
                 flag(p.lists_modification_present),
                 flag(p.slice_segment_header_extension_present),
                 // Extensions: range extension tools and SCC are refused.
@@ -506,7 +520,8 @@ fn std_pps(p: &Pps, sps: &std::collections::BTreeMap<u32, Sps>) -> StdVideoH265P
         reserved3: 0,
         pScalingLists: std::ptr::null(),
         pPredictorPaletteEntries: std::ptr::null(),
-    }
+    };
+    H265Pps { std, scaling_lists: p.scaling_lists.as_ref().map(std_scaling_lists) }
 }
 
 /// The picture's `StdVideoDecodeH265PictureInfo`: its flags and ids, POC,

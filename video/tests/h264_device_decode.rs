@@ -25,25 +25,31 @@ use vqscope_video::device_decode::{
 
 /// The committed streams with ffmpeg's hashes; every other `NAME.h264`
 /// with a `NAME.fnv64` beside it in the data folder is decoded too.
-const STREAMS: [&str; 5] = [
+const STREAMS: [&str; 7] = [
     "h264_high_854x480",
     "h264_high_1918x1078",
     "h264_high_pyramid_slices_640x360",
     "h264_main_cavlc_poc2_352x288",
     "h264_high_refs8_opengop_426x240",
+    // PPS scaling matrices: all by fall-back to the defaults, and coded ones.
+    "h264_high_cqm_jvt_320x240",
+    "h264_high_cqmfile_320x240",
 ];
 
 /// The committed H.265 streams with ffmpeg's hashes: Main 10 with
 /// cropping, Main 10 with closed GOPs whose IDR pictures have leading
 /// pictures (seek points), two temporal sub-layers, an open-GOP B-pyramid
-/// with two slices a picture, and a stream that starts at a CRA (its RASL
-/// pictures skipped).
-const HEVC_STREAMS: [&str; 5] = [
+/// with two slices a picture, a stream that starts at a CRA (its RASL
+/// pictures skipped), and scaling lists: the defaults (enabled, none coded)
+/// and coded ones.
+const HEVC_STREAMS: [&str; 7] = [
     "hevc_main10_1918x1078",
     "hevc_main10_idr_radl_210x118",
     "hevc_main_2sublayers_352x288",
     "hevc_main_opengop_pyramid_320x240",
     "hevc_main_cra_first_320x240",
+    "hevc_main10_scaling_lists_64x64",
+    "hevc_main_scaling_list_file_320x240",
 ];
 
 /// The names of the streams `NAME.EXT` in `dir` that have expected
@@ -277,11 +283,14 @@ fn h265_streams_match_ffmpeg_frame_by_frame() {
 #[test]
 fn h265_refusals_come_before_the_device() {
     let ctx = test_context();
-    let stream = std::fs::read(data_dir().join("hevc_main10_scaling_lists_64x64.hevc")).unwrap();
+    let stream = std::fs::read(data_dir().join("hevc_main422_64x64.hevc")).unwrap();
     let err = decode_h265_until(&ctx, &stream, |_| std::ops::ControlFlow::Continue(()))
         .unwrap_err()
         .to_string();
-    assert_eq!(err, "H.265 stream: device decode of H.265 with scaling lists is not supported yet");
+    assert_eq!(
+        err,
+        "H.265 stream: device decode of H.265 other than 4:2:0 with one bit depth is not supported yet"
+    );
     assert_no_validation_messages();
 }
 

@@ -28,7 +28,7 @@ fn pps_and_slice_headers_of_the_pyramid_stream() {
     assert!(pps.entropy_coding_mode && pps.weighted_pred && pps.transform_8x8_mode);
     assert_eq!((pps.num_ref_idx_l0_default_active, pps.weighted_bipred_idc), (4, 2));
     assert_eq!((pps.pic_init_qp_minus26, pps.second_chroma_qp_index_offset), (12, 0));
-    assert!(pps.deblocking_filter_control_present && !pps.scaling_matrix_present);
+    assert!(pps.deblocking_filter_control_present && pps.scaling_lists.is_none());
 
     // 30 pictures of two slices each (first_mb_in_slice 0 and 480).
     assert_eq!(stream.pictures.len(), 30);

@@ -323,14 +323,14 @@ fn main10_stream_is_checked_for_the_device() {
 
 #[test]
 fn what_the_device_session_cannot_fill_is_refused_in_one_line() {
-    // scaling_list_enabled_flag 1 (x265 scaling-list=default): the SPS
-    // parses, the check refuses it.
-    let data = read("hevc_main10_scaling_lists_64x64.hevc");
+    // chroma_format_idc 2 (x265 with yuv422p, a range extensions
+    // profile): the SPS parses, the check refuses it.
+    let data = read("hevc_main422_64x64.hevc");
     let stream = H265Stream::parse(&data).unwrap();
-    assert!(stream.sps[&0].scaling_list_enabled);
+    assert_eq!(stream.sps[&0].chroma_format_idc, 2);
     assert_eq!(
         check_h265(&data).unwrap_err().to_string(),
-        "H.265 stream: device decode of H.265 with scaling lists is not supported yet"
+        "H.265 stream: device decode of H.265 other than 4:2:0 with one bit depth is not supported yet"
     );
     // Another codec's stream is not taken for H.265.
     let h264 = read("h264_high_854x480.h264");

@@ -9,7 +9,7 @@ use crate::frame::ChromaFormat;
 
 /// The fields of an H.264 SPS that decoding needs (7.3.2.1.1): what a
 /// device decoder's session parameters take, and what POC computation and
-/// reference marking read. Scaling matrices are only noted as present.
+/// reference marking read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sps {
     pub profile_idc: u32,
@@ -23,7 +23,8 @@ pub struct Sps {
     pub bit_depth_luma: u32,
     pub bit_depth_chroma: u32,
     pub qpprime_y_zero_transform_bypass: bool,
-    pub scaling_matrix_present: bool,
+    /// The scaling matrices when `seq_scaling_matrix_present_flag` is set.
+    pub scaling_lists: Option<ScalingLists>,
     pub log2_max_frame_num: u32,
     pub pic_order_cnt_type: u32,
     pub log2_max_pic_order_cnt_lsb: u32,
@@ -57,7 +58,7 @@ impl Sps {
 
         let (mut chroma_format_idc, mut separate_colour_plane, mut depth_luma, mut depth_chroma) =
             (1, false, 8, 8);
-        let (mut bypass, mut scaling_matrix_present) = (false, false);
+        let (mut bypass, mut scaling_lists) = (false, None);
         if HIGH_PROFILES.contains(&profile_idc) {
             chroma_format_idc = r.ue_max(3, "chroma_format_idc")?;
             if chroma_format_idc == 3 {
@@ -66,15 +67,10 @@ impl Sps {
             depth_luma = 8 + r.ue_max(6, "bit_depth_luma_minus8")?;
             depth_chroma = 8 + r.ue_max(6, "bit_depth_chroma_minus8")?;
             bypass = r.flag()?;
-            scaling_matrix_present = r.flag()?;
-            if scaling_matrix_present {
-                // 6 lists of 16, then 2 or 6 of 64.
+            if r.flag()? {
+                // 6 lists of 16, then 2 or 6 of 64; fall-back rule A.
                 let lists = if chroma_format_idc == 3 { 12 } else { 8 };
-                for i in 0..lists {
-                    if r.flag()? {
-                        skip_scaling_list(&mut r, if i < 6 { 16 } else { 64 })?;
-                    }
-                }
+                scaling_lists = Some(ScalingLists::read(&mut r, lists, &ScalingLists::DEFAULT)?);
             }
         }
         let log2_max_frame_num = 4 + r.ue_max(12, "log2_max_frame_num_minus4")?;
@@ -120,7 +116,7 @@ impl Sps {
             bit_depth_luma: depth_luma,
             bit_depth_chroma: depth_chroma,
             qpprime_y_zero_transform_bypass: bypass,
-            scaling_matrix_present,
+            scaling_lists,
             log2_max_frame_num,
             pic_order_cnt_type,
             log2_max_pic_order_cnt_lsb,
@@ -221,20 +217,157 @@ fn chroma_format(idc: u32) -> Result<ChromaFormat, ParseError> {
     })
 }
 
-/// Reads past a `scaling_list()` (7.3.2.1.1.1): delta-coded entries until
-/// one makes the next scale 0 (then the rest repeat the last).
-pub(super) fn skip_scaling_list(r: &mut BitReader<'_>, size: usize) -> Result<(), ParseError> {
+/// The scaling matrices of an SPS or PPS (7.3.2.1.1.1, 7.4.2.1.1.1) in the
+/// form Vulkan Video's `StdVideoH264ScalingLists` takes: the coded flags as
+/// masks, and every list with the fall-back rules of Table 7-2 and the
+/// default matrices already applied, each in coded (zig-zag) order as
+/// `scaling_list()` reads it. Drivers that apply the rules themselves from
+/// the masks find the same lists where they look, so either reading of the
+/// structure decodes the same.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScalingLists {
+    /// `seq_scaling_list_present_flag[i]` (or `pic_`) as bit `i`.
+    pub present: u16,
+    /// `UseDefaultScalingMatrix4x4Flag[i]` as bit `i`, and
+    /// `UseDefaultScalingMatrix8x8Flag[i - 6]` as bit `i` from 6 on.
+    pub use_default: u16,
+    /// Intra Y, Cb, Cr, then inter Y, Cb, Cr.
+    pub list_4x4: [[u8; 16]; 6],
+    /// Intra Y, inter Y, intra Cb, inter Cb, intra Cr, inter Cr (the Cb
+    /// and Cr ones coded only for 4:4:4).
+    pub list_8x8: [[u8; 64]; 6],
+}
+
+/// Table 7-3 and 7-4, in zig-zag order: `Default_4x4_Intra`,
+/// `Default_4x4_Inter`, `Default_8x8_Intra`, `Default_8x8_Inter`.
+const DEFAULT_4X4_INTRA: [u8; 16] = [6, 13, 13, 20, 20, 20, 28, 28, 28, 28, 32, 32, 32, 37, 37, 42];
+const DEFAULT_4X4_INTER: [u8; 16] =
+    [10, 14, 14, 20, 20, 20, 24, 24, 24, 24, 27, 27, 27, 30, 30, 34];
+const DEFAULT_8X8_INTRA: [u8; 64] = [
+    6, 10, 10, 13, 11, 13, 16, 16, 16, 16, 18, 18, 18, 18, 18, 23, 23, 23, 23, 23, 23, 25, 25, 25,
+    25, 25, 25, 25, 27, 27, 27, 27, 27, 27, 27, 27, 29, 29, 29, 29, 29, 29, 29, 31, 31, 31, 31, 31,
+    31, 33, 33, 33, 33, 33, 36, 36, 36, 36, 38, 38, 38, 40, 40, 42,
+];
+const DEFAULT_8X8_INTER: [u8; 64] = [
+    9, 13, 13, 15, 13, 15, 17, 17, 17, 17, 19, 19, 19, 19, 19, 21, 21, 21, 21, 21, 21, 22, 22, 22,
+    22, 22, 22, 22, 24, 24, 24, 24, 24, 24, 24, 24, 25, 25, 25, 25, 25, 25, 25, 27, 27, 27, 27, 27,
+    27, 28, 28, 28, 28, 28, 30, 30, 30, 30, 32, 32, 32, 33, 33, 35,
+];
+
+impl ScalingLists {
+    /// Every list the default one of its kind: what fall-back rule A
+    /// starts from, and what `useDefaultScalingMatrixFlag` selects.
+    pub const DEFAULT: ScalingLists = ScalingLists {
+        present: 0,
+        use_default: 0,
+        list_4x4: [
+            DEFAULT_4X4_INTRA,
+            DEFAULT_4X4_INTRA,
+            DEFAULT_4X4_INTRA,
+            DEFAULT_4X4_INTER,
+            DEFAULT_4X4_INTER,
+            DEFAULT_4X4_INTER,
+        ],
+        list_8x8: [
+            DEFAULT_8X8_INTRA,
+            DEFAULT_8X8_INTER,
+            DEFAULT_8X8_INTRA,
+            DEFAULT_8X8_INTER,
+            DEFAULT_8X8_INTRA,
+            DEFAULT_8X8_INTER,
+        ],
+    };
+
+    /// Reads `count` lists (6 of 16 entries, then those of 64), each after
+    /// its present flag. A list not coded (absent, or past `count`) falls
+    /// back (Table 7-2) to the one before it of its kind, or for the first
+    /// intra and inter lists of each size to those of `fallback`: the
+    /// defaults for rule A, the SPS's lists for rule B.
+    pub(super) fn read(
+        r: &mut BitReader<'_>,
+        count: usize,
+        fallback: &ScalingLists,
+    ) -> Result<ScalingLists, ParseError> {
+        let mut lists = ScalingLists::DEFAULT;
+        let mut masks = (0u16, 0u16);
+        let defaults = &ScalingLists::DEFAULT;
+        read_lists(
+            r,
+            &mut lists.list_4x4,
+            0,
+            count,
+            &defaults.list_4x4,
+            &fallback.list_4x4,
+            &mut masks,
+        )?;
+        read_lists(
+            r,
+            &mut lists.list_8x8,
+            6,
+            count,
+            &defaults.list_8x8,
+            &fallback.list_8x8,
+            &mut masks,
+        )?;
+        (lists.present, lists.use_default) = masks;
+        Ok(lists)
+    }
+}
+
+/// Reads the 4x4 (`N` 16) or 8x8 lists of a [`ScalingLists`], whose
+/// present flags are bits `first..` of the stream's numbering, into
+/// `lists`, and sets their bits of the `(present, use_default)` masks. The
+/// 4x4 lists fall back to the one before them, but for the first intra
+/// (0) and inter (3); the 8x8 ones alternate intra and inter, so fall back
+/// two places, but for the first two.
+fn read_lists<const N: usize>(
+    r: &mut BitReader<'_>,
+    lists: &mut [[u8; N]; 6],
+    first: usize,
+    count: usize,
+    defaults: &[[u8; N]; 6],
+    fallback: &[[u8; N]; 6],
+    (present, use_default): &mut (u16, u16),
+) -> Result<(), ParseError> {
+    for i in 0..6 {
+        let bit = first + i;
+        let earlier = if N == 16 { (i % 3 != 0).then(|| i - 1) } else { i.checked_sub(2) };
+        if bit < count && r.flag()? {
+            *present |= 1 << bit;
+            if read_scaling_list(r, &mut lists[i])? {
+                lists[i] = defaults[i];
+                *use_default |= 1 << bit;
+            }
+        } else {
+            lists[i] = earlier.map_or(fallback[i], |k| lists[k]);
+        }
+    }
+    Ok(())
+}
+
+/// Reads one `scaling_list()` (7.3.2.1.1.1) into `list`: delta-coded
+/// entries until one makes the next scale 0, the rest repeating the last.
+/// True when the first delta selects the default list
+/// (`useDefaultScalingMatrixFlag`).
+fn read_scaling_list(r: &mut BitReader<'_>, list: &mut [u8]) -> Result<bool, ParseError> {
     let (mut last, mut next) = (8i32, 8i32);
-    for _ in 0..size {
+    for (j, entry) in list.iter_mut().enumerate() {
         if next != 0 {
             let delta = r.se()?;
+            if !(-128..=127).contains(&delta) {
+                return Err(ParseError::new(format!("delta_scale {delta} is out of range")));
+            }
             next = (last + delta).rem_euclid(256);
+            if j == 0 && next == 0 {
+                return Ok(true);
+            }
         }
         if next != 0 {
             last = next;
         }
+        *entry = last as u8;
     }
-    Ok(())
+    Ok(false)
 }
 
 /// The VUI's `max_dec_frame_buffering` (E.1.1), when the stream states it
@@ -348,6 +481,7 @@ fn h264_profile_name(profile_idc: u32, constraints: u32) -> &'static str {
 mod tests {
     use super::*;
     use crate::bitstream::bits::Writer;
+    use crate::bitstream::h264_slice::Pps;
 
     #[test]
     fn dpb_from_the_level_when_the_vui_is_silent() {
@@ -389,7 +523,21 @@ mod tests {
         w.u(1, 0).u(1, 1).u(1, 1); // fields, MBAFF, direct_8x8_inference
         w.u(1, 1).ue(0).ue(0).ue(0).ue(4); // crop 4 units (2 x 2 rows) at the bottom
         w.u(1, 0); // no VUI
-        let s = parse_sps(&w.rbsp()).unwrap();
+        let rbsp = w.rbsp();
+        let lists = Sps::parse(&rbsp).unwrap().scaling_lists.unwrap();
+        // Coded: lists 0 (the default, by its first delta) and 6 (flat 8).
+        assert_eq!((lists.present, lists.use_default), (0b100_0001, 0b1));
+        // Table 7-3's Default_4x4_Intra for list 0, and for 1 and 2 by
+        // fall-back to the list before; list 3 falls back to
+        // Default_4x4_Inter (rule A), 4 and 5 to it.
+        let intra = [6, 13, 13, 20, 20, 20, 28, 28, 28, 28, 32, 32, 32, 37, 37, 42];
+        let inter = [10, 14, 14, 20, 20, 20, 24, 24, 24, 24, 27, 27, 27, 30, 30, 34];
+        assert_eq!(lists.list_4x4, [intra, intra, intra, inter, inter, inter]);
+        assert_eq!(lists.list_8x8[0], [8; 64]);
+        // List 7 not coded: Table 7-4's Default_8x8_Inter (rule A).
+        assert_eq!(lists.list_8x8[1][..8], [9, 13, 13, 15, 13, 15, 17, 17]);
+        assert_eq!(lists.list_8x8[1][56..], [30, 30, 32, 32, 32, 33, 33, 35]);
+        let s = parse_sps(&rbsp).unwrap();
         assert_eq!((s.profile, s.level_idc, s.chroma), ("High", 41, ChromaFormat::Yuv420));
         assert_eq!((s.coded_width, s.coded_height), (1280, 23 * 2 * 16));
         assert_eq!(s.crop, Crop { left: 0, right: 0, top: 0, bottom: 16 });
@@ -397,6 +545,169 @@ mod tests {
         assert!(s.interlaced);
         // No VUI: level 4.1's MaxDpbMbs 32768 over 80 x 46 macroblocks is 8 frames.
         assert_eq!((s.max_num_ref_frames, s.max_dpb_frames), (3, 8));
+    }
+
+    /// A High profile 4:2:0 SPS (id 0, 16x16, POC type 0) whose scaling
+    /// matrices `lists` writes, if any.
+    fn high_sps(lists: Option<&dyn Fn(&mut Writer)>) -> Sps {
+        let mut w = Writer::default();
+        w.u(8, 0x67).u(8, 100).u(8, 0).u(8, 30).ue(0); // header, High, level 3, id 0
+        w.ue(1).ue(0).ue(0).u(1, 0); // 4:2:0, 8-bit, no transform bypass
+        w.u(1, u32::from(lists.is_some()));
+        if let Some(lists) = lists {
+            lists(&mut w);
+        }
+        w.ue(0).ue(0).ue(0); // log2_max_frame_num_minus4, POC type 0, its lsb bits
+        w.ue(1).u(1, 0).ue(0).ue(0); // one reference, no gaps, 1x1 macroblocks
+        w.u(1, 1).u(1, 1).u(1, 0).u(1, 0); // frames, direct_8x8_inference, no crop, no VUI
+        Sps::parse(&w.rbsp()).unwrap()
+    }
+
+    /// A PPS of SPS 0 with `transform_8x8_mode_flag` as given and the
+    /// scaling matrices `lists` writes, if any, ending in
+    /// `second_chroma_qp_index_offset` -3.
+    fn pps(sps: &Sps, transform_8x8: bool, lists: Option<&dyn Fn(&mut Writer)>) -> Pps {
+        let mut w = Writer::default();
+        w.u(8, 0x68).ue(0).ue(0).u(1, 1).u(1, 0).ue(0); // ids, CABAC, one slice group
+        w.ue(0).ue(0).u(1, 0).u(2, 0); // one reference each list, no weighting
+        w.se(0).se(0).se(2).u(1, 1).u(1, 0).u(1, 0); // QPs, chroma offset 2, deblocking
+        w.u(1, u32::from(transform_8x8)).u(1, u32::from(lists.is_some()));
+        if let Some(lists) = lists {
+            lists(&mut w);
+        }
+        w.se(-3);
+        let pps = Pps::parse(&w.rbsp(), |_| Some(sps.clone())).unwrap();
+        assert_eq!(pps.second_chroma_qp_index_offset, -3);
+        pps
+    }
+
+    /// Writes a `scaling_list()` as the deltas between `entries`, starting
+    /// from 8, as long as `entries` go (a last delta to 0 ends a list).
+    fn write_list(w: &mut Writer, entries: &[i32]) {
+        let mut last = 8;
+        for &e in entries {
+            w.se(e - last);
+            last = e;
+        }
+    }
+
+    #[test]
+    fn delta_coded_lists_end_early_and_wrap() {
+        let sps = high_sps(Some(&|w: &mut Writer| {
+            // List 0: 10, 13, then a delta to 0 ends it: 13 to the end.
+            w.u(1, 1);
+            write_list(w, &[10, 13, 0]);
+            // List 1: -10 from 8 wraps to 254, then a delta to 0.
+            w.u(1, 1);
+            w.se(-10).se(2);
+            // List 2: all 16 entries coded, the last delta to 0 (no early end).
+            w.u(1, 1);
+            let ramp: Vec<i32> = (1..=15).chain([0]).collect();
+            write_list(w, &ramp);
+            for _ in 3..8 {
+                w.u(1, 0);
+            }
+        }));
+        let lists = sps.scaling_lists.unwrap();
+        assert_eq!((lists.present, lists.use_default), (0b111, 0));
+        let mut want = [13u8; 16];
+        want[0] = 10;
+        assert_eq!(lists.list_4x4[0], want);
+        assert_eq!(lists.list_4x4[1], [254; 16]);
+        let mut ramp: Vec<u8> = (1..=15).collect();
+        ramp.push(15);
+        assert_eq!(lists.list_4x4[2][..], ramp[..]);
+        // Delta out of se(v)'s -128..127 is an error.
+        let mut w = Writer::default();
+        w.u(1, 1).se(200);
+        let rbsp = w.rbsp();
+        let mut r = BitReader::new(&rbsp);
+        let err = ScalingLists::read(&mut r, 6, &ScalingLists::DEFAULT).unwrap_err();
+        assert_eq!(err.to_string(), "delta_scale 200 is out of range");
+    }
+
+    /// Fall-back rule A in a PPS of an SPS without matrices: lists not
+    /// coded start from the defaults; an 8x8 list coded as the default.
+    #[test]
+    fn pps_fall_back_rule_a() {
+        let sps = high_sps(None);
+        assert!(sps.scaling_lists.is_none());
+        let custom: Vec<i32> = (0..16).map(|i| 20 + i).collect();
+        let p = pps(
+            &sps,
+            true,
+            Some(&|w: &mut Writer| {
+                w.u(1, 0).u(1, 0).u(1, 0); // 0 to 2 not coded
+                w.u(1, 1);
+                write_list(w, &custom); // 3
+                w.u(1, 0).u(1, 0); // 4, 5 not coded
+                w.u(1, 1).se(-8); // 6: useDefaultScalingMatrixFlag
+                w.u(1, 0); // 7 not coded
+            }),
+        );
+        let lists = p.scaling_lists.unwrap();
+        assert_eq!((lists.present, lists.use_default), (0b100_1000, 0b100_0000));
+        let intra = [6, 13, 13, 20, 20, 20, 28, 28, 28, 28, 32, 32, 32, 37, 37, 42];
+        let custom: [u8; 16] = std::array::from_fn(|i| 20 + i as u8);
+        assert_eq!(lists.list_4x4, [intra, intra, intra, custom, custom, custom]);
+        // Default_8x8_Intra coded by its flag, Default_8x8_Inter by rule A.
+        assert_eq!(lists.list_8x8[0][..6], [6, 10, 10, 13, 11, 13]);
+        assert_eq!(lists.list_8x8[0][63], 42);
+        assert_eq!(lists.list_8x8[1][..6], [9, 13, 13, 15, 13, 15]);
+    }
+
+    /// Fall-back rule B: a PPS's lists not coded start from the SPS's
+    /// (for lists 0, 3, 6 and 7) or from the PPS's list before.
+    #[test]
+    fn pps_fall_back_rule_b() {
+        let sps = high_sps(Some(&|w: &mut Writer| {
+            for i in 0..8 {
+                w.u(1, 1);
+                let n = if i < 6 { 16 } else { 64 };
+                let entries: Vec<i32> = (0..n).map(|_| 30 + i).collect();
+                write_list(w, &entries);
+            }
+        }));
+        let s = sps.scaling_lists.as_ref().unwrap();
+        assert_eq!((s.present, s.use_default), (0xff, 0));
+        assert_eq!(s.list_4x4[5], [35; 16]);
+        assert_eq!((s.list_8x8[0], s.list_8x8[1]), ([36; 64], [37; 64]));
+        let p = pps(
+            &sps,
+            true,
+            Some(&|w: &mut Writer| {
+                w.u(1, 0); // 0: the SPS's list 0
+                w.u(1, 1);
+                write_list(w, &[50; 16]); // 1
+                w.u(1, 0); // 2: the PPS's list 1
+                w.u(1, 0); // 3: the SPS's list 3
+                w.u(1, 1).se(-8); // 4: Default_4x4_Inter
+                w.u(1, 0); // 5: the PPS's list 4
+                w.u(1, 0); // 6: the SPS's list 6
+                w.u(1, 1);
+                write_list(w, &[60; 64]); // 7
+            }),
+        );
+        let lists = p.scaling_lists.unwrap();
+        assert_eq!((lists.present, lists.use_default), (0b1001_0010, 0b1_0000));
+        let inter = [10, 14, 14, 20, 20, 20, 24, 24, 24, 24, 27, 27, 27, 30, 30, 34];
+        assert_eq!(lists.list_4x4, [[30; 16], [50; 16], [50; 16], [33; 16], inter, inter]);
+        assert_eq!((lists.list_8x8[0], lists.list_8x8[1]), ([36; 64], [60; 64]));
+        // Without transform_8x8_mode_flag only the six 4x4 lists are coded:
+        // the 8x8 ones (unused) fall back too.
+        let p = pps(
+            &sps,
+            false,
+            Some(&|w: &mut Writer| {
+                for _ in 0..6 {
+                    w.u(1, 0);
+                }
+            }),
+        );
+        let lists = p.scaling_lists.unwrap();
+        assert_eq!(lists.present, 0);
+        assert_eq!(lists.list_4x4[4], [33; 16]);
+        assert_eq!(lists.list_8x8[1], [37; 64]);
     }
 
     #[test]

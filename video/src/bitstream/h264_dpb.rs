@@ -385,7 +385,7 @@ mod tests {
             bit_depth_luma: 8,
             bit_depth_chroma: 8,
             qpprime_y_zero_transform_bypass: false,
-            scaling_matrix_present: false,
+            scaling_lists: None,
             log2_max_frame_num: 4,
             pic_order_cnt_type,
             log2_max_pic_order_cnt_lsb: 4,

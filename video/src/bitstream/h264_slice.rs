@@ -6,7 +6,7 @@
 
 use super::ParseError;
 use super::bits::BitReader;
-use super::h264::{HIGH_PROFILES, Sps, skip_scaling_list};
+use super::h264::{HIGH_PROFILES, ScalingLists, Sps};
 
 /// The fields of a PPS that decoding needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,13 +26,16 @@ pub struct Pps {
     pub constrained_intra_pred: bool,
     pub redundant_pic_cnt_present: bool,
     pub transform_8x8_mode: bool,
-    pub scaling_matrix_present: bool,
+    /// The scaling matrices when `pic_scaling_matrix_present_flag` is set,
+    /// lists not coded filled by fall-back rule A or B from the SPS's.
+    pub scaling_lists: Option<ScalingLists>,
     pub second_chroma_qp_index_offset: i32,
 }
 
 impl Pps {
     /// Parses a PPS from its RBSP (the NAL header byte included). The SPS
-    /// it refers to decides how many scaling lists follow; `sps_of` finds it.
+    /// it refers to decides how many scaling lists follow and what lists
+    /// not coded fall back to; `sps_of` finds it.
     pub fn parse(rbsp: &[u8], sps_of: impl Fn(u32) -> Option<Sps>) -> Result<Pps, ParseError> {
         let mut r = BitReader::new(rbsp);
         r.skip(8)?;
@@ -55,23 +58,20 @@ impl Pps {
         let deblocking_filter_control_present = r.flag()?;
         let constrained_intra_pred = r.flag()?;
         let redundant_pic_cnt_present = r.flag()?;
-        let (mut transform_8x8_mode, mut scaling_matrix_present) = (false, false);
+        let (mut transform_8x8_mode, mut scaling_lists) = (false, None);
         let mut second_chroma_qp_index_offset = chroma_qp_index_offset;
         if r.more_rbsp_data() {
             transform_8x8_mode = r.flag()?;
-            scaling_matrix_present = r.flag()?;
-            if scaling_matrix_present {
+            if r.flag()? {
                 let sps = sps_of(sps_id).ok_or_else(|| {
                     ParseError::new(format!("PPS {id} refers to SPS {sps_id}, not seen before"))
                 })?;
                 let chroma_444 =
                     HIGH_PROFILES.contains(&sps.profile_idc) && sps.chroma_format_idc == 3;
                 let lists = 6 + if transform_8x8_mode { if chroma_444 { 6 } else { 2 } } else { 0 };
-                for i in 0..lists {
-                    if r.flag()? {
-                        skip_scaling_list(&mut r, if i < 6 { 16 } else { 64 })?;
-                    }
-                }
+                // Fall-back rule B from the SPS's matrices, else rule A.
+                let fallback = sps.scaling_lists.as_ref().unwrap_or(&ScalingLists::DEFAULT);
+                scaling_lists = Some(ScalingLists::read(&mut r, lists, fallback)?);
             }
             second_chroma_qp_index_offset = r.se()?;
         }
@@ -91,7 +91,7 @@ impl Pps {
             constrained_intra_pred,
             redundant_pic_cnt_present,
             transform_8x8_mode,
-            scaling_matrix_present,
+            scaling_lists,
             second_chroma_qp_index_offset,
         })
     }

@@ -251,8 +251,12 @@ pub struct Sps {
     pub log2_diff_max_min_luma_transform_block_size: u32,
     pub max_transform_hierarchy_depth_inter: u32,
     pub max_transform_hierarchy_depth_intra: u32,
-    /// `scaling_list_enabled_flag`; the lists themselves are read past.
+    /// `scaling_list_enabled_flag`.
     pub scaling_list_enabled: bool,
+    /// The lists of `scaling_list_data()` when the SPS codes them
+    /// (`sps_scaling_list_data_present_flag`); enabled without them means
+    /// [`ScalingLists::default`].
+    pub scaling_lists: Option<ScalingLists>,
     pub amp_enabled: bool,
     pub sample_adaptive_offset_enabled: bool,
     pub pcm: Option<Pcm>,
@@ -338,9 +342,11 @@ impl Sps {
         let max_transform_hierarchy_depth_intra =
             r.ue_max(4, "max_transform_hierarchy_depth_intra")?;
         let scaling_list_enabled = r.flag()?;
-        if scaling_list_enabled && r.flag()? {
-            skip_scaling_list_data(&mut r)?;
-        }
+        let scaling_lists = if scaling_list_enabled && r.flag()? {
+            Some(ScalingLists::read(&mut r)?)
+        } else {
+            None
+        };
         let amp_enabled = r.flag()?;
         let sample_adaptive_offset_enabled = r.flag()?;
         let pcm = if r.flag()? {
@@ -394,6 +400,7 @@ impl Sps {
             max_transform_hierarchy_depth_inter,
             max_transform_hierarchy_depth_intra,
             scaling_list_enabled,
+            scaling_lists,
             amp_enabled,
             sample_adaptive_offset_enabled,
             pcm,
@@ -470,27 +477,138 @@ impl Sps {
     }
 }
 
-/// Reads past `scaling_list_data()` (7.3.4): 6 matrices of each of the
-/// four sizes (2 of 32x32), each predicted from another or coded as
-/// differences. A decoder that uses them must derive the lists (7.4.5).
-pub(super) fn skip_scaling_list_data(r: &mut BitReader<'_>) -> Result<(), ParseError> {
-    for size_id in 0..4 {
-        let matrices = if size_id == 3 { 2 } else { 6 };
-        for _ in 0..matrices {
-            if !r.flag()? {
-                r.ue_max(5, "scaling_list_pred_matrix_id_delta")?;
-                continue;
-            }
-            let coefficients = (1usize << (4 + (size_id << 1))).min(64);
-            if size_id > 1 {
-                r.se()?; // scaling_list_dc_coef_minus8
-            }
-            for _ in 0..coefficients {
-                r.se()?; // scaling_list_delta_coef
-            }
+/// The scaling lists of `scaling_list_data()` (7.3.4) as Vulkan Video's
+/// `StdVideoH265ScalingLists` takes them: every list derived (7.4.5:
+/// copied from a reference list, the default, or delta-coded), in coded
+/// (up-right diagonal) order, `ScalingFactor` not derived. Lists are
+/// numbered by `matrixId`: intra Y, Cb, Cr, then inter Y, Cb, Cr; the two
+/// 32x32 lists are `matrixId` 0 and 3 (intra and inter Y).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScalingLists {
+    pub list_4x4: [[u8; 16]; 6],
+    pub list_8x8: [[u8; 64]; 6],
+    pub list_16x16: [[u8; 64]; 6],
+    pub list_32x32: [[u8; 64]; 2],
+    /// `scaling_list_dc_coef_minus8 + 8` of the 16x16 and 32x32 lists (16
+    /// where a list is the default).
+    pub dc_16x16: [u8; 6],
+    pub dc_32x32: [u8; 2],
+}
+
+/// Table 7-6, `i` = 0..63: the default 8x8, 16x16 and 32x32 lists for
+/// `matrixId` 0 to 2 (intra) and 3 to 5 (inter). The 4x4 default is flat 16
+/// (Table 7-5).
+const DEFAULT_INTRA: [u8; 64] = [
+    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 17, 16, 17, 16, 17, 18, 17, 18, 18, 17, 18, 21, 19, 20,
+    21, 20, 19, 21, 24, 22, 22, 24, 24, 22, 22, 24, 25, 25, 27, 30, 27, 25, 25, 29, 31, 35, 35, 31,
+    29, 36, 41, 44, 41, 36, 47, 54, 54, 47, 65, 70, 65, 88, 88, 115,
+];
+const DEFAULT_INTER: [u8; 64] = [
+    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 17, 17, 17, 17, 17, 18, 18, 18, 18, 18, 18, 20, 20, 20,
+    20, 20, 20, 20, 24, 24, 24, 24, 24, 24, 24, 24, 25, 25, 25, 25, 25, 25, 25, 28, 28, 28, 28, 28,
+    28, 33, 33, 33, 33, 33, 41, 41, 41, 41, 54, 54, 54, 71, 71, 91,
+];
+
+impl Default for ScalingLists {
+    /// Tables 7-5 and 7-6: what `scaling_list_enabled_flag` without coded
+    /// lists means, and what a list predicted with
+    /// `scaling_list_pred_matrix_id_delta` 0 is.
+    fn default() -> Self {
+        let big = [
+            DEFAULT_INTRA,
+            DEFAULT_INTRA,
+            DEFAULT_INTRA,
+            DEFAULT_INTER,
+            DEFAULT_INTER,
+            DEFAULT_INTER,
+        ];
+        ScalingLists {
+            list_4x4: [[16; 16]; 6],
+            list_8x8: big,
+            list_16x16: big,
+            list_32x32: [DEFAULT_INTRA, DEFAULT_INTER],
+            dc_16x16: [16; 6],
+            dc_32x32: [16; 2],
         }
     }
-    Ok(())
+}
+
+impl ScalingLists {
+    /// Reads `scaling_list_data()` (7.3.4) and derives its lists (7.4.5).
+    pub(super) fn read(r: &mut BitReader<'_>) -> Result<ScalingLists, ParseError> {
+        let mut lists = ScalingLists::default();
+        // Each size's lists by matrixId, DC entries beside them (16 when unused).
+        let mut small = [[[16u8; 64]; 6]; 2];
+        let mut big = [[[16u8; 64]; 6]; 2];
+        let mut dc = [[16u8; 6]; 2];
+        for size_id in 0..4 {
+            let step = if size_id == 3 { 3 } else { 1 };
+            for matrix_id in (0..6).step_by(step) {
+                let (list, dc) = match size_id {
+                    0 | 1 => (&mut small[size_id], None),
+                    _ => (&mut big[size_id - 2], Some(&mut dc[size_id - 2])),
+                };
+                let len = if size_id == 0 { 16 } else { 64 };
+                if !r.flag()? {
+                    // scaling_list_pred_mode_flag 0: a copy of an earlier list or the default.
+                    let delta = r.ue_max(
+                        matrix_id as u32 / step as u32,
+                        "scaling_list_pred_matrix_id_delta",
+                    )? as usize;
+                    if delta == 0 {
+                        let default = if size_id == 0 {
+                            [16; 64]
+                        } else if matrix_id < 3 {
+                            DEFAULT_INTRA
+                        } else {
+                            DEFAULT_INTER
+                        };
+                        list[matrix_id] = default;
+                        if let Some(dc) = dc {
+                            dc[matrix_id] = 16;
+                        }
+                    } else {
+                        let reference = matrix_id - delta * step;
+                        list[matrix_id] = list[reference];
+                        if let Some(dc) = dc {
+                            dc[matrix_id] = dc[reference];
+                        }
+                    }
+                    continue;
+                }
+                let mut next = 8i32;
+                if let Some(dc) = dc {
+                    let dc_minus8 = r.se()?;
+                    if !(-7..=247).contains(&dc_minus8) {
+                        return Err(ParseError::new(format!(
+                            "scaling_list_dc_coef_minus8 {dc_minus8} is out of range"
+                        )));
+                    }
+                    next = dc_minus8 + 8;
+                    dc[matrix_id] = next as u8;
+                }
+                for entry in &mut list[matrix_id][..len] {
+                    let delta = r.se()?;
+                    if !(-128..=127).contains(&delta) {
+                        return Err(ParseError::new(format!(
+                            "scaling_list_delta_coef {delta} is out of range"
+                        )));
+                    }
+                    next = (next + delta).rem_euclid(256);
+                    *entry = next as u8;
+                }
+            }
+        }
+        for (dst, src) in lists.list_4x4.iter_mut().zip(&small[0]) {
+            dst.copy_from_slice(&src[..16]);
+        }
+        lists.list_8x8 = small[1];
+        lists.list_16x16 = big[0];
+        lists.list_32x32 = [big[1][0], big[1][3]];
+        lists.dc_16x16 = dc[0];
+        lists.dc_32x32 = [dc[1][0], dc[1][3]];
+        Ok(lists)
+    }
 }
 
 /// Reads past `vui_parameters()` (E.2.1), HRD parameters included: nothing
@@ -719,6 +837,115 @@ mod tests {
         let coded = ShortTermRps::parse(&mut r, &[set0, set1.clone()], true).unwrap();
         let inter = InterRps { delta_idx_minus1: 1, ..inter };
         assert_eq!(coded, ShortTermRps { inter: Some(inter), ..expected });
+    }
+
+    /// Writes one coded list (`scaling_list_pred_mode_flag` 1): the DC
+    /// entry for 16x16 and 32x32 (`dc` Some), then the deltas between
+    /// `entries`, starting from the DC or 8, as an encoder writes them:
+    /// modulo 256, in -128..=127.
+    fn write_list(w: &mut Writer, dc: Option<i32>, entries: &[i32]) {
+        w.u(1, 1);
+        let mut last = 8;
+        if let Some(dc) = dc {
+            w.se(dc - 8);
+            last = dc;
+        }
+        for &e in entries {
+            w.se((e - last + 128).rem_euclid(256) - 128);
+            last = e;
+        }
+    }
+
+    /// Writes a predicted list (`scaling_list_pred_mode_flag` 0).
+    fn write_predicted(w: &mut Writer, delta: u32) {
+        w.u(1, 0).ue(delta);
+    }
+
+    /// `scaling_list_data()` worked by hand from 7.3.4 and 7.4.5: lists
+    /// coded, copied from a reference list (with its DC) and the defaults
+    /// of Tables 7-5 and 7-6 (DC 16); the 32x32 ones are `matrixId` 0 and 3,
+    /// the delta of 3 counting in steps of 3.
+    #[test]
+    fn scaling_list_data_prediction_defaults_and_dc() {
+        let ramp16: Vec<i32> = (0..16).map(|i| 8 + i).collect();
+        let ramp64: Vec<i32> = (0..64).map(|i| 20 + i).collect();
+        let mut w = Writer::default();
+        // sizeId 0: a ramp that wraps (8 - 10 = 254 first), a copy of it,
+        // the default, a ramp, the default, a copy of matrixId 3.
+        w.u(1, 1).se(-10).se(10);
+        for _ in 2..16 {
+            w.se(0);
+        }
+        write_predicted(&mut w, 1);
+        write_predicted(&mut w, 0);
+        write_list(&mut w, None, &ramp16);
+        write_predicted(&mut w, 0);
+        write_predicted(&mut w, 2);
+        // sizeId 1: default (intra), copies of it, default (inter), a
+        // ramp, a copy of matrixId 0.
+        write_predicted(&mut w, 0);
+        write_predicted(&mut w, 1);
+        write_predicted(&mut w, 1);
+        write_predicted(&mut w, 0);
+        write_list(&mut w, None, &ramp64);
+        write_predicted(&mut w, 5);
+        // sizeId 2: DC 7 with a ramp, its copy, the default (intra, DC
+        // 16), DC 255 with flat 40, a copy of matrixId 1, the default (inter).
+        write_list(&mut w, Some(7), &ramp64);
+        write_predicted(&mut w, 1);
+        write_predicted(&mut w, 0);
+        write_list(&mut w, Some(255), &[40; 64]);
+        write_predicted(&mut w, 3);
+        write_predicted(&mut w, 0);
+        // sizeId 3: matrixId 0 DC 9 with flat 30; matrixId 3 a copy of it.
+        write_list(&mut w, Some(9), &[30; 64]);
+        write_predicted(&mut w, 1);
+        let rbsp = w.rbsp();
+        let lists = ScalingLists::read(&mut BitReader::new(&rbsp)).unwrap();
+
+        let wrapped: [u8; 16] = std::array::from_fn(|i| if i == 0 { 254 } else { 8 });
+        let ramp16: [u8; 16] = std::array::from_fn(|i| 8 + i as u8);
+        let ramp64: [u8; 64] = std::array::from_fn(|i| 20 + i as u8);
+        assert_eq!(lists.list_4x4, [wrapped, wrapped, [16; 16], ramp16, [16; 16], ramp16]);
+        // Table 7-6, intra (matrixId 0 to 2) and inter (3 to 5): first and
+        // last entries.
+        let intra = lists.list_8x8[0];
+        let inter = lists.list_8x8[3];
+        assert_eq!(intra[8..16], [16, 16, 17, 16, 17, 16, 17, 18]);
+        assert_eq!(intra[60..], [65, 88, 88, 115]);
+        assert_eq!(inter[8..16], [16, 16, 17, 17, 17, 17, 17, 18]);
+        assert_eq!(inter[60..], [54, 71, 71, 91]);
+        assert_eq!(lists.list_8x8, [intra, intra, intra, inter, ramp64, intra]);
+        assert_eq!(lists.list_16x16, [ramp64, ramp64, intra, [40; 64], ramp64, inter]);
+        assert_eq!(lists.dc_16x16, [7, 7, 16, 255, 7, 16]);
+        assert_eq!(lists.list_32x32, [[30; 64], [30; 64]]);
+        assert_eq!(lists.dc_32x32, [9, 9]);
+    }
+
+    /// A prediction from a list that does not exist (`matrixId` minus the
+    /// delta below 0, in steps of 3 for 32x32) is an error.
+    #[test]
+    fn scaling_list_reference_out_of_range_is_an_error() {
+        let mut w = Writer::default();
+        write_predicted(&mut w, 2); // sizeId 0, matrixId 0: only 0 allowed
+        let rbsp = w.rbsp();
+        let err = ScalingLists::read(&mut BitReader::new(&rbsp)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "scaling_list_pred_matrix_id_delta is 2, more than the 0 allowed"
+        );
+        let mut w = Writer::default();
+        for _ in 0..18 {
+            write_predicted(&mut w, 0);
+        }
+        write_predicted(&mut w, 0); // 32x32 matrixId 0
+        write_predicted(&mut w, 2); // matrixId 3: only 0 or 1 (3 - 1 x 3 = 0)
+        let rbsp = w.rbsp();
+        let err = ScalingLists::read(&mut BitReader::new(&rbsp)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "scaling_list_pred_matrix_id_delta is 2, more than the 1 allowed"
+        );
     }
 
     #[test]

@@ -365,6 +365,7 @@ mod tests {
             max_transform_hierarchy_depth_inter: 0,
             max_transform_hierarchy_depth_intra: 0,
             scaling_list_enabled: false,
+            scaling_lists: None,
             amp_enabled: false,
             sample_adaptive_offset_enabled: false,
             pcm: None,

@@ -8,7 +8,7 @@
 
 use super::ParseError;
 use super::bits::BitReader;
-use super::h265::{ShortTermRps, Sps, skip_scaling_list_data};
+use super::h265::{ScalingLists, ShortTermRps, Sps};
 
 /// The fields of a PPS that slice headers and decoding need.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,8 +44,9 @@ pub struct Pps {
     pub deblocking_filter_disabled: bool,
     pub beta_offset_div2: i32,
     pub tc_offset_div2: i32,
-    /// `pps_scaling_list_data_present_flag`; the lists are read past.
-    pub scaling_list_data_present: bool,
+    /// The lists of `scaling_list_data()` when the PPS codes them
+    /// (`pps_scaling_list_data_present_flag`): they replace the SPS's.
+    pub scaling_lists: Option<ScalingLists>,
     pub lists_modification_present: bool,
     pub log2_parallel_merge_level: u32,
     pub slice_segment_header_extension_present: bool,
@@ -123,10 +124,7 @@ impl Pps {
                 tc_offset_div2 = r.se()?;
             }
         }
-        let scaling_list_data_present = r.flag()?;
-        if scaling_list_data_present {
-            skip_scaling_list_data(&mut r)?;
-        }
+        let scaling_lists = if r.flag()? { Some(ScalingLists::read(&mut r)?) } else { None };
         let lists_modification_present = r.flag()?;
         let log2_parallel_merge_level = 2 + r.ue_max(4, "log2_parallel_merge_level_minus2")?;
         let slice_segment_header_extension_present = r.flag()?;
@@ -186,7 +184,7 @@ impl Pps {
             deblocking_filter_disabled,
             beta_offset_div2,
             tc_offset_div2,
-            scaling_list_data_present,
+            scaling_lists,
             lists_modification_present,
             log2_parallel_merge_level,
             slice_segment_header_extension_present,
