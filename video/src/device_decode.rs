@@ -111,9 +111,9 @@ fn decode_until(
         DECODE_IN_FLIGHT - 1,
         |session, picture, info| Ok((session.submit(picture)?, info.crop, info.display_size())),
         |session, (ticket, area, size)| Ok(crop(&session.collect(ticket)?, &area, size)),
-        |number, mut picture| {
+        |number, mut picture, _| {
             picture.number = number;
-            emit(picture)
+            Ok(emit(picture))
         },
     )
 }
@@ -251,7 +251,7 @@ pub fn decode_h264_to_planes(
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     let stream = DeviceStream::h264(ctx, stream)?;
-    stream.decode_to_planes(from..stream.len(), emit)
+    stream.decode_to_planes(from..stream.len(), taking_all(emit))
 }
 
 /// [`decode_h264_to_planes`] for H.265 Main and Main 10 (10-bit planes of
@@ -263,8 +263,37 @@ pub fn decode_h265_to_planes(
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     let stream = DeviceStream::h265(ctx, stream)?;
-    stream.decode_to_planes(from..stream.len(), emit)
+    stream.decode_to_planes(from..stream.len(), taking_all(emit))
 }
+
+/// A hand-over for `emit`, which takes every picture it is offered (and
+/// should not block long: see [`Handover`]).
+fn taking_all<T>(
+    mut emit: impl FnMut(u64, T) -> ControlFlow<()>,
+) -> impl FnMut(u64, T, Handover) -> Taken<T> {
+    move |number, picture, _| Ok(emit(number, picture))
+}
+
+/// How a decode hands a picture over. Each picture's decode waits on the
+/// device for the copy of the picture before it, which the decoding thread
+/// submits once it sees that decode done: a thread that waited in a
+/// hand-over with pictures in flight would stop its decode queue, and
+/// every other session's decodes queued behind them (a pair's other input,
+/// another part of the stream), until its taker moved on, which may be
+/// waiting for one of those. So a decode first offers a picture, and waits
+/// to hand it over only once it has nothing in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handover {
+    /// The taker must not block: it gives the picture back
+    /// ([`Taken`]'s `Err`) if it cannot take it now.
+    Offer,
+    /// The taker may block until it can take the picture.
+    Wait,
+}
+
+/// What a taker did with a picture: taken (and whether to go on), or given
+/// back (an [`Handover::Offer`] it could not take now).
+pub type Taken<T> = std::result::Result<ControlFlow<()>, T>;
 
 /// A stream parsed and checked once for any number of decodes on `ctx`
 /// with the pictures kept on the device: a player that steps back or
@@ -315,11 +344,11 @@ impl<'s> DeviceStream<'s> {
     /// Decodes the pictures `range` (decoding order) with a new session
     /// and DPB, as [`decode_h264_to_planes`] does: `range` starts and ends
     /// at seek points (or the stream's end), and the pictures are numbered
-    /// from its start.
+    /// from its start. Each is handed to `emit` as [`Handover`] says.
     pub fn decode_to_planes(
         &self,
         range: Range<u64>,
-        emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
+        emit: impl FnMut(u64, Arc<DevicePlanes>, Handover) -> Taken<Arc<DevicePlanes>>,
     ) -> Result<u64, DeviceDecodeError> {
         match &self.plan {
             Plan::H264(plan) => decode_to_planes(&self.ctx, plan, &self.pass, range, emit),
@@ -335,7 +364,7 @@ fn decode_to_planes(
     plan: &impl CodecPlan,
     pass: &Nv12ToPlanes,
     range: Range<u64>,
-    emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
+    emit: impl FnMut(u64, Arc<DevicePlanes>, Handover) -> Taken<Arc<DevicePlanes>>,
 ) -> Result<u64, DeviceDecodeError> {
     decode_with(
         ctx,
@@ -403,7 +432,9 @@ pub(crate) trait CodecPlan: Sync {
 /// pending of it); once more than `in_flight` pictures are pending,
 /// `finish` turns the oldest into what is kept of it. The pictures the DPB
 /// lets go are finished (with every older one) and handed to `emit` with
-/// their display number, until `emit` breaks. The decode runs over the
+/// their display number, until `emit` breaks: offered first, and when not
+/// taken, handed over waiting once every picture in flight is finished
+/// (see [`Handover`]). The decode runs over the
 /// pictures `range` (decoding order) with an empty DPB, flushed at the
 /// end: `range` starts at 0 or at a picture the plan
 /// [`CodecPlan::starts_afresh`] at, and ends at the stream's end or at such
@@ -419,7 +450,7 @@ fn decode_with<P, T>(
         &SequenceInfo,
     ) -> Result<P, DeviceDecodeError>,
     mut finish: impl FnMut(&mut DecodeSession, P) -> Result<T, DeviceDecodeError>,
-    mut emit: impl FnMut(u64, T) -> ControlFlow<()>,
+    mut emit: impl FnMut(u64, T, Handover) -> Taken<T>,
 ) -> Result<u64, DeviceDecodeError> {
     let len = plan.len() as u64;
     let bound = |at: u64| at == 0 || at == len || (at < len && plan.starts_afresh(at as usize));
@@ -452,7 +483,15 @@ fn decode_with<P, T>(
         }
         for index in outputs {
             if let Some(picture) = finished.remove(index) {
-                let flow = emit(*shown, picture);
+                let flow = match emit(*shown, picture, Handover::Offer) {
+                    Ok(flow) => flow,
+                    Err(picture) => {
+                        while let Some((i, p)) = pending.pop_front() {
+                            finished.insert(i, finish(session, p)?);
+                        }
+                        emit(*shown, picture, Handover::Wait).unwrap_or(ControlFlow::Break(()))
+                    }
+                };
                 *shown += 1;
                 if flow.is_break() {
                     return Ok(flow);

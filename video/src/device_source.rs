@@ -24,14 +24,14 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::str::FromStr;
-use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError, channel, sync_channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use vqscope_gpu::{ContextOptions, DecodeProfile, DecodeSupport, GpuContext, vk};
 
 use crate::bitstream::{Codec, SequenceInfo, read_parameter_sets};
-use crate::device_decode::{DevicePlanes, DeviceStream, check_h264, check_h265};
+use crate::device_decode::{DevicePlanes, DeviceStream, Handover, Taken, check_h264, check_h265};
 use crate::error::{Result, Shown, VideoError};
 use crate::ffmpeg::{
     FfmpegSource, FfmpegTools, file_url, last_line, missing, probe, probe_assumed, probe_color,
@@ -501,23 +501,24 @@ impl Decoding {
     ) -> Result<Option<Frame>> {
         let mut index = from;
         let mut wrong = None;
-        let mut take = |planes: Arc<DevicePlanes>| match device_frame(
-            planes,
-            self.geometry,
-            self.color,
-            index,
-        ) {
-            Ok(frame) => {
-                index += 1;
-                match frames.send(Ok(Some(frame))) {
-                    Ok(()) => ControlFlow::Continue(()),
-                    Err(_) => ControlFlow::Break(()),
+        let mut take = |planes: Arc<DevicePlanes>, how: Handover| {
+            let frame = match device_frame(planes.clone(), self.geometry, self.color, index) {
+                Ok(frame) => frame,
+                Err(message) => {
+                    wrong = Some(message);
+                    return Ok(ControlFlow::Break(()));
                 }
-            }
-            Err(message) => {
-                wrong = Some(message);
-                ControlFlow::Break(())
-            }
+            };
+            let sent = match how {
+                Handover::Wait => frames.send(Ok(Some(frame))).is_ok(),
+                Handover::Offer => match frames.try_send(Ok(Some(frame))) {
+                    Ok(()) => true,
+                    Err(TrySendError::Full(_)) => return Err(planes),
+                    Err(TrySendError::Disconnected(_)) => false,
+                },
+            };
+            index += 1;
+            Ok(if sent { ControlFlow::Continue(()) } else { ControlFlow::Break(()) })
         };
         let result = match stream {
             Ok(stream) => self.decode(stream, from, &mut take),
@@ -547,14 +548,14 @@ impl Decoding {
         &self,
         stream: &DeviceStream<'_>,
         from: u64,
-        take: &mut dyn FnMut(Arc<DevicePlanes>) -> ControlFlow<()>,
+        take: &mut dyn FnMut(Arc<DevicePlanes>, Handover) -> Taken<Arc<DevicePlanes>>,
     ) -> std::result::Result<(), String> {
         let end = stream.len();
         let parts = parts_from(&self.seek_points, from, end);
         let workers = self.workers.min(parts.len());
         if workers < 2 {
             return stream
-                .decode_to_planes(from..end, |_, planes| take(planes))
+                .decode_to_planes(from..end, |_, planes, how| take(planes, how))
                 .map(drop)
                 .map_err(|e| e.to_string());
         }
@@ -565,28 +566,34 @@ impl Decoding {
         let budget = self.ctx.device_local_bytes() / AHEAD_SHARE_OF_MEMORY;
         let per_worker = budget / (self.geometry.frame_bytes() as u64 * workers as u64).max(1);
         let ahead = (per_worker.min(longest) as usize).max(QUEUE);
-        let decode_part =
-            |part: &Range<u64>, hand: &mut dyn FnMut(Arc<DevicePlanes>) -> ControlFlow<()>| {
-                let want = shown(part).saturating_sub(part.start);
-                let (mut got, mut stopped) = (0, false);
-                stream
-                    .decode_to_planes(part.clone(), |_, planes| {
-                        got += 1;
-                        let flow = hand(planes);
-                        stopped |= flow.is_break();
-                        flow
-                    })
-                    .map_err(|e| e.to_string())?;
-                if !stopped && got != want {
-                    return Err(format!(
-                        "pictures {} to {} gave {got} frames, not {want}",
-                        part.start,
-                        part.end - 1
-                    ));
-                }
-                Ok(())
-            };
-        decode_in_order(&parts, workers, ahead, decode_part, take)
+        let decode_part = |part: &Range<u64>,
+                           hand: &mut dyn FnMut(
+            Arc<DevicePlanes>,
+            Handover,
+        ) -> Taken<Arc<DevicePlanes>>| {
+            let want = shown(part).saturating_sub(part.start);
+            let (mut got, mut stopped) = (0, false);
+            stream
+                .decode_to_planes(part.clone(), |_, planes, how| {
+                    let flow = hand(planes, how)?;
+                    got += 1;
+                    stopped |= flow.is_break();
+                    Ok(flow)
+                })
+                .map_err(|e| e.to_string())?;
+            if !stopped && got != want {
+                return Err(format!(
+                    "pictures {} to {} gave {got} frames, not {want}",
+                    part.start,
+                    part.end - 1
+                ));
+            }
+            Ok(())
+        };
+        // This thread only hands frames on (its workers decode), so it
+        // may wait for the reader.
+        let forward = |planes| take(planes, Handover::Wait).unwrap_or(ControlFlow::Break(()));
+        decode_in_order(&parts, workers, ahead, decode_part, forward)
     }
 }
 

@@ -6,7 +6,9 @@
 //! which bounds the memory held.
 
 use std::ops::{ControlFlow, Range};
-use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::mpsc::{Receiver, TrySendError, sync_channel};
+
+use crate::device_decode::{Handover, Taken};
 
 /// What a worker hands over for a part: an item, or the part's end (or
 /// why it failed; the worker stops there).
@@ -19,7 +21,8 @@ enum Handed<T> {
 /// takes parts `w`, `w + workers`, …, one after the other; each keeps at
 /// most `ahead` items not yet taken), and hands every part's items to
 /// `take` in part order, until `take` breaks. `decode` gets the part and
-/// the function to hand its items to, which breaks once nobody takes them.
+/// the function to hand its items to, which breaks once nobody takes them
+/// and gives an offered item back while its worker's queue is full.
 ///
 /// Returns the first failure in part order, if `take` got that far.
 /// Workers still decoding when `take` breaks or a failure comes stop at
@@ -28,7 +31,7 @@ pub(crate) fn decode_in_order<T: Send>(
     parts: &[Range<u64>],
     workers: usize,
     ahead: usize,
-    decode: impl Fn(&Range<u64>, &mut dyn FnMut(T) -> ControlFlow<()>) -> Result<(), String> + Sync,
+    decode: impl Fn(&Range<u64>, &mut dyn FnMut(T, Handover) -> Taken<T>) -> Result<(), String> + Sync,
     mut take: impl FnMut(T) -> ControlFlow<()>,
 ) -> Result<(), String> {
     let workers = workers.clamp(1, parts.len().max(1));
@@ -41,9 +44,16 @@ pub(crate) fn decode_in_order<T: Send>(
             scope.spawn(move || {
                 for part in parts.iter().skip(first).step_by(workers) {
                     let mut closed = false;
-                    let ended = decode(part, &mut |item| {
-                        closed = sender.send(Handed::Item(item)).is_err();
-                        if closed { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+                    let ended = decode(part, &mut |item, how| {
+                        closed = match how {
+                            Handover::Wait => sender.send(Handed::Item(item)).is_err(),
+                            Handover::Offer => match sender.try_send(Handed::Item(item)) {
+                                Ok(()) => false,
+                                Err(TrySendError::Full(Handed::Item(item))) => return Err(item),
+                                Err(_) => true,
+                            },
+                        };
+                        Ok(if closed { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
                     });
                     let failed = ended.is_err();
                     if closed || sender.send(Handed::End(ended)).is_err() || failed {
@@ -111,12 +121,30 @@ mod tests {
 
     use super::*;
 
+    /// Offers `item`, then waits to hand it over if it was given back, as
+    /// a decode does; counts in `given_back` the offers given back.
+    fn handed_over(
+        hand: &mut dyn FnMut(u64, Handover) -> Taken<u64>,
+        item: u64,
+        given_back: &AtomicUsize,
+    ) -> ControlFlow<()> {
+        match hand(item, Handover::Offer) {
+            Ok(flow) => flow,
+            Err(back) => {
+                assert_eq!(back, item, "the offered item comes back");
+                given_back.fetch_add(1, Ordering::Relaxed);
+                hand(back, Handover::Wait).expect("a waiting hand-over takes the item")
+            }
+        }
+    }
+
     /// Each part's numbers, decoded with a delay that makes later parts
     /// finish first, come out in order, whatever the workers and queues.
     #[test]
     fn items_come_in_part_order() {
         let parts = parts_from(&[0, 7, 9, 30, 31, 50], 0, 64);
         assert_eq!(parts, [0..7, 7..9, 9..30, 30..31, 31..50, 50..64]);
+        let given_back = AtomicUsize::new(0);
         for workers in [1, 2, 3, 6, 10] {
             for ahead in [0, 1, 4, 100] {
                 let mut got = Vec::new();
@@ -128,7 +156,7 @@ mod tests {
                         for i in part.clone() {
                             // Early parts are slow.
                             std::thread::sleep(Duration::from_micros(64 - part.start));
-                            if hand(i).is_break() {
+                            if handed_over(hand, i, &given_back).is_break() {
                                 break;
                             }
                         }
@@ -143,6 +171,9 @@ mod tests {
                 assert_eq!(got, (0..64).collect::<Vec<_>>(), "{workers} workers, {ahead} ahead");
             }
         }
+        // With queues of 0 or 1 and later parts waiting for the first, some
+        // offers found their queue full.
+        assert!(given_back.into_inner() > 0);
     }
 
     /// A failing part is reported when the consumer reaches it, after the
@@ -151,12 +182,13 @@ mod tests {
     fn failures_come_in_order_and_an_early_stop_ends_the_workers() {
         let parts = parts_from(&[0, 10, 20, 30], 5, 40);
         assert_eq!(parts, [5..10, 10..20, 20..30, 30..40]);
-        let decode = |part: &Range<u64>, hand: &mut dyn FnMut(u64) -> ControlFlow<()>| {
+        let given_back = AtomicUsize::new(0);
+        let decode = |part: &Range<u64>, hand: &mut dyn FnMut(u64, Handover) -> Taken<u64>| {
             for i in part.clone() {
                 if i == 25 {
                     return Err(format!("picture {i} is damaged"));
                 }
-                if hand(i).is_break() {
+                if handed_over(hand, i, &given_back).is_break() {
                     break;
                 }
             }
@@ -178,7 +210,7 @@ mod tests {
             |part, hand| {
                 for i in part.clone() {
                     handed.fetch_add(1, Ordering::Relaxed);
-                    if hand(i).is_break() {
+                    if handed_over(hand, i, &given_back).is_break() {
                         break;
                     }
                 }
