@@ -375,6 +375,14 @@ impl DeviceSource {
             scaled_from: None,
             frames_at: None,
         };
+        // Said where a decode from the start splits into parts.
+        let (gops, workers) = (summary.seek_points.len(), decode_workers(&ctx));
+        let what = match workers.min(gops) {
+            at_once if at_once > 1 => {
+                format!("{what}; {gops} closed GOPs, {at_once} decoded at once")
+            }
+            _ => what,
+        };
         Ok(DeviceSource {
             ctx,
             codec,
