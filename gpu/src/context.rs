@@ -137,12 +137,14 @@ struct DeviceFlags {
 
 /// The queues of the video decode family (up to [`DECODE_QUEUES`]), with
 /// the function tables of the video extensions enabled for them. Each
-/// decode session takes the next queue in turn, so the streams of a pair
-/// or a ladder decode side by side on the device's decoders.
+/// decode session takes the queue fewest live sessions use, so the streams
+/// of a pair or a ladder, and the parts of a stream, decode side by side on
+/// the device's decoders.
 pub(crate) struct DecodeQueue {
     pub(crate) family: u32,
     pub(crate) queues: Vec<Mutex<vk::Queue>>,
-    next: AtomicUsize,
+    /// Live sessions on each queue.
+    sessions: Vec<AtomicUsize>,
     pub(crate) video_queue: ash::khr::video_queue::Device,
     pub(crate) video_decode: ash::khr::video_decode_queue::Device,
 }
@@ -157,9 +159,18 @@ type NewDevice =
 const DECODE_QUEUES: u32 = 4;
 
 impl DecodeQueue {
-    /// The index of the queue for a new session (round robin).
+    /// The index of the queue for a new session: the first of those fewest
+    /// live sessions use. [`DecodeQueue::leave_queue`] gives it back.
     pub(crate) fn take_queue(&self) -> usize {
-        self.next.fetch_add(1, Ordering::Relaxed) % self.queues.len()
+        let sessions = |q: &usize| self.sessions[*q].load(Ordering::Relaxed);
+        let queue = (0..self.queues.len()).min_by_key(sessions).unwrap_or(0);
+        self.sessions[queue].fetch_add(1, Ordering::Relaxed);
+        queue
+    }
+
+    /// A session on queue `queue` ends.
+    pub(crate) fn leave_queue(&self, queue: usize) {
+        self.sessions[queue].fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -281,7 +292,7 @@ impl GpuContext {
                         // SAFETY: the device was created with `count` queues in the decode family.
                         .map(|i| Mutex::new(unsafe { device.get_device_queue(family, i) }))
                         .collect(),
-                    next: AtomicUsize::new(0),
+                    sessions: (0..count).map(|_| AtomicUsize::new(0)).collect(),
                     video_queue: ash::khr::video_queue::Device::new(&instance, &device),
                     video_decode: ash::khr::video_decode_queue::Device::new(&instance, &device),
                 });
@@ -563,20 +574,18 @@ impl GpuContext {
         self.validation.as_ref().map(Validation::messages).unwrap_or_default()
     }
 
-    /// Waits until the device is idle.
+    /// Waits until the context's queue is idle: everything the metrics,
+    /// the renderer and the decoders' copies submitted. The decode queues
+    /// are left alone: a decode there may wait (on the device) for the copy
+    /// of the picture before it, which its thread submits on this queue
+    /// once it sees that picture decoded; a wait for the whole device,
+    /// holding this queue, would wait for a thread it blocks. Each decode
+    /// session waits for its own work when it is dropped.
     pub fn wait_idle(&self) -> Result<()> {
-        // The decode queues too, where there are some (taken before the compute queue,
-        // in order; nothing else holds two).
-        let _decode: Vec<_> = self
-            .decode
-            .iter()
-            .flat_map(|d| &d.queues)
-            .map(|q| q.lock().unwrap_or_else(|e| e.into_inner()))
-            .collect();
-        // SAFETY: every queue's lock is held, as vkDeviceWaitIdle needs every queue
+        // SAFETY: the queue's lock is held, as vkQueueWaitIdle needs the queue
         // externally synchronised.
-        self.with_queue(|_| unsafe { self.device.device_wait_idle() })
-            .map_err(vk_error("vkDeviceWaitIdle"))
+        self.with_queue(|queue| unsafe { self.device.queue_wait_idle(queue) })
+            .map_err(vk_error("vkQueueWaitIdle"))
     }
 }
 

@@ -34,10 +34,12 @@ impl Semaphore {
 impl Drop for Semaphore {
     fn drop(&mut self) {
         // A semaphore must not be destroyed while a submission waits on or
-        // signals it: wait for the device first (cheap when already idle).
+        // signals it: wait for the context's queue first, the only one its
+        // submissions go to (cheap when already idle).
         let _ = self.ctx.wait_idle();
-        // SAFETY: created on this device, which is idle, so no queue
-        // operation still refers to it; the handle is not used again.
+        // SAFETY: created on this device and used only on the context's
+        // queue, which is idle, so no queue operation still refers to it;
+        // the handle is not used again.
         unsafe { self.ctx.device.destroy_semaphore(self.raw, None) };
     }
 }

@@ -122,7 +122,8 @@ impl Drop for Surface {
     fn drop(&mut self) {
         let _ = self.ctx.wait_idle();
         // SAFETY: every swapchain on this surface holds an `Arc` of it, so
-        // none is left; the device is idle; the window is still alive (its
+        // none is left; the context's queue, which presents, is idle; the
+        // window is still alive (its
         // `Arc` is a later field, dropped after this).
         unsafe { self.loader.destroy_surface(self.raw, None) };
     }

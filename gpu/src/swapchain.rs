@@ -258,12 +258,13 @@ impl Swapchain {
 impl Drop for Swapchain {
     fn drop(&mut self) {
         // Reverse order of creation, once nothing uses the images or
-        // semaphores: the semaphores (their Drop waits for the device),
+        // semaphores: the semaphores (their Drop waits for the context's queue),
         // then the swapchain, then (with the field) this hold on the surface.
         let _ = self.surface.gpu().wait_idle();
         self.present_semaphores.clear();
-        // SAFETY: the device is idle, so no submission or presentation
-        // still uses the swapchain's images; the surface is still alive.
+        // SAFETY: the context's queue, the only one that renders and
+        // presents, is idle, so no submission or presentation still uses
+        // the swapchain's images; the surface is still alive.
         unsafe { self.loader.destroy_swapchain(self.raw, None) };
     }
 }

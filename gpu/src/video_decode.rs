@@ -1318,38 +1318,42 @@ impl DecodeSession {
         Ok(())
     }
 
-    /// Signals, in order, the copies of the pictures submitted and never
-    /// collected, with submissions that copy nothing, so that every decode
-    /// waiting for one can finish and the device can go idle.
-    fn release_waiting_decodes(&mut self) {
-        let device = &self.ctx.device;
-        for ticket in self.collected..self.submitted {
-            let at = |value| timeline_at(self.progress, value);
-            let (waits, signals) = ([at(2 * ticket + 1)], [at(2 * ticket + 2)]);
-            let submit = vk::SubmitInfo2::default()
-                .wait_semaphore_infos(&waits)
-                .signal_semaphore_infos(&signals);
-            // SAFETY: the context's queue is held by `with_queue`; the value waited for is
-            // signalled by the picture's decode, already submitted, and the one signalled is
-            // the next in the timeline's order (the copies before it were submitted).
-            let submitted = self.ctx.with_queue(|queue| unsafe {
-                device.queue_submit2(queue, &[submit], vk::Fence::null())
-            });
-            if submitted.is_err() {
-                break;
-            }
+    /// Ends this session's work without waiting for the device: for each
+    /// picture submitted and never collected, in order, waits for its
+    /// decode and signals its copy's value from the host (no copy is
+    /// needed), so that the decode after it can run; then waits for the
+    /// last value, which the last copy (with the work recorded after it)
+    /// or that signal reaches. Only this session's work is waited for:
+    /// other sessions' decodes may wait for copies their threads have yet
+    /// to submit, and nothing here holds a queue they need.
+    fn finish_work(&mut self) -> Result<()> {
+        if self.submitted == 0 {
+            // Nothing was submitted (or the session was not made whole: its
+            // timeline may not exist).
+            return Ok(());
         }
-        self.collected = self.submitted;
+        for ticket in self.collected..self.submitted {
+            self.wait(2 * ticket + 1)?;
+            let info =
+                vk::SemaphoreSignalInfo::default().semaphore(self.progress).value(2 * ticket + 2);
+            // SAFETY: a live timeline semaphore of this device; its value is now 2k + 1
+            // (the decode just waited for), below the one signalled, which nothing else
+            // signals (this picture's copy was never submitted).
+            unsafe { self.ctx.device.signal_semaphore(&info) }
+                .map_err(vk_error("vkSignalSemaphore"))?;
+            self.collected += 1;
+        }
+        self.wait(2 * self.submitted)
     }
 }
 
-/// Layers `base..base + count` of the DPB image.
 /// What a std structure's optional pointer field holds: `value`'s address,
 /// or null where there is none.
 fn optional_pointer<T>(value: &Option<T>) -> *const T {
     value.as_ref().map_or(std::ptr::null(), |v| v)
 }
 
+/// Layers `base..base + count` of the DPB image.
 fn layers(base: u32, count: u32) -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange {
         aspect_mask: vk::ImageAspectFlags::COLOR,
@@ -1375,14 +1379,15 @@ fn check(result: vk::Result, call: &'static str) -> Result<()> {
 
 impl Drop for DecodeSession {
     fn drop(&mut self) {
-        self.release_waiting_decodes();
         let ctx = self.ctx.clone();
+        // A wait fails only when the device is lost, and a lost device's work
+        // counts as done: the objects may be destroyed either way.
+        let _ = self.finish_work();
         let device = &ctx.device;
-        // SAFETY: the device is idle, so nothing in flight uses these objects; each
-        // is destroyed once, in reverse order of creation (null handles are ignored by
-        // Vulkan), and none is used again.
+        // SAFETY: this session's work is done (`finish_work`), so nothing in flight
+        // uses these objects; each is destroyed once, in reverse order of creation
+        // (null handles are ignored by Vulkan), and none is used again.
         unsafe {
-            let _ = ctx.wait_idle();
             device.destroy_semaphore(self.progress, None);
             self.flights.clear();
             device.destroy_command_pool(self.copy_pool, None);
@@ -1410,6 +1415,7 @@ impl Drop for DecodeSession {
                 if self.session != vk::VideoSessionKHR::null() {
                     (fp.destroy_video_session_khr)(device.handle(), self.session, std::ptr::null());
                 }
+                decode.leave_queue(self.queue);
             }
             for &memory in self.session_memory.iter().rev() {
                 device.free_memory(memory, None);

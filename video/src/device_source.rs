@@ -24,6 +24,7 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError, channel, sync_channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
@@ -261,6 +262,7 @@ pub struct DeviceSource {
     ended: bool,
     /// Frames a decode can start at (IDR pictures; 0 among them).
     seek_points: Vec<u64>,
+    _open: OpenInput,
 }
 
 /// The decode thread, which parses the stream once and then decodes from
@@ -394,6 +396,7 @@ impl DeviceSource {
             cursor: 0,
             ended: false,
             seek_points: summary.seek_points,
+            _open: OpenInput::new(),
         })
     }
 
@@ -468,10 +471,30 @@ fn decode_error(path: &Path, frame: Option<u64>, message: String) -> VideoError 
     VideoError::DeviceDecode { path: Shown::new(path), frame, message }
 }
 
-/// The share of the device's memory that pictures decoded ahead may take:
-/// a decode split into parts holds each part's pictures until the reader
-/// comes to them.
+/// The share of the device's memory that pictures decoded ahead may take,
+/// for all device inputs together: a decode split into parts holds each
+/// part's pictures until the reader comes to them.
 const AHEAD_SHARE_OF_MEMORY: u64 = 8;
+
+/// Device inputs open now: each decode's share of the memory for pictures
+/// decoded ahead is divided by their number when it starts.
+static OPEN_INPUTS: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a device input in [`OPEN_INPUTS`] while it lives.
+struct OpenInput;
+
+impl OpenInput {
+    fn new() -> Self {
+        OPEN_INPUTS.fetch_add(1, Ordering::Relaxed);
+        OpenInput
+    }
+}
+
+impl Drop for OpenInput {
+    fn drop(&mut self) {
+        OPEN_INPUTS.fetch_sub(1, Ordering::Relaxed);
+    }
+}
 
 /// `VQSCOPE_DECODE_WORKERS`: how many parts of a stream decode at once, at
 /// most (1: one decode at a time); by default as many as the device's
@@ -571,7 +594,8 @@ impl Decoding {
         // have been shown, except the last, which shows the rest.
         let shown = |part: &Range<u64>| if part.end == end { self.count } else { part.end };
         let longest = parts.iter().map(|p| shown(p).saturating_sub(p.start)).max().unwrap_or(0);
-        let budget = self.ctx.device_local_bytes() / AHEAD_SHARE_OF_MEMORY;
+        let inputs = OPEN_INPUTS.load(Ordering::Relaxed).max(1) as u64;
+        let budget = self.ctx.device_local_bytes() / AHEAD_SHARE_OF_MEMORY / inputs;
         let per_worker = budget / (self.geometry.frame_bytes() as u64 * workers as u64).max(1);
         let ahead = (per_worker.min(longest) as usize).max(QUEUE);
         let decode_part = |part: &Range<u64>,
@@ -804,6 +828,7 @@ mod tests {
             cursor: 0,
             ended: false,
             seek_points: summary.seek_points,
+            _open: OpenInput::new(),
         };
         let e = source.read_frame(0).unwrap_err().to_string();
         assert!(
