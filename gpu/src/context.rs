@@ -155,8 +155,10 @@ pub(crate) struct DecodeQueue {
 type NewDevice =
     (vk::PhysicalDevice, ash::Device, u32, DeviceInfo, DeviceFlags, Option<(u32, u32)>);
 
-/// Decode queues asked for at most: a reference and a few renditions.
-const DECODE_QUEUES: u32 = 4;
+/// Decode queues asked for at most: a pair's or a ladder's inputs, or the
+/// closed GOPs of one stream, decode on as many of the device's decoders at
+/// once (the H200's decode family has 7 queues).
+const DECODE_QUEUES: u32 = 8;
 
 impl DecodeQueue {
     /// The index of the queue for a new session: the first of those fewest
