@@ -299,10 +299,12 @@ pub struct Renderer {
     /// Most primitives a scene binned in one pass has.
     one_pass_limit: u32,
     /// The fused pass per [`Shading`] (its bits as the index), each built
-    /// when first needed; the one with every path by [`Renderer::new`].
+    /// when a scene first needs it; on a GPU, the one with every path by
+    /// [`Renderer::new`].
     fused: [OnceLock<ComputePipeline>; Shading::VARIANTS],
-    /// The same for the `HDR10_OUTPUT` variant, whose pipeline with every
-    /// path [`Renderer::set_output`] builds when it first asks for it.
+    /// The same for the `HDR10_OUTPUT` variant; on a GPU
+    /// [`Renderer::set_output`] builds its pipeline with every path when it
+    /// first asks for it.
     fused_hdr10: [OnceLock<ComputePipeline>; Shading::VARIANTS],
     /// Whether each scene gets the fused pass without the paths it cannot
     /// take (on a CPU driver), rather than always [`Shading::ALL`].
@@ -393,7 +395,12 @@ impl Renderer {
             font: Font::bundled(),
             atlas: GlyphAtlas::default(),
         };
-        renderer.fused_pass(Output::Sdr, Shading::ALL)?;
+        // A GPU draws every scene with the pipeline of every path, built
+        // now as the other passes are; a CPU driver builds only the
+        // variants its scenes need, when they first do.
+        if !cpu {
+            renderer.fused_pass(Output::Sdr, Shading::ALL)?;
+        }
         Ok(renderer)
     }
 
@@ -420,10 +427,13 @@ impl Renderer {
     }
 
     /// Draws for `output` from now on: targets must then be of
-    /// [`Output::format`] (see [`Renderer::target_image`]). The HDR10
-    /// pipeline is built on first use.
+    /// [`Output::format`] (see [`Renderer::target_image`]). On a GPU the
+    /// HDR10 pipeline is built here on first use; a CPU driver builds the
+    /// variant a scene needs when it is first recorded.
     pub fn set_output(&mut self, output: Output) -> Result<(), RenderError> {
-        self.fused_pass(output, Shading::ALL)?;
+        if !self.specialise_shading {
+            self.fused_pass(output, Shading::ALL)?;
+        }
         self.output = output;
         Ok(())
     }
