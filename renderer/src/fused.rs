@@ -426,6 +426,14 @@ impl Renderer {
         prims <= self.one_pass_limit
     }
 
+    /// Draws each scene from now on with the fused pass specialised to the
+    /// shading paths its images can take (`true`, the default on a CPU
+    /// driver) or always with every path (`false`, the default on a GPU):
+    /// lets a test check that both draw the same pixels.
+    pub fn set_specialise_shading(&mut self, on: bool) {
+        self.specialise_shading = on;
+    }
+
     /// Draws for `output` from now on: targets must then be of
     /// [`Output::format`] (see [`Renderer::target_image`]). On a GPU the
     /// HDR10 pipeline is built here on first use; a CPU driver builds the
