@@ -429,7 +429,8 @@ impl Renderer {
     /// Draws each scene from now on with the fused pass specialised to the
     /// shading paths its images can take (`true`, the default on a CPU
     /// driver) or always with every path (`false`, the default on a GPU):
-    /// lets a test check that both draw the same pixels.
+    /// lets a test check that both draw the same pixels, and a benchmark
+    /// time them.
     pub fn set_specialise_shading(&mut self, on: bool) {
         self.specialise_shading = on;
     }
