@@ -227,7 +227,7 @@ struct TileShape {
 /// a mask, so each pixel of every image (a glyph included) paid for the tone
 /// and gamut mapping of HDR pictures and for the heat maps' colour ramp:
 /// on the 1280x720 dashboard, whose pictures are SDR BT.709, the tone
-/// mapping alone was more than half of the fused pass. There each scene gets
+/// mapping alone was about half of the fused pass. There each scene gets
 /// the pass compiled without the paths it cannot take. Pixels are the same:
 /// a path left out is one that no primitive of the scene takes. A GPU skips
 /// an untaken path (the condition is uniform per primitive) and keeps the
