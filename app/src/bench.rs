@@ -40,6 +40,12 @@ pub struct Args {
     /// the same scene, or tunes the limit.
     #[arg(long = "one-pass-limit")]
     one_pass_limit: Option<u32>,
+    /// `ui`: `true` draws each scene with the fused pass specialised to the
+    /// shading paths its images can take (a CPU driver's way), `false` with
+    /// every path (a GPU's); the renderer's own choice if absent. Times
+    /// either way in one binary.
+    #[arg(long = "specialise-shading")]
+    specialise_shading: Option<bool>,
     /// Timed repetitions per case (after one warm-up).
     #[arg(long, default_value_t = 20)]
     runs: usize,
@@ -131,6 +137,10 @@ fn bench_ui(args: &Args) -> Result<()> {
     if let Some(limit) = args.one_pass_limit {
         subgroup.set_one_pass_limit(limit);
         lane0.set_one_pass_limit(limit);
+    }
+    if let Some(on) = args.specialise_shading {
+        subgroup.set_specialise_shading(on);
+        lane0.set_specialise_shading(on);
     }
     for name in &args.scenes {
         for &(width, height) in &args.sizes {

@@ -22,8 +22,12 @@
 //! each bin's workgroup and writes the same tile lists without bin lists.
 //! The three passes it skips cost such a scene more in launch latency and
 //! barriers than the extra reads cost it.
+//!
+//! On a CPU driver the fused pass is specialised per scene without the
+//! costly shading paths the scene cannot take ([`Shading`]): such a driver
+//! runs every path of an image for each pixel, taken or not.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use vqscope_gpu::{
     Binding, Buffer, ComputePipeline, GpuContext, GpuError, Image, PipelineDesc, Recorder,
@@ -131,6 +135,8 @@ pub struct SceneBuffers {
     /// External pictures' planes and external maps, copied into the texel
     /// buffer when the scene is recorded.
     external_copies: Vec<ExternalCopy>,
+    /// The costly shading paths the scene's images can take.
+    shading: Shading,
     bin_count: u32,
     chunk_count: u32,
     prim_count: u32,
@@ -214,6 +220,40 @@ struct TileShape {
     pixels: u32,
 }
 
+/// The costly shading paths of the fused pass (bits of its specialization
+/// constant 4, `SHADING`) that a scene's images can take.
+///
+/// A CPU driver (lavapipe, Mesa 22.3) runs both sides of every branch under
+/// a mask, so each pixel of every image (a glyph included) paid for the tone
+/// and gamut mapping of HDR pictures and for the heat maps' colour ramp:
+/// on the 1280x720 dashboard, whose pictures are SDR BT.709, the tone
+/// mapping alone was about half of the fused pass. There each scene gets
+/// the pass compiled without the paths it cannot take. Pixels are the same:
+/// a path left out is one that no primitive of the scene takes. A GPU skips
+/// an untaken path (the condition is uniform per primitive) and keeps the
+/// one pipeline with every path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shading(u32);
+
+impl Shading {
+    /// Pictures in BT.2020 or with an HDR transfer: tone and gamut mapping.
+    const TONE: u32 = 1;
+    /// Heat maps: the colour ramp.
+    const HEAT: u32 = 2;
+    /// Every path: what a GPU runs.
+    const ALL: Shading = Shading(Self::TONE | Self::HEAT);
+    /// Pipelines per output, one per set of paths.
+    const VARIANTS: usize = 4;
+
+    /// The paths `enc`'s images can take: the test fused.comp's
+    /// `yuv_to_rgb` makes per picture, and any heat map.
+    fn of(enc: &Encoded) -> Self {
+        let tone = enc.pictures.iter().any(|p| p.matrix == 2 || p.tone & 0xFF != 0);
+        let heat = !enc.maps.is_empty();
+        Shading(if tone { Self::TONE } else { 0 } | if heat { Self::HEAT } else { 0 })
+    }
+}
+
 /// The kind of pixels the fused pass writes: those of the window shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Output {
@@ -258,10 +298,17 @@ pub struct Renderer {
     bin_tiles_one_pass: ComputePipeline,
     /// Most primitives a scene binned in one pass has.
     one_pass_limit: u32,
-    fused: ComputePipeline,
-    /// The `HDR10_OUTPUT` variant, built when [`Renderer::set_output`]
+    /// The fused pass per [`Shading`] (its bits as the index), each built
+    /// when a scene first needs it; on a GPU, the one with every path by
+    /// [`Renderer::new`].
+    fused: [OnceLock<ComputePipeline>; Shading::VARIANTS],
+    /// The same for the `HDR10_OUTPUT` variant; on a GPU
+    /// [`Renderer::set_output`] builds its pipeline with every path when it
     /// first asks for it.
-    fused_hdr10: Option<ComputePipeline>,
+    fused_hdr10: [OnceLock<ComputePipeline>; Shading::VARIANTS],
+    /// Whether each scene gets the fused pass without the paths it cannot
+    /// take (on a CPU driver), rather than always [`Shading::ALL`].
+    specialise_shading: bool,
     output: Output,
     fused_specialization: [(u32, u32); 2],
     subgroup_size: Option<u32>,
@@ -328,21 +375,18 @@ impl Renderer {
         };
         let bin_tiles = tiles_pipeline("ui/bin_tiles", 0)?;
         let bin_tiles_one_pass = tiles_pipeline("ui/bin_tiles (one pass)", 1)?;
-        let fused = fused_pipeline(ctx, Output::Sdr, &fused_specialization, subgroup_size)?;
-        Ok(Self {
+        let cpu = ctx.info().device_type == vk::PhysicalDeviceType::CPU;
+        let renderer = Self {
             ctx: ctx.clone(),
             bin_count,
             bin_scan,
             bin_scatter,
             bin_tiles,
             bin_tiles_one_pass,
-            one_pass_limit: if ctx.info().device_type == vk::PhysicalDeviceType::CPU {
-                0
-            } else {
-                ONE_PASS_BINNING_PRIMS
-            },
-            fused,
-            fused_hdr10: None,
+            one_pass_limit: if cpu { 0 } else { ONE_PASS_BINNING_PRIMS },
+            fused: Default::default(),
+            fused_hdr10: Default::default(),
+            specialise_shading: cpu,
             output: Output::Sdr,
             fused_specialization,
             subgroup_size,
@@ -350,7 +394,14 @@ impl Renderer {
             timestamps: Timestamps::new(ctx, 6)?,
             font: Font::bundled(),
             atlas: GlyphAtlas::default(),
-        })
+        };
+        // A GPU draws every scene with the pipeline of every path, built
+        // now as the other passes are; a CPU driver builds only the
+        // variants its scenes need, when they first do.
+        if !cpu {
+            renderer.fused_pass(Output::Sdr, Shading::ALL)?;
+        }
+        Ok(renderer)
     }
 
     /// Puts at most `groups` (at least 1) workgroups of a binning dispatch
@@ -375,20 +426,52 @@ impl Renderer {
         prims <= self.one_pass_limit
     }
 
+    /// Draws each scene from now on with the fused pass specialised to the
+    /// shading paths its images can take (`true`, the default on a CPU
+    /// driver) or always with every path (`false`, the default on a GPU):
+    /// lets a test check that both draw the same pixels, and a benchmark
+    /// time them.
+    pub fn set_specialise_shading(&mut self, on: bool) {
+        self.specialise_shading = on;
+    }
+
     /// Draws for `output` from now on: targets must then be of
-    /// [`Output::format`] (see [`Renderer::target_image`]). The HDR10
-    /// pipeline is built on first use.
+    /// [`Output::format`] (see [`Renderer::target_image`]). On a GPU the
+    /// HDR10 pipeline is built here on first use; a CPU driver builds the
+    /// variant a scene needs when it is first recorded.
     pub fn set_output(&mut self, output: Output) -> Result<(), RenderError> {
-        if output == Output::Hdr10 && self.fused_hdr10.is_none() {
-            self.fused_hdr10 = Some(fused_pipeline(
-                &self.ctx,
-                output,
-                &self.fused_specialization,
-                self.subgroup_size,
-            )?);
+        if !self.specialise_shading {
+            self.fused_pass(output, Shading::ALL)?;
         }
         self.output = output;
         Ok(())
+    }
+
+    /// The fused pass writing `output` for scenes that take `shading`'s
+    /// paths (all of them unless the device is a CPU driver), built on
+    /// first use.
+    fn fused_pass(
+        &self,
+        output: Output,
+        shading: Shading,
+    ) -> vqscope_gpu::Result<&ComputePipeline> {
+        let shading = if self.specialise_shading { shading } else { Shading::ALL };
+        let cells = match output {
+            Output::Sdr => &self.fused,
+            Output::Hdr10 => &self.fused_hdr10,
+        };
+        let cell = &cells[shading.0 as usize];
+        if let Some(pipeline) = cell.get() {
+            return Ok(pipeline);
+        }
+        let pipeline = fused_pipeline(
+            &self.ctx,
+            output,
+            shading,
+            &self.fused_specialization,
+            self.subgroup_size,
+        )?;
+        Ok(cell.get_or_init(|| pipeline))
     }
 
     /// What the fused pass writes now.
@@ -493,6 +576,7 @@ impl Renderer {
             fused_push: bytemuck::bytes_of(&enc.fused_push()).to_vec(),
             external_bytes: enc.external_bytes,
             external_copies: enc.external_copies.clone(),
+            shading: Shading::of(enc),
             bin_count: enc.bin_count(),
             chunk_count: enc.chunk_count(),
             prim_count: enc.prims.len() as u32,
@@ -569,10 +653,7 @@ impl Renderer {
             rec.barrier();
         }
         self.record_binning(rec, scene)?;
-        let fused = match (self.output, &self.fused_hdr10) {
-            (Output::Hdr10, Some(hdr10)) => hdr10,
-            _ => &self.fused,
-        };
+        let fused = self.fused_pass(self.output, scene.shading)?;
         rec.dispatch(
             fused,
             &[
@@ -739,25 +820,33 @@ impl Renderer {
     }
 }
 
-/// The fused pass's pipeline writing `output`.
+/// The fused pass's pipeline writing `output` with `shading`'s paths
+/// (`specialization`: the tile shape's constants).
 fn fused_pipeline(
     ctx: &Arc<GpuContext>,
     output: Output,
-    specialization: &[(u32, u32)],
+    shading: Shading,
+    specialization: &[(u32, u32); 2],
     subgroup_size: Option<u32>,
-) -> Result<ComputePipeline, RenderError> {
+) -> vqscope_gpu::Result<ComputePipeline> {
     let (name, shader) = match output {
         Output::Sdr => ("ui/fused", vqscope_shaders::UI_FUSED),
         Output::Hdr10 => ("ui/fused (HDR10)", vqscope_shaders::UI_FUSED_HDR10_OUTPUT),
     };
-    Ok(ComputePipeline::new(
+    let name = if shading == Shading::ALL {
+        name.to_string()
+    } else {
+        format!("{name}, shading paths {:#b}", shading.0)
+    };
+    let specialization = [specialization[0], specialization[1], (4, shading.0)];
+    ComputePipeline::new(
         ctx,
         &PipelineDesc {
-            name,
-            specialization,
+            name: &name,
+            specialization: &specialization,
             subgroup_size,
             full_subgroups: true,
             ..PipelineDesc::new(shader)
         },
-    )?)
+    )
 }

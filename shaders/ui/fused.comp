@@ -13,6 +13,15 @@
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 64, local_size_x_id = 2) in;
 layout(constant_id = 3) const uint PIXELS = 4u;
+// The costly shading paths the pass keeps (bits, SHADING_*; all by default).
+// A CPU driver (lavapipe) runs every path of an image for each pixel whether
+// any pixel takes it or not, so there the host specialises the pass without
+// the paths its scene cannot take (fused::Shading). A GPU skips an untaken
+// path and keeps them all. A path is compiled out, never made different:
+// the pixels of a scene that does not need it are the same either way.
+layout(constant_id = 4) const uint SHADING = 3u;
+#define SHADING_TONE 1u  // pictures in BT.2020 or with HDR transfer: tone and gamut mapping
+#define SHADING_HEAT 2u  // heat maps: the colour ramp
 #define WG_SIZE gl_WorkGroupSize.x
 #include "prims.glsl"
 #extension GL_KHR_shader_subgroup_basic : require
@@ -295,7 +304,7 @@ vec4 yuv_to_rgb(Picture pic, vec3 yuv) {
         yn - (2.0 * kb * (1.0 - kb) / kg) * cbn - (2.0 * kr * (1.0 - kr) / kg) * crn,
         yn + 2.0 * (1.0 - kb) * cbn), 0.0, 1.0);
     uint transfer = pic.tone & 0xffu;
-    if (pic.matrix == 2u || transfer != 0u) {
+    if ((SHADING & SHADING_TONE) != 0u && (pic.matrix == 2u || transfer != 0u)) {
 #ifdef HDR10_OUTPUT
         rgb = to_extended(rgb, pic.matrix, transfer);
 #else
@@ -417,7 +426,7 @@ vec4 image_color(Prim prim, Image img, vec4 samples) {
     vec4 c = yuv_to_rgb(img.pic, samples.xyz);
     c = kind == KIND_TEXTURE ? samples * param : c;
     c = kind == KIND_GLYPH ? prim.color * samples.x : c;
-    if (kind == KIND_HEATMAP) {
+    if ((SHADING & SHADING_HEAT) != 0u && kind == KIND_HEATMAP) {
         c = heat_color(samples.x, prim.p2.x, prim.p2.y) * param;
     }
     return c;

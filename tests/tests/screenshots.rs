@@ -4,8 +4,8 @@
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
 use vqscope_gpu::{Submitter, upload_buffer};
 use vqscope_renderer::{
-    Color, ExternalYuv, Output, Rect, Renderer, Sampling, ScanMode, Scene, Subsampling, Transfer,
-    YuvFormat, YuvMatrix, color, heat, scenes,
+    Color, ExternalYuv, Output, Rect, Renderer, Sampling, ScanMode, Scene, Subsampling, TextRun,
+    Transfer, YuvFormat, YuvMatrix, color, heat, scenes,
 };
 use vqscope_tests::golden::check_golden;
 
@@ -129,6 +129,41 @@ fn one_pass_binning_matches_four_passes() {
             four.chunks_exact(4).zip(one.chunks_exact(4)).filter(|(a, b)| a != b).count();
         assert_eq!(differing, 0, "{name}: {differing} pixels differ between one pass and four");
     }
+    assert_no_validation_messages();
+}
+
+/// The fused pass specialised to the shading paths a scene's images can
+/// take (lavapipe's way) draws the same pixels as the pass with every path
+/// (a GPU's): SDR pictures, glyphs and shapes (no optional path), heat maps
+/// (the ramp only), and an HDR BT.2020 picture scaled bilinearly under a
+/// label (tone mapping only).
+#[test]
+fn specialised_shading_matches_every_path() {
+    let mut cases: Vec<(&str, Scene)> = [("dashboard", 1280, 720), ("heatmap", 480, 240)]
+        .into_iter()
+        .map(|(name, w, h)| (name, scenes::build(name, w, h).unwrap()))
+        .collect();
+    let samples = random_samples(0x1b87_3593, 64);
+    let mut hdr = Scene::new(256, 64, Color::rgb(0.1, 0.1, 0.12));
+    hdr.set_display_peak_nits(400);
+    let id = hdr.add_yuv(sample_row(&samples, YuvMatrix::Bt2020, Transfer::Pq, false));
+    let src = Rect::new(0.0, 0.0, 64.0, 1.0);
+    hdr.yuv_image(Rect::new(4.0, 4.0, 252.0, 60.0), id, src, Sampling::Bilinear);
+    hdr.text(TextRun::new("PQ 400", 8.0, 8.0, 14.0, Color::WHITE));
+    cases.push(("pq picture", hdr));
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut renderer = Renderer::new(&ctx, ScanMode::Subgroup, None).unwrap();
+    for (name, scene) in &cases {
+        renderer.set_specialise_shading(true);
+        let specialised = renderer.render_to_rgba(&mut submitter, scene).unwrap();
+        renderer.set_specialise_shading(false);
+        let every = renderer.render_to_rgba(&mut submitter, scene).unwrap();
+        let differing =
+            specialised.chunks_exact(4).zip(every.chunks_exact(4)).filter(|(a, b)| a != b).count();
+        assert_eq!(differing, 0, "{name}: {differing} pixels differ");
+    }
+    drop((renderer, submitter));
     assert_no_validation_messages();
 }
 
