@@ -461,8 +461,8 @@ fn decode_with<P, T>(
     let mut dpb = plan.dpb();
     // Submitted pictures not yet finished, oldest first, and finished ones
     // awaiting output, by decoding-order index. Made before the session so
-    // that they are dropped after it: its drop waits for the device, and
-    // what is pending may be written by work still in flight until then.
+    // that they are dropped after it: its drop waits for its work, and what
+    // is pending may be written by work still in flight until then.
     let mut pending: VecDeque<(u64, P)> = VecDeque::new();
     let mut finished: HashMap<u64, T> = HashMap::new();
     let mut session = plan.session(ctx)?;
