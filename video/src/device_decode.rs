@@ -105,7 +105,7 @@ fn decode_until(
     mut emit: impl FnMut(DecodedPicture) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     decode_with(
-        ctx,
+        plan.session(ctx)?,
         plan,
         0..plan.len() as u64,
         DECODE_IN_FLIGHT - 1,
@@ -367,7 +367,7 @@ fn decode_to_planes(
     emit: impl FnMut(u64, Arc<DevicePlanes>, Handover) -> Taken<Arc<DevicePlanes>>,
 ) -> Result<u64, DeviceDecodeError> {
     decode_with(
-        ctx,
+        plan.session(ctx)?,
         plan,
         range,
         DECODE_IN_FLIGHT - 1,
@@ -427,8 +427,8 @@ pub(crate) trait CodecPlan: Sync {
     fn flush(&self, dpb: &mut Self::Dpb) -> Vec<u64>;
 }
 
-/// The decode loop: creates the session, and for each picture in decoding
-/// order calls `submit` (which starts its decode and returns what is
+/// The decode loop: on `session` (the plan's, or a stand-in in tests), for
+/// each picture in decoding order calls `submit` (which starts its decode and returns what is
 /// pending of it); once more than `in_flight` pictures are pending,
 /// `finish` turns the oldest into what is kept of it. The pictures the DPB
 /// lets go are finished (with every older one) and handed to `emit` with
@@ -439,17 +439,13 @@ pub(crate) trait CodecPlan: Sync {
 /// end: `range` starts at 0 or at a picture the plan
 /// [`CodecPlan::starts_afresh`] at, and ends at the stream's end or at such
 /// a picture.
-fn decode_with<P, T>(
-    ctx: &Arc<GpuContext>,
+fn decode_with<S, P, T>(
+    session: S,
     plan: &impl CodecPlan,
     range: Range<u64>,
     in_flight: usize,
-    mut submit: impl FnMut(
-        &mut DecodeSession,
-        &DecodePicture<'_>,
-        &SequenceInfo,
-    ) -> Result<P, DeviceDecodeError>,
-    mut finish: impl FnMut(&mut DecodeSession, P) -> Result<T, DeviceDecodeError>,
+    mut submit: impl FnMut(&mut S, &DecodePicture<'_>, &SequenceInfo) -> Result<P, DeviceDecodeError>,
+    mut finish: impl FnMut(&mut S, P) -> Result<T, DeviceDecodeError>,
     mut emit: impl FnMut(u64, T, Handover) -> Taken<T>,
 ) -> Result<u64, DeviceDecodeError> {
     let len = plan.len() as u64;
@@ -465,11 +461,11 @@ fn decode_with<P, T>(
     // is pending may be written by work still in flight until then.
     let mut pending: VecDeque<(u64, P)> = VecDeque::new();
     let mut finished: HashMap<u64, T> = HashMap::new();
-    let mut session = plan.session(ctx)?;
+    let mut session = session;
     let mut shown = from;
     // Finishes the pending pictures up to `finish_to` and up to each of
     // `outputs`, then emits `outputs` in order, until `emit` breaks.
-    let mut release = |session: &mut DecodeSession,
+    let mut release = |session: &mut S,
                        pending: &mut VecDeque<(u64, P)>,
                        shown: &mut u64,
                        finish_to: Option<u64>,
@@ -912,7 +908,114 @@ fn std_pps(p: &Pps) -> H264Pps {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+
     use super::*;
+
+    fn stream(name: &str) -> Vec<u8> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bitstream");
+        std::fs::read(dir.join(name)).unwrap()
+    }
+
+    /// The decode loop without a device: the plans of real streams (an
+    /// H.264 B pyramid with two slices a picture and an IDR at picture 15;
+    /// H.265 closed GOPs whose IDR pictures have RADL pictures, seek points
+    /// at 6 and 14), a stand-in session that counts the pictures in flight,
+    /// and a taker whose queue is full every third offer. From the start
+    /// and from each seek point, to the end or to the next seek point,
+    /// each picture must come out once, numbered from where the decode
+    /// started, in the whole stream's output order; an offer given back
+    /// must be handed over waiting only with nothing in flight; never more
+    /// than `in_flight + 1` pictures are submitted and not finished. A
+    /// range that does not start and end at seek points is refused.
+    #[test]
+    fn the_loop_outputs_in_order_and_waits_only_with_nothing_in_flight() {
+        let h264 = stream("h264_high_pyramid_slices_640x360.h264");
+        assert_eq!(check_h264(&h264).unwrap().seek_points, [0, 15]);
+        check_the_loop(&H264Plan::new(&h264).unwrap(), &[0, 15]);
+        let h265 = stream("hevc_main10_idr_radl_210x118.hevc");
+        assert_eq!(check_h265(&h265).unwrap().seek_points, [0, 6, 14]);
+        check_the_loop(&H265Plan::new(&h265).unwrap(), &[0, 6, 14]);
+    }
+
+    /// [`the_loop_outputs_in_order_and_waits_only_with_nothing_in_flight`]
+    /// on one plan whose pictures are all decoded (none skipped).
+    fn check_the_loop(plan: &impl CodecPlan, seek_points: &[u64]) {
+        let len = plan.len() as u64;
+        // Decoding positions in output order, as the whole decode shows
+        // them (the DPB's output, as `check_h264`/`check_h265` run it).
+        let mut dpb = plan.dpb();
+        let mut order = Vec::new();
+        for i in 0..plan.len() {
+            plan.plan(&mut dpb, i, |_, output| {
+                order.extend_from_slice(output);
+                Ok(())
+            })
+            .unwrap();
+        }
+        order.extend(plan.flush(&mut dpb));
+        let mut ranges: Vec<(Range<u64>, usize)> = vec![(0..len, 0), (0..len, 3)];
+        for (k, &start) in seek_points.iter().enumerate() {
+            ranges.push((start..len, 3));
+            ranges.push((start..seek_points.get(k + 1).copied().unwrap_or(len), 1 + k % 3));
+        }
+        for (range, in_flight) in ranges {
+            let in_flight_now = Cell::new(0usize);
+            let most = Cell::new(0usize);
+            // Pictures are submitted in decoding order, none skipped here.
+            let next = Cell::new(range.start);
+            let mut offers = 0;
+            let (mut numbers, mut pictures) = (Vec::new(), Vec::new());
+            let shown = decode_with(
+                (),
+                plan,
+                range.clone(),
+                in_flight,
+                |_, _, _| {
+                    in_flight_now.set(in_flight_now.get() + 1);
+                    most.set(most.get().max(in_flight_now.get()));
+                    next.set(next.get() + 1);
+                    Ok(next.get() - 1)
+                },
+                |_, position| {
+                    in_flight_now.set(in_flight_now.get() - 1);
+                    Ok(position)
+                },
+                |number, position, how| {
+                    offers += 1;
+                    if how == Handover::Offer && offers % 3 == 0 {
+                        return Err(position);
+                    }
+                    if how == Handover::Wait {
+                        assert_eq!(in_flight_now.get(), 0, "a wait with pictures in flight");
+                    }
+                    numbers.push(number);
+                    pictures.push(position);
+                    Ok(ControlFlow::Continue(()))
+                },
+            )
+            .unwrap();
+            let (start, end) = (range.start as usize, range.end as usize);
+            assert_eq!(shown, range.end, "{range:?}");
+            assert_eq!(numbers, range.clone().collect::<Vec<_>>(), "{range:?}");
+            assert_eq!(pictures, order[start..end], "{range:?}");
+            assert!(most.get() <= in_flight + 1, "{range:?}: {} in flight", most.get());
+            assert_eq!(in_flight_now.get(), 0, "{range:?}: left in flight");
+            assert!(offers > end - start, "{range:?}: no offer was given back");
+        }
+        for range in [1..len, 0..len - 1, seek_points[1] + 1..len] {
+            let refused = decode_with(
+                (),
+                plan,
+                range.clone(),
+                3,
+                |_, _, _| Ok(()),
+                |_, ()| Ok(()),
+                |_, (), _| Ok(ControlFlow::Continue(())),
+            );
+            assert!(refused.is_err(), "{range:?}");
+        }
+    }
 
     /// P010 keeps 10-bit samples in the high bits of little-endian words;
     /// the cropped planes hold them as values 0 to 1023, as y4m does.
