@@ -18,8 +18,7 @@
 
 use std::cell::Cell;
 use std::io::Read;
-use std::ops::ControlFlow;
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -40,7 +39,7 @@ use crate::ffmpeg::{
 use crate::frame::{ChromaFormat, ColorInfo, Frame, Geometry, PixelFormat, Rational};
 use crate::frame_data::FrameData;
 use crate::input::{Assumed, DecodedBy, SourceInfo, VideoSource};
-use crate::parts::{decode_in_order, parts_from};
+use crate::parts::{Hand, PartsPlan, decode_from};
 
 /// Decoded pictures a device input holds ahead of its reader: enough to
 /// keep the decoder busy while a frame is scored, few enough that memory
@@ -571,61 +570,34 @@ impl Decoding {
         }
     }
 
-    /// The decode from `from`: in one piece, or split at the later seek
-    /// points into parts decoded side by side on the device's decode
-    /// queues (each from an IDR picture with a session and DPB of its own,
-    /// as a seek does), handed to `take` in order.
+    /// The decode from `from` ([`decode_from`]), each part on the parsed
+    /// stream with a session of its own, what is decoded ahead bounded by
+    /// [`AHEAD_SHARE_OF_MEMORY`] shared by the device inputs open.
     fn decode(
         &self,
         stream: &DeviceStream<'_>,
         from: u64,
         take: &mut dyn FnMut(Arc<DevicePlanes>, Handover) -> Taken<Arc<DevicePlanes>>,
     ) -> std::result::Result<(), String> {
-        let end = stream.len();
-        let parts = parts_from(&self.seek_points, from, end);
-        let workers = self.workers.min(parts.len());
-        if workers < 2 {
-            return stream
-                .decode_to_planes(from..end, |_, planes, how| take(planes, how))
-                .map(drop)
-                .map_err(|e| e.to_string());
-        }
-        // Every part ends at a seek point, where all the pictures before it
-        // have been shown, except the last, which shows the rest.
-        let shown = |part: &Range<u64>| if part.end == end { self.count } else { part.end };
-        let longest = parts.iter().map(|p| shown(p).saturating_sub(p.start)).max().unwrap_or(0);
         let inputs = OPEN_INPUTS.load(Ordering::Relaxed).max(1) as u64;
         let budget = self.ctx.device_local_bytes() / AHEAD_SHARE_OF_MEMORY / inputs;
-        let per_worker = budget / (self.geometry.frame_bytes() as u64 * workers as u64).max(1);
-        let ahead = (per_worker.min(longest) as usize).max(QUEUE);
-        let decode_part = |part: &Range<u64>,
-                           hand: &mut dyn FnMut(
-            Arc<DevicePlanes>,
-            Handover,
-        ) -> Taken<Arc<DevicePlanes>>| {
-            let want = shown(part).saturating_sub(part.start);
-            let (mut got, mut stopped) = (0, false);
-            stream
-                .decode_to_planes(part.clone(), |_, planes, how| {
-                    let flow = hand(planes, how)?;
-                    got += 1;
-                    stopped |= flow.is_break();
-                    Ok(flow)
-                })
-                .map_err(|e| e.to_string())?;
-            if !stopped && got != want {
-                return Err(format!(
-                    "pictures {} to {} gave {got} frames, not {want}",
-                    part.start,
-                    part.end - 1
-                ));
-            }
-            Ok(())
+        let frame = self.geometry.frame_bytes().max(1) as u64;
+        // At least what the reader's queue holds.
+        let ahead = |workers: usize| ((budget / frame / workers as u64) as usize).max(QUEUE);
+        let plan = PartsPlan {
+            seek_points: &self.seek_points,
+            from,
+            end: stream.len(),
+            shown: self.count,
+            workers: self.workers,
         };
-        // This thread only hands frames on (its workers decode), so it
-        // may wait for the reader.
-        let forward = |planes| take(planes, Handover::Wait).unwrap_or(ControlFlow::Break(()));
-        decode_in_order(&parts, workers, ahead, decode_part, forward)
+        let decode_range = |range: Range<u64>, hand: &mut Hand<'_, Arc<DevicePlanes>>| {
+            stream
+                .decode_to_planes(range, |_, planes, how| hand(planes, how))
+                .map(drop)
+                .map_err(|e| e.to_string())
+        };
+        decode_from(&plan, ahead, decode_range, take)
     }
 }
 

@@ -10,6 +10,69 @@ use std::sync::mpsc::{Receiver, TrySendError, sync_channel};
 
 use crate::device_decode::{Handover, Taken};
 
+/// What a decode hands its pictures to (see [`Handover`]).
+pub(crate) type Hand<'a, T> = dyn FnMut(T, Handover) -> Taken<T> + 'a;
+
+/// A decode from a seek point, to split into parts.
+pub(crate) struct PartsPlan<'a> {
+    /// Where decodes can start (decoding positions; 0 among them).
+    pub seek_points: &'a [u64],
+    /// The seek point the decode starts at.
+    pub from: u64,
+    /// Pictures in the stream, in decoding order.
+    pub end: u64,
+    /// Frames the stream shows.
+    pub shown: u64,
+    /// Parts decoded at once, at most.
+    pub workers: usize,
+}
+
+/// Decodes `plan` with `decode_range` (pictures from one seek point to a
+/// later one or the end, handed to its `Hand` as a decode does) and hands
+/// the frames to `take` in order: in one piece (one worker, or one part),
+/// with `take` offered each frame as the decode offers it; else split at
+/// the later seek points into parts decoded side by side
+/// ([`decode_in_order`]), each worker keeping at most `ahead(workers)`
+/// frames (and no more than a part shows), and `take` waited on from this
+/// thread, which decodes nothing. A part ending at a seek point shows the
+/// frames up to it (every earlier picture is shown before it); the last
+/// shows the rest: a part that shows another count is a failure.
+pub(crate) fn decode_from<T: Send>(
+    plan: &PartsPlan<'_>,
+    ahead: impl Fn(usize) -> usize,
+    decode_range: impl Fn(Range<u64>, &mut Hand<'_, T>) -> Result<(), String> + Sync,
+    take: &mut Hand<'_, T>,
+) -> Result<(), String> {
+    let parts = parts_from(plan.seek_points, plan.from, plan.end);
+    let workers = plan.workers.min(parts.len());
+    if workers < 2 {
+        return decode_range(plan.from..plan.end, take);
+    }
+    let shown = |part: &Range<u64>| if part.end == plan.end { plan.shown } else { part.end };
+    let longest = parts.iter().map(|p| shown(p).saturating_sub(p.start)).max().unwrap_or(0);
+    let ahead = ahead(workers).min(longest as usize);
+    let decode_part = |part: &Range<u64>, hand: &mut Hand<'_, T>| {
+        let want = shown(part).saturating_sub(part.start);
+        let (mut got, mut stopped) = (0, false);
+        decode_range(part.clone(), &mut |item, how| {
+            let flow = hand(item, how)?;
+            got += 1;
+            stopped |= flow.is_break();
+            Ok(flow)
+        })?;
+        if !stopped && got != want {
+            return Err(format!(
+                "pictures {} to {} gave {got} frames, not {want}",
+                part.start,
+                part.end - 1
+            ));
+        }
+        Ok(())
+    };
+    let forward = |item| take(item, Handover::Wait).unwrap_or(ControlFlow::Break(()));
+    decode_in_order(&parts, workers, ahead, decode_part, forward)
+}
+
 /// What a worker hands over for a part: an item, or the part's end (or
 /// why it failed; the worker stops there).
 enum Handed<T> {
@@ -27,7 +90,7 @@ enum Handed<T> {
 /// Returns the first failure in part order, if `take` got that far.
 /// Workers still decoding when `take` breaks or a failure comes stop at
 /// their next hand-over; all have ended when this returns.
-pub(crate) fn decode_in_order<T: Send>(
+fn decode_in_order<T: Send>(
     parts: &[Range<u64>],
     workers: usize,
     ahead: usize,
@@ -97,7 +160,7 @@ fn take_in_order<T>(
 /// The parts a decode from `from` splits into at `seek_points` (which
 /// start closed GOPs), up to `end`: `[from, next seek point)`, …, `[last
 /// seek point, end)`.
-pub(crate) fn parts_from(seek_points: &[u64], from: u64, end: u64) -> Vec<Range<u64>> {
+fn parts_from(seek_points: &[u64], from: u64, end: u64) -> Vec<Range<u64>> {
     let mut starts: Vec<u64> =
         seek_points.iter().copied().filter(|&p| p > from && p < end).collect();
     starts.sort_unstable();
@@ -221,6 +284,68 @@ mod tests {
         assert_eq!(outcome, Ok(()));
         // Each worker stopped within its queue's length of the stop.
         assert!(handed.into_inner() < 100 + 3 * 6, "workers ran on after the stop");
+    }
+
+    /// A decode from a seek point through [`decode_from`], with a
+    /// stand-in decoder that offers positions `range` as frames (the last
+    /// part showing `shown - start`, as when pictures after the last seek
+    /// point are not output) and can drop one frame of one part.
+    fn decode_with_parts(
+        plan: &PartsPlan<'_>,
+        drop_in: Option<u64>,
+    ) -> (Result<(), String>, Vec<u64>, Vec<Handover>) {
+        let decode_range = |range: Range<u64>, hand: &mut Hand<'_, u64>| {
+            let last = if range.end == plan.end { plan.shown } else { range.end };
+            for i in range.start..last {
+                if Some(i) == drop_in {
+                    continue;
+                }
+                let flow = match hand(i, Handover::Offer) {
+                    Ok(flow) => flow,
+                    Err(back) => hand(back, Handover::Wait).expect("taken when waited for"),
+                };
+                if flow.is_break() {
+                    break;
+                }
+            }
+            Ok(())
+        };
+        let (mut got, mut how) = (Vec::new(), Vec::new());
+        let outcome = decode_from(plan, |_| 2, decode_range, &mut |i, h| {
+            got.push(i);
+            how.push(h);
+            Ok(ControlFlow::Continue(()))
+        });
+        (outcome, got, how)
+    }
+
+    /// In parts, the frames come in order, each once, and the reader is
+    /// waited on (the decoding happens on the workers); in one piece (one
+    /// worker, or from the last seek point), the reader is offered each
+    /// frame by the decode itself. A part that shows a frame too few is a
+    /// failure naming it, after the frames before it.
+    #[test]
+    fn a_decode_from_a_seek_point_in_parts_or_in_one_piece() {
+        let seek_points = [0, 10, 25];
+        let plan = |from, workers| PartsPlan {
+            seek_points: &seek_points,
+            from,
+            end: 40,
+            shown: 38,
+            workers,
+        };
+        for (from, workers) in [(0, 3), (10, 2), (0, 8), (0, 1), (25, 3)] {
+            let (outcome, got, how) = decode_with_parts(&plan(from, workers), None);
+            assert_eq!(outcome, Ok(()));
+            assert_eq!(got, (from..38).collect::<Vec<_>>(), "from {from}, {workers} workers");
+            let in_parts = workers > 1 && from < 25;
+            let expected = if in_parts { Handover::Wait } else { Handover::Offer };
+            assert!(how.iter().all(|&h| h == expected), "from {from}, {workers} workers");
+        }
+        let (outcome, got, _) = decode_with_parts(&plan(0, 3), Some(12));
+        assert_eq!(outcome, Err("pictures 10 to 24 gave 14 frames, not 15".to_string()));
+        // Every frame of the part comes before its end says it failed.
+        assert_eq!(got, (0..12).chain(13..25).collect::<Vec<_>>());
     }
 
     /// From the first seek point, from a later one, and nothing from the
