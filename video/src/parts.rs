@@ -3,7 +3,8 @@
 //! a device with several decode queues can decode several of them side by
 //! side while the consumer reads the first: each worker thread takes every
 //! `workers`-th part and keeps what it decoded ahead in a queue of its own,
-//! which bounds the memory held.
+//! which bounds the memory held. Nothing here touches the device: the
+//! decoder is a function of a range of pictures, so a stand-in tests it.
 
 use std::ops::{ControlFlow, Range};
 use std::sync::mpsc::{Receiver, TrySendError, sync_channel};
