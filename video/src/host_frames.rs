@@ -1,7 +1,7 @@
 //! Frame memory the GPU copies from directly. An upload ring
 //! ([`crate::FrameUploader`]) opens a [`HostFramePool`] of blocks of host
 //! memory that the device can read (`Buffer::host_source`); while it is
-//! open, readers of y4m and raw files ([`crate::buffers::take`]) read their
+//! open, readers of y4m and raw files (`buffers::take`) read their
 //! frames into these blocks instead of the heap, and the upload records a
 //! device copy from the block. The frame then crosses the CPU once (the
 //! file read) instead of twice (read, then copy into staging memory).
