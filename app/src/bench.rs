@@ -2,7 +2,8 @@
 //! timestamps. `ui` renders each scene repeatedly at each size with both
 //! compaction variants and prints the median GPU milliseconds per pass
 //! (binning as one figure, then its four passes on a line of their own);
-//! `metrics`, `input` and `playback` live in their own modules.
+//! `metrics`, `input`, `scale`, `playback` and `decode` live in their own
+//! modules.
 
 use std::sync::Arc;
 
@@ -23,7 +24,7 @@ use crate::stats::median;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// What to measure: `ui`, `metrics`, `input`, `scale` or `playback`.
+    /// What to measure: `ui`, `metrics`, `input`, `scale`, `playback` or `decode`.
     what: String,
     /// Scenes to render (comma-separated).
     #[arg(long, value_delimiter = ',', default_value = "dashboard,10k,100k,1m")]
@@ -72,7 +73,8 @@ pub struct Args {
     #[arg(long = "keep-y4m")]
     keep_y4m: Option<std::path::PathBuf>,
     /// `playback`: the clip to play and score (none: the demo); the window
-    /// sizes are `--sizes`.
+    /// sizes are `--sizes`. `decode`: the pair whose inputs to decode, each
+    /// alone and without scoring (`--decode` picks the decoder).
     #[command(flatten)]
     open: crate::dashboard::OpenArgs,
     /// `playback`: seconds to play at each size.
@@ -95,7 +97,10 @@ pub fn run(args: Args) -> Result<()> {
         "playback" => {
             crate::dashboard::playback::run(&args.open.inputs()?, &args.sizes, args.seconds)
         }
-        other => bail!("unknown benchmark `{other}`; known: ui, metrics, input, scale, playback"),
+        "decode" => crate::bench_decode::run(&args.open),
+        other => {
+            bail!("unknown benchmark `{other}`; known: ui, metrics, input, scale, playback, decode")
+        }
     }
 }
 

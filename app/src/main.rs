@@ -5,6 +5,7 @@
 
 mod batch;
 mod bench;
+mod bench_decode;
 mod bench_input;
 mod bench_metrics;
 mod bench_scale;

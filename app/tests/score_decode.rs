@@ -210,3 +210,36 @@ fn device_decoded_annexb_scores_libvmafs_values() {
     compare(&ours, &libvmaf_json(PAIR, "vmaf"), |_| true).assert_clean(PAIR, 12 * 6);
     eprintln!("{line}\n{stderr}");
 }
+
+/// `bench decode` reads every frame of each input, one at a time: the
+/// counts ffmpeg gives (one hash a frame in the streams' `.fnv64` files),
+/// the decoder named; on a device without Vulkan Video, `--decode gpu`
+/// fails with one line.
+#[test]
+fn bench_decode_reads_every_frame_of_each_input() {
+    let data = workspace_root().join("video/tests/data/bitstream");
+    let streams = ["h264_high_pyramid_slices_640x360.h264", "hevc_main10_idr_radl_210x118.hevc"];
+    let [r, d] = streams.map(|s| data.join(s).to_str().unwrap().to_string());
+    let output = vqscope(&["bench", "decode", "-r", &r, "-d", &d, "--decode", "auto"]);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    for (line, stream) in lines.iter().zip(streams) {
+        let stem = stream.rsplit_once('.').unwrap().0;
+        let hashes = std::fs::read_to_string(data.join(format!("{stem}.fnv64"))).unwrap();
+        let frames = format!(": {} frames in ", hashes.lines().count());
+        assert!(line.contains(stream) && line.contains(&frames), "{line}");
+        assert!(
+            line.contains("; decoded by") || line.contains("; decoded on the device"),
+            "{line}"
+        );
+    }
+    let gpu = vqscope(&["bench", "decode", "-r", &r, "-d", &d, "--decode", "gpu"]);
+    let stderr = String::from_utf8_lossy(&gpu.stderr).into_owned();
+    if !gpu.status.success() {
+        assert_eq!(gpu.status.code(), Some(1), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("cannot be decoded on the device"), "{stderr}");
+    }
+}
