@@ -251,7 +251,7 @@ pub fn decode_h264_to_planes(
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     let stream = DeviceStream::h264(ctx, stream)?;
-    stream.decode_to_planes(from..stream.len(), taking_all(emit))
+    stream.decode_to_planes(from..stream.pictures(), taking_all(emit))
 }
 
 /// [`decode_h264_to_planes`] for H.265 Main and Main 10 (10-bit planes of
@@ -263,7 +263,7 @@ pub fn decode_h265_to_planes(
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     let stream = DeviceStream::h265(ctx, stream)?;
-    stream.decode_to_planes(from..stream.len(), taking_all(emit))
+    stream.decode_to_planes(from..stream.pictures(), taking_all(emit))
 }
 
 /// A hand-over for `emit`, which takes every picture it is offered (and
@@ -329,16 +329,11 @@ impl<'s> DeviceStream<'s> {
     }
 
     /// Pictures in the stream, in decoding order (skipped ones included).
-    pub fn len(&self) -> u64 {
+    pub fn pictures(&self) -> u64 {
         match &self.plan {
             Plan::H264(plan) => plan.len() as u64,
             Plan::H265(plan) => plan.len() as u64,
         }
-    }
-
-    /// Whether the stream has no pictures (never, once checked).
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Decodes the pictures `range` (decoding order) with a new session

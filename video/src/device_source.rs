@@ -587,7 +587,7 @@ impl Decoding {
         let plan = PartsPlan {
             seek_points: &self.seek_points,
             from,
-            end: stream.len(),
+            end: stream.pictures(),
             shown: self.count,
             workers: self.workers,
         };
