@@ -1,9 +1,9 @@
 //! `--decode auto|gpu|cpu` end to end. On lavapipe (CI), which has no
 //! Vulkan Video, `auto` must fall back to ffmpeg, say so on `--verbose`
 //! and score exactly as `--decode cpu`; `gpu` must fail with one line and
-//! exit code 1. The ignored test is for a device with H.264 decode (the
-//! lead's H100/H200 run, where there is no ffmpeg): an Annex B stream
-//! decoded on the device must score libvmaf's own values.
+//! exit code 1. The ignored tests are for a device with H.264 and H.265
+//! decode (the lead's H100/H200 run, where there is no ffmpeg): an Annex B
+//! stream decoded on the device must score libvmaf's own values.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -209,6 +209,36 @@ fn device_decoded_annexb_scores_libvmafs_values() {
     assert!(line.starts_with("decoded on the device (H.264 High, 4:2:0 8-bit on "), "{line}");
     compare(&ours, &libvmaf_json(PAIR, "vmaf"), |_| true).assert_clean(PAIR, 12 * 6);
     eprintln!("{line}\n{stderr}");
+}
+
+/// The rocket reference encoded as H.265 Main, and libvmaf 3.2.0's report
+/// of ffmpeg's decode of it (`tests/data/hevc/README.md`).
+fn hevc_stream_and_libvmaf() -> (PathBuf, serde_json::Value) {
+    let dir = workspace_root().join("tests/data/hevc");
+    let json = std::fs::read_to_string(dir.join("rocket_x265crf35.vmaf.json")).unwrap();
+    (dir.join("rocket_x265crf35.dis.hevc"), serde_json::from_str(&json).unwrap())
+}
+
+/// The committed H.265 stream decoded by ffmpeg scores libvmaf's values:
+/// the check that the stream and its report belong together.
+#[test]
+fn ffmpeg_decoded_hevc_scores_libvmafs_values() {
+    let (hevc, libvmaf) = hevc_stream_and_libvmaf();
+    let (ours, stderr) = score(&hevc, "cpu");
+    assert_eq!(decoder_line(&stderr, &hevc), "decoded by ffmpeg: --decode cpu");
+    compare(&ours, &libvmaf, |_| true).assert_clean("rocket H.265", 12 * 6);
+}
+
+/// On a device with H.265 decode, no ffmpeg needed: the same stream
+/// decoded on the device scores libvmaf's values of ffmpeg's decode.
+#[test]
+#[ignore = "needs a device with H.265 Main decode"]
+fn device_decoded_hevc_scores_libvmafs_values() {
+    let (hevc, libvmaf) = hevc_stream_and_libvmaf();
+    let (ours, stderr) = score(&hevc, "gpu");
+    let line = decoder_line(&stderr, &hevc);
+    assert!(line.starts_with("decoded on the device (H.265 Main, 4:2:0 8-bit on "), "{line}");
+    compare(&ours, &libvmaf, |_| true).assert_clean("rocket H.265", 12 * 6);
 }
 
 /// `bench decode` reads every frame of each input, one at a time: the

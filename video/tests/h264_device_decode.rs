@@ -44,13 +44,33 @@ const STREAMS: [&str; 7] = [
 /// and coded ones.
 const HEVC_STREAMS: [&str; 7] = [
     "hevc_main10_1918x1078",
-    "hevc_main10_idr_radl_210x118",
+    "hevc_main10_idr_radl_242x146",
     "hevc_main_2sublayers_352x288",
     "hevc_main_opengop_pyramid_320x240",
     "hevc_main_cra_first_320x240",
-    "hevc_main10_scaling_lists_64x64",
+    "hevc_main10_scaling_lists_160x160",
     "hevc_main_scaling_list_file_320x240",
 ];
+
+/// Streams smaller than some decoders take (NVIDIA's Main 10 decoder
+/// starts at 144x144): decoded where the device takes them, else refused
+/// for their size, which is what the test then checks. The two above
+/// cover the same ground at sizes every decoder we know takes.
+const SMALL_STREAMS: [&str; 2] =
+    ["hevc_main10_idr_radl_210x118", "hevc_main10_scaling_lists_64x64"];
+
+/// Whether `error` is the device's refusal of one of [`SMALL_STREAMS`] for
+/// its size: from the decode session (`… is outside the decoder's …`) or
+/// from opening it as an input (`… this stream is coded at …`).
+fn refused_for_size(name: &str, error: &str) -> bool {
+    let size =
+        error.contains("is outside the decoder's") || error.contains("this stream is coded at");
+    let refused = SMALL_STREAMS.contains(&name) && size;
+    if refused {
+        println!("{name}: refused by this device for its size: {error}");
+    }
+    refused
+}
 
 /// The names of the streams `NAME.EXT` in `dir` that have expected
 /// hashes; each of `committed` must be among them.
@@ -248,6 +268,12 @@ fn h265_streams_match_ffmpeg_frame_by_frame() {
             let path = PathBuf::from(dir).join(format!("{name}.yuv"));
             std::fs::write(&path, &dump).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
+        if let Err(e) = &result
+            && got.is_empty()
+            && refused_for_size(name, &e.to_string())
+        {
+            continue;
+        }
         match result {
             Ok(count) => println!(
                 "{name}: {count} pictures in {:.1} ms",
@@ -376,6 +402,7 @@ fn device_inputs_read_as_ffmpeg_frames() {
         let expected = expected_hashes(&dir, &name);
         let mut source = match open_input(&path, None) {
             Ok(source) => source,
+            Err(e) if refused_for_size(&name, &e.to_string()) => continue,
             Err(e) => {
                 failures.push(format!("{name}: {e}"));
                 continue;
