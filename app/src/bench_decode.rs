@@ -1,7 +1,7 @@
 //! `vqscope bench decode -r REF -d DIS [--decode gpu]`: how fast each input
 //! of a pair is decoded and handed over as frames, one input at a time and
 //! without scoring: the decoder's own rate (ffmpeg's, or the device's with
-//! its closed GOPs side by side; `VQSCOPE_DECODE_WORKERS` caps those), to
+//! its GOPs side by side; `VQSCOPE_DECODE_WORKERS` caps those), to
 //! set beside what `score` reaches on the same pair.
 
 use std::time::Instant;

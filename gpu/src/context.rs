@@ -156,7 +156,7 @@ type NewDevice =
     (vk::PhysicalDevice, ash::Device, u32, DeviceInfo, DeviceFlags, Option<(u32, u32)>);
 
 /// Decode queues asked for at most: a pair's or a ladder's inputs, or the
-/// closed GOPs of one stream, decode on as many of the device's decoders at
+/// GOPs of one stream, decode on as many of the device's decoders at
 /// once (the H200's decode family has 7 queues).
 const DECODE_QUEUES: u32 = 8;
 

@@ -107,9 +107,9 @@ fn decode_until(
     decode_with(
         plan.session(ctx)?,
         plan,
-        0..plan.len() as u64,
+        &DecodeSpan::rest(SeekPoint::START, plan.len() as u64),
         DECODE_IN_FLIGHT - 1,
-        |session, picture, info| Ok((session.submit(picture)?, info.crop, info.display_size())),
+        |session, _, picture, info| Ok((session.submit(picture)?, info.crop, info.display_size())),
         |session, (ticket, area, size)| Ok(crop(&session.collect(ticket)?, &area, size)),
         |number, mut picture, _| {
             picture.number = number;
@@ -128,11 +128,60 @@ pub struct StreamSummary {
     /// for H.265 those not skipped (RASL pictures of a CRA that starts the
     /// stream) nor dropped (`pic_output_flag` 0, `no_output_of_prior_pics`).
     pub pictures: u64,
-    /// The pictures a decode can start at (0 among them): IDR pictures
-    /// that every earlier picture is shown before, so that a picture's
-    /// position in decoding order there is its position in display order
-    /// too (see [`decode_h264_to_planes`]'s `from`).
-    pub seek_points: Vec<u64>,
+    /// Where a decode can start ([`SeekPoint::START`] among them), in
+    /// order: IDR pictures, and CRA or BLA pictures (H.265) whose skipped
+    /// leading pictures show before them, when every earlier picture shows
+    /// before the first frame a decode from there shows.
+    pub seek_points: Vec<SeekPoint>,
+}
+
+/// A picture a decode can start at with an empty DPB, the pictures from
+/// there on coming out as in the decode of the whole stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeekPoint {
+    /// The display number of the first frame a decode from here shows.
+    pub frame: u64,
+    /// The picture (decoding position) the decode starts at.
+    pub picture: u64,
+    /// Where a decode of the pictures before it stops, having shown every
+    /// frame before `frame`: `picture` for an IDR picture; after the last
+    /// leading picture a decode from here skips (a CRA picture's RASL
+    /// pictures, which show before it and predict from pictures before
+    /// it), so that such a decode runs on over the CRA picture and them.
+    pub leading_end: u64,
+}
+
+impl SeekPoint {
+    /// The stream's first picture.
+    pub const START: SeekPoint = SeekPoint { frame: 0, picture: 0, leading_end: 0 };
+}
+
+/// What one decode covers: pictures in decoding order from a seek point,
+/// and the frames it shows, numbered from `first_frame`; it stops after
+/// `frames` (the frames a later decode shows from the next seek point on
+/// are not its own).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeSpan {
+    pub pictures: Range<u64>,
+    pub first_frame: u64,
+    pub frames: u64,
+}
+
+impl DecodeSpan {
+    /// From `from` to the end of a stream of `pictures` pictures.
+    pub fn rest(from: SeekPoint, pictures: u64) -> DecodeSpan {
+        DecodeSpan { pictures: from.picture..pictures, first_frame: from.frame, frames: u64::MAX }
+    }
+
+    /// From `from` to the later seek point `to`: every frame before
+    /// `to.frame`.
+    pub fn between(from: SeekPoint, to: SeekPoint) -> DecodeSpan {
+        DecodeSpan {
+            pictures: from.picture..to.leading_end,
+            first_frame: from.frame,
+            frames: to.frame - from.frame,
+        }
+    }
 }
 
 /// Checks, without a device, that [`decode_h264`] takes every part of
@@ -154,23 +203,46 @@ pub fn check_h264(stream: &[u8]) -> Result<StreamSummary, DeviceDecodeError> {
         shown.extend(dpb.picture(header, parsed.sps_of(header))?.output);
     }
     shown.extend(dpb.flush());
-    let seek_points = seek_points(&shown, |i| parsed.pictures[i][0].0.idr());
-    Ok(StreamSummary { sequence, pictures: parsed.pictures.len() as u64, seek_points })
+    let pictures = parsed.pictures.len();
+    let seek_points =
+        seek_points(&shown, pictures, |i| parsed.pictures[i][0].0.idr().then(Vec::new));
+    Ok(StreamSummary { sequence, pictures: pictures as u64, seek_points })
 }
 
-/// The pictures a decode can start at, given the decoding positions of the
-/// pictures `shown` in output order and which pictures `start_afresh` (an
-/// IDR picture, which empties the DPB): 0, and each such picture at
-/// position `i` where the first `i` pictures shown are those before it, in
-/// any order. The pictures from it on then come out as they do in a decode
-/// from the start, and `i` is its display number.
-fn seek_points(shown: &[u64], start_afresh: impl Fn(usize) -> bool) -> Vec<u64> {
-    let mut points = vec![0];
-    let mut most_shown = None;
-    for i in 1..shown.len() {
-        most_shown = most_shown.max(Some(shown[i - 1]));
-        if most_shown == Some(i as u64 - 1) && start_afresh(i) {
-            points.push(i as u64);
+/// Where a decode can start, given the decoding positions of the pictures
+/// `shown` in output order (of `pictures` in all) and, for each picture a
+/// decode may start at with an empty DPB, the leading pictures such a
+/// decode skips (`skipped`: none for an IDR picture; a CRA picture's RASL
+/// pictures). Picture `i` is a seek point when the pictures before it and
+/// those it skips show exactly the first `n` frames, in any order: a
+/// decode from it then shows frames `n` on as the whole decode does.
+fn seek_points(
+    shown: &[u64],
+    pictures: usize,
+    skipped: impl Fn(usize) -> Option<Vec<u64>>,
+) -> Vec<SeekPoint> {
+    let mut frame_of = vec![None; pictures];
+    for (frame, &picture) in shown.iter().enumerate() {
+        if let Some(slot) = frame_of.get_mut(picture as usize) {
+            *slot = Some(frame as u64);
+        }
+    }
+    let mut points = vec![SeekPoint::START];
+    // Frames the pictures before `i` show: how many, and the last.
+    let (mut before, mut last_before) = (0u64, None);
+    for i in 0..pictures {
+        if let Some(skipped) = (i > 0).then(|| skipped(i)).flatten() {
+            let frames: Vec<u64> = skipped.iter().filter_map(|&j| frame_of[j as usize]).collect();
+            let count = before + frames.len() as u64;
+            let last = frames.iter().copied().max().max(last_before);
+            if count > 0 && last < Some(count) {
+                let leading_end = skipped.iter().map(|&j| j + 1).max().unwrap_or(i as u64);
+                points.push(SeekPoint { frame: count, picture: i as u64, leading_end });
+            }
+        }
+        if let Some(frame) = frame_of[i] {
+            before += 1;
+            last_before = last_before.max(Some(frame));
         }
     }
     points
@@ -189,9 +261,8 @@ pub fn check_h265(stream: &[u8]) -> Result<StreamSummary, DeviceDecodeError> {
 fn check_h265_stream(stream: &[u8]) -> Result<StreamSummary, ParseError> {
     let plan = H265Plan::new(stream)?;
     let sequence = plan.info.clone();
-    let idr: Vec<bool> = plan.parsed.pictures.iter().map(|p| p.header().idr()).collect();
     let shown = plan.output_order()?;
-    let seek_points = seek_points(&shown, |i| idr[i]);
+    let seek_points = seek_points(&shown, plan.len(), |i| plan.skipped_leading(i));
     Ok(StreamSummary { sequence, pictures: shown.len() as u64, seek_points })
 }
 
@@ -240,30 +311,29 @@ fn plane_bytes(plane: &PlaneLayout) -> usize {
 /// is submitted on the context's queue: work submitted there later sees
 /// them (a read-back waits for them).
 ///
-/// `from` is where to start: 0, or the decoding position of an IDR picture
-/// (another is refused). The pictures are numbered from `from`, which are
-/// their display numbers when `from` is one of
-/// [`StreamSummary::seek_points`], as `DeviceSource` picks.
+/// `from` is where to start, one of [`StreamSummary::seek_points`] (a
+/// decode from a picture no DPB can start at is refused); the frames are
+/// numbered from its `frame`, their display numbers.
 pub fn decode_h264_to_planes(
     ctx: &Arc<GpuContext>,
     stream: &[u8],
-    from: u64,
+    from: SeekPoint,
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     let stream = DeviceStream::h264(ctx, stream)?;
-    stream.decode_to_planes(from..stream.pictures(), taking_all(emit))
+    stream.decode_to_planes(&DecodeSpan::rest(from, stream.pictures()), taking_all(emit))
 }
 
 /// [`decode_h264_to_planes`] for H.265 Main and Main 10 (10-bit planes of
-/// 16-bit words); `from` is 0 or one of [`StreamSummary::seek_points`].
+/// 16-bit words).
 pub fn decode_h265_to_planes(
     ctx: &Arc<GpuContext>,
     stream: &[u8],
-    from: u64,
+    from: SeekPoint,
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     let stream = DeviceStream::h265(ctx, stream)?;
-    stream.decode_to_planes(from..stream.pictures(), taking_all(emit))
+    stream.decode_to_planes(&DecodeSpan::rest(from, stream.pictures()), taking_all(emit))
 }
 
 /// A hand-over for `emit`, which takes every picture it is offered (and
@@ -336,18 +406,17 @@ impl<'s> DeviceStream<'s> {
         }
     }
 
-    /// Decodes the pictures `range` (decoding order) with a new session
-    /// and DPB, as [`decode_h264_to_planes`] does: `range` starts and ends
-    /// at seek points (or the stream's end), and the pictures are numbered
-    /// from its start. Each is handed to `emit` as [`Handover`] says.
+    /// Decodes `span` with a new session and DPB, as
+    /// [`decode_h264_to_planes`] does (the span starts at a seek point).
+    /// Each frame is handed to `emit` as [`Handover`] says.
     pub fn decode_to_planes(
         &self,
-        range: Range<u64>,
+        span: &DecodeSpan,
         emit: impl FnMut(u64, Arc<DevicePlanes>, Handover) -> Taken<Arc<DevicePlanes>>,
     ) -> Result<u64, DeviceDecodeError> {
         match &self.plan {
-            Plan::H264(plan) => decode_to_planes(&self.ctx, plan, &self.pass, range, emit),
-            Plan::H265(plan) => decode_to_planes(&self.ctx, plan, &self.pass, range, emit),
+            Plan::H264(plan) => decode_to_planes(&self.ctx, plan, &self.pass, span, emit),
+            Plan::H265(plan) => decode_to_planes(&self.ctx, plan, &self.pass, span, emit),
         }
     }
 }
@@ -358,15 +427,15 @@ fn decode_to_planes(
     ctx: &Arc<GpuContext>,
     plan: &impl CodecPlan,
     pass: &Nv12ToPlanes,
-    range: Range<u64>,
+    span: &DecodeSpan,
     emit: impl FnMut(u64, Arc<DevicePlanes>, Handover) -> Taken<Arc<DevicePlanes>>,
 ) -> Result<u64, DeviceDecodeError> {
     decode_with(
         plan.session(ctx)?,
         plan,
-        range,
+        span,
         DECODE_IN_FLIGHT - 1,
-        |session, picture, info| {
+        |session, _, picture, info| {
             Ok((session.submit_on_device(picture)?, info.crop, info.display_size()))
         },
         |session, (ticket, area, size)| {
@@ -401,7 +470,7 @@ pub(crate) trait CodecPlan: Sync {
     fn len(&self) -> usize;
 
     /// Whether a decode may start at picture `i` (decoding order) with a
-    /// fresh session and DPB, its position being its display number.
+    /// fresh session and DPB (an IRAP picture).
     fn starts_afresh(&self, i: usize) -> bool;
 
     /// Plans picture `i` with `dpb` and calls `decode` with it (its
@@ -423,32 +492,38 @@ pub(crate) trait CodecPlan: Sync {
 }
 
 /// The decode loop: on `session` (the plan's, or a stand-in in tests), for
-/// each picture in decoding order calls `submit` (which starts its decode and returns what is
-/// pending of it); once more than `in_flight` pictures are pending,
-/// `finish` turns the oldest into what is kept of it. The pictures the DPB
-/// lets go are finished (with every older one) and handed to `emit` with
-/// their display number, until `emit` breaks: offered first, and when not
-/// taken, handed over waiting once every picture in flight is finished
-/// (see [`Handover`]). The decode runs over the
-/// pictures `range` (decoding order) with an empty DPB, flushed at the
-/// end: `range` starts at 0 or at a picture the plan
-/// [`CodecPlan::starts_afresh`] at, and ends at the stream's end or at such
-/// a picture.
+/// each picture in decoding order calls `submit` (with its decoding
+/// position; it starts the decode and returns what is pending of it); once
+/// more than `in_flight` pictures are pending, `finish` turns the oldest
+/// into what is kept of it. The pictures the DPB lets go are finished
+/// (with every older one) and handed to `emit` with their display number,
+/// until `emit` breaks or the span's frames are all handed over: offered
+/// first, and when not taken, handed over waiting once every picture in
+/// flight is finished (see [`Handover`]). The decode runs over the span's
+/// pictures (decoding order) with an empty DPB, flushed at the end: they
+/// start at 0 or at a picture the plan [`CodecPlan::starts_afresh`] at.
+/// Returns the number the next frame would have.
 fn decode_with<S, P, T>(
     session: S,
     plan: &impl CodecPlan,
-    range: Range<u64>,
+    span: &DecodeSpan,
     in_flight: usize,
-    mut submit: impl FnMut(&mut S, &DecodePicture<'_>, &SequenceInfo) -> Result<P, DeviceDecodeError>,
+    mut submit: impl FnMut(
+        &mut S,
+        u64,
+        &DecodePicture<'_>,
+        &SequenceInfo,
+    ) -> Result<P, DeviceDecodeError>,
     mut finish: impl FnMut(&mut S, P) -> Result<T, DeviceDecodeError>,
     mut emit: impl FnMut(u64, T, Handover) -> Taken<T>,
 ) -> Result<u64, DeviceDecodeError> {
-    let len = plan.len() as u64;
-    let bound = |at: u64| at == 0 || at == len || (at < len && plan.starts_afresh(at as usize));
-    if !(range.start <= range.end && bound(range.start) && bound(range.end)) || range.end > len {
+    let (len, range) = (plan.len() as u64, span.pictures.clone());
+    let starts =
+        range.start == 0 || (range.start < len && plan.starts_afresh(range.start as usize));
+    if !(starts && range.start <= range.end && range.end <= len) {
         return Err(GpuError::Usage(format!("a decode cannot run over pictures {range:?}")).into());
     }
-    let from = range.start;
+    let last = span.first_frame.saturating_add(span.frames);
     let mut dpb = plan.dpb();
     // Submitted pictures not yet finished, oldest first, and finished ones
     // awaiting output, by decoding-order index. Made before the session so
@@ -457,7 +532,7 @@ fn decode_with<S, P, T>(
     let mut pending: VecDeque<(u64, P)> = VecDeque::new();
     let mut finished: HashMap<u64, T> = HashMap::new();
     let mut session = session;
-    let mut shown = from;
+    let mut shown = span.first_frame;
     // Finishes the pending pictures up to `finish_to` and up to each of
     // `outputs`, then emits `outputs` in order, until `emit` breaks.
     let mut release = |session: &mut S,
@@ -473,6 +548,9 @@ fn decode_with<S, P, T>(
             }
         }
         for index in outputs {
+            if *shown == last {
+                return Ok(ControlFlow::Break(()));
+            }
             if let Some(picture) = finished.remove(index) {
                 let flow = match emit(*shown, picture, Handover::Offer) {
                     Ok(flow) => flow,
@@ -484,8 +562,8 @@ fn decode_with<S, P, T>(
                     }
                 };
                 *shown += 1;
-                if flow.is_break() {
-                    return Ok(flow);
+                if flow.is_break() || *shown == last {
+                    return Ok(ControlFlow::Break(()));
                 }
             }
         }
@@ -494,7 +572,8 @@ fn decode_with<S, P, T>(
     for i in range.start as usize..range.end as usize {
         let flow = plan.plan(&mut dpb, i, |picture, output| {
             if let Some((index, picture, info)) = picture {
-                pending.push_back((index, submit(&mut session, picture, info)?));
+                let submitted = submit(&mut session, range.start + index, picture, info)?;
+                pending.push_back((index, submitted));
             }
             let oldest = (pending.len() > in_flight).then(|| pending[0].0);
             release(&mut session, &mut pending, &mut shown, oldest, output)
@@ -915,27 +994,37 @@ mod tests {
     /// The decode loop without a device: the plans of real streams (an
     /// H.264 B pyramid with two slices a picture and an IDR at picture 15;
     /// H.265 closed GOPs whose IDR pictures have RADL pictures, seek points
-    /// at 6 and 14), a stand-in session that counts the pictures in flight,
-    /// and a taker whose queue is full every third offer. From the start
-    /// and from each seek point, to the end or to the next seek point,
-    /// each picture must come out once, numbered from where the decode
-    /// started, in the whole stream's output order; an offer given back
-    /// must be handed over waiting only with nothing in flight; never more
-    /// than `in_flight + 1` pictures are submitted and not finished. A
-    /// range that does not start and end at seek points is refused.
+    /// at 6 and 14; H.265 open GOPs, whose CRA pictures' RASL pictures show
+    /// before them), a stand-in session that counts the pictures in
+    /// flight, and a taker whose queue is full every third offer. From the
+    /// start and from each seek point, to the end or to the next seek
+    /// point, each frame must come out once, numbered as in the whole
+    /// decode, the same picture as there; an offer given back must be
+    /// handed over waiting only with nothing in flight; never more than
+    /// `in_flight + 1` pictures are submitted and not finished. A decode
+    /// that does not start at an IRAP picture, or runs past the end, is
+    /// refused.
     #[test]
     fn the_loop_outputs_in_order_and_waits_only_with_nothing_in_flight() {
+        let idr = |p: u64| SeekPoint { frame: p, picture: p, leading_end: p };
         let h264 = stream("h264_high_pyramid_slices_640x360.h264");
-        assert_eq!(check_h264(&h264).unwrap().seek_points, [0, 15]);
-        check_the_loop(&H264Plan::new(&h264).unwrap(), &[0, 15]);
+        let points = check_h264(&h264).unwrap().seek_points;
+        assert_eq!(points, [SeekPoint::START, idr(15)]);
+        check_the_loop(&H264Plan::new(&h264).unwrap(), &points);
         let h265 = stream("hevc_main10_idr_radl_210x118.hevc");
-        assert_eq!(check_h265(&h265).unwrap().seek_points, [0, 6, 14]);
-        check_the_loop(&H265Plan::new(&h265).unwrap(), &[0, 6, 14]);
+        let points = check_h265(&h265).unwrap().seek_points;
+        assert_eq!(points, [SeekPoint::START, idr(6), idr(14)]);
+        check_the_loop(&H265Plan::new(&h265).unwrap(), &points);
+        let h265 = stream("hevc_main_opengop_pyramid_320x240.hevc");
+        let points = check_h265(&h265).unwrap().seek_points;
+        assert_eq!(points.len(), 3, "{points:?}");
+        assert!(points.iter().skip(1).all(|p| p.leading_end > p.picture + 1), "{points:?}");
+        check_the_loop(&H265Plan::new(&h265).unwrap(), &points);
     }
 
     /// [`the_loop_outputs_in_order_and_waits_only_with_nothing_in_flight`]
-    /// on one plan whose pictures are all decoded (none skipped).
-    fn check_the_loop(plan: &impl CodecPlan, seek_points: &[u64]) {
+    /// on one plan.
+    fn check_the_loop(plan: &impl CodecPlan, seek_points: &[SeekPoint]) {
         let len = plan.len() as u64;
         // Decoding positions in output order, as the whole decode shows
         // them (the DPB's output, as `check_h264`/`check_h265` run it).
@@ -949,28 +1038,28 @@ mod tests {
             .unwrap();
         }
         order.extend(plan.flush(&mut dpb));
-        let mut ranges: Vec<(Range<u64>, usize)> = vec![(0..len, 0), (0..len, 3)];
-        for (k, &start) in seek_points.iter().enumerate() {
-            ranges.push((start..len, 3));
-            ranges.push((start..seek_points.get(k + 1).copied().unwrap_or(len), 1 + k % 3));
+        let shown = order.len() as u64;
+        let mut spans: Vec<(DecodeSpan, usize)> = Vec::new();
+        for (k, &from) in seek_points.iter().enumerate() {
+            spans.push((DecodeSpan::rest(from, len), 3 * (k % 2)));
+            if let Some(&to) = seek_points.get(k + 1) {
+                spans.push((DecodeSpan::between(from, to), 1 + k % 3));
+            }
         }
-        for (range, in_flight) in ranges {
+        for (span, in_flight) in spans {
             let in_flight_now = Cell::new(0usize);
             let most = Cell::new(0usize);
-            // Pictures are submitted in decoding order, none skipped here.
-            let next = Cell::new(range.start);
             let mut offers = 0;
             let (mut numbers, mut pictures) = (Vec::new(), Vec::new());
-            let shown = decode_with(
+            let next = decode_with(
                 (),
                 plan,
-                range.clone(),
+                &span,
                 in_flight,
-                |_, _, _| {
+                |_, position, _, _| {
                     in_flight_now.set(in_flight_now.get() + 1);
                     most.set(most.get().max(in_flight_now.get()));
-                    next.set(next.get() + 1);
-                    Ok(next.get() - 1)
+                    Ok(position)
                 },
                 |_, position| {
                     in_flight_now.set(in_flight_now.get() - 1);
@@ -990,25 +1079,27 @@ mod tests {
                 },
             )
             .unwrap();
-            let (start, end) = (range.start as usize, range.end as usize);
-            assert_eq!(shown, range.end, "{range:?}");
-            assert_eq!(numbers, range.clone().collect::<Vec<_>>(), "{range:?}");
-            assert_eq!(pictures, order[start..end], "{range:?}");
-            assert!(most.get() <= in_flight + 1, "{range:?}: {} in flight", most.get());
-            assert_eq!(in_flight_now.get(), 0, "{range:?}: left in flight");
-            assert!(offers > end - start, "{range:?}: no offer was given back");
+            let frames = span.first_frame..span.first_frame.saturating_add(span.frames).min(shown);
+            assert_eq!(next, frames.end, "{span:?}");
+            assert_eq!(numbers, frames.clone().collect::<Vec<_>>(), "{span:?}");
+            assert_eq!(pictures, order[frames.start as usize..frames.end as usize], "{span:?}");
+            assert!(most.get() <= in_flight + 1, "{span:?}: {} in flight", most.get());
+            assert_eq!(in_flight_now.get(), 0, "{span:?}: left in flight");
+            assert!(offers > numbers.len(), "{span:?}: no offer was given back");
         }
-        for range in [1..len, 0..len - 1, seek_points[1] + 1..len] {
+        let after_start = seek_points[1].picture + 1;
+        for pictures in [1..len, after_start..len, 0..len + 1] {
+            let span = DecodeSpan { pictures, first_frame: 0, frames: u64::MAX };
             let refused = decode_with(
                 (),
                 plan,
-                range.clone(),
+                &span,
                 3,
-                |_, _, _| Ok(()),
+                |_, _, _, _| Ok(()),
                 |_, ()| Ok(()),
                 |_, (), _| Ok(ControlFlow::Continue(())),
             );
-            assert!(refused.is_err(), "{range:?}");
+            assert!(refused.is_err(), "{span:?}");
         }
     }
 

@@ -80,6 +80,28 @@ impl<'s> H265Plan<'s> {
         Ok(H265Plan { parsed, info, dpb_slots })
     }
 
+    /// For an IRAP picture `i`, the leading pictures a decode starting
+    /// there skips (decoding positions): none for an IDR picture, the RASL
+    /// pictures of a CRA or BLA picture, which predict from pictures before
+    /// it. Leading pictures follow their IRAP picture before any trailing
+    /// one (7.4.3.2's constraints), so they are the RASL and RADL pictures
+    /// right after it. `None` for a picture no decode starts at.
+    pub(crate) fn skipped_leading(&self, i: usize) -> Option<Vec<u64>> {
+        let header = self.parsed.pictures[i].header();
+        if !header.irap() {
+            return None;
+        }
+        if header.idr() {
+            return Some(Vec::new());
+        }
+        let leading = self.parsed.pictures[i + 1..]
+            .iter()
+            .map(|p| p.header())
+            .take_while(|h| h.rasl() || h.radl());
+        let skipped = (i as u64 + 1..).zip(leading).filter(|(_, h)| h.rasl());
+        Some(skipped.map(|(j, _)| j).collect())
+    }
+
     /// Runs every picture through the DPB without the device: the pictures
     /// output, by decoding position, in output order (skipped and dropped
     /// ones are not there).
@@ -142,13 +164,12 @@ impl CodecPlan for H265Plan<'_> {
         self.parsed.pictures.len()
     }
 
-    /// IDR pictures: they empty the DPB and have no leading pictures to
-    /// skip, so a decode from one goes on as the decode of the whole stream
-    /// does ([`super::device_decode::check_h265`] says which have every
-    /// earlier picture shown before them). A CRA picture is not one: a
-    /// decode starting there skips its RASL pictures.
+    /// IRAP pictures: a decode from an IDR picture goes on as the decode of
+    /// the whole stream does; one from a CRA or BLA picture skips its RASL
+    /// pictures ([`H265Plan::skipped_leading`]; `check_h265` says which
+    /// IRAP pictures are seek points).
     fn starts_afresh(&self, i: usize) -> bool {
-        self.parsed.pictures[i].header().idr()
+        self.parsed.pictures[i].header().irap()
     }
 
     fn plan<R>(

@@ -18,7 +18,7 @@
 
 use std::cell::Cell;
 use std::io::Read;
-use std::ops::{ControlFlow, Range};
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -31,7 +31,9 @@ use std::thread::JoinHandle;
 use vqscope_gpu::{ContextOptions, DecodeProfile, DecodeSupport, GpuContext, vk};
 
 use crate::bitstream::{Codec, SequenceInfo, read_parameter_sets};
-use crate::device_decode::{DevicePlanes, DeviceStream, Handover, Taken, check_h264, check_h265};
+use crate::device_decode::{
+    DecodeSpan, DevicePlanes, DeviceStream, Handover, SeekPoint, Taken, check_h264, check_h265,
+};
 use crate::error::{Result, Shown, VideoError};
 use crate::ffmpeg::{
     FfmpegSource, FfmpegTools, file_url, last_line, missing, probe, probe_assumed, probe_color,
@@ -259,8 +261,8 @@ pub struct DeviceSource {
     cursor: u64,
     /// The decode has ended (or failed): nothing more comes.
     ended: bool,
-    /// Frames a decode can start at (IDR pictures; 0 among them).
-    seek_points: Vec<u64>,
+    /// Where a decode can start (the stream's start among them).
+    seek_points: Vec<SeekPoint>,
     _open: OpenInput,
 }
 
@@ -272,10 +274,9 @@ struct Worker {
     thread: Option<JoinHandle<()>>,
 }
 
-/// A decode to run: from picture `from` (a seek point), its frames sent to
-/// `frames`.
+/// A decode to run: from seek point `from`, its frames sent to `frames`.
 struct Start {
-    from: u64,
+    from: SeekPoint,
     frames: SyncSender<Result<Option<Frame>>>,
 }
 
@@ -380,7 +381,7 @@ impl DeviceSource {
         let (gops, workers) = (summary.seek_points.len(), decode_workers(&ctx));
         let what = match workers.min(gops) {
             at_once if at_once > 1 => {
-                format!("{what}; {gops} closed GOPs, {at_once} decoded at once")
+                format!("{what}; {gops} GOPs, {at_once} decoded at once")
             }
             _ => what,
         };
@@ -399,10 +400,10 @@ impl DeviceSource {
         })
     }
 
-    /// Starts decoding at frame `from`, one of `seek_points`: the decode
-    /// running stops at its next hand-over, and the thread (started by the
-    /// first call) decodes from `from`.
-    fn start(&mut self, from: u64) -> Result<()> {
+    /// Starts decoding at `from`, one of `seek_points`: the decode running
+    /// stops at its next hand-over, and the thread (started by the first
+    /// call) decodes from `from`.
+    fn start(&mut self, from: SeekPoint) -> Result<()> {
         let (sender, frames) = sync_channel(QUEUE);
         let start = Start { from, frames: sender };
         let worker = match self.worker.take() {
@@ -418,11 +419,11 @@ impl DeviceSource {
         if !sent {
             return Err(decode_error(
                 &self.info.path,
-                Some(from),
+                Some(from.frame),
                 "the decode thread ended".into(),
             ));
         }
-        self.cursor = from;
+        self.cursor = from.frame;
         self.ended = false;
         Ok(())
     }
@@ -514,22 +515,22 @@ struct Decoding {
     path: PathBuf,
     /// Frames the stream shows.
     count: u64,
-    seek_points: Vec<u64>,
+    seek_points: Vec<SeekPoint>,
     /// Parts decoded at once, at most.
     workers: usize,
 }
 
 impl Decoding {
-    /// Decodes `stream` (or says why it could not be parsed) from frame
-    /// `from`, a seek point, handing each frame to `frames` until nobody
-    /// reads them; returns what ends the queue: the end, or the failure.
+    /// Decodes `stream` (or says why it could not be parsed) from seek
+    /// point `from`, handing each frame to `frames` until nobody reads
+    /// them; returns what ends the queue: the end, or the failure.
     fn run(
         &self,
         stream: std::result::Result<&DeviceStream<'_>, &String>,
-        from: u64,
+        from: SeekPoint,
         frames: &SyncSender<Result<Option<Frame>>>,
     ) -> Result<Option<Frame>> {
-        let mut index = from;
+        let mut index = from.frame;
         let mut wrong = None;
         let mut take = |planes: Arc<DevicePlanes>, how: Handover| {
             let frame = match device_frame(planes.clone(), self.geometry, self.color, index) {
@@ -576,7 +577,7 @@ impl Decoding {
     fn decode(
         &self,
         stream: &DeviceStream<'_>,
-        from: u64,
+        from: SeekPoint,
         take: &mut dyn FnMut(Arc<DevicePlanes>, Handover) -> Taken<Arc<DevicePlanes>>,
     ) -> std::result::Result<(), String> {
         let inputs = OPEN_INPUTS.load(Ordering::Relaxed).max(1) as u64;
@@ -591,13 +592,13 @@ impl Decoding {
             shown: self.count,
             workers: self.workers,
         };
-        let decode_range = |range: Range<u64>, hand: &mut Hand<'_, Arc<DevicePlanes>>| {
+        let decode_span = |span: &DecodeSpan, hand: &mut Hand<'_, Arc<DevicePlanes>>| {
             stream
-                .decode_to_planes(range, |_, planes, how| hand(planes, how))
+                .decode_to_planes(span, |_, planes, how| hand(planes, how))
                 .map(drop)
                 .map_err(|e| e.to_string())
         };
-        decode_from(&plan, ahead, decode_range, take)
+        decode_from(&plan, ahead, decode_span, take)
     }
 }
 
@@ -707,8 +708,14 @@ impl VideoSource for DeviceSource {
         // Backwards, after a failure (which then comes again), or past a
         // seek point ahead: decode again from the last seek point at or
         // before `index` (the stream is held).
-        let from = self.seek_points.iter().copied().filter(|&p| p <= index).max().unwrap_or(0);
-        if index < self.cursor || self.ended || from > self.cursor {
+        let from = self
+            .seek_points
+            .iter()
+            .copied()
+            .filter(|p| p.frame <= index)
+            .max_by_key(|p| p.frame)
+            .unwrap_or(SeekPoint::START);
+        if index < self.cursor || self.ended || from.frame > self.cursor {
             self.start(from)?;
         }
         while self.cursor < index {
@@ -724,7 +731,7 @@ impl VideoSource for DeviceSource {
             return Ok(None);
         }
         if self.worker.is_none() {
-            self.start(0)?;
+            self.start(SeekPoint::START)?;
         }
         let worker = self.worker.as_ref().expect("started above");
         let got = worker.frames.recv().unwrap_or_else(|_| {

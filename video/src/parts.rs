@@ -1,25 +1,27 @@
 //! Parts of one stream decoded at once, handed over in order. A stream's
-//! closed GOPs (from one seek point to the next) decode independently, so
+//! GOPs from one seek point to the next decode independently (one that
+//! ends at a CRA picture runs on over its RASL pictures, which show before
+//! it and predict from the GOP), so
 //! a device with several decode queues can decode several of them side by
 //! side while the consumer reads the first: each worker thread takes every
 //! `workers`-th part and keeps what it decoded ahead in a queue of its own,
 //! which bounds the memory held. Nothing here touches the device: the
 //! decoder is a function of a range of pictures, so a stand-in tests it.
 
-use std::ops::{ControlFlow, Range};
+use std::ops::ControlFlow;
 use std::sync::mpsc::{Receiver, TrySendError, sync_channel};
 
-use crate::device_decode::{Handover, Taken};
+use crate::device_decode::{DecodeSpan, Handover, SeekPoint, Taken};
 
 /// What a decode hands its pictures to (see [`Handover`]).
 pub(crate) type Hand<'a, T> = dyn FnMut(T, Handover) -> Taken<T> + 'a;
 
 /// A decode from a seek point, to split into parts.
 pub(crate) struct PartsPlan<'a> {
-    /// Where decodes can start (decoding positions; 0 among them).
-    pub seek_points: &'a [u64],
+    /// Where decodes can start, in order.
+    pub seek_points: &'a [SeekPoint],
     /// The seek point the decode starts at.
-    pub from: u64,
+    pub from: SeekPoint,
     /// Pictures in the stream, in decoding order.
     pub end: u64,
     /// Frames the stream shows.
@@ -28,34 +30,38 @@ pub(crate) struct PartsPlan<'a> {
     pub workers: usize,
 }
 
-/// Decodes `plan` with `decode_range` (pictures from one seek point to a
-/// later one or the end, handed to its `Hand` as a decode does) and hands
-/// the frames to `take` in order: in one piece (one worker, or one part),
-/// with `take` offered each frame as the decode offers it; else split at
-/// the later seek points into parts decoded side by side
-/// ([`decode_in_order`]), each worker keeping at most `ahead(workers)`
-/// frames (and no more than a part shows), and `take` waited on from this
-/// thread, which decodes nothing. A part ending at a seek point shows the
-/// frames up to it (every earlier picture is shown before it); the last
+/// Decodes `plan` with `decode_span` (a [`DecodeSpan`]: pictures from one
+/// seek point to a later one or the end, their frames handed to its `Hand`
+/// as a decode does) and hands the frames to `take` in order: in one piece
+/// (one worker, or one part), with `take` offered each frame as the decode
+/// offers it; else split at the later seek points into parts decoded side
+/// by side ([`decode_in_order`]), each worker keeping at most
+/// `ahead(workers)` frames (and no more than a part shows), and `take`
+/// waited on from this thread, which decodes nothing. A part ending at a
+/// seek point shows the frames before that seek point's first; the last
 /// shows the rest: a part that shows another count is a failure.
 pub(crate) fn decode_from<T: Send>(
     plan: &PartsPlan<'_>,
     ahead: impl Fn(usize) -> usize,
-    decode_range: impl Fn(Range<u64>, &mut Hand<'_, T>) -> Result<(), String> + Sync,
+    decode_span: impl Fn(&DecodeSpan, &mut Hand<'_, T>) -> Result<(), String> + Sync,
     take: &mut Hand<'_, T>,
 ) -> Result<(), String> {
-    let parts = parts_from(plan.seek_points, plan.from, plan.end);
+    let parts = parts_from(plan);
     let workers = plan.workers.min(parts.len());
     if workers < 2 {
-        return decode_range(plan.from..plan.end, take);
+        let whole = DecodeSpan {
+            pictures: plan.from.picture..plan.end,
+            first_frame: plan.from.frame,
+            frames: plan.shown.saturating_sub(plan.from.frame),
+        };
+        return decode_span(&whole, take);
     }
-    let shown = |part: &Range<u64>| if part.end == plan.end { plan.shown } else { part.end };
-    let longest = parts.iter().map(|p| shown(p).saturating_sub(p.start)).max().unwrap_or(0);
+    let longest = parts.iter().map(|p| p.frames).max().unwrap_or(0);
     let ahead = ahead(workers).min(longest as usize);
-    let decode_part = |part: &Range<u64>, hand: &mut Hand<'_, T>| {
-        let want = shown(part).saturating_sub(part.start);
+    let decode_part = |part: &DecodeSpan, hand: &mut Hand<'_, T>| {
+        let want = part.frames;
         let (mut got, mut stopped) = (0, false);
-        decode_range(part.clone(), &mut |item, how| {
+        decode_span(part, &mut |item, how| {
             let flow = hand(item, how)?;
             got += 1;
             stopped |= flow.is_break();
@@ -64,8 +70,8 @@ pub(crate) fn decode_from<T: Send>(
         if !stopped && got != want {
             return Err(format!(
                 "pictures {} to {} gave {got} frames, not {want}",
-                part.start,
-                part.end - 1
+                part.pictures.start,
+                part.pictures.end - 1
             ));
         }
         Ok(())
@@ -91,11 +97,11 @@ enum Handed<T> {
 /// Returns the first failure in part order, if `take` got that far.
 /// Workers still decoding when `take` breaks or a failure comes stop at
 /// their next hand-over; all have ended when this returns.
-fn decode_in_order<T: Send>(
-    parts: &[Range<u64>],
+fn decode_in_order<T: Send, P: Sync>(
+    parts: &[P],
     workers: usize,
     ahead: usize,
-    decode: impl Fn(&Range<u64>, &mut dyn FnMut(T, Handover) -> Taken<T>) -> Result<(), String> + Sync,
+    decode: impl Fn(&P, &mut dyn FnMut(T, Handover) -> Taken<T>) -> Result<(), String> + Sync,
     mut take: impl FnMut(T) -> ControlFlow<()>,
 ) -> Result<(), String> {
     let workers = workers.clamp(1, parts.len().max(1));
@@ -158,22 +164,29 @@ fn take_in_order<T>(
     Ok(())
 }
 
-/// The parts a decode from `from` splits into at `seek_points` (which
-/// start closed GOPs), up to `end`: `[from, next seek point)`, …, `[last
-/// seek point, end)`.
-fn parts_from(seek_points: &[u64], from: u64, end: u64) -> Vec<Range<u64>> {
-    let mut starts: Vec<u64> =
-        seek_points.iter().copied().filter(|&p| p > from && p < end).collect();
-    starts.sort_unstable();
+/// The parts a decode from `plan.from` splits into at the later seek
+/// points: from each seek point to the next
+/// ([`DecodeSpan::between`]), and from the last to the end, which shows
+/// the rest of the frames.
+fn parts_from(plan: &PartsPlan<'_>) -> Vec<DecodeSpan> {
+    let (from, end) = (plan.from, plan.end);
+    let mut starts: Vec<SeekPoint> = plan
+        .seek_points
+        .iter()
+        .copied()
+        .filter(|p| p.picture > from.picture && p.picture < end)
+        .collect();
+    starts.sort_unstable_by_key(|p| p.picture);
     starts.dedup();
     let mut parts = Vec::with_capacity(starts.len() + 1);
     let mut start = from;
     for next in starts {
-        parts.push(start..next);
+        parts.push(DecodeSpan::between(start, next));
         start = next;
     }
-    if start < end {
-        parts.push(start..end);
+    if start.picture < end {
+        let frames = plan.shown.saturating_sub(start.frame);
+        parts.push(DecodeSpan { pictures: start.picture..end, first_frame: start.frame, frames });
     }
     parts
 }
@@ -206,8 +219,7 @@ mod tests {
     /// finish first, come out in order, whatever the workers and queues.
     #[test]
     fn items_come_in_part_order() {
-        let parts = parts_from(&[0, 7, 9, 30, 31, 50], 0, 64);
-        assert_eq!(parts, [0..7, 7..9, 9..30, 30..31, 31..50, 50..64]);
+        let parts = [0..7, 7..9, 9..30, 30..31, 31..50, 50..64u64];
         let given_back = AtomicUsize::new(0);
         for workers in [1, 2, 3, 6, 10] {
             for ahead in [0, 1, 4, 100] {
@@ -244,10 +256,9 @@ mod tests {
     /// parts before it; a consumer that stops early stops every worker.
     #[test]
     fn failures_come_in_order_and_an_early_stop_ends_the_workers() {
-        let parts = parts_from(&[0, 10, 20, 30], 5, 40);
-        assert_eq!(parts, [5..10, 10..20, 20..30, 30..40]);
+        let parts = [5..10, 10..20, 20..30, 30..40u64];
         let given_back = AtomicUsize::new(0);
-        let decode = |part: &Range<u64>, hand: &mut dyn FnMut(u64, Handover) -> Taken<u64>| {
+        let decode = |part: &std::ops::Range<u64>, hand: &mut Hand<'_, u64>| {
             for i in part.clone() {
                 if i == 25 {
                     return Err(format!("picture {i} is damaged"));
@@ -268,7 +279,7 @@ mod tests {
 
         let handed = AtomicUsize::new(0);
         let outcome = decode_in_order(
-            &parts_from(&[0, 100, 200, 300], 0, 1_000_000),
+            &[0..100, 100..200, 200..300, 300..1_000_000u64],
             3,
             4,
             |part, hand| {
@@ -287,17 +298,21 @@ mod tests {
         assert!(handed.into_inner() < 100 + 3 * 6, "workers ran on after the stop");
     }
 
+    /// IDR seek points: each picture shows as the frame of its own number.
+    fn idr(pictures: &[u64]) -> Vec<SeekPoint> {
+        pictures.iter().map(|&p| SeekPoint { frame: p, picture: p, leading_end: p }).collect()
+    }
+
     /// A decode from a seek point through [`decode_from`], with a
-    /// stand-in decoder that offers positions `range` as frames (the last
-    /// part showing `shown - start`, as when pictures after the last seek
+    /// stand-in decoder that offers each span's frames (the last part
+    /// showing `shown - first_frame`, as when pictures after the last seek
     /// point are not output) and can drop one frame of one part.
     fn decode_with_parts(
         plan: &PartsPlan<'_>,
         drop_in: Option<u64>,
     ) -> (Result<(), String>, Vec<u64>, Vec<Handover>) {
-        let decode_range = |range: Range<u64>, hand: &mut Hand<'_, u64>| {
-            let last = if range.end == plan.end { plan.shown } else { range.end };
-            for i in range.start..last {
+        let decode_span = |span: &DecodeSpan, hand: &mut Hand<'_, u64>| {
+            for i in span.first_frame..span.first_frame + span.frames {
                 if Some(i) == drop_in {
                     continue;
                 }
@@ -312,7 +327,7 @@ mod tests {
             Ok(())
         };
         let (mut got, mut how) = (Vec::new(), Vec::new());
-        let outcome = decode_from(plan, |_| 2, decode_range, &mut |i, h| {
+        let outcome = decode_from(plan, |_| 2, decode_span, &mut |i, h| {
             got.push(i);
             how.push(h);
             Ok(ControlFlow::Continue(()))
@@ -324,39 +339,55 @@ mod tests {
     /// waited on (the decoding happens on the workers); in one piece (one
     /// worker, or from the last seek point), the reader is offered each
     /// frame by the decode itself. A part that shows a frame too few is a
-    /// failure naming it, after the frames before it.
+    /// failure naming it, after the frames before it. The same with CRA
+    /// seek points, whose skipped leading pictures show before them.
     #[test]
     fn a_decode_from_a_seek_point_in_parts_or_in_one_piece() {
-        let seek_points = [0, 10, 25];
-        let plan = |from, workers| PartsPlan {
-            seek_points: &seek_points,
-            from,
-            end: 40,
-            shown: 38,
-            workers,
-        };
-        for (from, workers) in [(0, 3), (10, 2), (0, 8), (0, 1), (25, 3)] {
-            let (outcome, got, how) = decode_with_parts(&plan(from, workers), None);
-            assert_eq!(outcome, Ok(()));
-            assert_eq!(got, (from..38).collect::<Vec<_>>(), "from {from}, {workers} workers");
-            let in_parts = workers > 1 && from < 25;
-            let expected = if in_parts { Handover::Wait } else { Handover::Offer };
-            assert!(how.iter().all(|&h| h == expected), "from {from}, {workers} workers");
+        let cra = |frame, picture, leading_end| SeekPoint { frame, picture, leading_end };
+        let closed = idr(&[0, 10, 25]);
+        let open = [SeekPoint::START, cra(12, 10, 13), cra(27, 25, 28)];
+        for seek_points in [&closed[..], &open[..]] {
+            let plan = |from: usize, workers| PartsPlan {
+                seek_points,
+                from: seek_points[from],
+                end: 40,
+                shown: 38,
+                workers,
+            };
+            for (from, workers) in [(0, 3), (1, 2), (0, 8), (0, 1), (2, 3)] {
+                let (outcome, got, how) = decode_with_parts(&plan(from, workers), None);
+                assert_eq!(outcome, Ok(()));
+                let first = seek_points[from].frame;
+                assert_eq!(got, (first..38).collect::<Vec<_>>(), "from {from}, {workers} workers");
+                let in_parts = workers > 1 && from < 2;
+                let expected = if in_parts { Handover::Wait } else { Handover::Offer };
+                assert!(how.iter().all(|&h| h == expected), "from {from}, {workers} workers");
+            }
         }
-        let (outcome, got, _) = decode_with_parts(&plan(0, 3), Some(12));
+        let plan =
+            PartsPlan { seek_points: &closed, from: closed[0], end: 40, shown: 38, workers: 3 };
+        let (outcome, got, _) = decode_with_parts(&plan, Some(12));
         assert_eq!(outcome, Err("pictures 10 to 24 gave 14 frames, not 15".to_string()));
         // Every frame of the part comes before its end says it failed.
         assert_eq!(got, (0..12).chain(13..25).collect::<Vec<_>>());
     }
 
     /// From the first seek point, from a later one, and nothing from the
-    /// end.
+    /// end; a part ending at a CRA seek point runs over its skipped leading
+    /// pictures and shows the frames before the CRA picture's.
     #[test]
     fn parts_from_a_seek_point() {
-        let one = |part: Range<u64>| vec![part];
-        assert_eq!(parts_from(&[0], 0, 5), one(0..5));
-        assert_eq!(parts_from(&[0, 3], 3, 5), one(3..5));
-        assert_eq!(parts_from(&[0, 3, 5], 0, 5), [0..3, 3..5]);
-        assert!(parts_from(&[0], 5, 5).is_empty());
+        let parts = |seek_points: &[SeekPoint], from: usize, end, shown| {
+            let from = seek_points[from];
+            parts_from(&PartsPlan { seek_points, from, end, shown, workers: 2 })
+        };
+        let span = |pictures, first_frame, frames| DecodeSpan { pictures, first_frame, frames };
+        assert_eq!(parts(&idr(&[0]), 0, 5, 5), [span(0..5, 0, 5)]);
+        assert_eq!(parts(&idr(&[0, 3]), 1, 5, 5), [span(3..5, 3, 2)]);
+        assert_eq!(parts(&idr(&[0, 3, 5]), 0, 5, 5), [span(0..3, 0, 3), span(3..5, 3, 2)]);
+        assert!(parts(&idr(&[0, 5]), 1, 5, 5).is_empty());
+        // A CRA picture at 8 with RASL pictures at 9 and 10, shown before it.
+        let open = [SeekPoint::START, SeekPoint { frame: 10, picture: 8, leading_end: 11 }];
+        assert_eq!(parts(&open, 0, 20, 19), [span(0..11, 0, 10), span(8..20, 10, 9)]);
     }
 }

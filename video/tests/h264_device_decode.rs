@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
 use vqscope_video::device_decode::{
-    DeviceDecodeError, DevicePlanes, check_h264, check_h265, decode_h264, decode_h264_to_planes,
-    decode_h265_to_planes, decode_h265_until,
+    DeviceDecodeError, DevicePlanes, SeekPoint, check_h264, check_h265, decode_h264,
+    decode_h264_to_planes, decode_h265_to_planes, decode_h265_until,
 };
 
 /// The committed streams with ffmpeg's hashes; every other `NAME.h264`
@@ -39,8 +39,9 @@ const STREAMS: [&str; 7] = [
 /// The committed H.265 streams with ffmpeg's hashes: Main 10 with
 /// cropping, Main 10 with closed GOPs whose IDR pictures have leading
 /// pictures (seek points), two temporal sub-layers, an open-GOP B-pyramid
-/// with two slices a picture, a stream that starts at a CRA (its RASL
-/// pictures skipped), and scaling lists: the defaults (enabled, none coded)
+/// with two slices a picture (its CRA pictures seek points too: a decode
+/// from one skips their RASL pictures), a stream that starts at a CRA (its
+/// RASL pictures skipped), and scaling lists: the defaults (enabled, none coded)
 /// and coded ones.
 const HEVC_STREAMS: [&str; 7] = [
     "hevc_main10_1918x1078",
@@ -118,20 +119,22 @@ fn fnv1a64(planes: &[&[u8]]) -> u64 {
 type Emit<'e> = &'e mut dyn FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>;
 
 /// The pictures kept on the device and split into planes there by `decode`
-/// (a stream's `decode_*_to_planes` from a picture): from the start, and
-/// from each later seek point, the pictures from there on numbered from
-/// there, each equal to ffmpeg's frame.
+/// (a stream's `decode_*_to_planes` from a seek point): from the start, and
+/// from each later seek point, the frames from there on numbered from its
+/// first frame, each equal to ffmpeg's frame.
 fn check_planes_on_device(
     name: &str,
     expected: &[u64],
-    seek_points: &[u64],
-    decode: impl Fn(u64, Emit<'_>) -> Result<u64, DeviceDecodeError>,
+    seek_points: &[SeekPoint],
+    decode: impl Fn(SeekPoint, Emit<'_>) -> Result<u64, DeviceDecodeError>,
     failures: &mut Vec<String>,
 ) {
-    for &from in std::iter::once(&0).chain(seek_points.iter().skip(1)) {
+    assert_eq!(seek_points.first(), Some(&SeekPoint::START), "{name}");
+    for &point in seek_points {
+        let from = point.frame;
         let mut got = Vec::new();
         let start = std::time::Instant::now();
-        let result = decode(from, &mut |number, planes| {
+        let result = decode(point, &mut |number, planes| {
             assert_eq!(number, from + got.len() as u64, "{name}");
             got.push(fnv1a64(&[&planes.to_host().expect("download")]));
             ControlFlow::Continue(())
@@ -139,14 +142,14 @@ fn check_planes_on_device(
         let want = &expected[from as usize..];
         let matching = got.iter().zip(want).filter(|(a, b)| a == b).count();
         println!(
-            "{name}: planes on the device from picture {from}: {matching} of {} frames equal \
+            "{name}: planes on the device from frame {from}: {matching} of {} frames equal \
              ffmpeg's ({:.1} ms)",
             want.len(),
             start.elapsed().as_secs_f64() * 1e3
         );
         if result.is_err() || got != want {
             failures.push(format!(
-                "{name} (planes on the device, from picture {from}): {result:?}, \
+                "{name} (planes on the device, from frame {from}): {result:?}, \
                  {matching} of {} frames match",
                 want.len()
             ));
@@ -435,9 +438,9 @@ fn device_inputs_read_as_ffmpeg_frames() {
             let frame = source.read_frame(3).unwrap();
             assert_eq!(fnv1a64(&[&frame.data]), expected[3], "{name} frame 3 after 1");
         }
-        // A jump to the last frame (from an IDR picture on, where the stream
+        // A jump to the last frame (from a seek point on, where the stream
         // has a second one), then back one frame at a time over the last
-        // sixteen: each read starts again at the last IDR at or before it.
+        // sixteen: each read starts again at the last seek point at or before it.
         let last = expected.len() - 1;
         for index in std::iter::once(last).chain((last.saturating_sub(15)..last).rev()) {
             let frame = source.read_frame(index as u64).unwrap();

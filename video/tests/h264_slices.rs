@@ -143,7 +143,12 @@ fn output_order_matches_ffmpeg() {
 #[test]
 fn seek_points_are_the_idr_pictures_after_everything_earlier_is_shown() {
     use vqscope_video::device_decode::check_h264;
-    let points = |name: &str| check_h264(&read(name)).unwrap().seek_points;
+    let points = |name: &str| -> Vec<u64> {
+        let points = check_h264(&read(name)).unwrap().seek_points;
+        // IDR pictures: each is its own first frame and ends the part before.
+        assert!(points.iter().all(|p| p.frame == p.picture && p.leading_end == p.picture));
+        points.iter().map(|p| p.picture).collect()
+    };
     assert_eq!(points("h264_high_pyramid_slices_640x360.h264"), [0, 15]);
     assert_eq!(points("h264_main_cavlc_poc2_352x288.h264"), [0, 10]);
     assert_eq!(points("h264_high_refs8_opengop_426x240.h264"), [0]);

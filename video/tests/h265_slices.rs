@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use vqscope_video::bitstream::h265_dpb::{Dpb, PicturePlan};
 use vqscope_video::bitstream::h265_stream::H265Stream;
-use vqscope_video::device_decode::{check_h264, check_h265};
+use vqscope_video::device_decode::{SeekPoint, check_h264, check_h265};
 
 fn read(name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/bitstream").join(name);
@@ -300,12 +300,27 @@ fn idr_pictures_with_leading_pictures_are_seek_points() {
     );
     let summary = check_h265(&data).unwrap();
     assert_eq!(summary.pictures, 24);
-    assert_eq!(summary.seek_points, [0, 6, 14]);
+    let idr = |p| SeekPoint { frame: p, picture: p, leading_end: p };
+    assert_eq!(summary.seek_points, [SeekPoint::START, idr(6), idr(14)]);
     assert_eq!(summary.sequence.display_size(), (210, 118));
-    // The open GOPs start at CRA pictures: a decode from one would skip
-    // their RASL pictures, so only the stream's start is a seek point.
-    let open = check_h265(&read("hevc_main_opengop_pyramid_320x240.hevc")).unwrap();
-    assert_eq!(open.seek_points, [0]);
+}
+
+/// The open GOPs start at CRA pictures (`OPEN_GOP_PICTURES`): at decoding
+/// positions 13 and 29, POC 16 and 32, each followed by three RASL
+/// pictures (POC 13 to 15, 29 to 31), which a decode from the CRA picture
+/// skips. Every picture before each shows before it (one coded video
+/// sequence: POC order is display order), so both are seek points, their
+/// first frames 16 and 32; a decode of the pictures before one runs on over
+/// its RASL pictures, to 17 and 33.
+#[test]
+fn cra_pictures_whose_skipped_pictures_show_first_are_seek_points() {
+    let open = check_h265(&read(OPEN_GOP)).unwrap();
+    let cra = |frame, picture, leading_end| SeekPoint { frame, picture, leading_end };
+    assert_eq!(open.seek_points, [SeekPoint::START, cra(16, 13, 17), cra(32, 29, 33)]);
+    // From its CRA picture on: the RASL pictures before it are gone, and
+    // the stream's start is the only seek point.
+    let cut = check_h265(&read("hevc_main_cra_first_320x240.hevc")).unwrap();
+    assert_eq!(cut.seek_points, [SeekPoint::START]);
 }
 
 #[test]
