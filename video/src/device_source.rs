@@ -378,7 +378,7 @@ impl DeviceSource {
             frames_at: None,
         };
         // Said where a decode from the start splits into parts.
-        let (gops, workers) = (summary.seek_points.len(), decode_workers(&ctx));
+        let (gops, workers) = (summary.seek_points.len(), decode_workers(&ctx, codec));
         let what = match workers.min(gops) {
             at_once if at_once > 1 => {
                 format!("{what}; {gops} GOPs, {at_once} decoded at once")
@@ -439,7 +439,7 @@ impl DeviceSource {
             path: self.info.path.clone(),
             count: self.info.frame_count.unwrap_or(0),
             seek_points: self.seek_points.clone(),
-            workers: decode_workers(&self.ctx),
+            workers: decode_workers(&self.ctx, self.codec),
         };
         let thread = std::thread::Builder::new()
             .name("device decode".into())
@@ -497,13 +497,21 @@ impl Drop for OpenInput {
 }
 
 /// `VQSCOPE_DECODE_WORKERS`: how many parts of a stream decode at once, at
-/// most (1: one decode at a time); by default as many as the device's
-/// decode queues. Anything but a whole number from 1 up leaves the default.
-fn decode_workers(ctx: &GpuContext) -> usize {
-    let queues = ctx.decode_queue_count().max(1);
+/// most (1: one decode at a time). Anything but a whole number from 1 up
+/// leaves the default, which is what paid on the H100 (docs/DECODE.md,
+/// tenth session): for H.264 as many as the device's decode queues (a
+/// 1080p x264 stream alone: 590 pictures a second in one piece, 1,100 in
+/// parts); for H.265 one, since parts gained nothing there (1,050 1080p
+/// pictures a second either way, 4K Main 10 305 in one piece and 205 in
+/// eight parts) and slowed a pair's scoring to half its speed.
+fn decode_workers(ctx: &GpuContext, codec: Codec) -> usize {
+    let by_default = match codec {
+        Codec::H264 => ctx.decode_queue_count().max(1),
+        Codec::H265 => 1,
+    };
     match std::env::var("VQSCOPE_DECODE_WORKERS").ok().and_then(|v| v.parse::<usize>().ok()) {
         Some(n) if n >= 1 => n,
-        _ => queues,
+        _ => by_default,
     }
 }
 
