@@ -719,9 +719,9 @@ impl VideoSource for DeviceSource {
         let from = self
             .seek_points
             .iter()
+            .rev()
+            .find(|p| p.frame <= index)
             .copied()
-            .filter(|p| p.frame <= index)
-            .max_by_key(|p| p.frame)
             .unwrap_or(SeekPoint::START);
         if index < self.cursor || self.ended || from.frame > self.cursor {
             self.start(from)?;

@@ -30,6 +30,18 @@ pub(crate) struct PartsPlan<'a> {
     pub workers: usize,
 }
 
+impl PartsPlan<'_> {
+    /// From seek point `start` to the stream's end, showing the rest of
+    /// its frames.
+    fn rest_from(&self, start: SeekPoint) -> DecodeSpan {
+        DecodeSpan {
+            pictures: start.picture..self.end,
+            first_frame: start.frame,
+            frames: self.shown.saturating_sub(start.frame),
+        }
+    }
+}
+
 /// Decodes `plan` with `decode_span` (a [`DecodeSpan`]: pictures from one
 /// seek point to a later one or the end, their frames handed to its `Hand`
 /// as a decode does) and hands the frames to `take` in order: in one piece
@@ -49,12 +61,7 @@ pub(crate) fn decode_from<T: Send>(
     let parts = parts_from(plan);
     let workers = plan.workers.min(parts.len());
     if workers < 2 {
-        let whole = DecodeSpan {
-            pictures: plan.from.picture..plan.end,
-            first_frame: plan.from.frame,
-            frames: plan.shown.saturating_sub(plan.from.frame),
-        };
-        return decode_span(&whole, take);
+        return decode_span(&plan.rest_from(plan.from), take);
     }
     let longest = parts.iter().map(|p| p.frames).max().unwrap_or(0);
     let ahead = ahead(workers).min(longest as usize);
@@ -185,8 +192,7 @@ fn parts_from(plan: &PartsPlan<'_>) -> Vec<DecodeSpan> {
         start = next;
     }
     if start.picture < end {
-        let frames = plan.shown.saturating_sub(start.frame);
-        parts.push(DecodeSpan { pictures: start.picture..end, first_frame: start.frame, frames });
+        parts.push(plan.rest_from(start));
     }
     parts
 }
@@ -311,16 +317,13 @@ mod tests {
         plan: &PartsPlan<'_>,
         drop_in: Option<u64>,
     ) -> (Result<(), String>, Vec<u64>, Vec<Handover>) {
+        let given_back = AtomicUsize::new(0);
         let decode_span = |span: &DecodeSpan, hand: &mut Hand<'_, u64>| {
             for i in span.first_frame..span.first_frame + span.frames {
                 if Some(i) == drop_in {
                     continue;
                 }
-                let flow = match hand(i, Handover::Offer) {
-                    Ok(flow) => flow,
-                    Err(back) => hand(back, Handover::Wait).expect("taken when waited for"),
-                };
-                if flow.is_break() {
+                if handed_over(hand, i, &given_back).is_break() {
                     break;
                 }
             }
