@@ -2,6 +2,7 @@
 //! command that opens them, and the GPU context such inputs share.
 
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_video::DecodeChoice;
@@ -39,5 +40,38 @@ pub fn gpu_context(options: &ContextOptions) -> anyhow::Result<Arc<GpuContext>> 
     match vqscope_video::decoding_context() {
         Some(ctx) => Ok(ctx),
         None => Ok(Arc::new(GpuContext::new(options)?)),
+    }
+}
+
+/// [`gpu_context`] begun early, on another thread, so that the context is
+/// made while the inputs open: ffmpeg's start and its probe take about as
+/// long as the driver takes to make a device. Only with `--decode cpu`
+/// (set before [`EarlyContext::begin`]): otherwise an input decoded on the
+/// device brings the context the command must share.
+pub struct EarlyContext(Option<JoinHandle<vqscope_gpu::Result<GpuContext>>>);
+
+impl EarlyContext {
+    pub fn begin(options: ContextOptions) -> Self {
+        let early = vqscope_video::decode_choice() == DecodeChoice::Cpu;
+        Self(early.then(|| std::thread::spawn(move || GpuContext::new(&options))))
+    }
+
+    /// The context: the one begun early, else [`gpu_context`]'s.
+    pub fn take(mut self, options: &ContextOptions) -> anyhow::Result<Arc<GpuContext>> {
+        match self.0.take().map(JoinHandle::join) {
+            Some(Ok(made)) => Ok(Arc::new(made?)),
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => gpu_context(options),
+        }
+    }
+}
+
+impl Drop for EarlyContext {
+    /// A command that fails before it needs the context still waits for
+    /// it: a process must not exit while a thread is inside the driver.
+    fn drop(&mut self) {
+        if let Some(making) = self.0.take() {
+            let _ = making.join();
+        }
     }
 }

@@ -14,8 +14,9 @@ use vqscope_metrics::frontend::{self, ModelLabel, REPORT_VERSION, SelectionArgs}
 use vqscope_metrics::report::{Format, ReportStream};
 use vqscope_metrics::vmaf::{Scorer, Selection};
 use vqscope_video::error::Shown;
-use vqscope_video::{Decoder, PairOptions, READ_AHEAD, VideoSource, open_input};
+use vqscope_video::{Decoder, PairOptions, READ_AHEAD, VideoSource};
 
+use crate::decode_arg::EarlyContext;
 use crate::info::RawArgs;
 
 #[derive(clap::Args)]
@@ -225,18 +226,23 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         crate::output::check_report_path("-o", output, &[reference_path, distorted_path])?;
     }
     let (selection, labels) = selection(&args)?;
+    let context = EarlyContext::begin(ContextOptions::from_env_cached());
     clock.lap("command line and models");
     vqscope_video::check_stream_inputs(&[reference_path, distorted_path])?;
     let geometry = args.raw.geometry()?;
-    let reference = open_input(reference_path, geometry)?;
-    let clip_geometry = reference.info().geometry;
     let options = PairOptions {
         frame_skip_ref: args.frame_skip_ref,
         frame_skip_dist: args.frame_skip_dist,
         frame_cnt: args.frame_cnt,
     };
-    let mut pair =
-        frontend::open_pair(reference, distorted_path, geometry, args.scale_distorted, options)?;
+    let mut pair = frontend::open_pair(
+        reference_path,
+        distorted_path,
+        geometry,
+        args.scale_distorted,
+        options,
+    )?;
+    let clip_geometry = pair.reference().info().geometry;
     if let Some(line) = frontend::scale_notice(pair.distorted().info())
         && !args.quiet
     {
@@ -264,7 +270,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         None => Decoder::spawn(pair, READ_AHEAD)?,
     };
     clock.lap("starting the readers");
-    let ctx = crate::decode_arg::gpu_context(&ContextOptions::from_env_cached())?;
+    let ctx = context.take(&ContextOptions::from_env_cached())?;
     clock.lap(format!("GPU context on {}", ctx.info().name));
     for &(step, took) in ctx.startup_spans() {
         clock.part(took, step);

@@ -113,6 +113,11 @@ fn bad_invocations_fail_with_one_line() {
     let _ = std::fs::remove_file(&png);
     let png = png.to_str().unwrap();
     fails_with(&["score", "-r", r, "-d", "/nonexistent.y4m", "-q"], "/nonexistent.y4m");
+    // Opened side by side, both missing: the reference's error, as in turn.
+    let both = ["score", "-r", "/nonexistent-ref.y4m", "-d", "/nonexistent-dis.y4m", "-q"];
+    fails_with(&both, "/nonexistent-ref.y4m");
+    let stderr = String::from_utf8_lossy(&vqscope(&both).stderr).into_owned();
+    assert!(!stderr.contains("nonexistent-dis"), "{stderr}");
     fails_with(&["score", "-r", r, "-d", other, "-q"], "differ");
     fails_with(&["score", "-r", r, "-d", r, "-q", "-o", "/tmp"], "is a directory");
     fails_with(&["score", "-r", r, "-d", r, "-q", "-o", r], "refusing to overwrite an input");

@@ -51,6 +51,11 @@ pub struct ContextOptions {
     /// and the like, which decide how many workgroups a GPU keeps resident.
     /// Defaults to `VQSCOPE_PIPELINE_STATS=1`.
     pub pipeline_statistics: bool,
+    /// Ask for the video decode queues and extensions where the device
+    /// offers them ([`crate::video_decode`]). Only contexts that decode
+    /// ask: on NVIDIA's driver the decode queues double the device's
+    /// creation time, which every command would pay.
+    pub video_decode: bool,
 }
 
 impl ContextOptions {
@@ -420,7 +425,10 @@ impl GpuContext {
         // SAFETY: the physical device belongs to this live instance.
         let offered = unsafe { instance.enumerate_device_extension_properties(physical) }
             .map_err(vk_error("vkEnumerateDeviceExtensionProperties"))?;
-        let decode = crate::video_decode::decode_family(instance, physical, &offered)
+        let decode = options
+            .video_decode
+            .then(|| crate::video_decode::decode_family(instance, physical, &offered))
+            .flatten()
             .filter(|&(family, _, _)| family != queue_family);
         let decode_family =
             decode.as_ref().map(|&(family, count, _)| (family, count.clamp(1, DECODE_QUEUES)));

@@ -15,7 +15,7 @@ use crate::validation::all_messages;
 /// layer off, only to tell a layer fault from a driver fault on a device.
 pub fn test_context() -> Arc<GpuContext> {
     let validation = std::env::var("VQSCOPE_TEST_VALIDATION").map_or(true, |v| v != "0");
-    let options = ContextOptions { validation, ..ContextOptions::from_env() };
+    let options = ContextOptions { validation, video_decode: true, ..ContextOptions::from_env() };
     match GpuContext::new(&options) {
         Ok(ctx) => Arc::new(ctx),
         Err(e) => panic!("cannot create a Vulkan context for tests: {e}"),

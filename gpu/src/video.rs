@@ -110,9 +110,13 @@ impl GpuContext {
         if !missing.is_empty() {
             return Ok(DecodeSupport::MissingExtensions(missing));
         }
-        let Some((queue_family, queue_count)) =
-            decode_queue_family(&self.instance, self.physical, profile.operation)
+        let Some((queue_family, queue_count)) = self
+            .decode
+            .as_ref()
+            .and_then(|_| decode_queue_family(&self.instance, self.physical, profile.operation))
         else {
+            // None offered, or this context was made without its queues
+            // (`ContextOptions::video_decode`).
             return Ok(DecodeSupport::NoDecodeQueue);
         };
         match self.decode_capabilities(profile) {

@@ -4,7 +4,7 @@
 //! and sane limits for the profiles issue 18 needs. Validation stays silent.
 
 use vqscope_gpu::testing::{assert_no_validation_messages, test_context};
-use vqscope_gpu::{DecodeProfile, DecodeSupport, vk};
+use vqscope_gpu::{ContextOptions, DecodeProfile, DecodeSupport, GpuContext, vk};
 
 fn profile(operation: vk::VideoCodecOperationFlagsKHR, idc: u32, depth: u32) -> DecodeProfile {
     DecodeProfile {
@@ -64,4 +64,19 @@ fn decode_support_for_h264_high_and_h265_main10() {
         "{odd:?}"
     );
     assert_no_validation_messages();
+}
+
+/// A context made without `video_decode` has no decode queue, whatever the
+/// device offers: commands that decode nothing do not pay for the queues.
+#[test]
+fn a_context_without_video_decode_has_no_decode_queue() {
+    let options = ContextOptions { video_decode: false, ..ContextOptions::from_env() };
+    let ctx = GpuContext::new(&options).expect("a context");
+    let h264 = profile(vk::VideoCodecOperationFlagsKHR::DECODE_H264, 100, 8);
+    let support = ctx.video_decode_support(&h264).expect("the query itself succeeds");
+    assert!(
+        matches!(support, DecodeSupport::MissingExtensions(_) | DecodeSupport::NoDecodeQueue),
+        "{support:?}"
+    );
+    assert_eq!(ctx.decode_queue_count(), 0);
 }

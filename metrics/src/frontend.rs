@@ -183,18 +183,33 @@ pub fn pooled_lines(
     lines
 }
 
-/// The pair a score run reads: `distorted` opened as it is or, with
-/// `scale`, to be scaled to `reference`'s size ([`open_distorted`]). A size
-/// or format mismatch says how to scale. The CLI, its ladders and the
-/// Python package open their pairs here.
+/// The pair a score run reads: `reference`, and `distorted` opened as it is
+/// or, with `scale`, to be scaled to the reference's size
+/// ([`open_distorted`]). A size or format mismatch says how to scale.
+/// Without `scale` the two are opened side by side: opening a compressed
+/// input (probing it, starting its decoder, reading a stream for the
+/// device) is a good part of a short clip's time. The CLI and the Python
+/// package open their pairs here.
 pub fn open_pair(
-    reference: Box<dyn VideoSource>,
+    reference: &Path,
     distorted: &Path,
     raw: Option<RawGeometry>,
     scale: bool,
     options: PairOptions,
 ) -> Result<Pair, VideoError> {
-    let distorted = open_distorted(reference.as_ref(), distorted, raw, scale)?;
+    if scale {
+        let reference = open_input(reference, raw)?;
+        let distorted = open_distorted(reference.as_ref(), distorted, raw, scale)?;
+        return Pair::new(reference, distorted, options);
+    }
+    let (reference, distorted) = std::thread::scope(|scope| {
+        let distorted = scope.spawn(|| open_input(distorted, raw));
+        let reference = open_input(reference, raw);
+        (reference, distorted.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    });
+    // The reference's error first, as when they were opened in turn.
+    let reference = reference?;
+    let distorted = compatible(reference.as_ref(), distorted?)?;
     Pair::new(reference, distorted, options)
 }
 
@@ -214,6 +229,15 @@ pub fn open_distorted(
     let target = reference.info().geometry;
     let distorted =
         if scale { open_to_scale(distorted, raw, &target)? } else { open_input(distorted, raw)? };
+    compatible(reference, distorted)
+}
+
+/// `distorted` if it can be scored against `reference`, else the mismatch
+/// with the hint to scale.
+fn compatible(
+    reference: &dyn VideoSource,
+    distorted: Box<dyn VideoSource>,
+) -> Result<Box<dyn VideoSource>, VideoError> {
     check_compatible(reference, distorted.as_ref()).map_err(|e| match e {
         VideoError::Mismatch(m) => VideoError::Mismatch(with_scale_hint(&m)),
         e => e,

@@ -29,8 +29,12 @@ pub(crate) fn context(device: Option<&str>) -> Result<Arc<GpuContext>> {
         (None, Some(ctx)) => ctx,
         _ => {
             let from_env = ContextOptions::from_env_cached();
-            let options =
-                ContextOptions { device: key.clone().or(from_env.device.clone()), ..from_env };
+            // Its inputs decode on it (shared below): with the decode queues.
+            let options = ContextOptions {
+                device: key.clone().or(from_env.device.clone()),
+                video_decode: true,
+                ..from_env
+            };
             Arc::new(GpuContext::new(&options)?)
         }
     };

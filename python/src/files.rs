@@ -94,10 +94,9 @@ fn score_pair(reference: &Path, distorted: &Path, options: &Options) -> Result<N
     let selection = options.selection()?;
     vqscope_video::check_stream_inputs(&[reference, distorted])?;
     let geometry = options.raw_geometry()?;
-    let reference = open_input(reference, geometry)?;
-    let clip_geometry = reference.info().geometry;
     let mut pair =
         frontend::open_pair(reference, distorted, geometry, options.scale_distorted, options.pair)?;
+    let clip_geometry = pair.reference().info().geometry;
     let mut warnings = pair.warnings().to_vec();
     let distorted_info = pair.distorted().info().clone();
     if !pair.has_frames()? {

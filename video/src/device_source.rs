@@ -17,11 +17,9 @@
 //! will decode to the end.
 
 use std::cell::Cell;
-use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError, channel, sync_channel};
@@ -30,14 +28,12 @@ use std::thread::JoinHandle;
 
 use vqscope_gpu::{ContextOptions, DecodeProfile, DecodeSupport, GpuContext, vk};
 
-use crate::bitstream::{Codec, SequenceInfo, read_parameter_sets};
+use crate::bitstream::{AnnexBReader, Codec, SequenceInfo};
 use crate::device_decode::{
     DecodeSpan, DevicePlanes, DeviceStream, Handover, SeekPoint, Taken, check_h264, check_h265,
 };
 use crate::error::{Result, Shown, VideoError};
-use crate::ffmpeg::{
-    FfmpegSource, FfmpegTools, file_url, last_line, missing, probe, probe_assumed, probe_color,
-};
+use crate::ffmpeg::{FfmpegSource, FfmpegTools, probe, probe_assumed, probe_color};
 use crate::frame::{ChromaFormat, ColorInfo, Frame, Geometry, PixelFormat, Rational};
 use crate::frame_data::FrameData;
 use crate::input::{Assumed, DecodedBy, SourceInfo, VideoSource};
@@ -124,9 +120,9 @@ static CONTEXT: OnceLock<std::result::Result<Arc<GpuContext>, String>> = OnceLoc
 fn decode_context() -> std::result::Result<Arc<GpuContext>, String> {
     CONTEXT
         .get_or_init(|| {
-            GpuContext::new(&ContextOptions::from_env_cached())
-                .map(Arc::new)
-                .map_err(|e| format!("no Vulkan device: {e}"))
+            let options =
+                ContextOptions { video_decode: true, ..ContextOptions::from_env_cached() };
+            GpuContext::new(&options).map(Arc::new).map_err(|e| format!("no Vulkan device: {e}"))
         })
         .clone()
 }
@@ -301,6 +297,20 @@ impl DeviceSource {
     /// (H.265), beyond the device's decoder, or using what the device path
     /// does not handle yet (checked over the whole stream).
     pub fn open(path: &Path) -> std::result::Result<Self, String> {
+        // The Vulkan context takes longer to make than the stream takes to
+        // read: it is made meanwhile (a command works on it either way, see
+        // [`decoding_context`]), and ready when this returns.
+        std::thread::scope(|scope| {
+            if CONTEXT.get().is_none() {
+                scope.spawn(|| {
+                    let _ = decode_context();
+                });
+            }
+            Self::open_on_context(path)
+        })
+    }
+
+    fn open_on_context(path: &Path) -> std::result::Result<Self, String> {
         let tools = FfmpegTools::default();
         let text = |e: VideoError| e.to_string();
         // ffprobe gives colour and frame rate; for a raw stream without
@@ -310,19 +320,15 @@ impl DeviceSource {
             Some(codec) => (codec, None),
             None => {
                 let p = probed.as_ref().map_err(|e| e.to_string())?;
-                let codec = match p.codec.as_str() {
-                    "h264" => Codec::H264,
-                    "hevc" => Codec::H265,
-                    other => {
-                        return Err(format!(
-                            "{other} video: the device decodes H.264 and H.265 only"
-                        ));
-                    }
-                };
+                let codec = Codec::from_ffprobe_name(&p.codec).ok_or_else(|| {
+                    format!("{} video: the device decodes H.264 and H.265 only", p.codec)
+                })?;
                 (codec, Some(p.format_name.split(',').next().unwrap_or("").to_string()))
             }
         };
-        let sequence = read_parameter_sets(path, &tools).map_err(text)?.sequence;
+        let mut reader =
+            AnnexBReader::open(path, codec, container.is_some(), &tools).map_err(text)?;
+        let sequence = reader.parameter_sets().map_err(text)?.sequence;
         let (depth_luma, depth_chroma) = (sequence.bit_depth_luma, sequence.bit_depth_chroma);
         let (takes, only) = match codec {
             Codec::H264 => (!sequence.interlaced && depth_luma == 8, "progressive 8-bit 4:2:0"),
@@ -336,7 +342,10 @@ impl DeviceSource {
             .video_decode_support(&decode_profile(&sequence))
             .map_err(|e| format!("the device could not be asked: {e}"))?;
         let what = device_offers(&sequence, &ctx.info().name, &support)?;
-        let stream = read_annexb(path, codec, container.is_some(), &tools).map_err(text)?;
+        let stream = reader
+            .read_all(MAX_STREAM_BYTES)
+            .map_err(text)?
+            .ok_or_else(|| too_long(path).to_string())?;
         let summary = match codec {
             Codec::H264 => check_h264(&stream),
             Codec::H265 => check_h265(&stream),
@@ -650,50 +659,6 @@ fn too_long(path: &Path) -> VideoError {
                  memory for now"
             .into(),
     }
-}
-
-/// The whole Annex B stream of `path` (`codec`): the file itself for a
-/// raw stream, else ffmpeg's `-c:v copy` rewrite of its first video stream
-/// (docs/DECODE.md), which decodes nothing. Refused past
-/// [`MAX_STREAM_BYTES`].
-fn read_annexb(path: &Path, codec: Codec, container: bool, tools: &FfmpegTools) -> Result<Vec<u8>> {
-    if !container {
-        let size = std::fs::metadata(path).map_err(|e| VideoError::io(path, None, e))?.len();
-        if size > MAX_STREAM_BYTES {
-            return Err(too_long(path));
-        }
-        return std::fs::read(path).map_err(|e| VideoError::io(path, None, e));
-    }
-    let mut child = Command::new(&tools.ffmpeg)
-        .args(["-nostdin", "-v", "error", "-i"])
-        .arg(file_url(path))
-        .args(["-map", "0:v:0", "-c:v", "copy"])
-        .args(codec.annexb())
-        .arg("-")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| missing(path, &tools.ffmpeg, e))?;
-    let mut stream = Vec::new();
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let read = stdout.take(MAX_STREAM_BYTES + 1).read_to_end(&mut stream);
-    if stream.len() as u64 > MAX_STREAM_BYTES {
-        // Closing the pipe ends ffmpeg; the stream goes to ffmpeg's decode.
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(too_long(path));
-    }
-    let output = child.wait_with_output().map_err(|e| VideoError::io(path, None, e))?;
-    read.map_err(|e| VideoError::io(path, None, e))?;
-    if !output.status.success() {
-        return Err(VideoError::Ffmpeg {
-            path: Shown::new(path),
-            frame: None,
-            message: last_line(&String::from_utf8_lossy(&output.stderr)),
-        });
-    }
-    Ok(stream)
 }
 
 impl VideoSource for DeviceSource {

@@ -31,7 +31,8 @@ pub mod y4m;
 
 pub use decode::{Decoder, READ_AHEAD, Reader};
 pub use device_source::{
-    DecodeChoice, decoding_context, set_decode_choice, share_decoding_context, with_decode_choice,
+    DecodeChoice, decode_choice, decoding_context, set_decode_choice, share_decoding_context,
+    with_decode_choice,
 };
 pub use error::{MAX_DIMENSION, Result, VideoError};
 pub use frame::{

@@ -225,3 +225,40 @@ fn damaged_parameter_sets_give_errors_not_panics() {
         assert!(outcomes[0] > 0 && outcomes[1] > 0, "{name}: {outcomes:?}");
     }
 }
+
+/// The whole stream comes from the ffmpeg child that gave the parameter
+/// sets, read on rather than started again: the same bytes as a separate
+/// `ffmpeg -c:v copy` run, and for a raw stream the file itself. A stream
+/// over the limit is `None`.
+#[test]
+fn the_whole_stream_from_the_child_that_gave_the_parameter_sets() {
+    use vqscope_video::bitstream::AnnexBReader;
+    let tools = FfmpegTools::default();
+    let mp4 = data("h264_high_1918x1078.mp4");
+    let mut reader = AnnexBReader::open(&mp4, Codec::H264, true, &tools).unwrap();
+    let sets = reader.parameter_sets().unwrap();
+    assert_eq!(sets, read("h264_high_1918x1078.mp4"));
+    let whole = reader.read_all(1 << 30).unwrap().expect("under the limit");
+    let separate = std::process::Command::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-i"])
+        .arg(&mp4)
+        .args(["-map", "0:v:0", "-c:v", "copy", "-bsf:v", "h264_mp4toannexb", "-f", "h264", "-"])
+        .output()
+        .unwrap();
+    assert!(separate.status.success());
+    assert_eq!(whole.len(), separate.stdout.len());
+    assert!(whole == separate.stdout, "the bytes differ");
+
+    let raw = data("hevc_main_854x480.mkv");
+    let mut reader = AnnexBReader::open(&raw, Codec::H265, true, &tools).unwrap();
+    reader.parameter_sets().unwrap();
+    assert_eq!(reader.read_all(1000).unwrap(), None, "a stream over the limit");
+
+    let raw = data("h264_high_854x480.h264");
+    let mut reader = AnnexBReader::open(&raw, Codec::H264, false, &tools).unwrap();
+    reader.parameter_sets().unwrap();
+    assert_eq!(reader.read_all(1 << 30).unwrap(), Some(std::fs::read(&raw).unwrap()));
+    let size = std::fs::metadata(&raw).unwrap().len();
+    let reader = AnnexBReader::open(&raw, Codec::H264, false, &tools).unwrap();
+    assert_eq!(reader.read_all(size - 1).unwrap(), None, "a raw file over the limit");
+}

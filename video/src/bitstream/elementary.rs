@@ -1,13 +1,17 @@
-//! The parameter sets of an input file. Raw Annex B files (`.h264`, `.264`,
-//! `.h265`, `.265`, `.hevc`) are read directly; containers (mp4, mkv, …)
-//! through `ffmpeg -c:v copy` with the `*_mp4toannexb` filter, which only
-//! rewrites length-prefixed NAL units as Annex B and decodes nothing, so it
-//! costs little more than reading the file. Either way reading stops at the
-//! first SPS: the child is killed there, a long file is never read through.
+//! The video stream of an input file as Annex B. Raw Annex B files
+//! (`.h264`, `.264`, `.h265`, `.265`, `.hevc`) are read directly;
+//! containers (mp4, mkv, …) through `ffmpeg -c:v copy` with the
+//! `*_mp4toannexb` filter, which only rewrites length-prefixed NAL units as
+//! Annex B and decodes nothing, so it costs little more than reading the
+//! file. [`AnnexBReader`] reads as far as it is asked: to the first SPS to
+//! learn the stream's parameters, then on to the end from the same child
+//! when the whole stream is wanted (a second ffmpeg would cost its start
+//! again); dropped early, it kills the child, so a long file is never read
+//! through for its parameters alone.
 
 use std::io::Read;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 
 use super::nal::{complete_units, h264_type, h265_type_and_layer, rbsp};
 use super::{ParameterSets, ParseError, h264, h265};
@@ -46,6 +50,16 @@ impl Codec {
         match ext.as_str() {
             "h264" | "264" => Some(Codec::H264),
             "h265" | "265" | "hevc" => Some(Codec::H265),
+            _ => None,
+        }
+    }
+
+    /// The codec ffprobe names `codec_name` (`h264`, `hevc`), if it is one
+    /// of these.
+    pub fn from_ffprobe_name(name: &str) -> Option<Self> {
+        match name {
+            "h264" => Some(Codec::H264),
+            "hevc" => Some(Codec::H265),
             _ => None,
         }
     }
@@ -98,80 +112,168 @@ pub fn parameter_sets(
 /// anything else through ffmpeg (H.264 and H.265 only; other codecs are an
 /// [`VideoError::Unsupported`] naming the codec).
 pub fn read_parameter_sets(path: &Path, tools: &FfmpegTools) -> Result<ParameterSets> {
-    if let Some(codec) = Codec::from_extension(path) {
-        let file = std::fs::File::open(path)
-            .map_err(|source| VideoError::Open { path: Shown::new(path), source })?;
-        return scan(file, codec, path)?.ok_or_else(|| no_sps(path, codec, "the file"));
-    }
-    let probed = probe(path, tools)?;
-    let codec = match probed.codec.as_str() {
-        "h264" => Codec::H264,
-        "hevc" => Codec::H265,
-        other => {
-            return Err(VideoError::Unsupported {
-                path: Shown::new(path),
-                reason: format!("{other} video: device decode covers H.264 and H.265 only"),
-            });
+    let (codec, container) = match Codec::from_extension(path) {
+        Some(codec) => (codec, false),
+        None => {
+            let probed = probe(path, tools)?;
+            let codec =
+                Codec::from_ffprobe_name(&probed.codec).ok_or_else(|| VideoError::Unsupported {
+                    path: Shown::new(path),
+                    reason: format!(
+                        "{} video: device decode covers H.264 and H.265 only",
+                        probed.codec
+                    ),
+                })?;
+            (codec, true)
         }
     };
-    let mut child = Command::new(&tools.ffmpeg)
-        .args(["-nostdin", "-v", "error", "-i"])
-        .arg(file_url(path))
-        .args(["-map", "0:v:0", "-c:v", "copy"])
-        .args(codec.annexb())
-        .arg("-")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| missing(path, &tools.ffmpeg, e))?;
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let found = scan(stdout, codec, path);
-    if !matches!(found, Ok(None)) {
-        // Done with it (found, or given up): the rest of the file is never
-        // read. An error here means it already exited, which is as good.
-        let _ = child.kill();
+    AnnexBReader::open(path, codec, container, tools)?.parameter_sets()
+}
+
+/// A file's video stream as Annex B, read from its start as far as asked
+/// (see the module's note).
+pub struct AnnexBReader {
+    path: PathBuf,
+    codec: Codec,
+    source: Box<dyn Read + Send>,
+    /// The `ffmpeg -c:v copy` child of a container, until it is waited for.
+    child: Option<Child>,
+    /// The file's size, for a raw stream.
+    size: Option<u64>,
+    /// The stream's bytes read so far.
+    read: Vec<u8>,
+    /// Whether `source` has ended.
+    ended: bool,
+}
+
+impl AnnexBReader {
+    /// The stream of `codec` in `path`: the file itself, or with
+    /// `container` ffmpeg's Annex B copy of its first video stream.
+    pub fn open(path: &Path, codec: Codec, container: bool, tools: &FfmpegTools) -> Result<Self> {
+        if !container {
+            let file = std::fs::File::open(path)
+                .map_err(|source| VideoError::Open { path: Shown::new(path), source })?;
+            let size = file.metadata().map_err(|e| VideoError::io(path, None, e))?.len();
+            let mut reader = Self::over(path, codec, Box::new(file));
+            reader.size = Some(size);
+            return Ok(reader);
+        }
+        let mut child = Command::new(&tools.ffmpeg)
+            .args(["-nostdin", "-v", "error", "-i"])
+            .arg(file_url(path))
+            .args(["-map", "0:v:0", "-c:v", "copy"])
+            .args(codec.annexb())
+            .arg("-")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| missing(path, &tools.ffmpeg, e))?;
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut reader = Self::over(path, codec, Box::new(stdout));
+        reader.child = Some(child);
+        Ok(reader)
     }
-    let output = child.wait_with_output().map_err(|e| VideoError::io(path, None, e))?;
-    match found? {
-        Some(sets) => Ok(sets),
-        None if !output.status.success() => Err(VideoError::Ffmpeg {
+
+    fn over(path: &Path, codec: Codec, source: Box<dyn Read + Send>) -> Self {
+        AnnexBReader {
+            path: path.to_path_buf(),
+            codec,
+            source,
+            child: None,
+            size: None,
+            read: Vec::new(),
+            ended: false,
+        }
+    }
+
+    /// The stream's first parameter sets: read until its first SPS is
+    /// whole (for H.265 with the base-layer VPS before it).
+    pub fn parameter_sets(&mut self) -> Result<ParameterSets> {
+        match self.scan()? {
+            Some(sets) => Ok(sets),
+            None => {
+                self.finish_child()?;
+                let what = if self.size.is_some() { "the file" } else { "ffmpeg's Annex B output" };
+                Err(no_sps(&self.path, self.codec, what))
+            }
+        }
+    }
+
+    /// The whole stream, or `None` when it is over `limit` bytes (a raw
+    /// file of that size is not read at all).
+    pub fn read_all(mut self, limit: u64) -> Result<Option<Vec<u8>>> {
+        if self.size.is_some_and(|size| size > limit) {
+            return Ok(None);
+        }
+        let room = (limit + 1).saturating_sub(self.read.len() as u64);
+        (&mut self.source)
+            .take(room)
+            .read_to_end(&mut self.read)
+            .map_err(|e| VideoError::io(&self.path, None, e))?;
+        if self.read.len() as u64 > limit {
+            return Ok(None);
+        }
+        self.finish_child()?;
+        Ok(Some(std::mem::take(&mut self.read)))
+    }
+
+    /// Reads until the first SPS is whole; `None` when the stream ends
+    /// first. Each read takes as much as has been read so far (64 KiB at
+    /// first), so scanning the growing buffer again after each read stays
+    /// linear overall.
+    fn scan(&mut self) -> Result<Option<ParameterSets>> {
+        let (path, codec) = (&self.path, self.codec);
+        let bad = |e: ParseError| VideoError::Bitstream {
             path: Shown::new(path),
+            codec: codec.name(),
+            reason: e.to_string(),
+        };
+        loop {
+            if let Some(sets) = parameter_sets(&self.read, codec, self.ended).map_err(bad)? {
+                return Ok(Some(sets));
+            }
+            if self.ended {
+                return Ok(None);
+            }
+            if self.read.len() >= SCAN_LIMIT {
+                return Err(bad(ParseError::new(format!(
+                    "no sequence parameter set in the first {} MiB",
+                    SCAN_LIMIT >> 20
+                ))));
+            }
+            let want = self.read.len().max(64 << 10) as u64;
+            let n = (&mut self.source)
+                .take(want)
+                .read_to_end(&mut self.read)
+                .map_err(|e| VideoError::io(path, None, e))?;
+            self.ended = (n as u64) < want;
+        }
+    }
+
+    /// Waits for ffmpeg, once its output has ended: an error with the
+    /// last line it printed if it failed.
+    fn finish_child(&mut self) -> Result<()> {
+        let Some(child) = self.child.take() else { return Ok(()) };
+        let output = child.wait_with_output().map_err(|e| VideoError::io(&self.path, None, e))?;
+        if output.status.success() {
+            return Ok(());
+        }
+        Err(VideoError::Ffmpeg {
+            path: Shown::new(&self.path),
             frame: None,
             message: last_line(&String::from_utf8_lossy(&output.stderr)),
-        }),
-        None => Err(no_sps(path, codec, "ffmpeg's Annex B output")),
+        })
     }
 }
 
-/// Reads `reader` until the first SPS is whole; `None` when it ends first.
-/// Each read takes as much as has been read so far (64 KiB at first), so
-/// scanning the growing buffer again after each read stays linear overall.
-fn scan(mut reader: impl Read, codec: Codec, path: &Path) -> Result<Option<ParameterSets>> {
-    let bad = |e: ParseError| VideoError::Bitstream {
-        path: Shown::new(path),
-        codec: codec.name(),
-        reason: e.to_string(),
-    };
-    let mut stream = Vec::new();
-    loop {
-        let want = stream.len().max(64 << 10) as u64;
-        let n = (&mut reader)
-            .take(want)
-            .read_to_end(&mut stream)
-            .map_err(|e| VideoError::io(path, None, e))?;
-        let at_end = (n as u64) < want;
-        if let Some(sets) = parameter_sets(&stream, codec, at_end).map_err(bad)? {
-            return Ok(Some(sets));
-        }
-        if at_end {
-            return Ok(None);
-        }
-        if stream.len() >= SCAN_LIMIT {
-            return Err(bad(ParseError::new(format!(
-                "no sequence parameter set in the first {} MiB",
-                SCAN_LIMIT >> 20
-            ))));
+impl Drop for AnnexBReader {
+    /// A child not read to its end is stopped: the rest of the file is
+    /// not wanted.
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
         }
     }
 }
@@ -211,13 +313,16 @@ mod tests {
 
     #[test]
     fn an_endless_stream_without_sps_gives_up() {
-        let err = scan(std::io::repeat(0xff), Codec::H265, Path::new("s.hevc")).unwrap_err();
+        let over = |source: Box<dyn Read + Send>| {
+            AnnexBReader::over(Path::new("s.hevc"), Codec::H265, source)
+        };
+        let err = over(Box::new(std::io::repeat(0xff))).scan().unwrap_err();
         assert_eq!(
             err.to_string(),
             "s.hevc: H.265 stream: no sequence parameter set in the first 16 MiB"
         );
         // A stream that ends without one is `None`, for the caller to name.
-        assert!(scan(&[0u8, 0, 1, 0x02, 1][..], Codec::H265, Path::new("s")).unwrap().is_none());
+        assert!(over(Box::new(&[0u8, 0, 1, 0x02, 1][..])).scan().unwrap().is_none());
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub mod h265_slice;
 pub mod h265_stream;
 pub mod nal;
 
-pub use elementary::{Codec, parameter_sets, read_parameter_sets};
+pub use elementary::{AnnexBReader, Codec, parameter_sets, read_parameter_sets};
 pub use h265::VideoParameterSet;
 
 use crate::frame::ChromaFormat;
