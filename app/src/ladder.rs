@@ -25,7 +25,7 @@ use anyhow::{Result, anyhow, bail};
 use vqscope_gpu::{ContextOptions, GpuContext};
 use vqscope_metrics::MetricsError;
 use vqscope_metrics::frontend::{
-    ModelLabel, REPORT_VERSION, open_distorted, pooled_lines, scale_notice,
+    ModelLabel, REPORT_VERSION, open_distorted, open_distorted_all, pooled_lines, scale_notice,
 };
 use vqscope_metrics::pipeline::FrameScores;
 use vqscope_metrics::report::{Format, ReportStream};
@@ -271,11 +271,17 @@ pub(crate) fn score(
         renditions.iter().map(|_| Err(anyhow!("not scored"))).collect();
     // Each rendition opened and checked against the reference, with the
     // messages a run of its own prints; those that fail leave here.
+    let paths: Vec<(&Path, bool)> =
+        renditions.iter().map(|r| (r.distorted.as_path(), r.scale)).collect();
+    let all = open_distorted_all(source.as_ref(), &paths, options.raw);
     let mut opened = Vec::new();
-    for (index, rendition) in renditions.into_iter().enumerate() {
-        match open_rendition(&rendition, source.as_ref(), options) {
-            Ok(distorted) => opened.push((index, rendition, distorted)),
-            Err(e) => results[index] = Err(e),
+    for ((index, rendition), distorted) in renditions.into_iter().enumerate().zip(all) {
+        match distorted {
+            Ok(distorted) => {
+                say_if_scaled(&rendition, distorted.as_ref(), options);
+                opened.push((index, rendition, distorted));
+            }
+            Err(e) => results[index] = Err(e.into()),
         }
     }
     if opened.is_empty() {
@@ -553,20 +559,14 @@ fn build_scorer(
     }
 }
 
-/// Opens a rendition's distorted input and checks it against the
-/// reference, saying so when it is scaled.
-fn open_rendition(
-    rendition: &Rendition,
-    reference: &dyn VideoSource,
-    options: &Options,
-) -> Result<Box<dyn VideoSource>> {
-    let distorted = open_distorted(reference, &rendition.distorted, options.raw, rendition.scale)?;
+/// Says so when a rendition's distorted input is scaled to the reference's
+/// size, as a run of its own would.
+fn say_if_scaled(rendition: &Rendition, distorted: &dyn VideoSource, options: &Options) {
     if let Some(line) = scale_notice(distorted.info())
         && !options.quiet
     {
         eprintln!("vqscope: {}: {line}", rendition.name);
     }
-    Ok(distorted)
 }
 
 impl Lane {

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use vqscope_video::scale::{SCALE_NAME, SWS_FLAGS};
 use vqscope_video::{
-    Pair, PairOptions, RawGeometry, SourceInfo, VideoError, VideoSource, check_compatible,
-    open_input, open_to_scale,
+    Geometry, Pair, PairOptions, RawGeometry, SourceInfo, VideoError, VideoSource,
+    check_compatible, decode_choice, open_input, open_to_scale, with_decode_choice,
 };
 
 use crate::MetricsError;
@@ -202,8 +202,11 @@ pub fn open_pair(
         let distorted = open_distorted(reference.as_ref(), distorted, raw, scale)?;
         return Pair::new(reference, distorted, options);
     }
+    // A per-call decode choice is this thread's alone: the opening thread takes it along.
+    let choice = decode_choice();
     let (reference, distorted) = std::thread::scope(|scope| {
-        let distorted = scope.spawn(|| open_input(distorted, raw));
+        let distorted =
+            scope.spawn(move || with_decode_choice(choice, || open_input(distorted, raw)));
         let reference = open_input(reference, raw);
         (reference, distorted.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });
@@ -227,9 +230,44 @@ pub fn open_distorted(
     scale: bool,
 ) -> Result<Box<dyn VideoSource>, VideoError> {
     let target = reference.info().geometry;
-    let distorted =
-        if scale { open_to_scale(distorted, raw, &target)? } else { open_input(distorted, raw)? };
-    compatible(reference, distorted)
+    compatible(reference, open_as_distorted(distorted, raw, scale, &target)?)
+}
+
+/// [`open_distorted`] for the renditions of a ladder (each path with its
+/// `scale`): opened side by side, as each may start ffmpeg or read a
+/// stream for the device, so that a ladder opens in about the time of one
+/// rendition; then checked against `reference` in order.
+pub fn open_distorted_all(
+    reference: &dyn VideoSource,
+    distorted: &[(&Path, bool)],
+    raw: Option<RawGeometry>,
+) -> Vec<Result<Box<dyn VideoSource>, VideoError>> {
+    let (target, choice) = (reference.info().geometry, decode_choice());
+    let opened: Vec<_> = std::thread::scope(|scope| {
+        let opening: Vec<_> = distorted
+            .iter()
+            .map(|&(path, scale)| {
+                scope.spawn(move || {
+                    with_decode_choice(choice, || open_as_distorted(path, raw, scale, &target))
+                })
+            })
+            .collect();
+        opening
+            .into_iter()
+            .map(|o| o.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    });
+    opened.into_iter().map(|d| compatible(reference, d?)).collect()
+}
+
+/// `distorted` opened as it is, or with `scale` to be scaled to `target`.
+fn open_as_distorted(
+    distorted: &Path,
+    raw: Option<RawGeometry>,
+    scale: bool,
+    target: &Geometry,
+) -> Result<Box<dyn VideoSource>, VideoError> {
+    if scale { open_to_scale(distorted, raw, target) } else { open_input(distorted, raw) }
 }
 
 /// `distorted` if it can be scored against `reference`, else the mismatch
