@@ -202,13 +202,9 @@ pub fn open_pair(
         let distorted = open_distorted(reference.as_ref(), distorted, raw, scale)?;
         return Pair::new(reference, distorted, options);
     }
-    // A per-call decode choice is this thread's alone: the opening thread takes it along.
-    let choice = decode_choice();
     let (reference, distorted) = std::thread::scope(|scope| {
-        let distorted =
-            scope.spawn(move || with_decode_choice(choice, || open_input(distorted, raw)));
-        let reference = open_input(reference, raw);
-        (reference, distorted.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        let distorted = open_aside(scope, move || open_input(distorted, raw));
+        (open_input(reference, raw), joined(distorted))
     });
     // The reference's error first, as when they were opened in turn.
     let reference = reference?;
@@ -242,22 +238,32 @@ pub fn open_distorted_all(
     distorted: &[(&Path, bool)],
     raw: Option<RawGeometry>,
 ) -> Vec<Result<Box<dyn VideoSource>, VideoError>> {
-    let (target, choice) = (reference.info().geometry, decode_choice());
+    let target = reference.info().geometry;
     let opened: Vec<_> = std::thread::scope(|scope| {
         let opening: Vec<_> = distorted
             .iter()
             .map(|&(path, scale)| {
-                scope.spawn(move || {
-                    with_decode_choice(choice, || open_as_distorted(path, raw, scale, &target))
-                })
+                open_aside(scope, move || open_as_distorted(path, raw, scale, &target))
             })
             .collect();
-        opening
-            .into_iter()
-            .map(|o| o.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
+        opening.into_iter().map(joined).collect()
     });
     opened.into_iter().map(|d| compatible(reference, d?)).collect()
+}
+
+/// Runs `open` on another thread of `scope` with this thread's decode
+/// choice: a per-call choice (Python's `decode=`) is a thread's own.
+fn open_aside<'scope, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    open: impl FnOnce() -> T + Send + 'scope,
+) -> std::thread::ScopedJoinHandle<'scope, T> {
+    let choice = decode_choice();
+    scope.spawn(move || with_decode_choice(choice, open))
+}
+
+/// What a thread of [`open_aside`] returned; its panic goes on here.
+fn joined<T>(opening: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    opening.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// `distorted` opened as it is, or with `scale` to be scaled to `target`.
