@@ -1318,6 +1318,23 @@ impl DecodeSession {
         Ok(())
     }
 
+    /// Waits until the device is done with every picture submitted so far
+    /// (those never collected are let go without a copy): what the
+    /// pictures' work was given to keep may then go.
+    pub fn settle(&mut self) -> Result<()> {
+        self.finish_work()
+    }
+
+    /// Settles, then makes the next decode start as the first did: the DPB
+    /// laid out anew and the session reset, for a decode from another
+    /// seek point (an IDR or IRAP picture with an empty DPB) on the same
+    /// session, which costs far less than a new session and DPB.
+    pub fn restart(&mut self) -> Result<()> {
+        self.finish_work()?;
+        self.started = false;
+        Ok(())
+    }
+
     /// Ends this session's work without waiting for the device: for each
     /// picture submitted and never collected, in order, waits for its
     /// decode and signals its copy's value from the host (no copy is

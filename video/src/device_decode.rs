@@ -321,7 +321,8 @@ pub fn decode_h264_to_planes(
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     let stream = DeviceStream::h264(ctx, stream)?;
-    stream.decode_to_planes(&DecodeSpan::rest(from, stream.pictures()), taking_all(emit))
+    let span = DecodeSpan::rest(from, stream.pictures());
+    stream.decode_to_planes(&mut SessionSlot::default(), &span, taking_all(emit))
 }
 
 /// [`decode_h264_to_planes`] for H.265 Main and Main 10 (10-bit planes of
@@ -333,7 +334,8 @@ pub fn decode_h265_to_planes(
     emit: impl FnMut(u64, Arc<DevicePlanes>) -> ControlFlow<()>,
 ) -> Result<u64, DeviceDecodeError> {
     let stream = DeviceStream::h265(ctx, stream)?;
-    stream.decode_to_planes(&DecodeSpan::rest(from, stream.pictures()), taking_all(emit))
+    let span = DecodeSpan::rest(from, stream.pictures());
+    stream.decode_to_planes(&mut SessionSlot::default(), &span, taking_all(emit))
 }
 
 /// A hand-over for `emit`, which takes every picture it is offered (and
@@ -406,18 +408,66 @@ impl<'s> DeviceStream<'s> {
         }
     }
 
-    /// Decodes `span` with a new session and DPB, as
-    /// [`decode_h264_to_planes`] does (the span starts at a seek point).
-    /// Each frame is handed to `emit` as [`Handover`] says.
+    /// Decodes `span` as [`decode_h264_to_planes`] does (the span starts
+    /// at a seek point), on the session in `slot`, started afresh (a new
+    /// one the first time; the slot must hold only sessions of this
+    /// stream). Each frame is handed to `emit` as [`Handover`] says.
     pub fn decode_to_planes(
         &self,
+        slot: &mut SessionSlot,
         span: &DecodeSpan,
         emit: impl FnMut(u64, Arc<DevicePlanes>, Handover) -> Taken<Arc<DevicePlanes>>,
     ) -> Result<u64, DeviceDecodeError> {
         match &self.plan {
-            Plan::H264(plan) => decode_to_planes(&self.ctx, plan, &self.pass, span, emit),
-            Plan::H265(plan) => decode_to_planes(&self.ctx, plan, &self.pass, span, emit),
+            Plan::H264(plan) => decode_to_planes(&self.ctx, plan, &self.pass, slot, span, emit),
+            Plan::H265(plan) => decode_to_planes(&self.ctx, plan, &self.pass, slot, span, emit),
         }
+    }
+}
+
+/// A decode thread's session, kept from one decode of a stream to the
+/// next (the parts of a stream, the player's decodes after seeks): making
+/// a session and its DPB costs more than a short GOP takes to decode, and
+/// a long stream has thousands of GOPs.
+#[derive(Default)]
+pub struct SessionSlot(Option<DecodeSession>);
+
+impl SessionSlot {
+    /// The session, started afresh, or a new one made by `make`.
+    fn lend(
+        &mut self,
+        make: impl FnOnce() -> Result<DecodeSession, DeviceDecodeError>,
+    ) -> Result<Lent<'_>, DeviceDecodeError> {
+        match &mut self.0 {
+            Some(session) => session.restart()?,
+            None => self.0 = Some(make()?),
+        }
+        Ok(Lent(self.0.as_mut().expect("made above")))
+    }
+}
+
+/// A kept session lent to one decode: when the decode ends, the device's
+/// work for it is waited for, as a session's drop would, so that nothing
+/// the decode lets go is freed while the device still uses it.
+struct Lent<'a>(&'a mut DecodeSession);
+
+impl std::ops::Deref for Lent<'_> {
+    type Target = DecodeSession;
+    fn deref(&self) -> &DecodeSession {
+        self.0
+    }
+}
+
+impl std::ops::DerefMut for Lent<'_> {
+    fn deref_mut(&mut self) -> &mut DecodeSession {
+        self.0
+    }
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        // A wait fails only when the device is lost, whose work counts as done.
+        let _ = self.0.settle();
     }
 }
 
@@ -427,11 +477,12 @@ fn decode_to_planes(
     ctx: &Arc<GpuContext>,
     plan: &impl CodecPlan,
     pass: &Nv12ToPlanes,
+    slot: &mut SessionSlot,
     span: &DecodeSpan,
     emit: impl FnMut(u64, Arc<DevicePlanes>, Handover) -> Taken<Arc<DevicePlanes>>,
 ) -> Result<u64, DeviceDecodeError> {
     decode_with(
-        plan.session(ctx)?,
+        slot.lend(|| plan.session(ctx))?,
         plan,
         span,
         DECODE_IN_FLIGHT - 1,

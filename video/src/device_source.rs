@@ -30,7 +30,8 @@ use vqscope_gpu::{ContextOptions, DecodeProfile, DecodeSupport, GpuContext, vk};
 
 use crate::bitstream::{AnnexBReader, Codec, SequenceInfo};
 use crate::device_decode::{
-    DecodeSpan, DevicePlanes, DeviceStream, Handover, SeekPoint, Taken, check_h264, check_h265,
+    DecodeSpan, DevicePlanes, DeviceStream, Handover, SeekPoint, SessionSlot, Taken, check_h264,
+    check_h265,
 };
 use crate::error::{Result, Shown, VideoError};
 use crate::ffmpeg::{FfmpegSource, FfmpegTools, probe, probe_assumed, probe_color};
@@ -458,8 +459,10 @@ impl DeviceSource {
                     Codec::H265 => DeviceStream::h265(&job.ctx, &stream),
                 }
                 .map_err(|e| e.to_string());
+                // One session for this thread's decodes, whichever seek point each starts at.
+                let mut session = SessionSlot::default();
                 while let Ok(Start { from, frames }) = started.recv() {
-                    let last = job.run(parsed.as_ref(), from, &frames);
+                    let last = job.run(parsed.as_ref(), &mut session, from, &frames);
                     let _ = frames.send(last);
                 }
             })
@@ -544,6 +547,7 @@ impl Decoding {
     fn run(
         &self,
         stream: std::result::Result<&DeviceStream<'_>, &String>,
+        session: &mut SessionSlot,
         from: SeekPoint,
         frames: &SyncSender<Result<Option<Frame>>>,
     ) -> Result<Option<Frame>> {
@@ -569,7 +573,7 @@ impl Decoding {
             Ok(if sent { ControlFlow::Continue(()) } else { ControlFlow::Break(()) })
         };
         let result = match stream {
-            Ok(stream) => self.decode(stream, from, &mut take),
+            Ok(stream) => self.decode(stream, session, from, &mut take),
             Err(e) => Err(e.clone()),
         };
         // Fewer pictures than the stream holds is a failure too (a closed
@@ -588,12 +592,14 @@ impl Decoding {
         }
     }
 
-    /// The decode from `from` ([`decode_from`]), each part on the parsed
-    /// stream with a session of its own, what is decoded ahead bounded by
+    /// The decode from `from` ([`decode_from`]) on the parsed stream, in one
+    /// piece on `session` or in parts, each worker with a session of its own
+    /// for all its parts; what is decoded ahead bounded by
     /// [`AHEAD_SHARE_OF_MEMORY`] shared by the device inputs open.
     fn decode(
         &self,
         stream: &DeviceStream<'_>,
+        session: &mut SessionSlot,
         from: SeekPoint,
         take: &mut dyn FnMut(Arc<DevicePlanes>, Handover) -> Taken<Arc<DevicePlanes>>,
     ) -> std::result::Result<(), String> {
@@ -609,13 +615,14 @@ impl Decoding {
             shown: self.count,
             workers: self.workers,
         };
-        let decode_span = |span: &DecodeSpan, hand: &mut Hand<'_, Arc<DevicePlanes>>| {
-            stream
-                .decode_to_planes(span, |_, planes, how| hand(planes, how))
-                .map(drop)
-                .map_err(|e| e.to_string())
-        };
-        decode_from(&plan, ahead, decode_span, take)
+        let decode_span =
+            |span: &DecodeSpan, slot: &mut SessionSlot, hand: &mut Hand<'_, Arc<DevicePlanes>>| {
+                stream
+                    .decode_to_planes(slot, span, |_, planes, how| hand(planes, how))
+                    .map(drop)
+                    .map_err(|e| e.to_string())
+            };
+        decode_from(&plan, session, ahead, decode_span, take)
     }
 }
 

@@ -52,23 +52,28 @@ impl PartsPlan<'_> {
 /// waited on from this thread, which decodes nothing. A part ending at a
 /// seek point shows the frames before that seek point's first; the last
 /// shows the rest: a part that shows another count is a failure.
-pub(crate) fn decode_from<T: Send>(
+///
+/// `W` is what a decoder keeps from one span to the next (its session):
+/// `own` for a decode in one piece, on this thread; for parts, each worker
+/// starts one and keeps it over all its parts.
+pub(crate) fn decode_from<T: Send, W: Default>(
     plan: &PartsPlan<'_>,
+    own: &mut W,
     ahead: impl Fn(usize) -> usize,
-    decode_span: impl Fn(&DecodeSpan, &mut Hand<'_, T>) -> Result<(), String> + Sync,
+    decode_span: impl Fn(&DecodeSpan, &mut W, &mut Hand<'_, T>) -> Result<(), String> + Sync,
     take: &mut Hand<'_, T>,
 ) -> Result<(), String> {
     let parts = parts_from(plan);
     let workers = plan.workers.min(parts.len());
     if workers < 2 {
-        return decode_span(&plan.rest_from(plan.from), take);
+        return decode_span(&plan.rest_from(plan.from), own, take);
     }
     let longest = parts.iter().map(|p| p.frames).max().unwrap_or(0);
     let ahead = ahead(workers).min(longest as usize);
-    let decode_part = |part: &DecodeSpan, hand: &mut Hand<'_, T>| {
+    let decode_part = |part: &DecodeSpan, kept: &mut W, hand: &mut Hand<'_, T>| {
         let want = part.frames;
         let (mut got, mut stopped) = (0, false);
-        decode_span(part, &mut |item, how| {
+        decode_span(part, kept, &mut |item, how| {
             let flow = hand(item, how)?;
             got += 1;
             stopped |= flow.is_break();
@@ -95,7 +100,8 @@ enum Handed<T> {
 }
 
 /// Decodes each of `parts` with `decode` on `workers` threads (worker `w`
-/// takes parts `w`, `w + workers`, …, one after the other; each keeps at
+/// takes parts `w`, `w + workers`, …, one after the other, with one `W` of
+/// its own for them all; each keeps at
 /// most `ahead` items not yet taken), and hands every part's items to
 /// `take` in part order, until `take` breaks. `decode` gets the part and
 /// the function to hand its items to, which breaks once nobody takes them
@@ -104,11 +110,11 @@ enum Handed<T> {
 /// Returns the first failure in part order, if `take` got that far.
 /// Workers still decoding when `take` breaks or a failure comes stop at
 /// their next hand-over; all have ended when this returns.
-fn decode_in_order<T: Send, P: Sync>(
+fn decode_in_order<T: Send, P: Sync, W: Default>(
     parts: &[P],
     workers: usize,
     ahead: usize,
-    decode: impl Fn(&P, &mut dyn FnMut(T, Handover) -> Taken<T>) -> Result<(), String> + Sync,
+    decode: impl Fn(&P, &mut W, &mut dyn FnMut(T, Handover) -> Taken<T>) -> Result<(), String> + Sync,
     mut take: impl FnMut(T) -> ControlFlow<()>,
 ) -> Result<(), String> {
     let workers = workers.clamp(1, parts.len().max(1));
@@ -119,9 +125,10 @@ fn decode_in_order<T: Send, P: Sync>(
             queues.push(queue);
             let decode = &decode;
             scope.spawn(move || {
+                let mut kept = W::default();
                 for part in parts.iter().skip(first).step_by(workers) {
                     let mut closed = false;
-                    let ended = decode(part, &mut |item, how| {
+                    let ended = decode(part, &mut kept, &mut |item, how| {
                         closed = match how {
                             Handover::Wait => sender.send(Handed::Item(item)).is_err(),
                             Handover::Offer => match sender.try_send(Handed::Item(item)) {
@@ -234,7 +241,7 @@ mod tests {
                     &parts,
                     workers,
                     ahead,
-                    |part, hand| {
+                    |part, _: &mut (), hand| {
                         for i in part.clone() {
                             // Early parts are slow.
                             std::thread::sleep(Duration::from_micros(64 - part.start));
@@ -264,7 +271,7 @@ mod tests {
     fn failures_come_in_order_and_an_early_stop_ends_the_workers() {
         let parts = [5..10, 10..20, 20..30, 30..40u64];
         let given_back = AtomicUsize::new(0);
-        let decode = |part: &std::ops::Range<u64>, hand: &mut Hand<'_, u64>| {
+        let decode = |part: &std::ops::Range<u64>, _: &mut (), hand: &mut Hand<'_, u64>| {
             for i in part.clone() {
                 if i == 25 {
                     return Err(format!("picture {i} is damaged"));
@@ -288,7 +295,7 @@ mod tests {
             &[0..100, 100..200, 200..300, 300..1_000_000u64],
             3,
             4,
-            |part, hand| {
+            |part, _: &mut (), hand| {
                 for i in part.clone() {
                     handed.fetch_add(1, Ordering::Relaxed);
                     if handed_over(hand, i, &given_back).is_break() {
@@ -302,6 +309,34 @@ mod tests {
         assert_eq!(outcome, Ok(()));
         // Each worker stopped within its queue's length of the stop.
         assert!(handed.into_inner() < 100 + 3 * 6, "workers ran on after the stop");
+    }
+
+    /// Each worker keeps one state over all its parts (a decoder keeps its
+    /// session so): worker `w` decodes parts `w`, `w + workers`, … with
+    /// the state the part before it left.
+    #[test]
+    fn a_worker_keeps_its_state_from_part_to_part() {
+        let parts: Vec<u64> = (0..11).collect();
+        let seen = std::sync::Mutex::new(Vec::new());
+        let outcome = decode_in_order(
+            &parts,
+            3,
+            2,
+            |&part, before: &mut Vec<u64>, hand| {
+                seen.lock().unwrap().push((part, before.clone()));
+                before.push(part);
+                let _ = hand(part, Handover::Wait);
+                Ok(())
+            },
+            |_| ControlFlow::Continue(()),
+        );
+        assert_eq!(outcome, Ok(()));
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        for (part, before) in seen {
+            let expected: Vec<u64> = (part % 3..part).step_by(3).collect();
+            assert_eq!(before, expected, "part {part}");
+        }
     }
 
     /// IDR seek points: each picture shows as the frame of its own number.
@@ -318,7 +353,7 @@ mod tests {
         drop_in: Option<u64>,
     ) -> (Result<(), String>, Vec<u64>, Vec<Handover>) {
         let given_back = AtomicUsize::new(0);
-        let decode_span = |span: &DecodeSpan, hand: &mut Hand<'_, u64>| {
+        let decode_span = |span: &DecodeSpan, _: &mut (), hand: &mut Hand<'_, u64>| {
             for i in span.first_frame..span.first_frame + span.frames {
                 if Some(i) == drop_in {
                     continue;
@@ -330,7 +365,7 @@ mod tests {
             Ok(())
         };
         let (mut got, mut how) = (Vec::new(), Vec::new());
-        let outcome = decode_from(plan, |_| 2, decode_span, &mut |i, h| {
+        let outcome = decode_from(plan, &mut (), |_| 2, decode_span, &mut |i, h| {
             got.push(i);
             how.push(h);
             Ok(ControlFlow::Continue(()))
