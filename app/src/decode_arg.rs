@@ -1,6 +1,7 @@
 //! `--decode`: which decoder reads compressed inputs, one option for every
 //! command that opens them, and the GPU context such inputs share.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -9,17 +10,18 @@ use vqscope_video::DecodeChoice;
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct DecodeArg {
-    /// Which decoder reads compressed inputs (anything but y4m and raw yuv): `cpu` (the
-    /// default) always uses ffmpeg; `auto` decodes H.264 (progressive, 8-bit 4:2:0) and H.265
-    /// (Main, Main 10) on the Vulkan device when the device has a decode queue for it and
-    /// takes the whole stream, and everything else with ffmpeg; `gpu` decodes on the device or fails. Pictures
-    /// decoded on the device stay there for the metrics and the renderer; stepping back or
-    /// jumping decodes again from the last IDR picture before the frame. `score --verbose`
-    /// says per input which decoder read it and why.
+    /// Which decoder reads compressed inputs (anything but y4m and raw yuv): `auto` (the
+    /// default) decodes H.264 (progressive, 8-bit 4:2:0) and H.265 (Main, Main 10) on the
+    /// Vulkan device when the device has a decode queue for it and takes the whole stream, and
+    /// everything else with ffmpeg; `gpu` decodes on the device or fails; `cpu` always uses
+    /// ffmpeg. The device decodes exactly as ffmpeg does. Pictures decoded on the device stay
+    /// there for the metrics and the renderer; stepping back or jumping decodes again from the
+    /// last seek point before the frame. `score --verbose` says per input which decoder read
+    /// it and why.
     #[arg(
         long = "decode",
         value_name = "DECODE",
-        default_value = "cpu",
+        default_value = "auto",
         value_parser = DecodeChoice::NAMES
     )]
     choice: String,
@@ -45,14 +47,17 @@ pub fn gpu_context(options: &ContextOptions) -> anyhow::Result<Arc<GpuContext>> 
 
 /// [`gpu_context`] begun early, on another thread, so that the context is
 /// made while the inputs open: ffmpeg's start and its probe take about as
-/// long as the driver takes to make a device. Only with `--decode cpu`
-/// (set before [`EarlyContext::begin`]): otherwise an input decoded on the
-/// device brings the context the command must share.
+/// long as the driver takes to make a device. Only when no input will be
+/// decoded on the device (`--decode cpu`, or inputs no decoder reads):
+/// otherwise such an input brings the context the command must share.
 pub struct EarlyContext(Option<JoinHandle<vqscope_gpu::Result<GpuContext>>>);
 
 impl EarlyContext {
-    pub fn begin(options: ContextOptions) -> Self {
-        let early = vqscope_video::decode_choice() == DecodeChoice::Cpu;
+    /// Begins the context for a command reading `inputs` (`raw`: as raw
+    /// yuv), after `--decode` was applied.
+    pub fn begin(options: ContextOptions, inputs: &[&Path], raw: bool) -> Self {
+        let early = vqscope_video::decode_choice() == DecodeChoice::Cpu
+            || !inputs.iter().any(|path| vqscope_video::may_need_a_decoder(path, raw));
         Self(early.then(|| std::thread::spawn(move || GpuContext::new(&options))))
     }
 

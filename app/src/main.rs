@@ -95,11 +95,6 @@ fn main() -> ExitCode {
     // The start the whole command's fps counts from.
     let started = std::time::Instant::now();
     let cli = Cli::parse();
-    // Compressed inputs are read by ffmpeg unless a command is told
-    // otherwise (`--decode`); `info` says what `--decode auto` would pick.
-    if matches!(cli.command, Some(Command::Info(_))) {
-        vqscope_video::set_decode_choice(vqscope_video::DecodeChoice::Auto);
-    }
     let result = match cli.command {
         Some(Command::Screenshot(args)) => screenshot::run(args),
         Some(Command::Showcase(args)) => showcase::run(args),

@@ -226,10 +226,12 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         crate::output::check_report_path("-o", output, &[reference_path, distorted_path])?;
     }
     let (selection, labels) = selection(&args)?;
-    let context = EarlyContext::begin(ContextOptions::from_env_cached());
-    clock.lap("command line and models");
-    vqscope_video::check_stream_inputs(&[reference_path, distorted_path])?;
     let geometry = args.raw.geometry()?;
+    let inputs = [reference_path, distorted_path.as_path()];
+    let context =
+        EarlyContext::begin(ContextOptions::from_env_cached(), &inputs, geometry.is_some());
+    clock.lap("command line and models");
+    vqscope_video::check_stream_inputs(&inputs)?;
     let options = PairOptions {
         frame_skip_ref: args.frame_skip_ref,
         frame_skip_dist: args.frame_skip_dist,

@@ -65,7 +65,7 @@ impl Options {
         if bitdepth.is_some_and(|b| !(8..=16).contains(&b)) {
             return bad("bitdepth: 8 to 16");
         }
-        let Ok(decode) = decode.as_deref().unwrap_or("cpu").parse() else {
+        let Ok(decode) = decode.map_or(Ok(DecodeChoice::default()), |d| d.parse()) else {
             return bad("decode: auto, gpu or cpu");
         };
         Ok(Self {

@@ -12,8 +12,8 @@ Options are ``vqscope score``'s flags, by name: ``models``/``features``
 (lists of ``--model``/``--feature`` strings), ``aom_ctc``, ``nflx_ctc``,
 ``no_prediction``, ``frame_cnt``, ``frame_skip_ref``, ``frame_skip_dist``,
 ``subsample``, raw input's ``width``/``height``/``pixel_format``/``bitdepth``,
-``scale_distorted``, ``threads``, ``decode`` (``"auto"``, ``"gpu"`` or
-``"cpu"``, the default: which decoder reads compressed files, for this call
+``scale_distorted``, ``threads``, ``decode`` (``"auto"``, the default,
+``"gpu"`` or ``"cpu"``: which decoder reads compressed files, for this call
 only); and ``device`` (an index or a name substring, as ``VQSCOPE_DEVICE``
 takes it; default: ``VQSCOPE_DEVICE`` or the first GPU). Errors raise :class:`VqscopeError` with the line the CLI prints.
 """

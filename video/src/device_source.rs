@@ -48,13 +48,14 @@ const QUEUE: usize = 4;
 /// Which decoder reads compressed inputs (`--decode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DecodeChoice {
-    /// The device where it decodes the stream, else ffmpeg.
+    /// The device where it decodes the stream, else ffmpeg: the default,
+    /// since the device decodes exactly as ffmpeg does and, on the H200,
+    /// scores a 4K H.265 pair five times as fast (docs/DECODE.md).
+    #[default]
     Auto,
     /// The device, or an error.
     Gpu,
-    /// ffmpeg: the default while the device path decodes one picture at a
-    /// time (slower than ffmpeg on a multi-core host).
-    #[default]
+    /// ffmpeg, always.
     Cpu,
 }
 
@@ -76,7 +77,7 @@ impl FromStr for DecodeChoice {
     }
 }
 
-static CHOICE: Mutex<DecodeChoice> = Mutex::new(DecodeChoice::Cpu);
+static CHOICE: Mutex<DecodeChoice> = Mutex::new(DecodeChoice::Auto);
 
 /// Sets the decoder every later [`crate::open_input`] of a compressed file
 /// takes. It is one setting for the process rather than an argument,
@@ -388,7 +389,7 @@ impl DeviceSource {
             frames_at: None,
         };
         // Said where a decode from the start splits into parts.
-        let (gops, workers) = (summary.seek_points.len(), decode_workers(&ctx, codec));
+        let (gops, workers) = (summary.seek_points.len(), decode_workers(&ctx));
         let what = match workers.min(gops) {
             at_once if at_once > 1 => {
                 format!("{what}; {gops} GOPs, {at_once} decoded at once")
@@ -449,7 +450,7 @@ impl DeviceSource {
             path: self.info.path.clone(),
             count: self.info.frame_count.unwrap_or(0),
             seek_points: self.seek_points.clone(),
-            workers: decode_workers(&self.ctx, self.codec),
+            workers: decode_workers(&self.ctx),
         };
         let thread = std::thread::Builder::new()
             .name("device decode".into())
@@ -510,20 +511,14 @@ impl Drop for OpenInput {
 
 /// `VQSCOPE_DECODE_WORKERS`: how many parts of a stream decode at once, at
 /// most (1: one decode at a time). Anything but a whole number from 1 up
-/// leaves the default, which is what paid on the H100 (docs/DECODE.md,
-/// tenth session): for H.264 as many as the device's decode queues (a
-/// 1080p x264 stream alone: 590 pictures a second in one piece, 1,100 in
-/// parts); for H.265 one, since parts gained nothing there (1,050 1080p
-/// pictures a second either way, 4K Main 10 305 in one piece and 205 in
-/// eight parts) and slowed a pair's scoring to half its speed.
-fn decode_workers(ctx: &GpuContext, codec: Codec) -> usize {
-    let by_default = match codec {
-        Codec::H264 => ctx.decode_queue_count().max(1),
-        Codec::H265 => 1,
-    };
+/// leaves the default, as many as the device's decode queues: on the H200
+/// with each worker keeping its session from part to part (docs/DECODE.md,
+/// twelfth session) a 4K H.265 stream decodes at 593-621 pictures a second
+/// in parts against 323-354 in one piece, and a 1080p H.264 one at 1,141-1,216.
+fn decode_workers(ctx: &GpuContext) -> usize {
     match std::env::var("VQSCOPE_DECODE_WORKERS").ok().and_then(|v| v.parse::<usize>().ok()) {
         Some(n) if n >= 1 => n,
-        _ => by_default,
+        _ => ctx.decode_queue_count().max(1),
     }
 }
 

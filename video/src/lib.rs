@@ -44,5 +44,7 @@ pub use pair::{FrameGroup, FramePair, Group, Pair, PairOptions, check_compatible
 pub use raw::RawGeometry;
 pub use read_ahead::ReadAhead;
 pub use retag::with_transfer;
-pub use source::{check_stream_inputs, open_input, open_scaled_to, open_to_scale};
+pub use source::{
+    check_stream_inputs, may_need_a_decoder, open_input, open_scaled_to, open_to_scale,
+};
 pub use upload::{DeviceFrame, DeviceFrameGroup, DeviceFramePair, FrameUploader, PlaneLayout};

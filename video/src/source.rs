@@ -103,8 +103,7 @@ pub fn open_input(path: &Path, raw: Option<RawGeometry>) -> Result<Box<dyn Video
         };
         return Ok(Box::new(RawFileSource { inner, info }));
     }
-    let mut magic = Vec::with_capacity(9);
-    (&file).take(9).read_to_end(&mut magic).map_err(|e| VideoError::io(path, None, e))?;
+    let magic = file_magic(&file).map_err(|e| VideoError::io(path, None, e))?;
     drop(file);
     if magic.is_empty() {
         return Err(VideoError::Empty { path: Shown::new(path) });
@@ -132,6 +131,29 @@ pub fn open_input(path: &Path, raw: Option<RawGeometry>) -> Result<Box<dyn Video
         });
     }
     crate::device_source::open_compressed(path)
+}
+
+/// The first bytes of a file, enough to tell y4m (`YUV4MPEG2`) from what a
+/// decoder must read.
+fn file_magic(file: &File) -> std::io::Result<Vec<u8>> {
+    let mut magic = Vec::with_capacity(9);
+    file.take(9).read_to_end(&mut magic)?;
+    Ok(magic)
+}
+
+/// Whether [`open_input`] may hand `path` to a decoder (ffmpeg or the
+/// device's), which may then make the decoding GPU context: not for stdin,
+/// pipes, raw yuv (`raw`), y4m, or a file it cannot read (it fails
+/// instead). A command makes its own context while such inputs open.
+pub fn may_need_a_decoder(path: &Path, raw: bool) -> bool {
+    if raw || path.as_os_str() == "-" {
+        return false;
+    }
+    let Ok(file) = File::open(path) else { return false };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    file_magic(&file).is_ok_and(|magic| !magic.is_empty() && magic != b"YUV4MPEG2")
 }
 
 /// Opens the distorted input `path` with frames of `target`'s size and
