@@ -14,6 +14,7 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
 use crate::error::{GpuError, Result, vk_error};
+use crate::host_import::HostImport;
 use crate::pipeline_cache::PipelineCache;
 use crate::validation::Validation;
 
@@ -56,6 +57,10 @@ pub struct ContextOptions {
     /// ask: on NVIDIA's driver the decode queues double the device's
     /// creation time, which every command would pay.
     pub video_decode: bool,
+    /// Enable `VK_EXT_external_memory_host` where the device offers it, so
+    /// that files can be read by the device in place
+    /// ([`crate::Buffer::import_file`]).
+    pub host_import: bool,
 }
 
 impl ContextOptions {
@@ -132,12 +137,15 @@ pub struct GpuContext {
     pub(crate) executable_properties: Option<ash::khr::pipeline_executable_properties::Device>,
     swapchain_colorspace: bool,
     hdr_metadata: bool,
+    /// Set when [`ContextOptions::host_import`] asked and the device offers it.
+    pub(crate) host_import: Option<HostImport>,
 }
 
 /// Optional device extensions [`GpuContext::create_device`] enabled.
 struct DeviceFlags {
     hdr_metadata: bool,
     executable_statistics: bool,
+    host_import: bool,
 }
 
 /// The queues of the video decode family (up to [`DECODE_QUEUES`]), with
@@ -289,7 +297,7 @@ impl GpuContext {
         lap("instance", &mut startup);
         match Self::create_device(&instance, options) {
             Ok((physical, device, queue_family, info, flags, decode_family)) => {
-                let DeviceFlags { hdr_metadata, executable_statistics } = flags;
+                let DeviceFlags { hdr_metadata, executable_statistics, host_import } = flags;
                 lap("device", &mut startup);
                 // SAFETY: the device was created with one queue in this family.
                 let queue = unsafe { device.get_device_queue(queue_family, 0) };
@@ -336,6 +344,10 @@ impl GpuContext {
                 let executable_properties = executable_statistics.then(|| {
                     ash::khr::pipeline_executable_properties::Device::new(&instance, &device)
                 });
+                let host_import = host_import.then(|| HostImport {
+                    fns: ash::ext::external_memory_host::Device::new(&instance, &device),
+                    alignment: HostImport::alignment(&instance, physical),
+                });
                 Ok(Self {
                     entry,
                     instance,
@@ -354,6 +366,7 @@ impl GpuContext {
                     executable_properties,
                     swapchain_colorspace,
                     hdr_metadata,
+                    host_import,
                 })
             }
             Err(e) => {
@@ -455,6 +468,13 @@ impl GpuContext {
         if executable_statistics {
             extensions.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
         }
+        let host_import = options.host_import
+            && offered
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::external_memory_host::NAME));
+        if host_import {
+            extensions.push(ash::ext::external_memory_host::NAME.as_ptr());
+        }
         let mut executable_info =
             vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
                 .pipeline_executable_info(true);
@@ -491,7 +511,7 @@ impl GpuContext {
         // (features, extension names, queue infos) outlives the call.
         let device = unsafe { instance.create_device(physical, &create_info, None) }
             .map_err(vk_error("vkCreateDevice"))?;
-        let flags = DeviceFlags { hdr_metadata, executable_statistics };
+        let flags = DeviceFlags { hdr_metadata, executable_statistics, host_import };
         Ok((physical, device, queue_family, info, flags, decode_family))
     }
 

@@ -11,6 +11,7 @@
 mod command;
 mod context;
 mod error;
+mod host_import;
 mod memory;
 mod pipeline;
 mod pipeline_cache;
