@@ -454,27 +454,18 @@ impl GpuContext {
                     .queue_priorities(&decode_priorities[..count as usize]),
             );
         }
-        let hdr_metadata = options.swapchain
-            && offered
-                .iter()
-                .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::hdr_metadata::NAME));
-        if hdr_metadata {
-            extensions.push(ash::ext::hdr_metadata::NAME.as_ptr());
-        }
-        let executable_statistics = options.pipeline_statistics
-            && offered.iter().any(|e| {
-                e.extension_name_as_c_str() == Ok(ash::khr::pipeline_executable_properties::NAME)
-            });
-        if executable_statistics {
-            extensions.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
-        }
-        let host_import = options.host_import
-            && offered
-                .iter()
-                .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::external_memory_host::NAME));
-        if host_import {
-            extensions.push(ash::ext::external_memory_host::NAME.as_ptr());
-        }
+        // An optional extension, enabled when asked for and offered.
+        let mut optional = |asked: bool, name: &'static CStr| {
+            let enabled = asked && offered.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
+            if enabled {
+                extensions.push(name.as_ptr());
+            }
+            enabled
+        };
+        let hdr_metadata = optional(options.swapchain, ash::ext::hdr_metadata::NAME);
+        let executable_statistics =
+            optional(options.pipeline_statistics, ash::khr::pipeline_executable_properties::NAME);
+        let host_import = optional(options.host_import, ash::ext::external_memory_host::NAME);
         let mut executable_info =
             vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
                 .pipeline_executable_info(true);
