@@ -514,4 +514,25 @@ mod tests {
         let source = open_input(&path, Some(raw)).unwrap();
         assert!(!source.info().to_string().contains("assumed"));
     }
+
+    /// Only inputs that a decoder would read count: the command makes its
+    /// own GPU context early for the rest.
+    #[test]
+    fn only_compressed_files_may_need_a_decoder() {
+        let dir = std::env::temp_dir().join(format!("vqscope-info-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mp4 = dir.join("clip.mp4");
+        std::fs::write(&mp4, b"\0\0\0\x18ftypisom").unwrap();
+        let empty = dir.join("empty.mp4");
+        std::fs::write(&empty, b"").unwrap();
+        assert!(may_need_a_decoder(&mp4, false));
+        // Raw geometry given: read as raw yuv whatever the bytes.
+        assert!(!may_need_a_decoder(&mp4, true));
+        assert!(!may_need_a_decoder(&y4m("plain.y4m", "W2 H2"), false));
+        assert!(!may_need_a_decoder(Path::new("-"), false));
+        // Errors come from opening, not from a decoder.
+        assert!(!may_need_a_decoder(&empty, false));
+        assert!(!may_need_a_decoder(&dir.join("missing.mp4"), false));
+        assert!(!may_need_a_decoder(&dir, false));
+    }
 }
