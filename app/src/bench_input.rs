@@ -3,17 +3,14 @@
 //! held in memory through the staging ring (GB/s by GPU timestamps around
 //! the copy, pairs/s by the wall clock), and finally runs the whole input
 //! path, decoder thread to device planes, on the y4m pair, so input is
-//! shown not to limit scoring. Where the device imports host memory, the
-//! last column copies each pair's frames on the GPU straight out of the two
-//! files mapped and imported (`Buffer::import_file`), no CPU copy at all:
-//! what reading in place could give, mapping and import included.
+//! shown not to limit scoring.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
-use vqscope_gpu::{Buffer, ContextOptions, GpuContext, Submitter, Timestamps};
+use vqscope_gpu::{ContextOptions, GpuContext, Submitter, Timestamps};
 use vqscope_video::y4m::Y4mFile;
 use vqscope_video::{Decoder, FramePair, FrameUploader, Geometry, Pair, PairOptions, open_input};
 
@@ -23,19 +20,17 @@ use crate::bench_metrics::{
 use crate::output::outln;
 
 pub fn run(sizes: &[(u32, u32)], frames: u64) -> Result<()> {
-    let options = ContextOptions { host_import: true, ..ContextOptions::from_env() };
-    let ctx = Arc::new(GpuContext::new(&options)?);
+    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
     outln!("device: {} ({frames} frames per case, 8-bit 4:2:0)", ctx.info().name)?;
     outln!(
-        "{:<10} {:>10} {:>10} {:>14} {:>14} {:>16} {:>11} {:>18}",
+        "{:<10} {:>10} {:>10} {:>14} {:>14} {:>16} {:>11}",
         "size",
         "parse fps",
         "parse GB/s",
         "upload pairs/s",
         "copy GB/s GPU",
         "y4m→GPU pairs/s",
-        "pair bytes",
-        "in place pairs/s"
+        "pair bytes"
     )?;
     let scratch = ScratchDir::new()?;
     for &(width, height) in sizes {
@@ -86,23 +81,15 @@ pub fn run(sizes: &[(u32, u32)], frames: u64) -> Result<()> {
         let copy = copy_ms[copy_ms.len() / 2];
         let pair_bytes = uploader.slot_bytes() as f64;
         let decoded = decode_and_upload(&ctx, &base, geometry)?;
-        let in_place = match copy_in_place(&ctx, &base, geometry) {
-            Ok(rate) => format!("{rate:.1}"),
-            Err(e) => {
-                eprintln!("vqscope: in place: {e:#}");
-                "-".to_string()
-            }
-        };
         outln!(
-            "{:<10} {:>10.1} {:>10.2} {:>14.1} {:>14.1} {:>16.1} {:>11} {:>18}",
+            "{:<10} {:>10.1} {:>10.2} {:>14.1} {:>14.1} {:>16.1} {:>11}",
             format!("{width}x{height}"),
             read as f64 / parse_s,
             read as f64 * frame_bytes / parse_s / 1e9,
             frames as f64 / upload_s,
             pair_bytes / (copy / 1e3) / 1e9,
             decoded,
-            pair_bytes as u64,
-            in_place
+            pair_bytes as u64
         )?;
         for suffix in CLIP_SUFFIXES {
             std::fs::remove_file(base.with_extension(suffix)).ok();
@@ -140,35 +127,4 @@ fn decode_and_upload(ctx: &Arc<GpuContext>, base: &Path, geometry: Geometry) -> 
     submitter.wait_all()?;
     decoder.shutdown()?;
     Ok(n as f64 / start.elapsed().as_secs_f64())
-}
-
-/// Pairs per second from the y4m pair on disk to device buffers with no CPU
-/// copy: both files mapped and imported (timed too), then each pair's two
-/// frames copied by the GPU from their places in the files into a ring of
-/// four slots.
-fn copy_in_place(ctx: &Arc<GpuContext>, base: &Path, geometry: Geometry) -> Result<f64> {
-    let start = Instant::now();
-    let mut files = Vec::new();
-    for suffix in ["ref.y4m", "dis.y4m"] {
-        let path = base.with_extension(suffix);
-        files.push((Y4mFile::open(&path)?, Buffer::import_file(ctx, &path)?));
-    }
-    let bytes = geometry.frame_bytes() as u64;
-    let slots: Vec<[Buffer; 2]> = (0..4)
-        .map(|_| Ok([Buffer::storage(ctx, "ref", bytes)?, Buffer::storage(ctx, "dis", bytes)?]))
-        .collect::<vqscope_gpu::Result<_>>()?;
-    let mut submitter = Submitter::new(ctx, 4)?;
-    let count = files[0].0.frame_count().min(files[1].0.frame_count());
-    for i in 0..count {
-        let offsets = [files[0].0.data_offset(i)?, files[1].0.data_offset(i)?];
-        let slot = &slots[i as usize % slots.len()];
-        submitter.submit(|rec| {
-            for ((_, file), (offset, dst)) in files.iter().zip(offsets.into_iter().zip(slot)) {
-                rec.copy_buffer(file, offset, dst, 0, bytes);
-            }
-            Ok(())
-        })?;
-    }
-    submitter.wait_all()?;
-    Ok(count as f64 / start.elapsed().as_secs_f64())
 }

@@ -14,7 +14,6 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
 use crate::error::{GpuError, Result, vk_error};
-use crate::host_import::HostImport;
 use crate::pipeline_cache::PipelineCache;
 use crate::validation::Validation;
 
@@ -57,10 +56,6 @@ pub struct ContextOptions {
     /// ask: on NVIDIA's driver the decode queues double the device's
     /// creation time, which every command would pay.
     pub video_decode: bool,
-    /// Enable `VK_EXT_external_memory_host` where the device offers it, so
-    /// that files can be read by the device in place
-    /// ([`crate::Buffer::import_file`]).
-    pub host_import: bool,
 }
 
 impl ContextOptions {
@@ -137,15 +132,12 @@ pub struct GpuContext {
     pub(crate) executable_properties: Option<ash::khr::pipeline_executable_properties::Device>,
     swapchain_colorspace: bool,
     hdr_metadata: bool,
-    /// Set when [`ContextOptions::host_import`] asked and the device offers it.
-    pub(crate) host_import: Option<HostImport>,
 }
 
 /// Optional device extensions [`GpuContext::create_device`] enabled.
 struct DeviceFlags {
     hdr_metadata: bool,
     executable_statistics: bool,
-    host_import: bool,
 }
 
 /// The queues of the video decode family (up to [`DECODE_QUEUES`]), with
@@ -297,7 +289,7 @@ impl GpuContext {
         lap("instance", &mut startup);
         match Self::create_device(&instance, options) {
             Ok((physical, device, queue_family, info, flags, decode_family)) => {
-                let DeviceFlags { hdr_metadata, executable_statistics, host_import } = flags;
+                let DeviceFlags { hdr_metadata, executable_statistics } = flags;
                 lap("device", &mut startup);
                 // SAFETY: the device was created with one queue in this family.
                 let queue = unsafe { device.get_device_queue(queue_family, 0) };
@@ -344,10 +336,6 @@ impl GpuContext {
                 let executable_properties = executable_statistics.then(|| {
                     ash::khr::pipeline_executable_properties::Device::new(&instance, &device)
                 });
-                let host_import = host_import.then(|| HostImport {
-                    fns: ash::ext::external_memory_host::Device::new(&instance, &device),
-                    alignment: HostImport::alignment(&instance, physical),
-                });
                 Ok(Self {
                     entry,
                     instance,
@@ -366,7 +354,6 @@ impl GpuContext {
                     executable_properties,
                     swapchain_colorspace,
                     hdr_metadata,
-                    host_import,
                 })
             }
             Err(e) => {
@@ -465,7 +452,6 @@ impl GpuContext {
         let hdr_metadata = optional(options.swapchain, ash::ext::hdr_metadata::NAME);
         let executable_statistics =
             optional(options.pipeline_statistics, ash::khr::pipeline_executable_properties::NAME);
-        let host_import = optional(options.host_import, ash::ext::external_memory_host::NAME);
         let mut executable_info =
             vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
                 .pipeline_executable_info(true);
@@ -502,7 +488,7 @@ impl GpuContext {
         // (features, extension names, queue infos) outlives the call.
         let device = unsafe { instance.create_device(physical, &create_info, None) }
             .map_err(vk_error("vkCreateDevice"))?;
-        let flags = DeviceFlags { hdr_metadata, executable_statistics, host_import };
+        let flags = DeviceFlags { hdr_metadata, executable_statistics };
         Ok((physical, device, queue_family, info, flags, decode_family))
     }
 

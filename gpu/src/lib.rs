@@ -11,7 +11,6 @@
 mod command;
 mod context;
 mod error;
-mod host_import;
 mod memory;
 mod pipeline;
 mod pipeline_cache;

@@ -10,15 +10,12 @@ use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 
 use crate::context::GpuContext;
 use crate::error::{GpuError, Result, vk_error};
-use crate::host_import::ImportedMemory;
 
-/// A buffer and its memory: from gpu-allocator, or imported from a mapped
-/// file ([`Buffer::import_file`]).
+/// A buffer and its memory.
 pub struct Buffer {
     ctx: Arc<GpuContext>,
     raw: vk::Buffer,
     allocation: Option<Allocation>,
-    imported: Option<ImportedMemory>,
     size: u64,
 }
 
@@ -69,17 +66,7 @@ impl Buffer {
             let _ = ctx.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(allocation);
             return Err(vk_error("vkBindBufferMemory")(e));
         }
-        Ok(Self { ctx: ctx.clone(), raw, allocation: Some(allocation), imported: None, size })
-    }
-
-    /// A buffer `raw` bound to imported host memory, which it frees.
-    pub(crate) fn imported(
-        ctx: &Arc<GpuContext>,
-        raw: vk::Buffer,
-        memory: ImportedMemory,
-        size: u64,
-    ) -> Self {
-        Self { ctx: ctx.clone(), raw, allocation: None, imported: Some(memory), size }
+        Ok(Self { ctx: ctx.clone(), raw, allocation: Some(allocation), size })
     }
 
     /// A device-local storage buffer that can also be copied to and from.
@@ -173,11 +160,6 @@ impl Drop for Buffer {
         unsafe { self.ctx.device.destroy_buffer(self.raw, None) };
         if let Some(a) = self.allocation.take() {
             let _ = self.ctx.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(a);
-        }
-        if let Some(memory) = self.imported.take() {
-            // SAFETY: the buffer bound to the memory was destroyed above, and nothing else
-            // binds it.
-            unsafe { memory.free(&self.ctx.device) };
         }
     }
 }

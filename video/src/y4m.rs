@@ -586,7 +586,7 @@ impl Y4mFile {
     }
 
     /// Byte offset of frame `index`'s data, verifying the FRAME line.
-    pub fn data_offset(&mut self, index: u64) -> Result<u64> {
+    fn data_offset(&mut self, index: u64) -> Result<u64> {
         let count = self.frame_count();
         if index >= count {
             return Err(VideoError::FrameOutOfRange {
