@@ -146,13 +146,12 @@ fn file_magic(file: &File) -> std::io::Result<Vec<u8>> {
 /// pipes, raw yuv (`raw`), y4m, or a file it cannot read (it fails
 /// instead). A command makes its own context while such inputs open.
 pub fn may_need_a_decoder(path: &Path, raw: bool) -> bool {
-    if raw || path.as_os_str() == "-" {
+    // Only a regular file is opened here: opening a FIFO would wait for
+    // its writer, and closing it again would cut the writer off.
+    if raw || path.as_os_str() == "-" || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return false;
     }
     let Ok(file) = File::open(path) else { return false };
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return false;
-    }
     file_magic(&file).is_ok_and(|magic| !magic.is_empty() && magic != b"YUV4MPEG2")
 }
 
@@ -534,5 +533,12 @@ mod tests {
         assert!(!may_need_a_decoder(&empty, false));
         assert!(!may_need_a_decoder(&dir.join("missing.mp4"), false));
         assert!(!may_need_a_decoder(&dir, false));
+        // A FIFO is not opened (that would wait for a writer): a test that
+        // hangs here has opened it.
+        let fifo = dir.join("pipe.y4m");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        assert!(!may_need_a_decoder(&fifo, false));
     }
 }
