@@ -261,7 +261,9 @@ fn bench_playback_plays_the_demo_and_refuses_bad_durations() {
     assert!(frames >= 1, "{row}");
     // The scored column: frames with scores of the demo's 48, and when all
     // were in if they were.
-    let scored = row.split_whitespace().nth(9).unwrap();
+    let first_pair_ms: f64 = row.split_whitespace().nth(9).unwrap().parse().unwrap();
+    assert!(first_pair_ms >= 0.0, "{row}");
+    let scored = row.split_whitespace().nth(10).unwrap();
     let (done, total) = scored.split_once('/').expect("scored as N/48");
     assert!(total == "48" && done.parse::<u32>().unwrap() <= 48, "{row}");
     assert_eq!(row.contains(" by "), done == "48", "{row}");

@@ -8,11 +8,16 @@
 //! paced by the wall clock like a display would; a short clip plays in a
 //! loop.
 //!
+//! The clock starts once the first pair is shown, as in the window, where
+//! play is pressed on a frame already shown; how long that pair took to
+//! come (the decoders starting) is printed apart.
+//!
 //! Printed per size: how many display frames showed the frame the clock
 //! wanted ("on time"; a late one shows the previous frame again, as the
 //! window would), the host time of a frame's work before submission
 //! (scores, pictures, scene, encoding, upload), the GPU time of the two
-//! render passes from timestamps, and how far scoring got meanwhile.
+//! render passes from timestamps, the time to the first pair, and how far
+//! scoring got meanwhile.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -36,7 +41,7 @@ pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
     let ctx = crate::decode_arg::gpu_context(&ContextOptions::from_env())?;
     println!("device: {}", ctx.info().name);
     println!(
-        "{:<10} {:>9} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10} {:>10} {:>12}",
+        "{:<10} {:>9} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12}",
         "window",
         "clip",
         "fps",
@@ -46,12 +51,13 @@ pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
         "host ms max",
         "GPU ms p50",
         "GPU ms max",
+        "1st pair ms",
         "scored"
     );
     for &size in sizes {
         let run = play(&ctx, inputs.clone(), size, seconds)?;
         println!(
-            "{:<10} {:>9} {:>8.2} {:>8} {:>8} {:>10.2} {:>10.2} {:>10.3} {:>10.3} {:>12}",
+            "{:<10} {:>9} {:>8.2} {:>8} {:>8} {:>10.2} {:>10.2} {:>10.3} {:>10.3} {:>10.1} {:>12}",
             format!("{}x{}", size.0, size.1),
             run.clip,
             run.fps,
@@ -61,6 +67,7 @@ pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
             percentile(&run.host_ms, 1.0),
             percentile(&run.gpu_ms, 0.5),
             percentile(&run.gpu_ms, 1.0),
+            run.first_pair_ms,
             run.scored_column(),
         );
     }
@@ -76,6 +83,8 @@ struct Playback {
     /// Per display frame, the work before submission.
     host_ms: Vec<f64>,
     gpu_ms: Vec<f64>,
+    /// From the start of play to the first pair shown.
+    first_pair_ms: f64,
     /// Frames with scores at the end, of `frames` (unknown for a stream).
     scored: usize,
     frames: Option<usize>,
@@ -96,6 +105,9 @@ impl Playback {
     }
 }
 
+/// How long playback waits for its first pair before it gives up.
+const FIRST_PAIR_WAIT: Duration = Duration::from_secs(60);
+
 fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -> Result<Playback> {
     let mut session = Session::open(inputs, super::model_choices(None), 0, Arc::from([]))?;
     let g = session.clip.reference.geometry;
@@ -114,6 +126,18 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
     })?;
 
     let mut pictures: Option<Pictures> = None;
+    let pressed = Instant::now();
+    while pictures.is_none() {
+        session.refresh_pictures(&state, &mut pictures);
+        if let Some(e) = &session.feed.error {
+            bail!("the first pair: {e}");
+        }
+        if pressed.elapsed() > FIRST_PAIR_WAIT {
+            bail!("the first pair did not come in {} s", FIRST_PAIR_WAIT.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let first_pair_ms = pressed.elapsed().as_secs_f64() * 1e3;
     let mut uploader = None;
     let (mut on_time, mut host_ms, mut gpu_ms) = (0, Vec::new(), Vec::new());
     let period = Duration::from_secs_f64(1.0 / fps);
@@ -180,6 +204,7 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
         on_time,
         host_ms,
         gpu_ms,
+        first_pair_ms,
         scored: session.history.frames.len(),
         frames: session.clip.frame_count.map(|n| n as usize),
         scored_by,
