@@ -194,7 +194,7 @@ impl FrameFeed {
         self.cache.iter().find(|p| p.index == index).cloned()
     }
 
-    /// Moves what the decoder has ready into the cache until it holds
+    /// Moves what the decoder has ready into the cache until it has given
     /// [`DEPTH`] pairs from `around` on, dropping the pairs farthest from
     /// `around` when full. The rest waits in the decoder's channel, which
     /// holds the decoder back: a feed that took all it could would run the
@@ -203,7 +203,7 @@ impl FrameFeed {
     /// on a GPU decoding a 1080p pair at ten times the clip's rate, the
     /// feed sought every 6 frames and showed 142 of 480 frames on time).
     fn drain(&mut self, around: u64) {
-        while self.cache.iter().filter(|p| p.index >= around).count() < DEPTH {
+        while self.next < around + DEPTH as u64 {
             match self.decoder.try_recv() {
                 Ok(Some(p)) => {
                     self.next = p.index + 1;
@@ -243,6 +243,19 @@ mod tests {
     use super::*;
     use crate::dashboard::demo;
 
+    /// Waits for pair `index` as the display would, polling.
+    fn wait_for(feed: &mut FrameFeed, index: u64) -> Arc<FramePair> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(pair) = feed.get(index) {
+                assert_eq!(pair.index, index);
+                return pair;
+            }
+            assert!(Instant::now() < deadline, "frame {index} never came");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
     /// Played frame by frame with time for the decoder to read ahead
     /// between frames, the feed shows every frame when it is wanted and
     /// takes from the decoder no more than [`DEPTH`] pairs past it, so it
@@ -252,15 +265,7 @@ mod tests {
         let mut feed = FrameFeed::new(Inputs::demo().open().unwrap()).unwrap();
         for index in 0..demo::FRAMES {
             std::thread::sleep(Duration::from_millis(20));
-            let deadline = Instant::now() + Duration::from_secs(10);
-            let pair = loop {
-                if let Some(pair) = feed.get(index) {
-                    break pair;
-                }
-                assert!(Instant::now() < deadline, "frame {index} never came");
-                std::thread::sleep(Duration::from_millis(1));
-            };
-            assert_eq!(pair.index, index);
+            wait_for(&mut feed, index);
             assert!(
                 feed.next <= index + DEPTH as u64,
                 "showing frame {index}, the feed has taken up to frame {}",
@@ -268,5 +273,24 @@ mod tests {
             );
         }
         assert_eq!(feed.error, None);
+    }
+
+    /// With the distorted side shown some frames later (`]`), each
+    /// display frame asks for two pairs; the feed keeps both in reach and
+    /// its decoder only ever moves forward (a seek would move it back).
+    #[test]
+    fn playback_with_a_side_offset_never_seeks() {
+        for offset in [1, 3, 10, 16] {
+            let mut feed = FrameFeed::new(Inputs::demo().open().unwrap()).unwrap();
+            let mut taken = 0;
+            for index in 0..demo::FRAMES - offset {
+                std::thread::sleep(Duration::from_millis(5));
+                wait_for(&mut feed, index);
+                wait_for(&mut feed, index + offset);
+                assert!(feed.next >= taken, "offset {offset}, frame {index}: the feed sought back");
+                taken = feed.next;
+            }
+            assert_eq!(feed.error, None);
+        }
     }
 }
