@@ -8,10 +8,9 @@
 //! four SSIM means (32 bytes) are read back, for the title line.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
-use vqscope_gpu::{Buffer, ContextOptions, GpuContext, Submitter, download_buffer};
+use vqscope_gpu::{Buffer, ContextOptions, Submitter, download_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, upload_plane};
 use vqscope_metrics::features::float_ssim::SsimOptions;
@@ -78,7 +77,7 @@ pub fn render(shot: &SsimMapShot) -> Result<(Vec<u8>, f64)> {
     let g = frames.reference.geometry;
     let (w, h, bpc) = (g.width, g.height, g.format.bit_depth);
 
-    let ctx = Arc::new(GpuContext::new(&ContextOptions::from_env())?);
+    let ctx = crate::decode_arg::gpu_context(&ContextOptions::from_env())?;
     let mut submitter = Submitter::new(&ctx, 1)?;
     let kernel = SsimKernel::new(&ctx, w, h, bpc, SsimOptions::default())
         .with_context(|| format!("{}", shot.reference.display()))?;
