@@ -154,6 +154,9 @@ impl ClipInfo {
 const CACHE: usize = 24;
 /// Pairs the decoder reads ahead.
 const DEPTH: usize = 6;
+/// Pairs read before the one asked for when stepping back past the cache:
+/// what the cache holds besides the read-ahead.
+const BACK_FILL: u64 = (CACHE - DEPTH - 1) as u64;
 
 /// Frames for the display, never blocking.
 pub struct FrameFeed {
@@ -163,6 +166,9 @@ pub struct FrameFeed {
     cache: VecDeque<Arc<FramePair>>,
     /// The index the decoder will deliver next.
     next: u64,
+    /// The index the last seek was for (the decoder may have started
+    /// before it, see [`BACK_FILL`]).
+    sought: u64,
     /// Last decoding error, shown to the user; playback goes on.
     pub error: Option<String>,
 }
@@ -173,6 +179,7 @@ impl FrameFeed {
             decoder: Decoder::spawn(pair, DEPTH)?,
             cache: VecDeque::new(),
             next: 0,
+            sought: 0,
             error: None,
         })
     }
@@ -185,10 +192,16 @@ impl FrameFeed {
             return Some(p.clone());
         }
         // Coming soon if the decoder is heading there; else jump.
-        let ahead = index >= self.next && index < self.next + DEPTH as u64;
+        let ahead = index >= self.next && index < self.next.max(self.sought) + DEPTH as u64;
         if !ahead || self.decoder.is_finished() {
-            self.decoder.seek(index);
-            self.next = index;
+            // Stepping back past the cache (the pair after `index` is
+            // there): read from further back, so that the next steps find
+            // their pairs cached instead of seeking each (on a compressed
+            // input a seek decodes again from the seek point before it).
+            let stepping_back = self.cache.iter().any(|p| p.index == index + 1);
+            let from = if stepping_back { index.saturating_sub(BACK_FILL) } else { index };
+            self.decoder.seek(from);
+            (self.next, self.sought) = (from, index);
         }
         self.drain(index);
         self.cache.iter().find(|p| p.index == index).cloned()
@@ -272,6 +285,31 @@ mod tests {
                 feed.next - 1
             );
         }
+        assert_eq!(feed.error, None);
+    }
+
+    /// Stepping back frame by frame from the end of the clip, as the left
+    /// arrow key does, past what playing forward left in the cache: each
+    /// seek reads the pairs before the one asked for too, so the steps
+    /// after it find theirs cached (one seek for every dozen steps or so,
+    /// not one a step).
+    #[test]
+    fn stepping_back_seeks_once_for_many_steps() {
+        let mut feed = FrameFeed::new(Inputs::demo().open().unwrap()).unwrap();
+        for index in 0..demo::FRAMES {
+            std::thread::sleep(Duration::from_millis(5));
+            wait_for(&mut feed, index);
+        }
+        let mut seeks = 0;
+        for index in (0..demo::FRAMES - 1).rev() {
+            let before = feed.next;
+            wait_for(&mut feed, index);
+            // A seek back moves the decoder before the pairs it had given.
+            if feed.next < before {
+                seeks += 1;
+            }
+        }
+        assert!(seeks <= 4, "{seeks} seeks for {} steps back", demo::FRAMES - 1);
         assert_eq!(feed.error, None);
     }
 
