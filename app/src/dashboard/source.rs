@@ -169,17 +169,25 @@ pub struct FrameFeed {
     /// The index the last seek was for (the decoder may have started
     /// before it, see [`BACK_FILL`]).
     sought: u64,
+    /// The clip's length, where known.
+    frames: Option<u64>,
+    /// The decoder has started again from frame 0 after the last pair,
+    /// ahead of a playback that wraps (see [`FrameFeed::drain`]).
+    wrapped: bool,
     /// Last decoding error, shown to the user; playback goes on.
     pub error: Option<String>,
 }
 
 impl FrameFeed {
     pub fn new(pair: Pair) -> Result<Self> {
+        let frames = pair.frame_count();
         Ok(FrameFeed {
             decoder: Decoder::spawn(pair, DEPTH)?,
             cache: VecDeque::new(),
             next: 0,
             sought: 0,
+            frames,
+            wrapped: false,
             error: None,
         })
     }
@@ -201,7 +209,7 @@ impl FrameFeed {
             let stepping_back = self.cache.iter().any(|p| p.index == index + 1);
             let from = if stepping_back { index.saturating_sub(BACK_FILL) } else { index };
             self.decoder.seek(from);
-            (self.next, self.sought) = (from, index);
+            (self.next, self.sought, self.wrapped) = (from, index, false);
         }
         self.drain(index);
         self.cache.iter().find(|p| p.index == index).cloned()
@@ -215,8 +223,25 @@ impl FrameFeed {
     /// pairs it was about to show, and then seek back for each (measured:
     /// on a GPU decoding a 1080p pair at ten times the clip's rate, the
     /// feed sought every 6 frames and showed 142 of 480 frames on time).
+    ///
+    /// Once the decoder has given the clip's last pair and said it ended,
+    /// it starts again from frame 0, so that a playback that wraps finds
+    /// the first pairs ready (a seek there at the wrap left frames late);
+    /// the pairs past the end count as coming after it, and distances in
+    /// the cache go round the clip.
     fn drain(&mut self, around: u64) {
-        while self.next < around + DEPTH as u64 {
+        let depth = DEPTH as u64;
+        // Out of the clip's last DEPTH frames the wrap has happened (or
+        // playback left the end another way).
+        let tail = self.frames.filter(|&n| around + depth > n);
+        self.wrapped &= tail.is_some();
+        // A decoder far behind `around` gives nothing worth keeping (the
+        // pairs there are cached, or `get` seeks).
+        let to_pull = |next: u64, wrapped: bool| match tail {
+            Some(n) if wrapped => n - around.min(n) + next < depth,
+            _ => next + BACK_FILL >= around && next < around + depth,
+        };
+        while to_pull(self.next, self.wrapped) {
             match self.decoder.try_recv() {
                 Ok(Some(p)) => {
                     self.next = p.index + 1;
@@ -231,12 +256,21 @@ impl FrameFeed {
                 }
             }
         }
+        if self.decoder.is_finished() && self.error.is_none() && self.frames == Some(self.next) {
+            self.decoder.seek(0);
+            (self.next, self.wrapped) = (0, true);
+        }
+        let frames = self.frames;
+        let distance = |index: u64| {
+            let d = index.abs_diff(around);
+            frames.map_or(d, |n| d.min(n.saturating_sub(d)))
+        };
         while self.cache.len() > CACHE {
             let far = self
                 .cache
                 .iter()
                 .enumerate()
-                .max_by_key(|(_, p)| p.index.abs_diff(around))
+                .max_by_key(|(_, p)| distance(p.index))
                 .map(|(i, _)| i);
             match far {
                 Some(i) => {
@@ -313,6 +347,33 @@ mod tests {
         assert_eq!(feed.error, None);
     }
 
+    /// Showing the clip's last frame, the feed gets the first ones ready
+    /// for a playback that wraps, and plays them without a seek.
+    #[test]
+    fn the_first_frames_are_ready_before_the_wrap() {
+        let mut feed = FrameFeed::new(Inputs::demo().open().unwrap()).unwrap();
+        for index in 0..demo::FRAMES {
+            std::thread::sleep(Duration::from_millis(5));
+            wait_for(&mut feed, index);
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !feed.cache.iter().any(|p| p.index == 0) {
+            assert!(Instant::now() < deadline, "the first frames never came");
+            wait_for(&mut feed, demo::FRAMES - 1);
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        for index in 0..demo::FRAMES {
+            let taken = feed.next;
+            wait_for(&mut feed, index);
+            // The next wrap's read from frame 0 may move it back at the end.
+            assert!(
+                feed.next >= taken || feed.wrapped,
+                "frame {index} after the wrap: the feed sought"
+            );
+        }
+        assert_eq!(feed.error, None);
+    }
+
     /// With the distorted side shown some frames later (`]`), each
     /// display frame asks for two pairs; the feed keeps both in reach and
     /// its decoder only ever moves forward (a seek would move it back).
@@ -325,7 +386,11 @@ mod tests {
                 std::thread::sleep(Duration::from_millis(5));
                 wait_for(&mut feed, index);
                 wait_for(&mut feed, index + offset);
-                assert!(feed.next >= taken, "offset {offset}, frame {index}: the feed sought back");
+                // Only the wrap's read from frame 0 may move it back.
+                assert!(
+                    feed.next >= taken || feed.wrapped,
+                    "offset {offset}, frame {index}: the feed sought back"
+                );
                 taken = feed.next;
             }
             assert_eq!(feed.error, None);
