@@ -312,6 +312,16 @@ mod tests {
         }
     }
 
+    /// The demo's feed after playing it frame by frame to its last frame.
+    fn played_to_the_end() -> FrameFeed {
+        let mut feed = FrameFeed::new(Inputs::demo().open().unwrap()).unwrap();
+        for index in 0..demo::FRAMES {
+            std::thread::sleep(Duration::from_millis(5));
+            wait_for(&mut feed, index);
+        }
+        feed
+    }
+
     /// Played frame by frame with time for the decoder to read ahead
     /// between frames, the feed shows every frame when it is wanted and
     /// takes from the decoder no more than [`DEPTH`] pairs past it (until
@@ -340,11 +350,7 @@ mod tests {
     /// not one a step).
     #[test]
     fn stepping_back_seeks_once_for_many_steps() {
-        let mut feed = FrameFeed::new(Inputs::demo().open().unwrap()).unwrap();
-        for index in 0..demo::FRAMES {
-            std::thread::sleep(Duration::from_millis(5));
-            wait_for(&mut feed, index);
-        }
+        let mut feed = played_to_the_end();
         let mut seeks = 0;
         for index in (0..demo::FRAMES - 1).rev() {
             let before = feed.next;
@@ -362,11 +368,7 @@ mod tests {
     /// for a playback that wraps, and plays them without a seek.
     #[test]
     fn the_first_frames_are_ready_before_the_wrap() {
-        let mut feed = FrameFeed::new(Inputs::demo().open().unwrap()).unwrap();
-        for index in 0..demo::FRAMES {
-            std::thread::sleep(Duration::from_millis(5));
-            wait_for(&mut feed, index);
-        }
+        let mut feed = played_to_the_end();
         let deadline = Instant::now() + Duration::from_secs(10);
         while !feed.cache.iter().any(|p| p.index == 0) {
             assert!(Instant::now() < deadline, "the first frames never came");
