@@ -63,7 +63,8 @@ enum Command {
     /// Print what vqscope sees in each input.
     Info(info::Args),
     /// Benchmarks: UI passes (`ui`), metric kernels (`metrics`), input (`input`), the GPU
-    /// scale of `--scale-distorted` (`scale`).
+    /// scale of `--scale-distorted` (`scale`), dashboard playback (`playback`), device
+    /// decode (`decode`).
     Bench(bench::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(CompletionsArgs),

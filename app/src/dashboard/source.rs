@@ -206,7 +206,7 @@ impl FrameFeed {
             return Some(p.clone());
         }
         // Coming soon if the decoder is heading there; else jump.
-        let ahead = index >= self.next && index < self.next.max(self.sought) + DEPTH as u64;
+        let ahead = index >= self.next && index < self.reach();
         if !ahead || self.decoder.is_finished() {
             // Stepping back past the cache (the pair after `index` is
             // there): read from further back, so that the next steps find
@@ -219,6 +219,12 @@ impl FrameFeed {
         }
         self.drain(index);
         self.cache.iter().find(|p| p.index == index).cloned()
+    }
+
+    /// The decoder is heading to the pairs below this one: its read-ahead,
+    /// or the pair the last seek was for and the read-ahead past it.
+    fn reach(&self) -> u64 {
+        self.next.max(self.sought) + DEPTH as u64
     }
 
     /// Moves what the decoder has ready into the cache until it has given
@@ -243,12 +249,13 @@ impl FrameFeed {
         // the end another way).
         let tail = self.frames.filter(|&n| around + WRAP_LEAD >= n);
         self.wrapped &= tail.is_some();
-        // A decoder far behind `around` gives nothing worth keeping (the
+        // A decoder not heading to `around` gives nothing worth keeping (the
         // pairs there are cached, or `get` seeks).
+        let heading = around < self.reach();
         let to_pull = |next: u64, wrapped: bool| match tail {
             Some(n) if wrapped => n - around.min(n) + next < depth,
             Some(_) => true,
-            None => next + BACK_FILL >= around && next < around + depth,
+            None => heading && next < around + depth,
         };
         while to_pull(self.next, self.wrapped) {
             match self.decoder.try_recv() {
@@ -267,7 +274,7 @@ impl FrameFeed {
         }
         if self.decoder.is_finished() && self.error.is_none() && self.frames == Some(self.next) {
             self.decoder.seek(0);
-            (self.next, self.wrapped) = (0, true);
+            (self.next, self.sought, self.wrapped) = (0, 0, true);
         }
         let frames = self.frames;
         let distance = |index: u64| {
@@ -384,6 +391,23 @@ mod tests {
                 "frame {index} after the wrap: the feed sought"
             );
         }
+        assert_eq!(feed.error, None);
+    }
+
+    /// A jump after the wrap to a frame the cache no longer holds comes,
+    /// whatever seeks came before: here a step back from frame 30, which
+    /// left the decoder heading to frame 29 when playback went on through
+    /// the end and the wrap.
+    #[test]
+    fn a_jump_after_the_wrap_comes() {
+        let mut feed = FrameFeed::new(Inputs::demo().open().unwrap()).unwrap();
+        wait_for(&mut feed, 30);
+        for index in (29..demo::FRAMES).chain(0..3) {
+            std::thread::sleep(Duration::from_millis(5));
+            wait_for(&mut feed, index);
+        }
+        assert!(!feed.cache.iter().any(|p| p.index == 25), "the test wants frame 25 gone");
+        wait_for(&mut feed, 25);
         assert_eq!(feed.error, None);
     }
 
