@@ -214,7 +214,7 @@ fn ssim_map(args: &Args) -> Result<()> {
 fn dashboard(args: &Args) -> Result<()> {
     use crate::dashboard::{Shot, render_shot, score_clip, source::Inputs, state::ViewMode};
     let inputs = match (&args.reference, &args.distorted) {
-        (Some(r), Some(d)) => Inputs::files(r.clone(), d.clone(), None),
+        (Some(r), Some(d)) => Inputs::files(r.clone(), d.clone(), None)?,
         (None, None) => Inputs::demo(),
         _ => anyhow::bail!("--dashboard needs both -r and -d (or neither, for the demo)"),
     };

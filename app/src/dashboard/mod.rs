@@ -141,7 +141,7 @@ impl OpenArgs {
         self.decode.apply()?;
         let raw = self.raw.geometry()?;
         let inputs = match (&self.reference, &self.distorted) {
-            (Some(r), Some(d)) => Inputs::files(r.clone(), d.clone(), raw),
+            (Some(r), Some(d)) => Inputs::files(r.clone(), d.clone(), raw)?,
             (None, None) if raw.is_none() => Inputs::demo(),
             _ => bail!("give both -r REF and -d DIS (or neither, for the demo)"),
         };
@@ -832,14 +832,14 @@ mod tests {
     fn dropped_files_are_checked_then_replace_their_side_and_rescore() {
         let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
         let models = model_choices(None);
-        let inputs = Inputs::files(r.clone(), d.clone(), None);
+        let inputs = Inputs::files(r.clone(), d.clone(), None).unwrap();
         let mut session = Session::open(inputs, models, 0, Arc::from([])).unwrap();
         let retina = distorted_y4m("retina_576x324_420p10_x264crf35");
         session.replace(InputSide::Distorted, retina).unwrap();
         assert_eq!(session.clip.distorted.scaled_from, Some((576, 324)));
         assert!(session.clip.distorted.description.contains("yuv420p10"));
         session.replace(InputSide::Distorted, d.clone()).unwrap();
-        assert_eq!(session.inputs, Inputs::files(r.clone(), d.clone(), None));
+        assert_eq!(session.inputs, Inputs::files(r.clone(), d.clone(), None).unwrap());
 
         // The distorted file on the reference side: the pair is the encode
         // against itself, which must score (near) perfectly once rescored.
@@ -866,7 +866,7 @@ mod tests {
         let models = model_choices(Some("version=vmaf_v0.6.1"));
         assert_eq!(models[1], "version=vmaf_b_v0.6.3", "{models:?}");
         let mut session =
-            Session::open(Inputs::files(r, d, None), models, 0, Arc::from([])).unwrap();
+            Session::open(Inputs::files(r, d, None).unwrap(), models, 0, Arc::from([])).unwrap();
         session.next_model().unwrap();
         assert_eq!(session.model_label(), "vmaf_b_v0.6.3");
         let deadline = Instant::now() + std::time::Duration::from_secs(120);

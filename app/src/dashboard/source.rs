@@ -7,6 +7,7 @@
 //! stepping back a few frames is instant and never blocks the UI.
 
 use std::collections::VecDeque;
+use std::os::unix::fs::FileTypeExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -44,14 +45,34 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    pub fn files(reference: PathBuf, distorted: PathBuf, raw: Option<RawGeometry>) -> Self {
-        Inputs {
+    /// The pair of files named. Each is opened as often as needed (see the
+    /// module's doc), so stdin and pipes, which can be read once, are
+    /// refused here in one line instead of failing on the second read.
+    pub fn files(reference: PathBuf, distorted: PathBuf, raw: Option<RawGeometry>) -> Result<Self> {
+        for path in [&reference, &distorted] {
+            let once = if path.as_os_str() == "-" {
+                Some("stdin")
+            } else {
+                std::fs::metadata(path).ok().map(|m| m.file_type()).and_then(|t| {
+                    let pipe = t.is_fifo() || t.is_socket() || t.is_char_device();
+                    pipe.then_some("a pipe, which")
+                })
+            };
+            if let Some(what) = once {
+                bail!(
+                    "{}: {what} can be read only once, and the dashboard reads each input again \
+                     to step back and to score; save it to a file (`vqscope score` reads it once)",
+                    path.display()
+                );
+            }
+        }
+        Ok(Inputs {
             reference: Source::File(reference),
             distorted: Source::File(distorted),
             raw,
             transfer: None,
             peak_nits: DEFAULT_PEAK_NITS,
-        }
+        })
     }
 
     /// The generated demo pair.
@@ -301,6 +322,7 @@ impl FrameFeed {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
     use std::time::{Duration, Instant};
 
     use super::*;
@@ -432,5 +454,26 @@ mod tests {
             }
             assert_eq!(feed.error, None);
         }
+    }
+
+    /// Inputs that can be read only once (stdin, a named pipe) are refused
+    /// up front, naming the input; files pass.
+    #[test]
+    fn inputs_read_once_are_refused() {
+        let dir = std::env::temp_dir().join(format!("vqscope-feed-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (file, fifo) = (dir.join("ref.y4m"), dir.join("pipe.y4m"));
+        std::fs::write(&file, b"").unwrap();
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let refused = |r: &Path, d: &Path| {
+            Inputs::files(r.to_owned(), d.to_owned(), None).err().map(|e| e.to_string())
+        };
+        let stdin = refused(&file, Path::new("-")).expect("stdin passed");
+        assert!(stdin.starts_with("-: stdin can be read only once"), "{stdin}");
+        let pipe = refused(&fifo, &file).expect("a named pipe passed");
+        assert!(pipe.starts_with(&format!("{}: a pipe", fifo.display())), "{pipe}");
+        assert_eq!(refused(&file, &file), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
