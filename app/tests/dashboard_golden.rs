@@ -259,11 +259,13 @@ fn bench_playback_plays_the_demo_and_refuses_bad_durations() {
     let row = stdout.lines().find(|l| l.starts_with("256x160")).expect("a row for the size");
     let frames: u32 = row.split_whitespace().nth(3).unwrap().parse().unwrap();
     assert!(frames >= 1, "{row}");
-    // The scored column: frames with scores of the demo's 48, and when all
-    // were in if they were.
     let first_pair_ms: f64 = row.split_whitespace().nth(9).unwrap().parse().unwrap();
     assert!(first_pair_ms >= 0.0, "{row}");
-    let scored = row.split_whitespace().nth(10).unwrap();
+    // Playing on from the first frame, the feed never seeks.
+    assert_eq!(row.split_whitespace().nth(10), Some("0"), "{row}");
+    // The scored column: frames with scores of the demo's 48, and when all
+    // were in if they were.
+    let scored = row.split_whitespace().nth(11).unwrap();
     let (done, total) = scored.split_once('/').expect("scored as N/48");
     assert!(total == "48" && done.parse::<u32>().unwrap() <= 48, "{row}");
     assert_eq!(row.contains(" by "), done == "48", "{row}");

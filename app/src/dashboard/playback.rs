@@ -41,7 +41,7 @@ pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
     let ctx = crate::decode_arg::gpu_context(&ContextOptions::from_env())?;
     println!("device: {}", ctx.info().name);
     println!(
-        "{:<10} {:>9} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12}",
+        "{:<10} {:>9} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>6} {:>12}",
         "window",
         "clip",
         "fps",
@@ -52,12 +52,13 @@ pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
         "GPU ms p50",
         "GPU ms max",
         "1st pair ms",
+        "seeks",
         "scored"
     );
     for &size in sizes {
         let run = play(&ctx, inputs.clone(), size, seconds)?;
         println!(
-            "{:<10} {:>9} {:>8.2} {:>8} {:>8} {:>10.2} {:>10.2} {:>10.3} {:>10.3} {:>10.1} {:>12}",
+            "{:<10} {:>9} {:>8.2} {:>8} {:>8} {:>10.2} {:>10.2} {:>10.3} {:>10.3} {:>10.1} {:>6} {:>12}",
             format!("{}x{}", size.0, size.1),
             run.clip,
             run.fps,
@@ -68,6 +69,7 @@ pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
             percentile(&run.gpu_ms, 0.5),
             percentile(&run.gpu_ms, 1.0),
             run.first_pair_ms,
+            run.seeks,
             run.scored_column(),
         );
     }
@@ -85,6 +87,8 @@ struct Playback {
     gpu_ms: Vec<f64>,
     /// From the start of play to the first pair shown.
     first_pair_ms: f64,
+    /// Seeks the frame feed made (none while playing on from the start).
+    seeks: u64,
     /// Frames with scores at the end, of `frames` (unknown for a stream).
     scored: usize,
     frames: Option<usize>,
@@ -205,6 +209,7 @@ fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -
         host_ms,
         gpu_ms,
         first_pair_ms,
+        seeks: session.feed.seeks,
         scored: session.history.frames.len(),
         frames: session.clip.frame_count.map(|n| n as usize),
         scored_by,
