@@ -74,8 +74,6 @@ fn damaged(stream: &[u8]) -> Vec<(String, Vec<u8>)> {
 /// damage that made it panic. Both answers must come up, or the damage
 /// never reached the checks.
 fn never_panics<T, E: std::fmt::Display>(names: &[&str], check: impl Fn(&[u8]) -> Result<T, E>) {
-    let quiet = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
     let mut panicked = Vec::new();
     for name in names {
         let stream = read(name);
@@ -93,7 +91,6 @@ fn never_panics<T, E: std::fmt::Display>(names: &[&str], check: impl Fn(&[u8]) -
         }
         assert!(answers[0] > 0 && answers[1] > 0, "{name}: {answers:?} (errors, oks)");
     }
-    std::panic::set_hook(quiet);
     assert!(
         panicked.is_empty(),
         "{} panics, first: {:#?}",

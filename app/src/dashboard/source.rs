@@ -49,22 +49,24 @@ impl Inputs {
     /// module's doc), so stdin and pipes, which can be read once, are
     /// refused here in one line instead of failing on the second read.
     pub fn files(reference: PathBuf, distorted: PathBuf, raw: Option<RawGeometry>) -> Result<Self> {
+        let is_pipe = |path: &PathBuf| {
+            std::fs::metadata(path)
+                .map(|m| m.file_type())
+                .is_ok_and(|t| t.is_fifo() || t.is_socket() || t.is_char_device())
+        };
         for path in [&reference, &distorted] {
-            let once = if path.as_os_str() == "-" {
-                Some("stdin")
+            let what = if path.as_os_str() == "-" {
+                "stdin"
+            } else if is_pipe(path) {
+                "a pipe"
             } else {
-                std::fs::metadata(path).ok().map(|m| m.file_type()).and_then(|t| {
-                    let pipe = t.is_fifo() || t.is_socket() || t.is_char_device();
-                    pipe.then_some("a pipe, which")
-                })
+                continue;
             };
-            if let Some(what) = once {
-                bail!(
-                    "{}: {what} can be read only once, and the dashboard reads each input again \
-                     to step back and to score; save it to a file (`vqscope score` reads it once)",
-                    path.display()
-                );
-            }
+            bail!(
+                "{}: {what} can be read only once, and the dashboard reads each input again to \
+                 step back and to score; save it to a file (`vqscope score` reads it once)",
+                path.display()
+            );
         }
         Ok(Inputs {
             reference: Source::File(reference),
@@ -458,10 +460,8 @@ mod tests {
     fn playback_with_a_side_offset_never_seeks() {
         for offset in [1, 3, NEAR_END_OFFSET, 10, 16] {
             let mut feed = FrameFeed::new(Inputs::demo().open().unwrap()).unwrap();
-            let last = match offset <= NEAR_END_OFFSET {
-                true => demo::FRAMES - offset,
-                false => demo::FRAMES - offset - WRAP_LEAD,
-            };
+            let near_end = if offset <= NEAR_END_OFFSET { 0 } else { WRAP_LEAD };
+            let last = demo::FRAMES - offset - near_end;
             for index in 0..last {
                 wait_for(&mut feed, index);
                 wait_for(&mut feed, index + offset);
