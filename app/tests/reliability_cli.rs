@@ -283,6 +283,18 @@ fn help_into_a_closed_pipe_does_not_panic() {
     assert!(!stderr_of(&out).contains("panicked"), "{}", stderr_of(&out));
 }
 
+/// `bench playback` printing into a closed pipe ends quietly too (its
+/// table went through `println!`, which panics there).
+#[test]
+fn bench_playback_into_a_closed_pipe_ends_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let bench = ["bench", "playback", "--sizes", "128x72", "--seconds", "0.2"];
+    let out = run(vqscope().args(bench).stdout(writer));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(stderr_of(&out), "", "a closed pipe is not an error to report");
+}
+
 /// `score -r A -d B -q` plus `extra`, with the default model.
 fn score(r: &Path, d: &Path, extra: &[&str]) -> Command {
     let mut c = vqscope();

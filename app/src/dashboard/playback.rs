@@ -30,6 +30,7 @@ use super::pictures::{self, Pictures};
 use super::source::Inputs;
 use super::state::{Input, Key, State};
 use super::{MODEL, Session, external_buffers, frames_buffer, view};
+use crate::output::outln;
 use crate::stats::percentile;
 
 /// Plays `inputs` for `seconds` at each window size in `sizes`.
@@ -39,8 +40,8 @@ pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
     }
     drop(inputs.open()?); // a bad input fails before any output
     let ctx = crate::decode_arg::gpu_context(&ContextOptions::from_env())?;
-    println!("device: {}", ctx.info().name);
-    println!(
+    outln!("device: {}", ctx.info().name)?;
+    outln!(
         "{:<10} {:>9} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>6} {:>12}",
         "window",
         "clip",
@@ -54,10 +55,10 @@ pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
         "1st pair ms",
         "seeks",
         "scored"
-    );
+    )?;
     for &size in sizes {
         let run = play(&ctx, inputs.clone(), size, seconds)?;
-        println!(
+        outln!(
             "{:<10} {:>9} {:>8.2} {:>8} {:>8} {:>10.2} {:>10.2} {:>10.3} {:>10.3} {:>10.1} {:>6} {:>12}",
             format!("{}x{}", size.0, size.1),
             run.clip,
@@ -71,7 +72,7 @@ pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
             run.first_pair_ms,
             run.seeks,
             run.scored_column(),
-        );
+        )?;
     }
     Ok(())
 }
