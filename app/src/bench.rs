@@ -80,6 +80,10 @@ pub struct Args {
     /// `playback`: seconds to play at each size.
     #[arg(long, default_value_t = 10.0)]
     seconds: f64,
+    /// `playback`: show the distorted side this many frames later
+    /// (negative: earlier), as the dashboard's `]` and `[` keys do.
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    offset: i64,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -95,7 +99,8 @@ pub fn run(args: Args) -> Result<()> {
         "input" => crate::bench_input::run(&args.metric_sizes, args.frames),
         "scale" => crate::bench_scale::run(args.frames),
         "playback" => {
-            crate::dashboard::playback::run(&args.open.inputs()?, &args.sizes, args.seconds)
+            let inputs = args.open.inputs()?;
+            crate::dashboard::playback::run(&inputs, &args.sizes, args.seconds, args.offset)
         }
         "decode" => crate::bench_decode::run(&args.open),
         other => {

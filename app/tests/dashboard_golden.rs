@@ -240,17 +240,20 @@ fn no_display_with_inputs_writes_their_dashboard() {
 }
 
 /// `bench playback` runs the window's frame loop headless on the demo with
-/// validation on: it prints a row per window size with frames drawn, and
-/// refuses a nonsense duration in one line.
+/// validation on: it prints a row per window size with frames drawn, plays
+/// with a side offset, and refuses a nonsense duration or offset in one
+/// line.
 #[test]
 fn bench_playback_plays_the_demo_and_refuses_bad_durations() {
-    let run = |seconds: &str| {
+    let run_with = |seconds: &str, offset: &str| {
         Command::new(env!("CARGO_BIN_EXE_vqscope"))
             .env("VQSCOPE_VALIDATION", "1")
             .args(["bench", "playback", "--sizes", "256x160", "--seconds", seconds])
+            .args(["--offset", offset])
             .output()
             .unwrap()
     };
+    let run = |seconds: &str| run_with(seconds, "0");
     let output = run("0.5");
     let (stdout, stderr) =
         (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
@@ -274,4 +277,15 @@ fn bench_playback_plays_the_demo_and_refuses_bad_durations() {
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--seconds NaN") && stderr.lines().count() == 1, "{stderr}");
+
+    // The distorted side 3 frames earlier: a row, no validation message.
+    let output = run_with("0.3", "-3");
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success() && !stderr.contains("[vulkan"), "{stderr}");
+    assert!(stdout.lines().any(|l| l.starts_with("256x160")), "{stdout}");
+    let output = run_with("0.3", "99999999");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--offset 99999999") && stderr.lines().count() == 1, "{stderr}");
 }

@@ -28,15 +28,19 @@ use vqscope_renderer::{Renderer, ScanMode};
 
 use super::pictures::{self, Pictures};
 use super::source::Inputs;
-use super::state::{Input, Key, State};
+use super::state::{Input, InputSide, Key, MAX_OFFSET, State};
 use super::{MODEL, Session, external_buffers, frames_buffer, view};
 use crate::output::outln;
 use crate::stats::percentile;
 
-/// Plays `inputs` for `seconds` at each window size in `sizes`.
-pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
+/// Plays `inputs` for `seconds` at each window size in `sizes`, the
+/// distorted side shown `offset` frames later (negative: earlier).
+pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64, offset: i64) -> Result<()> {
     if !(seconds.is_finite() && seconds > 0.0) {
         bail!("--seconds {seconds}: give a positive number of seconds to play");
+    }
+    if offset.abs() > MAX_OFFSET {
+        bail!("--offset {offset}: the dashboard shows a side at most {MAX_OFFSET} frames apart");
     }
     drop(inputs.open()?); // a bad input fails before any output
     let ctx = crate::decode_arg::gpu_context(&ContextOptions::from_env())?;
@@ -57,7 +61,7 @@ pub fn run(inputs: &Inputs, sizes: &[(u32, u32)], seconds: f64) -> Result<()> {
         "scored"
     )?;
     for &size in sizes {
-        let run = play(&ctx, inputs.clone(), size, seconds)?;
+        let run = play(&ctx, inputs.clone(), size, seconds, offset)?;
         outln!(
             "{:<10} {:>9} {:>8.2} {:>8} {:>8} {:>10.2} {:>10.2} {:>10.3} {:>10.3} {:>10.1} {:>6} {:>12}",
             format!("{}x{}", size.0, size.1),
@@ -113,13 +117,20 @@ impl Playback {
 /// How long playback waits for its first pair before it gives up.
 const FIRST_PAIR_WAIT: Duration = Duration::from_secs(60);
 
-fn play(ctx: &Arc<GpuContext>, inputs: Inputs, size: (u32, u32), seconds: f64) -> Result<Playback> {
+fn play(
+    ctx: &Arc<GpuContext>,
+    inputs: Inputs,
+    size: (u32, u32),
+    seconds: f64,
+    offset: i64,
+) -> Result<Playback> {
     let mut session = Session::open(inputs, super::model_choices(None), 0, Arc::from([]))?;
     let g = session.clip.reference.geometry;
     let fps = session.clip.reference.frame_rate.as_f64();
     let fps = if fps > 0.0 { fps } else { 25.0 };
     let count = session.clip.frame_count.unwrap_or(1);
     let mut state = State::new(size, (g.width, g.height), count, fps);
+    state.shift_offset(InputSide::Distorted, offset);
     state.apply(Input::Key(Key::Space)); // play
 
     let mut renderer = Renderer::new(ctx, ScanMode::for_device(ctx), None)?;
