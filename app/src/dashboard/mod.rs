@@ -541,6 +541,7 @@ impl Session {
 /// both pairs they come from; None while they decode.
 fn fetch(feed: &mut FrameFeed, shown: (u64, u64)) -> Option<Pictures> {
     let (r, d) = shown;
+    feed.show(r, d);
     let first = feed.get(r)?;
     if r == d {
         return Some(Pictures::new(first));

@@ -187,11 +187,15 @@ const WRAP_LEAD: u64 = (CACHE / 2) as u64;
 /// what the cache holds besides the read-ahead.
 const BACK_FILL: u64 = (CACHE - DEPTH - 1) as u64;
 /// How far past the pairs the decoder is heading to a pair asked for is
-/// read on to rather than sought: a side shown some frames later (`]`)
-/// asks that far ahead every display frame, and a seek in a compressed
-/// input decodes again from the seek point before the pair, most often
-/// further back than this.
+/// read on to rather than sought (besides a side offset's span, see
+/// [`FrameFeed::show`]): a seek in a compressed input decodes again
+/// from the seek point before the pair, most often further back than
+/// this.
 const READ_ON: u64 = BACK_FILL;
+/// Memory the cache may take beyond its [`CACHE`] pairs to hold both
+/// sides of a side offset (`]`): 1 GiB, 43 pairs of 4K 8-bit frames. A
+/// larger offset seeks every few frames.
+const SPAN_BYTES: usize = 1 << 30;
 
 /// Frames for the display, never blocking.
 pub struct FrameFeed {
@@ -215,11 +219,24 @@ pub struct FrameFeed {
     /// to (the read from frame 0 ahead of the wrap is not one); `bench
     /// playback` reports them.
     pub seeks: u64,
+    /// The frames the two sides show, the earlier first (equal without a
+    /// side offset): the cache keeps the pairs nearest them.
+    shown: (u64, u64),
+    /// How many frames apart the two sides shown are, up to `max_span`:
+    /// the cache holds that many pairs more and the decoder reads on that
+    /// much further.
+    span: u64,
+    /// The span whose pairs fit in [`SPAN_BYTES`].
+    max_span: u64,
 }
 
 impl FrameFeed {
     pub fn new(pair: Pair) -> Result<Self> {
         let frames = pair.frame_count();
+        let pair_bytes = [pair.reference(), pair.distorted()]
+            .iter()
+            .map(|side| side.info().geometry.frame_bytes())
+            .sum::<usize>();
         Ok(FrameFeed {
             decoder: Decoder::spawn(pair, DEPTH)?,
             cache: VecDeque::new(),
@@ -229,7 +246,27 @@ impl FrameFeed {
             wrapped: false,
             error: None,
             seeks: 0,
+            shown: (0, 0),
+            span: 0,
+            max_span: (SPAN_BYTES / pair_bytes.max(1)) as u64,
         })
+    }
+
+    /// The two sides show frames `a` and `b`, the pairs [`FrameFeed::get`]
+    /// is asked for next. With a side offset (`]`) they are some frames
+    /// apart, and every pair is shown twice, once on each side: up to the
+    /// memory bound ([`SPAN_BYTES`]) the cache keeps the pairs between and
+    /// the decoder reads on to the later side, so playback never seeks;
+    /// the pairs of a larger offset do not all fit, and the feed seeks for
+    /// them.
+    pub fn show(&mut self, a: u64, b: u64) {
+        self.shown = (a.min(b), a.max(b));
+        self.span = a.abs_diff(b).min(self.max_span);
+    }
+
+    /// Pairs the cache holds at most.
+    fn capacity(&self) -> usize {
+        CACHE + self.span as usize
     }
 
     /// Pair `index` if it is ready; otherwise asks for it and returns None
@@ -239,8 +276,11 @@ impl FrameFeed {
         if let Some(p) = self.cache.iter().find(|p| p.index == index) {
             return Some(p.clone());
         }
-        // Coming soon if the decoder is heading there; else jump.
-        let ahead = index >= self.next && index < self.reach();
+        // Coming soon if the decoder is heading there; else jump. Reading
+        // the next loop from frame 0, it pulls nothing for the clip's last
+        // frames (`drain`).
+        let next_loop = self.wrapped && self.tail(index).is_some();
+        let ahead = index >= self.next && index < self.reach() && !next_loop;
         if !ahead || self.decoder.is_finished() {
             // Stepping back past the cache (the pair after `index` is
             // there): read from further back, so that the next steps find
@@ -256,10 +296,16 @@ impl FrameFeed {
         self.cache.iter().find(|p| p.index == index).cloned()
     }
 
+    /// The clip's length if `around` is in its last [`WRAP_LEAD`] frames.
+    fn tail(&self, around: u64) -> Option<u64> {
+        self.frames.filter(|&n| around + WRAP_LEAD >= n)
+    }
+
     /// The decoder is heading to the pairs below this one: its next pair,
-    /// or the pair the last seek was for, and [`READ_ON`] past it.
+    /// or the pair the last seek was for, and [`READ_ON`] and the span
+    /// past it.
     fn reach(&self) -> u64 {
-        self.next.max(self.sought) + READ_ON
+        self.next.max(self.sought) + READ_ON + self.span
     }
 
     /// Moves what the decoder has ready into the cache until it has given
@@ -284,11 +330,14 @@ impl FrameFeed {
         // the end another way) once playback has reached the decoder's
         // read from frame 0; a side shown some frames earlier (`[`) asks
         // out of them before that.
-        let tail = self.frames.filter(|&n| around + WRAP_LEAD >= n);
+        let tail = self.tail(around);
         self.wrapped &= tail.is_some() || around > self.next;
         // A decoder not heading to `around` gives nothing worth keeping (the
-        // pairs there are cached, or `get` seeks).
-        let heading = around < self.reach();
+        // pairs there are cached, or `get` seeks); nor does one reading the
+        // next loop from frame 0 for a pair cached from this one (a side
+        // shown earlier, playing on to the end).
+        let served = self.wrapped && self.cache.iter().any(|p| p.index == around);
+        let heading = !served && around < self.reach();
         let to_pull = |next: u64, wrapped: bool| match tail {
             Some(n) if wrapped => n - around.min(n) + next < depth,
             Some(_) => true,
@@ -313,12 +362,21 @@ impl FrameFeed {
             self.decoder.seek(0);
             (self.next, self.sought, self.wrapped) = (0, 0, true);
         }
+        // Distances to the frames shown (to `around` where it is not one of
+        // them: a caller that did not say), going round the clip.
         let frames = self.frames;
-        let distance = |index: u64| {
-            let d = index.abs_diff(around);
+        let (lo, hi) = match self.shown {
+            (lo, hi) if (lo..=hi).contains(&around) => (lo, hi),
+            _ => (around, around),
+        };
+        let gap = |index: u64, to: u64| {
+            let d = index.abs_diff(to);
             frames.map_or(d, |n| d.min(n.saturating_sub(d)))
         };
-        while self.cache.len() > CACHE {
+        let distance = |index: u64| {
+            if (lo..=hi).contains(&index) { 0 } else { gap(index, lo).min(gap(index, hi)) }
+        };
+        while self.cache.len() > self.capacity() {
             let far = self
                 .cache
                 .iter()
@@ -343,12 +401,6 @@ mod tests {
 
     use super::*;
     use crate::dashboard::demo;
-
-    /// The largest side offset (`]`) with which the pairs of both sides stay
-    /// cached through the clip's end and the wrap: the earlier side's pairs,
-    /// the later side's last [`WRAP_LEAD`] and the read-ahead from frame 0
-    /// fill the cache.
-    const NEAR_END_OFFSET: u64 = (CACHE - DEPTH) as u64 - WRAP_LEAD;
 
     /// Waits for pair `index` as the display would, polling.
     fn wait_for(feed: &mut FrameFeed, index: u64) -> Arc<FramePair> {
@@ -447,24 +499,46 @@ mod tests {
         assert_eq!(feed.error, None);
     }
 
+    /// One of the clip's last pairs asked for once the read from frame 0
+    /// ahead of the wrap has begun, no longer cached (here dropped by
+    /// hand; a wide side offset, `]`, asks that far ahead) comes all the
+    /// same: the decoder, reading the next loop, does not pull for the
+    /// clip's last frames, so the feed seeks.
+    #[test]
+    fn a_last_pair_gone_after_the_read_from_frame_0_comes() {
+        let mut feed = played_to_the_end();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !feed.wrapped {
+            assert!(Instant::now() < deadline, "the read from frame 0 never began");
+            wait_for(&mut feed, demo::FRAMES - 1);
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        feed.show(demo::FRAMES - 32, demo::FRAMES - 2);
+        let index = demo::FRAMES - 2;
+        feed.cache.retain(|p| p.index != index);
+        wait_for(&mut feed, index);
+        assert_eq!(feed.error, None);
+    }
+
     /// With the distorted side shown some frames later (`]`), each
-    /// display frame asks for two pairs; the feed keeps both in reach
-    /// without a seek, from the first frame (the decoder just started, far
-    /// behind the later side) on. To the end with an offset of up to
-    /// [`NEAR_END_OFFSET`] frames: there the later side's tail and the read
-    /// from frame 0 ahead of the wrap share the cache with the earlier
-    /// side's pairs, and with a larger offset the earlier side may need a
-    /// seek. The pauses let the decoder finish before the earlier side is
-    /// asked for again.
+    /// display frame asks for two pairs `offset` apart (the later side held
+    /// at the clip's last frame once there, as the dashboard shows it);
+    /// told that span, the feed keeps both in reach without a seek: from
+    /// the first frame (the decoder just started, far behind the later
+    /// side), through the clip's end (where the read from frame 0 ahead of
+    /// the wrap begins while the earlier side still shows the last frames)
+    /// and the wrap. The pauses let the decoder finish before the earlier
+    /// side is asked for again.
     #[test]
     fn playback_with_a_side_offset_never_seeks() {
-        for offset in [1, 3, NEAR_END_OFFSET, 10, 16] {
+        let last = demo::FRAMES - 1;
+        for offset in [1, 3, 10, 17, 24, 40] {
             let mut feed = FrameFeed::new(Inputs::demo().open().unwrap()).unwrap();
-            let near_end = if offset <= NEAR_END_OFFSET { 0 } else { WRAP_LEAD };
-            let last = demo::FRAMES - offset - near_end;
-            for index in 0..last {
+            for index in (0..demo::FRAMES).chain(0..offset + DEPTH as u64) {
+                let later = (index + offset).min(last);
+                feed.show(index, later);
                 wait_for(&mut feed, index);
-                wait_for(&mut feed, index + offset);
+                wait_for(&mut feed, later);
                 assert_eq!(feed.seeks, 0, "offset {offset}, frame {index}: the feed sought");
                 std::thread::sleep(Duration::from_millis(20));
             }
