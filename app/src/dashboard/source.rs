@@ -193,8 +193,9 @@ const BACK_FILL: u64 = (CACHE - DEPTH - 1) as u64;
 /// this.
 const READ_ON: u64 = BACK_FILL;
 /// Memory the cache may take beyond its [`CACHE`] pairs to hold both
-/// sides of a side offset (`]`): 1 GiB, 43 pairs of 4K 8-bit frames. A
-/// larger offset seeks every few frames.
+/// sides of a side offset (`]`): 1 GiB (of device memory for pictures
+/// decoded there), 43 pairs of 4K 8-bit frames. A larger offset seeks
+/// every few frames.
 const SPAN_BYTES: usize = 1 << 30;
 
 /// Frames for the display, never blocking.
