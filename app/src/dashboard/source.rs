@@ -223,11 +223,8 @@ pub struct FrameFeed {
     /// The frames the two sides show, the earlier first (equal without a
     /// side offset): the cache keeps the pairs nearest them.
     shown: (u64, u64),
-    /// How many frames apart the two sides shown are, up to `max_span`:
-    /// the cache holds that many pairs more and the decoder reads on that
-    /// much further.
-    span: u64,
-    /// The span whose pairs fit in [`SPAN_BYTES`].
+    /// The largest span ([`FrameFeed::span`]) whose pairs fit in
+    /// [`SPAN_BYTES`].
     max_span: u64,
 }
 
@@ -248,7 +245,6 @@ impl FrameFeed {
             error: None,
             seeks: 0,
             shown: (0, 0),
-            span: 0,
             max_span: (SPAN_BYTES / pair_bytes.max(1)) as u64,
         })
     }
@@ -262,12 +258,18 @@ impl FrameFeed {
     /// them.
     pub fn show(&mut self, a: u64, b: u64) {
         self.shown = (a.min(b), a.max(b));
-        self.span = a.abs_diff(b).min(self.max_span);
+    }
+
+    /// How many frames apart the two sides shown are, up to `max_span`:
+    /// the cache holds that many pairs more and the decoder reads on that
+    /// much further.
+    fn span(&self) -> u64 {
+        (self.shown.1 - self.shown.0).min(self.max_span)
     }
 
     /// Pairs the cache holds at most.
     fn capacity(&self) -> usize {
-        CACHE + self.span as usize
+        CACHE + self.span() as usize
     }
 
     /// Pair `index` if it is ready; otherwise asks for it and returns None
@@ -306,7 +308,7 @@ impl FrameFeed {
     /// or the pair the last seek was for, and [`READ_ON`] and the span
     /// past it.
     fn reach(&self) -> u64 {
-        self.next.max(self.sought) + READ_ON + self.span
+        self.next.max(self.sought) + READ_ON + self.span()
     }
 
     /// Moves what the decoder has ready into the cache until it has given
