@@ -127,6 +127,40 @@ fn gpu_adm_sums_equal_cpu_twin() {
     assert_no_validation_messages();
 }
 
+/// A file's samples can exceed its bit depth (ffmpeg's `hqdn3d` writes
+/// 65535 into 12-bit frames); libvmaf reads them as the 16-bit values they
+/// are, and so must the kernels. Before, the transform's shared window held
+/// them as int16, so 32768 and above turned negative (a 10-bit frame with
+/// one 65535 sample: adm2 0.996507 against libvmaf's 0.981848).
+#[test]
+fn gpu_adm_takes_samples_past_the_bit_depth_as_the_twin_does() {
+    if !at_every_lavapipe_subgroup_size("gpu_adm_takes_samples_past_the_bit_depth_as_the_twin_does")
+    {
+        return;
+    }
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0x005E_ED0F_AD15);
+    for (i, (w, h)) in [(MIN_SIZE, MIN_SIZE + 3), (97, 61), (130, 64)].into_iter().enumerate() {
+        let bpc = [10, 12, 10][i];
+        let options = AdmOptions::default();
+        let kernel = AdmKernel::new(&ctx, w as u32, h as u32, bpc, &options).unwrap();
+        let (mut r, mut d) = frame_pair(&mut rng, w, h, bpc);
+        for plane in [&mut r, &mut d] {
+            for _ in 0..(w * h / 50).max(4) {
+                let at = rng.below((w * h) as u64) as usize;
+                plane[at] = if rng.below(2) == 0 { 65535 } else { rng.below(65536) as u16 };
+            }
+        }
+        let rp = PlaneView::packed(w, h, bpc, &r);
+        let dp = PlaneView::packed(w, h, bpc, &d);
+        let expected = adm_frame_sums(&rp, &dp, &options).unwrap();
+        let got = gpu_sums(&ctx, &mut submitter, &kernel, &rp, &dp);
+        assert_eq!(got, expected, "{w}x{h} at {bpc} bits with samples past {bpc} bits");
+    }
+    assert_no_validation_messages();
+}
+
 /// The v1.0.16 models' ADM options at one viewing geometry.
 fn v1(norm_view_dist: f64, ref_display_height: i32) -> AdmOptions {
     AdmOptions {

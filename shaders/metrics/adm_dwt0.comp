@@ -10,7 +10,8 @@
 // 34 window rows per 16 output rows rather than 18 per 8, two independent
 // decouplings per invocation to overlap: on an H200 17% faster than one
 // row). It loads the two 66x34 windows of mirrored input samples into
-// shared memory (int16: samples have at most 12 bits), runs the vertical
+// shared memory (uint16, as libvmaf reads them: a sample past the file's
+// bit depth, which some filters write, keeps its value), runs the vertical
 // low/high pass for its 16 output rows over all 66 columns, then the
 // horizontal pass. Each invocation then holds the reference and distorted
 // h, v, d of its samples and decouples them at once, so neither the bands
@@ -82,7 +83,7 @@ const int IW = 2 * TW + 2;
 const int IH = 2 * TH + 2;
 const int ROW_SLOTS = (IH + LH - 1) / LH;
 
-shared int16_t s_in[2][IH][IW];
+shared uint16_t s_in[2][IH][IW];
 shared int16_t s_lo[2][TH][IW];
 shared int16_t s_hi[2][TH][IW];
 
@@ -122,14 +123,14 @@ void load_windows(int ox0, int oy0, int lx, int ly, uint tid) {
     for (int r = 0; r < ROW_SLOTS; r++) {
         if (ly + LH * r < IH) {
             for (int c = 0; c < 2; c++) {
-                s_in[0][ly + LH * r][lx + TW * c] = int16_t(v[r][c].x);
-                s_in[1][ly + LH * r][lx + TW * c] = int16_t(v[r][c].y);
+                s_in[0][ly + LH * r][lx + TW * c] = uint16_t(v[r][c].x);
+                s_in[1][ly + LH * r][lx + TW * c] = uint16_t(v[r][c].y);
             }
         }
     }
     if (edge) {
-        s_in[0][ey][ex] = int16_t(e.x);
-        s_in[1][ey][ex] = int16_t(e.y);
+        s_in[0][ey][ex] = uint16_t(e.x);
+        s_in[1][ey][ex] = uint16_t(e.y);
     }
 }
 
