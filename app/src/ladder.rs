@@ -105,7 +105,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
         pair: PairOptions {
             frame_skip_ref: args.frame_skip_ref,
             frame_skip_dist: args.frame_skip_dist,
-            frame_cnt: args.frame_cnt,
+            frame_cnt: args.frame_cnt(),
         },
         subsample: args.subsample,
         quiet: args.quiet,

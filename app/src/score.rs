@@ -60,7 +60,8 @@ pub struct Args {
     /// (an unknown NAME lists the ones vqscope computes). `NAME=help` lists its options.
     #[arg(long = "feature")]
     features: Vec<String>,
-    /// Compute features only, no VMAF prediction.
+    /// Compute features only, no VMAF prediction: those of each --model (or preset) and
+    /// --feature, as libvmaf does; with no --model, no default model's.
     #[arg(short = 'n', long = "no_prediction")]
     no_prediction: bool,
     /// Write the report as JSON.
@@ -78,17 +79,17 @@ pub struct Args {
     /// Report file (none: only the pooled scores are printed).
     #[arg(short = 'o', long)]
     pub(crate) output: Option<PathBuf>,
-    /// Score at most this many frames.
+    /// Score at most this many frames (0: all of them, as in libvmaf).
     #[arg(long = "frame_cnt")]
-    pub(crate) frame_cnt: Option<u64>,
+    frame_cnt: Option<u64>,
     /// Skip this many reference frames first.
     #[arg(long = "frame_skip_ref", default_value_t = 0)]
     pub(crate) frame_skip_ref: u64,
     /// Skip this many distorted frames first.
     #[arg(long = "frame_skip_dist", default_value_t = 0)]
     pub(crate) frame_skip_dist: u64,
-    /// Report (and pool) every Nth frame.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Report (and pool) every Nth frame (0 counts as 1, as in libvmaf).
+    #[arg(long, default_value_t = 1, value_parser = every_nth)]
     pub(crate) subsample: u64,
     /// Threads reading and decoding the inputs (the CPU work vqscope does; the metrics run
     /// on the GPU). Default: up to 4.
@@ -134,6 +135,11 @@ impl Args {
         }
     }
 
+    /// `--frame_cnt`, where libvmaf's 0 ("no limit") is none.
+    pub(crate) fn frame_cnt(&self) -> Option<u64> {
+        self.frame_cnt.filter(|&n| n > 0)
+    }
+
     pub(crate) fn format(&self) -> Format {
         if self.json {
             Format::Json
@@ -145,6 +151,12 @@ impl Args {
             Format::Xml
         }
     }
+}
+
+/// `--subsample N`: libvmaf treats 0 as 1 (every frame).
+fn every_nth(text: &str) -> Result<u64, String> {
+    let n: u64 = text.parse().map_err(|e| format!("{e}"))?;
+    Ok(n.max(1))
 }
 
 /// The models and features the flags ask for.
@@ -235,7 +247,7 @@ pub fn run(args: Args, started: Instant) -> Result<()> {
     let options = PairOptions {
         frame_skip_ref: args.frame_skip_ref,
         frame_skip_dist: args.frame_skip_dist,
-        frame_cnt: args.frame_cnt,
+        frame_cnt: args.frame_cnt(),
     };
     let mut pair = frontend::open_pair(
         reference_path,

@@ -225,6 +225,44 @@ fn aom_ctc_matches_libvmaf() {
     }
 }
 
+/// libvmaf's `-n` with models (here a preset's two) still extracts their
+/// features and only skips the prediction: every value of libvmaf's
+/// `aomctc` report but the two scores, as libvmaf printed it, and no
+/// pooled score line. Before, vqscope dropped the models' features.
+#[test]
+fn no_prediction_keeps_the_models_features() {
+    let pair = PAIRS[1];
+    let (ours, stdout) = score(pair, "aomctc-n", &["-n", "--aom_ctc", "v6.0"]);
+    let theirs = libvmaf_ref_json(pair, "aomctc");
+    assert_eq!(foreign_names(&ours, &theirs), Vec::<String>::new(), "{pair}");
+    let keys = frame_keys(&ours);
+    let missing: Vec<String> =
+        frame_keys(&theirs).into_iter().filter(|k| !keys.contains(k)).collect();
+    assert_eq!(missing, ["vmaf", "vmaf_neg"], "{pair}");
+    for key in ["integer_adm2_egl_1", "integer_vif_scale3", "integer_motion2", "cambi"] {
+        assert!(keys.iter().any(|k| k == key), "{pair}: no {key} in {keys:?}");
+    }
+    let wanted = |k: &str| keys.iter().any(|o| o == k) || k.starts_with("apsnr");
+    compare(&ours, &theirs, wanted).assert_clean(pair, 300);
+    assert_eq!(stdout.trim(), "", "a score printed with -n");
+}
+
+/// libvmaf reads `--frame_cnt 0` as no limit and `--subsample 0` as every
+/// frame; vqscope refused both.
+#[test]
+fn zero_frame_count_and_subsample_mean_what_they_mean_in_libvmaf() {
+    let pair = PAIRS[0];
+    let (all, _) = score(pair, "zero-base", &["-n", "--feature", "psnr"]);
+    let frames = all["frames"].as_array().unwrap().len();
+    assert!(frames > 2, "{frames} frames");
+    for (tag, option) in [("zero-cnt", "--frame_cnt"), ("zero-sub", "--subsample")] {
+        let (report, _) = score(pair, tag, &["-n", "--feature", "psnr", option, "0"]);
+        assert_eq!(report["frames"], all["frames"], "{option} 0");
+    }
+    let (two, _) = score(pair, "cnt-2", &["-n", "--feature", "psnr", "--frame_cnt", "2"]);
+    assert_eq!(two["frames"].as_array().unwrap().len(), 2);
+}
+
 /// The report's pooled mean of `key`.
 fn pooled_mean(report: &Value, key: &str) -> f64 {
     report["pooled_metrics"][key]["mean"].as_f64().unwrap_or_else(|| panic!("no pooled {key}"))

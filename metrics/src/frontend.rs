@@ -133,30 +133,40 @@ pub fn selection(args: &SelectionArgs) -> Result<(Selection, Vec<ModelLabel>), M
     models.extend(args.models.iter().cloned());
     features.extend(args.features.iter().cloned());
     let mut sel = Selection::new();
-    let mut labels = Vec::new();
-    if !args.no_prediction {
-        if models.is_empty() {
-            models.push(format!("version={DEFAULT_MODEL}"));
+    let mut labels: Vec<ModelLabel> = Vec::new();
+    // libvmaf adds its default model only when predicting; with -n, the
+    // models named (by --model or a preset) still bring their features.
+    if models.is_empty() && !args.no_prediction {
+        models.push(format!("version={DEFAULT_MODEL}"));
+    }
+    for spec in &models {
+        let model = Model::from_spec(spec)?;
+        if labels.iter().any(|l| l.model.name() == model.name()) {
+            return Err(MetricsError::Usage(format!(
+                "--model {spec}: another model already reports as `{}`; give each a name= of \
+                 its own",
+                model.name()
+            )));
         }
-        for spec in &models {
-            let model = Model::from_spec(spec)?;
-            if labels.iter().any(|l: &ModelLabel| l.model.name() == model.name()) {
-                return Err(MetricsError::Usage(format!(
-                    "--model {spec}: another model already reports as `{}`; give each a name= \
-                     of its own",
-                    model.name()
-                )));
-            }
+        if args.no_prediction {
+            sel.add_model_features(&model)?;
+        } else {
             sel.add_model(model.clone())?;
-            labels.push(ModelLabel { label: model_label(spec).to_owned(), model });
         }
+        labels.push(ModelLabel { label: model_label(spec).to_owned(), model });
+    }
+    // -n: nothing is predicted, so no model's score is pooled or printed.
+    if args.no_prediction {
+        labels.clear();
     }
     for spec in &features {
         sel.add_feature(spec)?;
     }
     sel.set_subsample(args.subsample.max(1));
     if sel.is_empty() {
-        return Err(MetricsError::Usage("nothing to compute: -n with no --feature".to_owned()));
+        return Err(MetricsError::Usage(
+            "nothing to compute: -n with no --model and no --feature".to_owned(),
+        ));
     }
     Ok((sel, labels))
 }

@@ -49,6 +49,16 @@ impl Selection {
 
     /// Adds `model` and the feature instances it needs.
     pub fn add_model(&mut self, model: Model) -> Result<(), MetricsError> {
+        let inputs = self.add_model_features(&model)?;
+        self.models.push(PlannedModel { model, inputs });
+        Ok(())
+    }
+
+    /// Adds the feature instances `model` needs, with the options it sets,
+    /// but not the model: libvmaf's `-n` with a `--model` extracts the
+    /// model's features and predicts nothing. Returns the columns the model
+    /// would read, in model order.
+    pub fn add_model_features(&mut self, model: &Model) -> Result<Vec<String>, MetricsError> {
         let mut inputs = Vec::with_capacity(model.features().len());
         for input in model.features() {
             let feature = features::providing(&input.name).ok_or_else(|| {
@@ -64,8 +74,7 @@ impl Selection {
             inputs.push(options.output_name(feature_name_alias(&input.name)));
             self.features.add(feature, options);
         }
-        self.models.push(PlannedModel { model, inputs });
-        Ok(())
+        Ok(inputs)
     }
 
     /// Adds a feature in libvmaf's `--feature` syntax (`psnr`,
