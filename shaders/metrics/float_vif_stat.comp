@@ -58,7 +58,7 @@ layout(push_constant, std430) uniform Push {
 const uint VCOLS = 128u;              // vertical-pass columns per tile
 const uint TH = 8u;                   // tile rows
 const uint R = 4u;                    // rows per vertical task
-const uint P = 4u;                    // pixels per horizontal task
+const uint P = 4u;                    // pixels per horizontal task: vif_pixel4's lanes
 const uint HALF = TAPS / 2u;
 const uint TW = (VCOLS - 2u * HALF) / P * P;  // tile columns
 const uint TPR = TW / P;              // horizontal tasks per row (15 to 31)
@@ -169,14 +169,21 @@ void main() {
             }
         }
     }
+    // The task's P = 4 pixels' statistics side by side (vif_pixel4).
+    vec4 filtered[5];
+    for (uint q = 0u; q < 5u; q++) {
+        filtered[q] = vec4(v[q][0], v[q][1], v[q][2], v[q][3]);
+    }
+    vec4 num;
+    vec4 den;
+    vif_pixel4(filtered[0], filtered[1], filtered[2], filtered[3], filtered[4], gain_limit,
+               sigma_max_inv, sigma_nsq, num, den);
     for (uint p = 0u; p < P; p++) {
         uint x = x0 + a4 + p;
         if (x < width) {
-            vec2 nd = vif_pixel(v[0][p], v[1][p], v[2][p], v[3][p], v[4][p], gain_limit,
-                                sigma_max_inv, sigma_nsq);
             uint i = y * width + x;
-            pixels[i] = nd.x;
-            pixels[den_at + i] = nd.y;
+            pixels[i] = num[p];
+            pixels[den_at + i] = den[p];
         }
     }
 }
