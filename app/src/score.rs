@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
+use clap::builder::TypedValueParser as _;
 use vqscope_gpu::ContextOptions;
 use vqscope_metrics::frontend::{self, ModelLabel, REPORT_VERSION, SelectionArgs};
 use vqscope_metrics::report::{Format, ReportStream};
@@ -89,7 +90,11 @@ pub struct Args {
     #[arg(long = "frame_skip_dist", default_value_t = 0)]
     pub(crate) frame_skip_dist: u64,
     /// Report (and pool) every Nth frame (0 counts as 1, as in libvmaf).
-    #[arg(long, default_value_t = 1, value_parser = every_nth)]
+    #[arg(
+        long,
+        default_value_t = 1,
+        value_parser = clap::value_parser!(u64).map(frontend::every_nth)
+    )]
     pub(crate) subsample: u64,
     /// Threads reading and decoding the inputs (the CPU work vqscope does; the metrics run
     /// on the GPU). Default: up to 4.
@@ -137,7 +142,7 @@ impl Args {
 
     /// `--frame_cnt`, where libvmaf's 0 ("no limit") is none.
     pub(crate) fn frame_cnt(&self) -> Option<u64> {
-        self.frame_cnt.filter(|&n| n > 0)
+        frontend::frame_limit(self.frame_cnt)
     }
 
     pub(crate) fn format(&self) -> Format {
@@ -151,12 +156,6 @@ impl Args {
             Format::Xml
         }
     }
-}
-
-/// `--subsample N`: libvmaf treats 0 as 1 (every frame).
-fn every_nth(text: &str) -> Result<u64, String> {
-    let n: u64 = text.parse().map_err(|e| format!("{e}"))?;
-    Ok(n.max(1))
 }
 
 /// The models and features the flags ask for.

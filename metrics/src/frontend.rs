@@ -102,6 +102,16 @@ fn preset(flag: &str, version: &str) -> Result<Preset, MetricsError> {
     Ok(p)
 }
 
+/// libvmaf's `--frame_cnt`, where 0 means no limit (so none here).
+pub fn frame_limit(frame_cnt: Option<u64>) -> Option<u64> {
+    frame_cnt.filter(|&n| n > 0)
+}
+
+/// libvmaf's `--subsample`, where 0 counts as 1 (every frame).
+pub fn every_nth(subsample: u64) -> u64 {
+    subsample.max(1)
+}
+
 /// A selected model and what libvmaf prints its pooled score under (its
 /// `version=` or `path=`).
 #[derive(Debug, Clone)]
@@ -162,7 +172,7 @@ pub fn selection(args: &SelectionArgs) -> Result<(Selection, Vec<ModelLabel>), M
     for spec in &features {
         sel.add_feature(spec)?;
     }
-    sel.set_subsample(args.subsample.max(1));
+    sel.set_subsample(every_nth(args.subsample));
     if sel.is_empty() {
         return Err(MetricsError::Usage(
             "nothing to compute: -n with no --model and no --feature".to_owned(),

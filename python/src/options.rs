@@ -53,9 +53,7 @@ impl Options {
         decode: Option<String>,
     ) -> PyResult<Self> {
         let bad = |m: &str| Err(crate::VqscopeError::new_err(m.to_owned()));
-        if subsample < 1 {
-            return bad("subsample: must be 1 or more");
-        }
+        let subsample = frontend::every_nth(subsample);
         if threads.is_some_and(|n| !(1..=256).contains(&n)) {
             return bad("threads: 1 to 256");
         }
@@ -77,7 +75,11 @@ impl Options {
                 no_prediction,
                 subsample,
             },
-            pair: PairOptions { frame_skip_ref, frame_skip_dist, frame_cnt },
+            pair: PairOptions {
+                frame_skip_ref,
+                frame_skip_dist,
+                frame_cnt: frontend::frame_limit(frame_cnt),
+            },
             subsample,
             width,
             height,

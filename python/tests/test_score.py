@@ -71,6 +71,16 @@ def test_options_equal_cli(clips, tmp_path):
     assert len(lines) == 2 and "ci.p95" in lines[1]
 
 
+def test_libvmaf_zeros_equal_cli(clips, tmp_path):
+    """frame_cnt=0 (no limit) and subsample=0 (every frame), as libvmaf and
+    the CLI read them."""
+    ref, dis = clips.path("ref"), clips.path("a")
+    cli, lines = cli_json(tmp_path, ref, dis, "--frame_cnt", "0", "--subsample", "0")
+    r = vqscope.score(ref, dis, frame_cnt=0, subsample=0)
+    assert_same_as_cli(r, cli, lines)
+    assert len(r["vmaf"]) == clips.n
+
+
 def test_aom_ctc_preset_equals_cli(clips, tmp_path):
     ref, dis = clips.path("ref"), clips.path("c")
     cli, lines = cli_json(tmp_path, ref, dis, "--aom_ctc", "v2.0")
