@@ -388,3 +388,105 @@ fn feature_help_lists_options() {
     let output = vqscope(&["score", "-r", "x.y4m", "--feature", "adm"]);
     assert!(String::from_utf8_lossy(&output.stderr).contains("score needs -d/--distorted"));
 }
+
+/// libvmaf 3.2.0's default-model values on the pair [`sixteen_bit_pair`]
+/// makes, recorded with `vmaf -r ref.yuv -d dis.yuv -w 176 -h 144 -p 420
+/// -b 16 --json` (its AVX-512 path; `--cpumask 65535`, the C path, printed
+/// the same). libvmaf reads 16-bit input only as raw yuv.
+const SIXTEEN_BIT_LIBVMAF: [(&str, [&str; 3]); 15] = [
+    ("integer_adm2", ["0.925399", "0.923751", "0.923628"]),
+    ("integer_aim", ["0.004789", "0.005000", "0.004790"]),
+    ("integer_adm3", ["0.960305", "0.959375", "0.959419"]),
+    ("integer_adm_scale0", ["0.761312", "0.760134", "0.761492"]),
+    ("integer_adm_scale1", ["0.840796", "0.839748", "0.840935"]),
+    ("integer_adm_scale2", ["0.943522", "0.941414", "0.939909"]),
+    ("integer_adm_scale3", ["0.983719", "0.984011", "0.984520"]),
+    ("VMAF_integer_feature_motion_sad_score", ["0.000000", "9.890542", "10.070872"]),
+    ("integer_vif_scale0", ["0.445039", "0.439575", "0.443100"]),
+    ("integer_vif_scale1", ["0.979547", "0.979362", "0.978382"]),
+    ("integer_vif_scale2", ["0.993611", "0.993712", "0.993247"]),
+    ("integer_vif_scale3", ["0.997157", "0.997458", "0.997152"]),
+    ("integer_motion2", ["0.000000", "9.890542", "10.070872"]),
+    ("integer_motion3", ["9.890542", "9.890542", "10.070872"]),
+    ("vmaf", ["81.418421", "92.178906", "92.290413"]),
+];
+
+/// Three 176x144 4:2:0 16-bit frames as raw yuv, reference and distorted:
+/// a diagonal sawtooth with noise from a 32-bit LCG, and a horizontal
+/// [1 2 1]/4 blur of it with more noise. Samples reach 57,000, so integer
+/// ADM's int32 level-0 sums wrap, as they do in libvmaf.
+fn sixteen_bit_pair() -> (Vec<u8>, Vec<u8>) {
+    let mut state: u32 = 1;
+    let mut noise = |m: u32| {
+        state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        i64::from((state >> 16) % m)
+    };
+    let (mut reference, mut distorted) = (Vec::new(), Vec::new());
+    for f in 0..3i64 {
+        for (p, (w, h)) in [(176i64, 144i64), (88, 72), (88, 72)].into_iter().enumerate() {
+            for y in 0..h {
+                let row: Vec<i64> = (0..w)
+                    .map(|x| {
+                        let saw = (x * 397 + y * 233 + f * 1500 + p as i64 * 9000) % 50_000;
+                        (saw + 7000 + noise(4096) - 2048).clamp(0, 65_535)
+                    })
+                    .collect();
+                for x in 0..w as usize {
+                    let (a, c) = (row[x.saturating_sub(1)], row[(x + 1).min(w as usize - 1)]);
+                    let d = ((a + 2 * row[x] + c) / 4 + noise(1024) - 512).clamp(0, 65_535);
+                    reference.extend_from_slice(&(row[x] as u16).to_le_bytes());
+                    distorted.extend_from_slice(&(d as u16).to_le_bytes());
+                }
+            }
+        }
+    }
+    (reference, distorted)
+}
+
+/// 16-bit input scores as libvmaf scores it. vqscope refused integer ADM
+/// above 12 bits, so the default model too, where libvmaf prints a score.
+#[test]
+fn sixteen_bit_input_scores_as_libvmaf() {
+    let dir = out_dir();
+    let (reference, distorted) = sixteen_bit_pair();
+    let (r, d, out) = (dir.join("ref16.yuv"), dir.join("dis16.yuv"), dir.join("sixteen.json"));
+    std::fs::write(&r, reference).unwrap();
+    std::fs::write(&d, distorted).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let args = [
+        "score",
+        "-r",
+        r.to_str().unwrap(),
+        "-d",
+        d.to_str().unwrap(),
+        "--width",
+        "176",
+        "--height",
+        "144",
+        "--pixel_format",
+        "420",
+        "--bitdepth",
+        "16",
+        "--json",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    let output = vqscope(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "vqscope {args:?} failed: {stderr}");
+    assert!(!stderr.contains("[vulkan"), "validation messages:\n{stderr}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let frames = report["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 3);
+    let mut differ = Vec::new();
+    for (name, want) in SIXTEEN_BIT_LIBVMAF {
+        for (i, w) in want.iter().enumerate() {
+            let got = frames[i]["metrics"][name].as_f64().map(|v| format!("{v:.6}"));
+            if got.as_deref() != Some(*w) {
+                differ.push(format!("frame {i} {name}: {got:?}, libvmaf {w}"));
+            }
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}

@@ -40,7 +40,7 @@ use vqscope_gpu::{
 };
 
 use super::{
-    AdmFrameSums, AdmOptions, AdmScaleSums, MIN_SIZE, Region, SCALES, band_sizes, cm, csf, decouple,
+    AdmFrameSums, AdmOptions, AdmScaleSums, Region, SCALES, band_sizes, cm, csf, decouple,
 };
 use crate::device::{DevicePlane, PlaneDesc};
 use crate::error::MetricsError;
@@ -219,7 +219,7 @@ struct Layout {
 impl Layout {
     /// Checks the geometry and options as the twin does.
     fn new(width: u32, height: u32, bpc: u32, options: &AdmOptions) -> Result<Self, MetricsError> {
-        check_geometry(width as usize, height as usize, bpc)?;
+        super::check_geometry(width as usize, height as usize, bpc)?;
         options.validate()?;
         let sizes = band_sizes(width as usize, height as usize);
         let mut levels = Vec::with_capacity(SCALES);
@@ -762,28 +762,6 @@ fn check_plane(what: &str, p: &DevicePlane<'_>, want: (u32, u32, u32)) -> vqscop
             "adm: {what} plane is {}x{} at {} bits, the kernel was built for {}x{} at {}",
             d.width, d.height, d.bpc, want.0, want.1, want.2
         )));
-    }
-    Ok(())
-}
-
-/// The twin's frame checks (mod.rs `check_planes`) for one plane geometry.
-fn check_geometry(width: usize, height: usize, bpc: u32) -> Result<(), MetricsError> {
-    if width < MIN_SIZE || height < MIN_SIZE {
-        return Err(MetricsError::FrameTooSmall {
-            feature: "adm",
-            width,
-            height,
-            reason: "integer ADM needs at least 33 samples a side: its coarsest wavelet level \
-                     would otherwise read outside the frame",
-        });
-    }
-    if !(8..=12).contains(&bpc) {
-        return Err(MetricsError::OptionOutOfRange {
-            feature: "adm",
-            option: "bit depth",
-            value: i64::from(bpc),
-            allowed: "8 ..= 12 (libvmaf's int32 level-0 sums overflow above 12 bits)",
-        });
     }
     Ok(())
 }

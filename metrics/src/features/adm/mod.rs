@@ -302,21 +302,28 @@ pub fn adm_frame_sums(
 
 fn check_planes(reference: &PlaneView, distorted: &PlaneView) -> Result<(), MetricsError> {
     check_pair("adm", reference, distorted)?;
-    if reference.width < MIN_SIZE || reference.height < MIN_SIZE {
+    check_geometry(reference.width, reference.height, reference.bpc)
+}
+
+/// The frame size and depth integer ADM computes (the twin's and the
+/// kernel's one check). At 16 bits libvmaf's int32 level-0 sums wrap, and
+/// both wrap as it does.
+pub(crate) fn check_geometry(width: usize, height: usize, bpc: u32) -> Result<(), MetricsError> {
+    if width < MIN_SIZE || height < MIN_SIZE {
         return Err(MetricsError::FrameTooSmall {
             feature: "adm",
-            width: reference.width,
-            height: reference.height,
+            width,
+            height,
             reason: "integer ADM needs at least 33 samples a side: its coarsest wavelet level \
                      would otherwise read outside the frame",
         });
     }
-    if !(8..=12).contains(&reference.bpc) {
+    if !(8..=16).contains(&bpc) {
         return Err(MetricsError::OptionOutOfRange {
             feature: "adm",
             option: "bit depth",
-            value: i64::from(reference.bpc),
-            allowed: "8 ..= 12 (libvmaf's int32 level-0 sums overflow above 12 bits)",
+            value: i64::from(bpc),
+            allowed: "8 ..= 16",
         });
     }
     Ok(())
