@@ -476,3 +476,64 @@ fn sixteen_bit_input_scores_as_libvmaf() {
     }
     assert!(differ.is_empty(), "{}", differ.join("\n"));
 }
+
+/// A 10-bit y4m pair of 256x224 frames (mid-grey chroma, luma a ramp) whose
+/// distorted frame 1 holds the luma sample `bad` at (50, 100).
+fn ten_bit_pair_with(bad: u16) -> (PathBuf, PathBuf) {
+    let (w, h) = (256usize, 224usize);
+    let frame = |bad_at: Option<u16>| {
+        let mut luma: Vec<u16> = (0..w * h).map(|i| (200 + (i % w) + (i / w)) as u16).collect();
+        if let Some(v) = bad_at {
+            luma[100 * w + 50] = v;
+        }
+        let chroma = vec![512u16; w * h / 2];
+        let mut bytes = b"FRAME\n".to_vec();
+        bytes.extend(luma.iter().chain(&chroma).flat_map(|v| v.to_le_bytes()));
+        bytes
+    };
+    let header = format!("YUV4MPEG2 W{w} H{h} F25:1 Ip A1:1 C420p10\n").into_bytes();
+    let (r, d) = (
+        out_dir().join(format!("ramp10.{bad}.ref.y4m")),
+        out_dir().join(format!("ramp10.{bad}.dis.y4m")),
+    );
+    let mut reference = header.clone();
+    let mut distorted = header;
+    for i in 0..3 {
+        reference.extend(frame(None));
+        distorted.extend(frame((i == 1).then_some(bad)));
+    }
+    std::fs::write(&r, reference).unwrap();
+    std::fs::write(&d, distorted).unwrap();
+    (r, d)
+}
+
+/// libvmaf's CAMBI refuses a frame whose luma holds a sample past the
+/// file's bit depth ("Invalid input. The input contains values greater
+/// than 1023 …", exit status 234, no report); so does vqscope, naming the
+/// frame, with `cambi` alone and in a v1 model. Up to the largest value
+/// the frame scores.
+#[test]
+fn cambi_refuses_samples_past_the_bit_depth() {
+    let (r, d) = ten_bit_pair_with(1500);
+    let out = out_dir().join("refused.json");
+    let _ = std::fs::remove_file(&out);
+    let message = "cambi: distorted frame 1 has luma samples above 1023";
+    let (r, d, o) = (r.to_str().unwrap(), d.to_str().unwrap(), out.to_str().unwrap());
+    fails_with(&["score", "-r", r, "-d", d, "--feature", "cambi", "--json", "-o", o], message);
+    assert!(!out.exists(), "a report of a refused clip");
+    fails_with(&["score", "-r", r, "-d", d, "--model", "version=vmaf_v1.0.16_3d0h"], message);
+    // The reference is checked with full_ref only.
+    fails_with(
+        &["score", "-r", d, "-d", r, "--feature", "cambi=full_ref=true"],
+        "cambi: reference frame 1 has luma samples above 1023",
+    );
+    let (report, _) =
+        score_report("cambi-reference-unchecked", &["-r", d, "-d", r, "-n", "--feature", "cambi"]);
+    assert_eq!(report["frames"].as_array().unwrap().len(), 3);
+    let (r, d) = ten_bit_pair_with(1023);
+    let (report, _) = score_report(
+        "cambi-at-max",
+        &["-r", r.to_str().unwrap(), "-d", d.to_str().unwrap(), "-n", "--feature", "cambi"],
+    );
+    assert_eq!(report["frames"].as_array().unwrap().len(), 3);
+}

@@ -95,6 +95,21 @@ pub enum MetricsError {
     /// the pipeline it was built for.
     #[error("{0}")]
     Usage(String),
+    /// A luma sample above the largest value of the input's bit depth,
+    /// which libvmaf's CAMBI refuses (its `validate_image`) rather than
+    /// score: a 10-bit file can hold 16-bit words.
+    #[error(
+        "{feature}: {picture} frame{at} has luma samples above {max}, the largest {bpc}-bit \
+         value (libvmaf refuses such frames)",
+        at = .frame.map(|f| format!(" {f}")).unwrap_or_default()
+    )]
+    SampleOutOfRange {
+        feature: &'static str,
+        picture: &'static str,
+        frame: Option<u64>,
+        bpc: u32,
+        max: u32,
+    },
     /// Lanes built to see the same frames (sharing the instances that read
     /// only the reference) were pushed different frames: their values near
     /// the end may differ from a run of their own. Score them again

@@ -21,7 +21,8 @@ use vqscope_metrics::device::{DevicePlane, upload_plane};
 use vqscope_metrics::features::Feature;
 use vqscope_metrics::features::cambi::feature::{CambiFeature, cambi_options};
 use vqscope_metrics::features::cambi::gpu::{CPU_CVALUE_ROWS, CambiKernel, GPU_CVALUE_ROWS};
-use vqscope_metrics::features::cambi::{Cambi, CambiOptions, CambiScore, Eotf};
+use vqscope_metrics::features::cambi::preprocess::sample_positions;
+use vqscope_metrics::features::cambi::{Cambi, CambiOptions, CambiScore, Eotf, NUM_SCALES};
 use vqscope_metrics::pipeline::{FeatureSet, ScorePipeline};
 use vqscope_video::{ChromaFormat, ColorInfo, Frame, FramePair, Geometry, PixelFormat};
 
@@ -52,8 +53,8 @@ fn random_plane(rng: &mut Rng, width: usize, height: usize, bpc: u32) -> Vec<u16
     samples
 }
 
-/// The kernel's outputs for one frame pair, checking it writes exactly its
-/// result slots.
+/// The kernel's outputs for one frame pair of samples within their bit
+/// depth (so not refused), checking it writes exactly its result slots.
 fn gpu_score(
     ctx: &Arc<GpuContext>,
     submitter: &mut Submitter,
@@ -61,6 +62,22 @@ fn gpu_score(
     reference: &PlaneView,
     distorted: &PlaneView,
 ) -> CambiScore {
+    let words = gpu_words(ctx, submitter, kernel, reference, distorted);
+    if let Some(e) = kernel.out_of_range(0, &words) {
+        panic!("a frame within its bit depth refused: {e}");
+    }
+    kernel.decode(&words)
+}
+
+/// The kernel's result words for one frame pair, checking it writes exactly
+/// its result slots.
+fn gpu_words(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    kernel: &CambiKernel,
+    reference: &PlaneView,
+    distorted: &PlaneView,
+) -> Vec<i64> {
     let (r, rd) = upload_plane(ctx, submitter, reference).unwrap();
     let (d, dd) = upload_plane(ctx, submitter, distorted).unwrap();
     let (rp, dp) = (DevicePlane { buffer: &r, desc: rd }, DevicePlane { buffer: &d, desc: dd });
@@ -80,7 +97,7 @@ fn gpu_score(
     let poison = i64::from_le_bytes([0xEF, 0xBE, 0xAD, 0xDE, 0xEF, 0xBE, 0xAD, 0xDE]);
     assert_eq!(words[..2], [poison, poison], "kernel wrote before its offset");
     assert_eq!(words[(offset + n) as usize], poison, "kernel wrote past its slots");
-    kernel.decode(&words[offset as usize..(offset + n) as usize])
+    words[offset as usize..(offset + n) as usize].to_vec()
 }
 
 /// Scores a random pair of `w`x`h` planes of `bpc` bits (what `cambi` and
@@ -536,5 +553,56 @@ fn heatmaps_with_speedup_gaps_and_existing_files() {
     assert!(!dir.join(names[0]).exists(), "nothing created when refusing");
     assert_eq!(std::fs::read(dir.join(names[4])).unwrap(), before);
     std::fs::remove_dir_all(&dir).unwrap();
+    assert_no_validation_messages();
+}
+
+/// libvmaf refuses a frame whose luma holds a sample past its bit depth
+/// (`validate_image`: at 9 to 15 bits, every sample of the plane): the
+/// kernel's flag names the picture the twin refuses, the distorted or with
+/// `full_ref` the reference, also where the decimation to the working size
+/// never reads the sample. 8- and 16-bit input is not checked (no flag word).
+#[test]
+fn cambi_refuses_samples_past_the_bit_depth_as_the_twin_does() {
+    let ctx = test_context();
+    let mut submitter = Submitter::new(&ctx, 1).unwrap();
+    let mut rng = Rng(0xCA4B_0BAD);
+    let full = CambiOptions { full_ref: true, ..CambiOptions::default() };
+    let decimated =
+        CambiOptions { enc_width: 240, enc_height: 180, src_width: 320, src_height: 200, ..full };
+    let (w, h) = (480, 360);
+    for (bpc, options) in [(10, full), (12, decimated), (9, decimated), (10, decimated)] {
+        let cambi = Cambi::new(&options, w, h, bpc).unwrap();
+        let kernel = CambiKernel::new(&ctx, &cambi).unwrap();
+        // A position the decimations to 240x180 and to 320x200 both skip.
+        let (xs, xr) = (sample_positions(w, 240), sample_positions(w, 320));
+        let (ys, yr) = (sample_positions(h, 180), sample_positions(h, 200));
+        let x = (0..w).rev().find(|x| !xs.contains(x) && !xr.contains(x)).unwrap();
+        let y = (0..h).find(|y| !ys.contains(y) && !yr.contains(y)).unwrap();
+        let max = (1u32 << bpc) - 1;
+        for (picture, bad) in [("distorted", max + 1), ("reference", 65_535), ("neither", max)] {
+            let mut r = random_plane(&mut rng, w, h, bpc);
+            let mut d = random_plane(&mut rng, w, h, bpc);
+            let target = if picture == "reference" { &mut r } else { &mut d };
+            target[y * w + x] = bad as u16;
+            let (rv, dv) = (PlaneView::packed(w, h, bpc, &r), PlaneView::packed(w, h, bpc, &d));
+            let what = format!("{bpc} bits, {options:?}, sample {bad} at ({x}, {y}) in {picture}");
+            let words = gpu_words(&ctx, &mut submitter, &kernel, &rv, &dv);
+            let got = kernel.out_of_range(7, &words).map(|e| e.to_string());
+            let want = cambi.score(&dv, &rv).err().map(|e| e.to_string());
+            if picture == "neither" {
+                assert_eq!((got, want), (None, None), "{what}");
+                continue;
+            }
+            let want = want.unwrap_or_else(|| panic!("{what}: the twin scored it"));
+            let got = got.unwrap_or_else(|| panic!("{what}: the kernel did not flag it"));
+            assert_eq!(got, want.replace(" frame has", " frame 7 has"), "{what}");
+            assert!(got.contains(picture) && got.contains(&format!("above {max}")), "{got}");
+        }
+    }
+    for bpc in [8, 16] {
+        let cambi = Cambi::new(&full, w, h, bpc).unwrap();
+        let kernel = CambiKernel::new(&ctx, &cambi).unwrap();
+        assert_eq!(kernel.result_words() as usize, 2 * NUM_SCALES, "{bpc} bits: a flag word");
+    }
     assert_no_validation_messages();
 }

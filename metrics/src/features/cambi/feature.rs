@@ -194,7 +194,8 @@ struct CambiExtractor {
     name: String,
     /// The `heatmaps_path` dump; its maps follow the kernel's words.
     heatmaps: Option<Heatmaps>,
-    /// The first failed heat-map write, for [`Extractor::take_failure`].
+    /// The first refused frame or failed heat-map write, for
+    /// [`Extractor::take_failure`].
     failure: Option<MetricsError>,
 }
 
@@ -243,6 +244,9 @@ impl Extractor for CambiExtractor {
 
     fn frame(&mut self, index: u64, words: &[i64]) -> Vec<FrameValues> {
         let (words, maps) = words.split_at(self.kernel.result_words() as usize);
+        if self.failure.is_none() {
+            self.failure = self.kernel.out_of_range(index, words);
+        }
         if let Some(heatmaps) = self.heatmaps.as_mut().filter(|_| self.failure.is_none()) {
             let floats: Vec<f32> = maps
                 .iter()

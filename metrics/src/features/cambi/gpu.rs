@@ -2,7 +2,9 @@
 //! kernels over the shared luma plane, per picture (the distorted, and the
 //! reference with `full_ref`), exact against the CPU twin.
 //!
-//! Per picture: shaders/metrics/cambi_preprocess.comp (decimation to the
+//! Per picture: shaders/metrics/cambi_range.comp (at 9 to 15 bits, whether
+//! a luma sample exceeds the bit depth, which libvmaf refuses: a flag word
+//! after the scores), cambi_preprocess.comp (decimation to the
 //! working size through the twin's position tables, 10 bits,
 //! anti-dithering), cambi_mask.comp (the spatial mask, from the image),
 //! then per scale cambi_scale.comp (2x decimation and mode filter; the grid
@@ -120,6 +122,18 @@ struct PreprocessPush {
     pad: [u32; 3],
 }
 
+/// Twin of cambi_range.comp's push constants; the two must agree.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct RangePush {
+    plane: PlaneDesc,
+    bit: u32,
+    pad: [u32; 3],
+}
+
+/// The range flag's bit of the distorted picture and of the reference.
+const RANGE_BITS: [u32; 2] = [1, 2];
+
 /// Twin of cambi_common.glsl's push constants (every other CAMBI kernel);
 /// the two must agree.
 #[repr(C)]
@@ -147,9 +161,13 @@ struct CambiPush {
 pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
     use vqscope_shaders::{
         METRICS_CAMBI_CVALUES, METRICS_CAMBI_MASK, METRICS_CAMBI_PASS2, METRICS_CAMBI_PREPROCESS,
-        METRICS_CAMBI_SCALE, METRICS_CAMBI_SELECT_HIGH, METRICS_CAMBI_SELECT_LOW, twin,
+        METRICS_CAMBI_RANGE, METRICS_CAMBI_SCALE, METRICS_CAMBI_SELECT_HIGH,
+        METRICS_CAMBI_SELECT_LOW, twin,
     };
     vec![
+        twin!(RangePush as "Push" in [METRICS_CAMBI_RANGE] {
+            plane, bit, pad0 = pad, pad1 = pad + 4, pad2 = pad + 8,
+        }),
         twin!(PreprocessPush as "Push" in [METRICS_CAMBI_PREPROCESS] {
             plane, width, height, x_table, y_table, anti_dither, pad0 = pad, pad1 = pad + 4,
             pad2 = pad + 8,
@@ -184,6 +202,7 @@ struct Side {
 
 /// The pipelines, in the order a picture runs them.
 struct Pipelines {
+    range: ComputePipeline,
     preprocess: ComputePipeline,
     mask: ComputePipeline,
     scale: ComputePipeline,
@@ -216,6 +235,10 @@ pub struct CambiKernel {
     low: Buffer,
     select: Buffer,
     sums: Buffer,
+    /// Whether a picture's samples are checked against the bit depth
+    /// ([`preprocess::checks_bit_depth`]), and the flags they set.
+    checks_range: bool,
+    range: Buffer,
 }
 
 impl CambiKernel {
@@ -321,6 +344,7 @@ impl CambiKernel {
         };
         use vqscope_shaders as s;
         let pipelines = Pipelines {
+            range: pipeline("metrics/cambi_range", s::METRICS_CAMBI_RANGE)?,
             preprocess: pipeline("metrics/cambi_preprocess", s::METRICS_CAMBI_PREPROCESS)?,
             mask: pipeline("metrics/cambi_mask", s::METRICS_CAMBI_MASK)?,
             scale: pipeline("metrics/cambi_scale", s::METRICS_CAMBI_SCALE)?,
@@ -345,6 +369,8 @@ impl CambiKernel {
             low: Buffer::storage(ctx, "cambi low bins", histograms)?,
             select: Buffer::storage(ctx, "cambi select", NUM_SCALES as u64 * 16)?,
             sums: Buffer::storage(ctx, "cambi sums", NUM_SCALES as u64 * 8)?,
+            checks_range: preprocess::checks_bit_depth(cambi.input().2),
+            range: Buffer::storage(ctx, "cambi range flags", 8)?,
         })
     }
 
@@ -359,8 +385,14 @@ impl CambiKernel {
     }
 
     /// int64 result slots per frame: each scale's top-k sum of the
-    /// distorted picture, then with `full_ref` of the reference.
+    /// distorted picture, then with `full_ref` of the reference, then where
+    /// samples are checked against the bit depth the range flags.
     pub fn result_words(&self) -> u32 {
+        self.score_words() + u32::from(self.checks_range)
+    }
+
+    /// The top-k sums' slots.
+    fn score_words(&self) -> u32 {
         (self.sides.len() * NUM_SCALES) as u32
     }
 
@@ -443,11 +475,19 @@ impl CambiKernel {
         }
         // Earlier frames and pictures may still use every buffer.
         steps.barrier(rec);
+        if self.checks_range {
+            rec.fill(&self.range, 0);
+        }
         for (i, side) in self.sides.iter().enumerate() {
             let plane = if i == 0 { distorted } else { reference };
             let out = offset_words + (i * NUM_SCALES) as u32;
             let maps = if i == 0 { maps } else { None };
             self.record_picture(rec, &mut steps, side, i == 1, plane, results, out, maps)?;
+        }
+        if self.checks_range {
+            // After the last picture's final step.
+            let at = u64::from(offset_words + self.score_words()) * 8;
+            rec.copy_buffer(&self.range, 0, results, at, 8);
         }
         Ok(())
     }
@@ -492,6 +532,18 @@ impl CambiKernel {
             groups(sw, sh),
         )?;
         steps.barrier(rec);
+        if self.checks_range {
+            // Beside the mask: the fill above is visible by now.
+            let push =
+                RangePush { plane: plane.desc, bit: RANGE_BITS[usize::from(source)], pad: [0; 3] };
+            let (w, h) = (plane.desc.width, plane.desc.height);
+            rec.dispatch(
+                &p.range,
+                &[Binding::Buffer(plane.buffer), Binding::Buffer(&self.range)],
+                bytemuck::bytes_of(&push),
+                groups(w, h),
+            )?;
+        }
         let contrast = self.cambi.contrast();
         let (band_base, band_size) = contrast.band().unwrap_or((0, 0));
         let base = CambiPush {
@@ -605,6 +657,18 @@ impl CambiKernel {
         )?;
         steps.barrier(rec);
         Ok(())
+    }
+
+    /// The picture of frame `index` whose samples exceed the bit depth (the
+    /// distorted first), as libvmaf's refusal, from the kernel's result words.
+    pub fn out_of_range(&self, index: u64, words: &[i64]) -> Option<MetricsError> {
+        let flags = if self.checks_range { words[self.score_words() as usize] } else { 0 };
+        let (_, _, bpc) = self.cambi.input();
+        ["distorted", "reference"]
+            .into_iter()
+            .zip(RANGE_BITS)
+            .find(|&(_, bit)| flags & i64::from(bit) != 0)
+            .map(|(picture, _)| super::out_of_range(picture, Some(index), bpc))
     }
 
     /// The frame's outputs from the kernel's result words.

@@ -486,9 +486,14 @@ impl Cambi {
         distorted: &PlaneView<'_>,
         reference: &PlaneView<'_>,
     ) -> Result<CambiScore, MetricsError> {
+        in_range(distorted, "distorted")?;
         let dist = self.picture_score(distorted, self.encode)?;
-        let src =
-            if self.full_ref { Some(self.picture_score(reference, self.source)?) } else { None };
+        let src = if self.full_ref {
+            in_range(reference, "reference")?;
+            Some(self.picture_score(reference, self.source)?)
+        } else {
+            None
+        };
         Ok(self.combine(dist, src))
     }
 
@@ -496,6 +501,7 @@ impl Cambi {
     /// (row-major, at [`Cambi::scale_sizes`]): what libvmaf's
     /// `heatmaps_path` dumps ([`heatmap`]) before pooling.
     pub fn c_value_maps(&self, distorted: &PlaneView<'_>) -> Result<Vec<Vec<f32>>, MetricsError> {
+        in_range(distorted, "distorted")?;
         let mut maps = Vec::with_capacity(NUM_SCALES);
         self.picture_c_values(distorted, self.encode, |c| maps.push(c.to_vec()))?;
         Ok(maps)
@@ -565,6 +571,20 @@ fn scale_sizes(side: Working, speedup: bool) -> [(usize, usize); NUM_SCALES] {
 
 /// Refuses a size whose smallest scale is shorter than half the window on
 /// a side: libvmaf's histogram loops then read outside the picture.
+/// libvmaf's refusal of a `picture` with samples past its bit depth.
+fn in_range(plane: &PlaneView<'_>, picture: &'static str) -> Result<(), MetricsError> {
+    if preprocess::exceeds_bit_depth(plane) {
+        return Err(out_of_range(picture, None, plane.bpc));
+    }
+    Ok(())
+}
+
+/// The error for a `picture` (of `frame`, where known) with samples past
+/// bit depth `bpc`.
+pub fn out_of_range(picture: &'static str, frame: Option<u64>, bpc: u32) -> MetricsError {
+    MetricsError::SampleOutOfRange { feature: "cambi", picture, frame, bpc, max: (1 << bpc) - 1 }
+}
+
 fn check_scales(side: Working, speedup: bool) -> Result<(), MetricsError> {
     let pad = usize::from(side.window >> 1);
     let (w, h) = scale_sizes(side, speedup)[NUM_SCALES - 1];

@@ -39,6 +39,24 @@ fn to_10_bit(v: u16, bpc: u32) -> u16 {
     }
 }
 
+/// Whether a sample of `plane` exceeds the largest value of its bit depth,
+/// for which libvmaf's `validate_image` refuses the frame. libvmaf checks
+/// at 9 to 15 bits only (8- and 16-bit samples cannot exceed theirs), and
+/// every sample, not only those the decimation reads.
+pub fn exceeds_bit_depth(plane: &PlaneView<'_>) -> bool {
+    if !checks_bit_depth(plane.bpc) {
+        return false;
+    }
+    let max = (1u16 << plane.bpc) - 1;
+    (0..plane.height).any(|y| plane.row(y).iter().any(|&v| v > max))
+}
+
+/// Whether libvmaf checks samples against bit depth `bpc` (see
+/// [`exceeds_bit_depth`]).
+pub fn checks_bit_depth(bpc: u32) -> bool {
+    (9..=15).contains(&bpc)
+}
+
 /// `plane` taken to `out_width`x`out_height` at 10 bits.
 pub fn decimate_to_10_bit(plane: &PlaneView<'_>, out_width: usize, out_height: usize) -> Grid {
     let xs = sample_positions(plane.width, out_width);
