@@ -529,11 +529,13 @@ fn cambi_refuses_samples_past_the_bit_depth() {
     );
     let (report, _) =
         score_report("cambi-reference-unchecked", &["-r", d, "-d", r, "-n", "--feature", "cambi"]);
+    assert_eq!(frame_keys(&report), ["cambi"]);
     assert_eq!(report["frames"].as_array().unwrap().len(), 3);
     let (r, d) = ten_bit_pair_with(1023);
     let (report, _) = score_report(
         "cambi-at-max",
         &["-r", r.to_str().unwrap(), "-d", d.to_str().unwrap(), "-n", "--feature", "cambi"],
     );
+    assert_eq!(frame_keys(&report), ["cambi"]);
     assert_eq!(report["frames"].as_array().unwrap().len(), 3);
 }

@@ -209,7 +209,7 @@ impl CambiExtractor {
 impl Extractor for CambiExtractor {
     fn columns(&self) -> Vec<Column> {
         let mut columns = vec![Column::new(self.name.clone())];
-        if self.kernel.result_words() > super::NUM_SCALES as u32 {
+        if self.kernel.full_ref() {
             columns.push(Column::new("cambi_source".to_owned()));
             columns.push(Column::new("cambi_full_reference".to_owned()));
         }

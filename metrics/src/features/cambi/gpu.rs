@@ -391,6 +391,11 @@ impl CambiKernel {
         self.score_words() + u32::from(self.checks_range)
     }
 
+    /// Whether the reference is scored too (`full_ref`).
+    pub fn full_ref(&self) -> bool {
+        self.sides.len() > 1
+    }
+
     /// The top-k sums' slots.
     fn score_words(&self) -> u32 {
         (self.sides.len() * NUM_SCALES) as u32
