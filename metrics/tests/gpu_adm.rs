@@ -11,52 +11,16 @@ use std::time::Duration;
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, frame_ms, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer, keep_busy, phase_medians};
+use vqscope_gpu::{Buffer, GpuContext, Submitter, keep_busy, phase_medians};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, upload_plane};
 use vqscope_metrics::features::adm::csf::CsfMode;
 use vqscope_metrics::features::adm::gpu::AdmKernel;
 use vqscope_metrics::features::adm::{AdmFrameSums, AdmOptions, MIN_SIZE, adm_frame_sums};
+use vqscope_metrics::testing::{multiscale_pair, poisoned_results};
 
-/// A reference with structure at several scales (smooth gradients, edges,
-/// noise) so every wavelet level carries signal, and a distorted version
-/// mixing blur-like attenuation, enhancement, noise and sign flips — the
-/// decoupling, gain-limit and masking branches all get exercised.
-fn frame_pair(rng: &mut Rng, w: usize, h: usize, bpc: u32) -> (Vec<u16>, Vec<u16>) {
-    let max = (1i64 << bpc) - 1;
-    let scale = 1i64 << (bpc - 8);
-    let (fx, fy) = (1 + rng.below(7) as i64, 1 + rng.below(5) as i64);
-    let edge = rng.below(w as u64) as i64;
-    let mut reference = Vec::with_capacity(w * h);
-    for y in 0..h as i64 {
-        for x in 0..w as i64 {
-            let wave = ((x * fx + y * fy) % 64 - 32) * 3;
-            let step = if x < edge { 40 } else { -40 };
-            let noise = rng.below(64) as i64 - 32;
-            reference.push(((128 + wave + step + noise) * scale).clamp(0, max));
-        }
-    }
-    let mode = rng.below(4);
-    let distorted: Vec<i64> = reference
-        .iter()
-        .map(|&r| {
-            let n = rng.below(16 * scale as u64 + 1) as i64 - 8 * scale;
-            let mid = 128 * scale;
-            let d = match mode {
-                0 => mid + (r - mid) * 3 / 4 + n,      // attenuated + noise
-                1 => mid + (r - mid) * 5 / 4 + n / 4,  // enhanced
-                2 => r + n * 4,                        // strong noise
-                _ => rng.below(max as u64 + 1) as i64, // unrelated
-            };
-            d.clamp(0, max)
-        })
-        .collect();
-    (
-        reference.into_iter().map(|v| v as u16).collect(),
-        distorted.into_iter().map(|v| v as u16).collect(),
-    )
-}
-
+/// The kernel's sums of one pair, from results written at an offset inside
+/// a poisoned buffer (nothing may be written outside its words).
 fn gpu_sums(
     ctx: &Arc<GpuContext>,
     submitter: &mut Submitter,
@@ -66,30 +30,12 @@ fn gpu_sums(
 ) -> AdmFrameSums {
     let (rb, rd) = upload_plane(ctx, submitter, reference).unwrap();
     let (db, dd) = upload_plane(ctx, submitter, distorted).unwrap();
-    // Results at a non-zero offset inside a larger buffer, poisoned first.
-    let offset = 3u32;
-    let words = offset + AdmKernel::RESULT_WORDS + 2;
-    let results = Buffer::storage(ctx, "adm results", u64::from(words) * 8).unwrap();
-    submitter
-        .run(|rec| {
-            rec.fill(&results, 0xDEAD_BEEF);
-            rec.barrier();
-            kernel.record(
-                rec,
-                &DevicePlane { buffer: &rb, desc: rd },
-                &DevicePlane { buffer: &db, desc: dd },
-                &results,
-                offset,
-            )
-        })
-        .unwrap();
-    let bytes = download_buffer(ctx, submitter, &results, u64::from(words) * 8).unwrap();
-    let all: Vec<i64> =
-        bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
-    let poison = i64::from_le_bytes([0xEF, 0xBE, 0xAD, 0xDE, 0xEF, 0xBE, 0xAD, 0xDE]);
-    assert!(all[..offset as usize].iter().all(|&v| v == poison), "wrote below its offset");
-    assert!(all[(offset + AdmKernel::RESULT_WORDS) as usize..].iter().all(|&v| v == poison));
-    AdmKernel::decode(&all[offset as usize..])
+    let words = poisoned_results(ctx, submitter, AdmKernel::RESULT_WORDS, |rec, results, at| {
+        let r = DevicePlane { buffer: &rb, desc: rd };
+        let d = DevicePlane { buffer: &db, desc: dd };
+        kernel.record(rec, &r, &d, results, at)
+    });
+    AdmKernel::decode(&words)
 }
 
 #[test]
@@ -116,7 +62,7 @@ fn gpu_adm_sums_equal_cpu_twin() {
         let options = if i % 3 == 1 { AdmOptions::neg() } else { AdmOptions::default() };
         let kernel = AdmKernel::new(&ctx, w as u32, h as u32, bpc, &options).unwrap();
         for _ in 0..2 {
-            let (r, d) = frame_pair(&mut rng, w, h, bpc);
+            let (r, d) = multiscale_pair(&mut rng, w, h, bpc);
             let rp = PlaneView::packed(w, h, bpc, &r);
             let dp = PlaneView::packed(w, h, bpc, &d);
             let expected = adm_frame_sums(&rp, &dp, &options).unwrap();
@@ -147,7 +93,7 @@ fn gpu_adm_takes_samples_past_the_bit_depth_as_the_twin_does() {
         let bpc = [10, 12, 10][i];
         let options = AdmOptions::default();
         let kernel = AdmKernel::new(&ctx, w as u32, h as u32, bpc, &options).unwrap();
-        let (mut r, mut d) = frame_pair(&mut rng, w, h, bpc);
+        let (mut r, mut d) = multiscale_pair(&mut rng, w, h, bpc);
         for plane in [&mut r, &mut d] {
             for _ in 0..(w * h / 50).max(4) {
                 let at = rng.below((w * h) as u64) as usize;
@@ -206,7 +152,7 @@ fn gpu_adm_csf_modes_equal_cpu_twin() {
         let h = MIN_SIZE + rng.below(160) as usize;
         let bpc = [8, 10, 12][i % 3];
         let kernel = AdmKernel::new(&ctx, w as u32, h as u32, bpc, options).unwrap();
-        let (r, d) = frame_pair(&mut rng, w, h, bpc);
+        let (r, d) = multiscale_pair(&mut rng, w, h, bpc);
         let rp = PlaneView::packed(w, h, bpc, &r);
         let dp = PlaneView::packed(w, h, bpc, &d);
         let expected = adm_frame_sums(&rp, &dp, options).unwrap();
@@ -223,7 +169,7 @@ fn gpu_adm_skip_options() {
     let mut submitter = Submitter::new(&ctx, 1).unwrap();
     let mut rng = Rng(42);
     let (w, h, bpc) = (97, 61, 10);
-    let (r, d) = frame_pair(&mut rng, w, h, bpc);
+    let (r, d) = multiscale_pair(&mut rng, w, h, bpc);
     let rp = PlaneView::packed(w, h, bpc, &r);
     let dp = PlaneView::packed(w, h, bpc, &d);
     for options in [
@@ -281,7 +227,7 @@ fn gpu_adm_timing() {
     let mut rng = Rng(0x5eed_00ad);
     let options = AdmOptions::default();
     for (w, h, bpc) in [(3840usize, 2160usize, 8u32), (3840, 2160, 10), (1920, 1080, 8)] {
-        let (r, d) = frame_pair(&mut rng, w, h, bpc);
+        let (r, d) = multiscale_pair(&mut rng, w, h, bpc);
         let (rp, dp) = (PlaneView::packed(w, h, bpc, &r), PlaneView::packed(w, h, bpc, &d));
         let (rb, rd) = upload_plane(&ctx, &mut submitter, &rp).unwrap();
         let (db, dd) = upload_plane(&ctx, &mut submitter, &dp).unwrap();

@@ -24,6 +24,7 @@ use vqscope_metrics::features::cambi::gpu::{CPU_CVALUE_ROWS, CambiKernel, GPU_CV
 use vqscope_metrics::features::cambi::preprocess::sample_positions;
 use vqscope_metrics::features::cambi::{Cambi, CambiOptions, CambiScore, Eotf, NUM_SCALES};
 use vqscope_metrics::pipeline::{FeatureSet, ScorePipeline};
+use vqscope_metrics::testing::poisoned_results;
 use vqscope_video::{ChromaFormat, ColorInfo, Frame, FramePair, Geometry, PixelFormat};
 
 /// A plane with the structure CAMBI reacts to: flat areas, slow ramps that
@@ -81,23 +82,9 @@ fn gpu_words(
     let (r, rd) = upload_plane(ctx, submitter, reference).unwrap();
     let (d, dd) = upload_plane(ctx, submitter, distorted).unwrap();
     let (rp, dp) = (DevicePlane { buffer: &r, desc: rd }, DevicePlane { buffer: &d, desc: dd });
-    let (offset, n) = (2u32, kernel.result_words());
-    let len = u64::from(offset + n + 1) * 8;
-    let results = Buffer::storage(ctx, "test results", len).unwrap();
-    submitter
-        .run(|rec| {
-            rec.fill(&results, 0xDEAD_BEEF);
-            rec.barrier();
-            kernel.record(rec, &rp, &dp, &results, offset)
-        })
-        .unwrap();
-    let bytes = download_buffer(ctx, submitter, &results, len).unwrap();
-    let words: Vec<i64> =
-        bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
-    let poison = i64::from_le_bytes([0xEF, 0xBE, 0xAD, 0xDE, 0xEF, 0xBE, 0xAD, 0xDE]);
-    assert_eq!(words[..2], [poison, poison], "kernel wrote before its offset");
-    assert_eq!(words[(offset + n) as usize], poison, "kernel wrote past its slots");
-    words[offset as usize..(offset + n) as usize].to_vec()
+    poisoned_results(ctx, submitter, kernel.result_words(), |rec, results, at| {
+        kernel.record(rec, &rp, &dp, results, at)
+    })
 }
 
 /// Scores a random pair of `w`x`h` planes of `bpc` bits (what `cambi` and

@@ -25,10 +25,9 @@ use vqscope_metrics::features::ciede::gpu::{CiedeKernel, LAB_TABLE_MIN_PIXELS};
 use vqscope_metrics::features::ciede::{
     ChromaReader, delta_e_map, hue_weight, hue_weight_f64, raster_sum, score,
 };
-use vqscope_metrics::testing::{HostPlane, POISON, nudged, upload_planes};
+use vqscope_metrics::testing::{HostPlane, POISON, nudged, poisoned_results, upload_planes};
 use vqscope_video::ChromaFormat;
 
-/// Written over the results before every run.
 /// A plane in one of several styles: full-range noise (out-of-gamut
 /// colours), a smooth ramp, flat with sparse outliers, or extremes only
 /// (black, white, saturated, neutral).
@@ -103,29 +102,17 @@ fn run_kernel(
         descs.iter().map(|&desc| DevicePlane { buffer, desc }).collect()
     };
     let (r, d) = (side(&ref_buf, &ref_descs), side(&dis_buf, &dis_descs));
-    let offset = 2u32;
-    let slots = u64::from(CiedeKernel::RESULT_WORDS + offset + 1);
-    let results = Buffer::storage(ctx, "test results", slots * 8).unwrap();
-    submitter
-        .run(|rec| {
-            rec.fill(&results, POISON);
-            rec.fill(kernel.delta_e_map(), POISON);
-            rec.barrier();
-            kernel.record(rec, &r, &d, &results, offset)
-        })
-        .unwrap();
-    let bytes = download_buffer(ctx, submitter, &results, slots * 8).unwrap();
-    let words: Vec<i64> =
-        bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
-    let poison = i64::from_le_bytes([0xEF, 0xBE, 0xAD, 0xDE, 0xEF, 0xBE, 0xAD, 0xDE]);
-    assert_eq!(words[..2], [poison, poison], "kernel wrote before its offset");
-    assert_eq!(words[3], poison, "kernel wrote past its slot");
+    let words = poisoned_results(ctx, submitter, CiedeKernel::RESULT_WORDS, |rec, results, at| {
+        rec.fill(kernel.delta_e_map(), POISON);
+        rec.barrier();
+        kernel.record(rec, &r, &d, results, at)
+    });
     let (mw, mh) = kernel.map_size();
     let len = u64::from(mw) * u64::from(mh) * 4;
     let map_bytes = download_buffer(ctx, submitter, kernel.delta_e_map(), len).unwrap();
     let map =
         map_bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
-    GpuFrame { sum: CiedeKernel::decode(&words[2..]), map }
+    GpuFrame { sum: CiedeKernel::decode(&words), map }
 }
 
 /// How many of the GPU's ΔE floats differ from the twin's; each that does

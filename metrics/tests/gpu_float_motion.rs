@@ -13,7 +13,7 @@ use std::sync::Arc;
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
+use vqscope_gpu::{GpuContext, Submitter};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::DevicePlane;
 use vqscope_metrics::features::float_motion::gpu::FloatMotionKernel;
@@ -21,14 +21,9 @@ use vqscope_metrics::features::float_motion::{
     FloatMotionParams, FloatMotionScorer, blur, filter_taps, float_plane, motion_score, sad_sums,
 };
 use vqscope_metrics::pipeline::{FeatureSet, ScorePipeline};
-use vqscope_metrics::testing::{HostPlane, POISON, nudged, random_plane, upload_planes};
+use vqscope_metrics::testing::{HostPlane, nudged, poisoned_results, random_plane, upload_planes};
 use vqscope_video::FramePair;
 use vqscope_video::frame::{ChromaFormat, ColorInfo, Frame, Geometry, PixelFormat};
-
-/// Written over the results before every run.
-/// Result words before the kernel's, so a kernel that ignores its offset
-/// fails.
-const OFFSET: u32 = 2;
 
 /// The kernel's sums for `prev → cur`, with the result words around them
 /// checked for stray writes.
@@ -40,26 +35,13 @@ fn gpu_sums(
     prev: &HostPlane,
     cur: &HostPlane,
 ) -> vqscope_metrics::features::float_motion::SadSums {
-    let n = kernel.result_words();
     let (buffer, descs) = upload_planes(ctx, submitter, rng, &[prev, cur]);
-    let total = u64::from(n + OFFSET + 1) * 8;
-    let results = Buffer::storage(ctx, "test results", total).unwrap();
-    submitter
-        .run(|rec| {
-            rec.fill(&results, POISON);
-            rec.barrier();
-            let p = DevicePlane { buffer: &buffer, desc: descs[0] };
-            let c = DevicePlane { buffer: &buffer, desc: descs[1] };
-            kernel.record(rec, p, c, &results, OFFSET)
-        })
-        .unwrap();
-    let bytes = download_buffer(ctx, submitter, &results, total).unwrap();
-    let words: Vec<i64> =
-        bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
-    let poison = i64::from_le_bytes([0xEF, 0xBE, 0xAD, 0xDE, 0xEF, 0xBE, 0xAD, 0xDE]);
-    assert_eq!(words[..OFFSET as usize], [poison, poison], "kernel wrote before its offset");
-    assert_eq!(words[(n + OFFSET) as usize], poison, "kernel wrote past its slots");
-    kernel.decode(&words[OFFSET as usize..])
+    let words = poisoned_results(ctx, submitter, kernel.result_words(), |rec, results, at| {
+        let p = DevicePlane { buffer: &buffer, desc: descs[0] };
+        let c = DevicePlane { buffer: &buffer, desc: descs[1] };
+        kernel.record(rec, p, c, results, at)
+    });
+    kernel.decode(&words)
 }
 
 /// A random `w` x `h` pair at `bpc` bits (`pair`: w, h, bpc, scale1), nudged

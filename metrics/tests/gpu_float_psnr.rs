@@ -13,12 +13,10 @@
 //! - what the twins refuse (depths outside libvmaf's table, planes too
 //!   small, options that do not exist) is a `MetricsError`, not a panic.
 
-use std::sync::Arc;
-
+use vqscope_gpu::Submitter;
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, plane_bytes};
 use vqscope_metrics::features::float_ansnr::gpu::AnsnrKernel;
@@ -26,35 +24,8 @@ use vqscope_metrics::features::float_ansnr::{ansnr_sums, float_ansnr};
 use vqscope_metrics::features::float_psnr::gpu::FloatPsnrKernel;
 use vqscope_metrics::features::float_psnr::{float_psnr, noise_sum};
 use vqscope_metrics::pipeline::{FeatureSet, ScorePipeline};
-use vqscope_metrics::testing::{HostPlane, POISON, nudged, random_plane, upload_planes};
+use vqscope_metrics::testing::{HostPlane, nudged, poisoned_results, random_plane, upload_planes};
 use vqscope_video::{ChromaFormat, ColorInfo, Frame, FramePair, Geometry, PixelFormat};
-
-/// Runs `record` against poisoned results at a non-zero offset and returns
-/// its `n` result words, checking that nothing else was written.
-fn run(
-    ctx: &Arc<GpuContext>,
-    submitter: &mut Submitter,
-    n: u32,
-    record: impl FnOnce(&mut vqscope_gpu::Recorder<'_>, &Buffer, u32) -> vqscope_gpu::Result<()>,
-) -> Vec<i64> {
-    let offset = 2;
-    let len = u64::from(n + offset + 1) * 8;
-    let results = Buffer::storage(ctx, "test results", len).unwrap();
-    submitter
-        .run(|rec| {
-            rec.fill(&results, POISON);
-            rec.barrier();
-            record(rec, &results, offset)
-        })
-        .unwrap();
-    let bytes = download_buffer(ctx, submitter, &results, len).unwrap();
-    let words: Vec<i64> =
-        bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
-    let poison = i64::from(POISON) | (i64::from(POISON) << 32);
-    assert_eq!(words[..offset as usize], [poison, poison], "kernel wrote before its offset");
-    assert_eq!(words[(n + offset) as usize], poison, "kernel wrote past its slots");
-    words[offset as usize..(n + offset) as usize].to_vec()
-}
 
 /// The frame sizes tried at each depth: the smallest accepted, tile edges
 /// and neighbours, then random odd ones.
@@ -80,7 +51,8 @@ fn float_psnr_sums_match_twin() {
             let kernel = FloatPsnrKernel::new(&ctx, w as u32, h as u32, bpc).unwrap();
             let (buffer, descs) = upload_planes(&ctx, &mut submitter, &mut rng, &[&r, &d]);
             let [rd, dd] = [descs[0], descs[1]];
-            let words = run(&ctx, &mut submitter, FloatPsnrKernel::RESULT_WORDS, |rec, out, at| {
+            let n = FloatPsnrKernel::RESULT_WORDS;
+            let words = poisoned_results(&ctx, &mut submitter, n, |rec, out, at| {
                 let rp = DevicePlane { buffer: &buffer, desc: rd };
                 let dp = DevicePlane { buffer: &buffer, desc: dd };
                 kernel.record(rec, &rp, &dp, out, at)
@@ -106,7 +78,7 @@ fn float_psnr_rounds_16_bit_squares_like_float() {
     let kernel = FloatPsnrKernel::new(&ctx, w as u32, h as u32, 16).unwrap();
     let (buffer, descs) = upload_planes(&ctx, &mut submitter, &mut rng, &[&r, &d]);
     let [rd, dd] = [descs[0], descs[1]];
-    let words = run(&ctx, &mut submitter, 1, |rec, out, at| {
+    let words = poisoned_results(&ctx, &mut submitter, 1, |rec, out, at| {
         let rp = DevicePlane { buffer: &buffer, desc: rd };
         let dp = DevicePlane { buffer: &buffer, desc: dd };
         kernel.record(rec, &rp, &dp, out, at)
@@ -132,7 +104,8 @@ fn float_ansnr_sums_match_twin() {
             let kernel = AnsnrKernel::new(&ctx, w as u32, h as u32, bpc).unwrap();
             let (buffer, descs) = upload_planes(&ctx, &mut submitter, &mut rng, &[&r, &d]);
             let [rd, dd] = [descs[0], descs[1]];
-            let words = run(&ctx, &mut submitter, AnsnrKernel::RESULT_WORDS, |rec, out, at| {
+            let n = AnsnrKernel::RESULT_WORDS;
+            let words = poisoned_results(&ctx, &mut submitter, n, |rec, out, at| {
                 let rp = DevicePlane { buffer: &buffer, desc: rd };
                 let dp = DevicePlane { buffer: &buffer, desc: dd };
                 kernel.record(rec, &rp, &dp, out, at)

@@ -13,14 +13,14 @@ use std::sync::Arc;
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, frame_ms, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, GpuError, Submitter, download_buffer, upload_buffer};
-use vqscope_metrics::device::{DevicePlane, PlaneDesc, packed_desc, upload_plane};
+use vqscope_gpu::{Buffer, GpuContext, GpuError, Submitter};
+use vqscope_metrics::device::{DevicePlane, PlaneDesc, upload_plane};
 use vqscope_metrics::features::float_vif::gpu::FloatVifKernel;
 use vqscope_metrics::features::float_vif::{FloatVifOptions, FloatVifSums, features, frame_sums};
+use vqscope_metrics::testing::{poisoned_results, upload_strided};
 use vqscope_metrics::{MetricsError, PlaneView};
 
 const WORDS: usize = FloatVifKernel::RESULT_WORDS as usize;
-const POISON: u32 = 0xDEAD_BEEF;
 
 /// A reference/distorted pair with flat blocks (the noise-only branch),
 /// texture and edges (the log branch), full-range extremes, and a
@@ -60,53 +60,24 @@ fn frame_pair(rng: &mut Rng, w: usize, h: usize, bpc: u32) -> (Vec<u16>, Vec<u16
     (r, d)
 }
 
-/// A plane in device layout inside a larger buffer: at byte `offset`, with
-/// `stride` samples a row, the padding filled with garbage the kernel must
-/// not read.
-fn upload_strided(
-    ctx: &Arc<GpuContext>,
-    submitter: &mut Submitter,
-    p: &PlaneView,
-    offset: usize,
-    stride: usize,
-) -> (Buffer, PlaneDesc) {
-    let bps = if p.bpc <= 8 { 1 } else { 2 };
-    let mut bytes = vec![0xA5u8; offset + stride * p.height * bps + 4];
-    for y in 0..p.height {
-        for (x, &v) in p.row(y).iter().enumerate() {
-            let at = offset + (y * stride + x) * bps;
-            bytes[at..at + bps].copy_from_slice(&v.to_le_bytes()[..bps]);
-        }
-    }
-    let buffer = upload_buffer(ctx, submitter, "strided plane", &bytes).unwrap();
-    let mut desc = packed_desc(p.width, p.height, p.bpc, offset as u32);
-    desc.stride = stride as u32;
-    (buffer, desc)
-}
-
 /// Runs the pairs through one kernel in one command buffer (so the reuse of
 /// its intermediates across frames is exercised), each frame's results at
-/// its own offset of a poisoned buffer.
+/// its own offset inside a poisoned buffer.
 fn gpu_sums(
     ctx: &Arc<GpuContext>,
     submitter: &mut Submitter,
     kernel: &FloatVifKernel,
     planes: &[(Buffer, PlaneDesc, Buffer, PlaneDesc)],
 ) -> Vec<FloatVifSums> {
-    let results = Buffer::storage(ctx, "results", (planes.len() * WORDS * 8) as u64).unwrap();
-    submitter
-        .run(|rec| {
-            rec.fill(&results, POISON);
-            for (i, (rb, rd, db, dd)) in planes.iter().enumerate() {
-                let r = DevicePlane { buffer: rb, desc: *rd };
-                let d = DevicePlane { buffer: db, desc: *dd };
-                kernel.record(rec, &r, &d, &results, (i * WORDS) as u32)?;
-            }
-            Ok(())
-        })
-        .unwrap();
-    let bytes = download_buffer(ctx, submitter, &results, results.size()).unwrap();
-    let words: &[i64] = bytemuck::cast_slice(&bytes);
+    let n = (planes.len() * WORDS) as u32;
+    let words = poisoned_results(ctx, submitter, n, |rec, results, at| {
+        for (i, (rb, rd, db, dd)) in planes.iter().enumerate() {
+            let r = DevicePlane { buffer: rb, desc: *rd };
+            let d = DevicePlane { buffer: db, desc: *dd };
+            kernel.record(rec, &r, &d, results, at + (i * WORDS) as u32)?;
+        }
+        Ok(())
+    });
     words.chunks(WORDS).map(|w| kernel.decode(w)).collect()
 }
 

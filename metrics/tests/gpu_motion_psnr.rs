@@ -11,7 +11,7 @@ use std::sync::Arc;
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{Buffer, GpuContext, Submitter, download_buffer};
+use vqscope_gpu::{GpuContext, Submitter};
 use vqscope_metrics::device::DevicePlane;
 use vqscope_metrics::features::float_moment::gpu::MomentKernel;
 use vqscope_metrics::features::float_moment::moment_sums;
@@ -19,33 +19,7 @@ use vqscope_metrics::features::motion::gpu::MotionKernel;
 use vqscope_metrics::features::motion::motion_sad;
 use vqscope_metrics::features::psnr::gpu::PsnrKernel;
 use vqscope_metrics::features::psnr::{ChromaLayout, plane_sse};
-use vqscope_metrics::testing::{HostPlane, POISON, nudged, random_plane, upload_planes};
-
-/// Runs `record` against poisoned results and returns the `n` result words.
-fn run(
-    ctx: &Arc<GpuContext>,
-    submitter: &mut Submitter,
-    n: u32,
-    record: impl FnOnce(&mut vqscope_gpu::Recorder<'_>, &Buffer) -> vqscope_gpu::Result<()>,
-) -> Vec<i64> {
-    // A non-zero offset, so a kernel that ignores it fails.
-    let offset = 2;
-    let results = Buffer::storage(ctx, "test results", u64::from(n + offset + 1) * 8).unwrap();
-    submitter
-        .run(|rec| {
-            rec.fill(&results, POISON);
-            rec.barrier();
-            record(rec, &results)
-        })
-        .unwrap();
-    let bytes = download_buffer(ctx, submitter, &results, u64::from(n + offset + 1) * 8).unwrap();
-    let words: Vec<i64> =
-        bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
-    let poison = i64::from_le_bytes([0xEF, 0xBE, 0xAD, 0xDE, 0xEF, 0xBE, 0xAD, 0xDE]);
-    assert_eq!(words[..offset as usize], [poison, poison], "kernel wrote before its offset");
-    assert_eq!(words[(n + offset) as usize], poison, "kernel wrote past its slots");
-    words[offset as usize..(n + offset) as usize].to_vec()
-}
+use vqscope_metrics::testing::{HostPlane, nudged, poisoned_results, random_plane, upload_planes};
 
 fn gpu_sad(
     ctx: &Arc<GpuContext>,
@@ -56,10 +30,10 @@ fn gpu_sad(
 ) -> u64 {
     let kernel = MotionKernel::new(ctx, prev.width as u32, prev.height as u32, prev.bpc).unwrap();
     let (buffer, descs) = upload_planes(ctx, submitter, rng, &[prev, cur]);
-    let words = run(ctx, submitter, MotionKernel::RESULT_WORDS, |rec, results| {
+    let words = poisoned_results(ctx, submitter, MotionKernel::RESULT_WORDS, |rec, results, at| {
         let prev = DevicePlane { buffer: &buffer, desc: descs[0] };
         let cur = DevicePlane { buffer: &buffer, desc: descs[1] };
-        kernel.record(rec, prev, cur, results, 2)
+        kernel.record(rec, prev, cur, results, at)
     });
     MotionKernel::decode(&words)
 }
@@ -83,10 +57,11 @@ fn moment_sums_match_twin() {
             let want = moment_sums(&r.view(), &d.view()).unwrap();
             let kernel = MomentKernel::new(&ctx, w as u32, h as u32, bpc).unwrap();
             let (buffer, descs) = upload_planes(&ctx, &mut submitter, &mut rng, &[&r, &d]);
-            let words = run(&ctx, &mut submitter, MomentKernel::RESULT_WORDS, |rec, out| {
+            let n = MomentKernel::RESULT_WORDS;
+            let words = poisoned_results(&ctx, &mut submitter, n, |rec, out, at| {
                 let rp = DevicePlane { buffer: &buffer, desc: descs[0] };
                 let dp = DevicePlane { buffer: &buffer, desc: descs[1] };
-                kernel.record(rec, &rp, &dp, out, 2)
+                kernel.record(rec, &rp, &dp, out, at)
             });
             assert_eq!(MomentKernel::decode(&words), want, "moments {w}x{h} at {bpc} bits");
         }
@@ -164,10 +139,10 @@ fn gpu_sse(
 ) -> [u64; 3] {
     let (rbuf, rdesc) = upload_planes(ctx, submitter, rng, &reference.iter().collect::<Vec<_>>());
     let (dbuf, ddesc) = upload_planes(ctx, submitter, rng, &distorted.iter().collect::<Vec<_>>());
-    let words = run(ctx, submitter, PsnrKernel::RESULT_WORDS, |rec, results| {
+    let words = poisoned_results(ctx, submitter, PsnrKernel::RESULT_WORDS, |rec, results, at| {
         let r: Vec<_> = rdesc.iter().map(|&desc| DevicePlane { buffer: &rbuf, desc }).collect();
         let d: Vec<_> = ddesc.iter().map(|&desc| DevicePlane { buffer: &dbuf, desc }).collect();
-        kernel.record(rec, &r, &d, results, 2)
+        kernel.record(rec, &r, &d, results, at)
     });
     PsnrKernel::decode(&words)
 }

@@ -19,6 +19,7 @@ use vqscope_metrics::features::psnr_hvs::gpu::{PlaneSum, PsnrHvsKernel, SumJob};
 use vqscope_metrics::features::psnr_hvs::{
     COEFFS, STEP, Tables, block_terms, blocks_along, plane_sum,
 };
+use vqscope_metrics::testing::poisoned_results;
 use vqscope_video::{ChromaFormat, Geometry, PixelFormat};
 
 /// Content that exercises every branch: noise (masking high), smooth ramps,
@@ -63,8 +64,8 @@ fn geometry(width: u32, height: u32, chroma: ChromaFormat, bpc: u32) -> Geometry
     Geometry { width, height, format: PixelFormat { chroma, bit_depth: bpc } }
 }
 
-/// Runs the kernel on one frame pair; returns the result words and the
-/// terms buffer's floats.
+/// Runs the kernel on one frame pair, its results inside poison; returns
+/// the result words and the terms buffer's floats.
 fn gpu_run(
     ctx: &Arc<GpuContext>,
     submitter: &mut Submitter,
@@ -79,29 +80,15 @@ fn gpu_run(
         r.iter().map(|(b, desc)| DevicePlane { buffer: b, desc: *desc }).collect();
     let dp: Vec<DevicePlane> =
         d.iter().map(|(b, desc)| DevicePlane { buffer: b, desc: *desc }).collect();
-    // A non-zero offset and poison around the slots, so a kernel that
-    // ignores the offset or writes too much fails.
-    let (offset, n) = (2u32, PsnrHvsKernel::RESULT_WORDS);
-    let len = u64::from(offset + n + 1) * 8;
-    let results = Buffer::storage(ctx, "test results", len).unwrap();
-    submitter
-        .run(|rec| {
-            rec.fill(&results, 0xDEAD_BEEF);
-            rec.barrier();
-            kernel.record(rec, &rp, &dp, &results, offset, None)
-        })
-        .unwrap();
-    let bytes = download_buffer(ctx, submitter, &results, len).unwrap();
-    let words: Vec<i64> =
-        bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
-    let poison = i64::from_le_bytes([0xEF, 0xBE, 0xAD, 0xDE, 0xEF, 0xBE, 0xAD, 0xDE]);
-    assert_eq!(words[..2], [poison, poison], "kernel wrote before its offset");
-    assert_eq!(words[(offset + n) as usize], poison, "kernel wrote past its slots");
+    let words =
+        poisoned_results(ctx, submitter, PsnrHvsKernel::RESULT_WORDS, |rec, results, at| {
+            kernel.record(rec, &rp, &dp, results, at, None)
+        });
     let (base, count) = kernel.terms_range(2);
     let terms_len = u64::from(base + count) * 4;
     let terms = download_buffer(ctx, submitter, kernel.terms_buffer(), terms_len).unwrap();
     let terms = terms.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
-    (words[offset as usize..(offset + n) as usize].to_vec(), terms)
+    (words, terms)
 }
 
 #[test]

@@ -15,7 +15,7 @@
 use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, test_context,
 };
-use vqscope_gpu::{Buffer, Submitter, Timestamps, download_buffer, upload_buffer};
+use vqscope_gpu::{Submitter, Timestamps, upload_buffer};
 use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc, plane_bytes};
 use vqscope_metrics::features::float_vif::PrescaleMethod;
@@ -25,9 +25,7 @@ use vqscope_metrics::features::speed::{
     BLOCK, Dimensions, SpeedOptions, covariance_entry, covariance_matrix, covariance_pairs,
     covariance_sum, decimate, float_plane, remove_local_mean, window_means,
 };
-
-const POISON: u32 = 0xDEAD_BEEF;
-const OFFSET: u32 = 3;
+use vqscope_metrics::testing::poisoned_results;
 
 fn random_samples(rng: &mut Rng, n: usize, bpc: u32) -> Vec<u16> {
     let max = (1u64 << bpc) - 1;
@@ -111,8 +109,6 @@ fn kernels_match_the_twin() {
         let buffer = upload_buffer(&ctx, &mut submitter, "test planes", &bytes).unwrap();
         let kernel =
             SpeedKernel::new(&ctx, "speed", w as u32, h as u32, bpc, &o, count as u32).unwrap();
-        let total = u64::from(kernel.result_words() + OFFSET + 1) * 8;
-        let results = Buffer::storage(&ctx, "test results", total).unwrap();
         let plane = |i: usize| DevicePlane { buffer: &buffer, desc: descs[i] };
         let device: Vec<(DevicePlane, Option<DevicePlane>)> =
             (0..count)
@@ -123,30 +119,22 @@ fn kernels_match_the_twin() {
         // Odd cases record with a timestamp after every pass (the
         // benchmark's per-dispatch timing), which must not change a bit.
         let stamps = Timestamps::new(&ctx, kernel.phases().len() as u32 + 1).unwrap();
-        submitter
-            .run(|rec| {
-                rec.fill(&results, POISON);
-                rec.barrier();
-                if case % 2 == 1 {
-                    rec.reset_timestamps(&stamps);
-                    kernel.record_profiled(rec, &device, &results, OFFSET, &stamps)
-                } else {
-                    kernel.record(rec, &device, &results, OFFSET)
-                }
-            })
-            .unwrap();
+        let n = kernel.result_words();
+        let words = poisoned_results(&ctx, &mut submitter, n, |rec, results, at| {
+            if case % 2 == 1 {
+                rec.reset_timestamps(&stamps);
+                kernel.record_profiled(rec, &device, results, at, &stamps)
+            } else {
+                kernel.record(rec, &device, results, at)
+            }
+        });
         if case % 2 == 1 {
             let passes = stamps.read_intervals_ms().unwrap();
             assert_eq!(passes.len(), if prescale == 1.0 { 5 } else { 6 });
             assert!(passes.iter().all(|ms| ms.is_finite() && *ms >= 0.0), "{passes:?}");
         }
-        let out = download_buffer(&ctx, &mut submitter, &results, total).unwrap();
-        let words: Vec<i64> =
-            out.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
-        let n = kernel.result_words() as usize;
-        let got = kernel.decode(&words[OFFSET as usize..OFFSET as usize + n]);
+        let got = kernel.decode(&words);
         assert_eq!(got.len(), count);
-        assert_eq!(words[OFFSET as usize + n] as u64, u64::from(POISON) * 0x1_0000_0001);
         let dims = Dimensions::new("speed", w, h, prescale).unwrap();
         let input = |i: usize| {
             let (stride, samples) = &planes[i];
@@ -178,7 +166,7 @@ fn kernels_match_the_twin() {
             for (p, &(x, y)) in covariance_pairs().iter().enumerate() {
                 let (mx, my) = (f64::from(means[x]), f64::from(means[y]));
                 let sum = covariance_sum(&want, at(x), at(y), ww, wh, mx, my);
-                let word = words[OFFSET as usize + centered_words + i * 325 + p];
+                let word = words[centered_words + i * 325 + p];
                 let gpu = f64::from_bits(word as u64);
                 assert_eq!(
                     gpu.to_bits(),

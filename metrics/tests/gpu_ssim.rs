@@ -30,6 +30,7 @@ use vqscope_metrics::features::float_ssim::{
     FloatPlane, SsimConstants, SsimOptions, box_kernel, decimate, float_ssim, float_ssim_with_map,
     gaussian_blur, pixel_lcs, prescale, products, to_float_plane,
 };
+use vqscope_metrics::testing::poisoned_results;
 
 /// Bound on |GPU − twin| for pooled scores.
 const POOLED_TOLERANCE: f64 = 1e-9;
@@ -77,43 +78,13 @@ fn frame_pair(rng: &mut Rng, w: usize, h: usize, bpc: u32, mode: u64) -> (Vec<u1
     )
 }
 
-fn words_of(bytes: &[u8]) -> Vec<i64> {
-    bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect()
-}
-
 fn floats_of(bytes: &[u8]) -> Vec<f32> {
     bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
 }
 
-/// Runs `record` into a poisoned results buffer at a non-zero offset and
-/// returns the kernel's `result_words` slots, checking nothing else was
-/// written.
-fn run_kernel(
-    ctx: &Arc<GpuContext>,
-    submitter: &mut Submitter,
-    result_words: u32,
-    poison_also: Option<&Buffer>,
-    record: impl FnOnce(&mut vqscope_gpu::Recorder<'_>, &Buffer, u32) -> vqscope_gpu::Result<()>,
-) -> Vec<i64> {
-    let offset = 3u32;
-    let words = offset + result_words + 2;
-    let results = Buffer::storage(ctx, "ssim results", u64::from(words) * 8).unwrap();
-    submitter
-        .run(|rec| {
-            rec.fill(&results, 0xDEAD_BEEF);
-            if let Some(b) = poison_also {
-                rec.fill(b, 0xFFC0_DEAD); // a NaN pattern
-            }
-            rec.barrier();
-            record(rec, &results, offset)
-        })
-        .unwrap();
-    let all = words_of(&download_buffer(ctx, submitter, &results, u64::from(words) * 8).unwrap());
-    let poison = i64::from_le_bytes([0xEF, 0xBE, 0xAD, 0xDE, 0xEF, 0xBE, 0xAD, 0xDE]);
-    assert!(all[..offset as usize].iter().all(|&v| v == poison), "wrote below its offset");
-    assert!(all[(offset + result_words) as usize..].iter().all(|&v| v == poison));
-    all[offset as usize..(offset + result_words) as usize].to_vec()
-}
+/// A NaN pattern written over a kernel's map or scale planes before a run
+/// (its results get `testing::POISON`), so a value it leaves alone cannot pass.
+const NAN_POISON: u32 = 0xFFC0_DEAD;
 
 /// Both planes in one device buffer, behind some leading bytes, each padded
 /// to whole 32-bit words (the shaders read words; `upload_plane` does not pad,
@@ -269,21 +240,13 @@ fn check_ssim(
     let map_bytes = u64::from(kernel.map_width() * kernel.map_height()) * 4;
     let mut runs = Vec::new();
     for _ in 0..2 {
-        let words = run_kernel(
-            ctx,
-            submitter,
-            SsimKernel::RESULT_WORDS,
-            Some(kernel.map_buffer()),
-            |rec, results, offset| {
-                kernel.record(
-                    rec,
-                    &DevicePlane { buffer: &buf, desc: rd },
-                    &DevicePlane { buffer: &buf, desc: dd },
-                    results,
-                    offset,
-                )
-            },
-        );
+        let words = poisoned_results(ctx, submitter, SsimKernel::RESULT_WORDS, |rec, out, at| {
+            rec.fill(kernel.map_buffer(), NAN_POISON);
+            rec.barrier();
+            let (r, d) =
+                (DevicePlane { buffer: &buf, desc: rd }, DevicePlane { buffer: &buf, desc: dd });
+            kernel.record(rec, &r, &d, out, at)
+        });
         let map =
             floats_of(&download_buffer(ctx, submitter, kernel.map_buffer(), map_bytes).unwrap());
         runs.push((words, map));
@@ -429,21 +392,16 @@ fn gpu_ms_ssim_equals_cpu_twin() {
         let mut runs = Vec::new();
         for _ in 0..2 {
             let (planes, _) = kernel.scale_planes();
-            runs.push(run_kernel(
-                &ctx,
-                &mut submitter,
-                MsSsimKernel::RESULT_WORDS,
-                Some(planes),
-                |rec, results, offset| {
-                    kernel.record(
-                        rec,
-                        &DevicePlane { buffer: &buf, desc: rd },
-                        &DevicePlane { buffer: &buf, desc: dd },
-                        results,
-                        offset,
-                    )
-                },
-            ));
+            let n = MsSsimKernel::RESULT_WORDS;
+            runs.push(poisoned_results(&ctx, &mut submitter, n, |rec, out, at| {
+                rec.fill(planes, NAN_POISON);
+                rec.barrier();
+                let (r, d) = (
+                    DevicePlane { buffer: &buf, desc: rd },
+                    DevicePlane { buffer: &buf, desc: dd },
+                );
+                kernel.record(rec, &r, &d, out, at)
+            }));
         }
         assert_eq!(runs[0], runs[1], "{label}: two runs gave different result bits");
         check_scale_planes(&ctx, &mut submitter, &kernel, &label, &rp, &dp);
@@ -525,7 +483,7 @@ fn gpu_ssim_full_size_and_timing() {
         let (rplane, dplane) =
             (DevicePlane { buffer: &buf, desc: rd }, DevicePlane { buffer: &buf, desc: dd });
         let words =
-            run_kernel(&ctx, &mut submitter, MsSsimKernel::RESULT_WORDS, None, |rec, b, o| {
+            poisoned_results(&ctx, &mut submitter, MsSsimKernel::RESULT_WORDS, |rec, b, o| {
                 ms.record(rec, &rplane, &dplane, b, o)
             });
         let label = format!("{w}x{h} at {bpc} bits");
