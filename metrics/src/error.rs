@@ -101,15 +101,10 @@ pub enum MetricsError {
     #[error(
         "{feature}: {picture} frame{at} has luma samples above {max}, the largest {bpc}-bit \
          value (libvmaf refuses such frames)",
-        at = .frame.map(|f| format!(" {f}")).unwrap_or_default()
+        at = .frame.map(|f| format!(" {f}")).unwrap_or_default(),
+        max = (1u32 << .bpc) - 1
     )]
-    SampleOutOfRange {
-        feature: &'static str,
-        picture: &'static str,
-        frame: Option<u64>,
-        bpc: u32,
-        max: u32,
-    },
+    SampleOutOfRange { feature: &'static str, picture: &'static str, frame: Option<u64>, bpc: u32 },
     /// Lanes built to see the same frames (sharing the instances that read
     /// only the reference) were pushed different frames: their values near
     /// the end may differ from a run of their own. Score them again

@@ -200,9 +200,15 @@ struct Side {
     cvalue_groups: u32,
 }
 
+/// cambi_range.comp and the flags it sets, for input whose samples are
+/// checked against the bit depth ([`preprocess::checks_bit_depth`]).
+struct RangeCheck {
+    pipeline: ComputePipeline,
+    flags: Buffer,
+}
+
 /// The pipelines, in the order a picture runs them.
 struct Pipelines {
-    range: ComputePipeline,
     preprocess: ComputePipeline,
     mask: ComputePipeline,
     scale: ComputePipeline,
@@ -235,10 +241,8 @@ pub struct CambiKernel {
     low: Buffer,
     select: Buffer,
     sums: Buffer,
-    /// Whether a picture's samples are checked against the bit depth
-    /// ([`preprocess::checks_bit_depth`]), and the flags they set.
-    checks_range: bool,
-    range: Buffer,
+    /// The bit-depth check, where libvmaf makes it.
+    range: Option<RangeCheck>,
 }
 
 impl CambiKernel {
@@ -344,7 +348,6 @@ impl CambiKernel {
         };
         use vqscope_shaders as s;
         let pipelines = Pipelines {
-            range: pipeline("metrics/cambi_range", s::METRICS_CAMBI_RANGE)?,
             preprocess: pipeline("metrics/cambi_preprocess", s::METRICS_CAMBI_PREPROCESS)?,
             mask: pipeline("metrics/cambi_mask", s::METRICS_CAMBI_MASK)?,
             scale: pipeline("metrics/cambi_scale", s::METRICS_CAMBI_SCALE)?,
@@ -352,6 +355,14 @@ impl CambiKernel {
             select_high: pipeline("metrics/cambi_select_high", s::METRICS_CAMBI_SELECT_HIGH)?,
             pass2: pipeline("metrics/cambi_pass2", s::METRICS_CAMBI_PASS2)?,
             select_low: pipeline("metrics/cambi_select_low", s::METRICS_CAMBI_SELECT_LOW)?,
+        };
+        let range = if preprocess::checks_bit_depth(cambi.input().2) {
+            Some(RangeCheck {
+                pipeline: pipeline("metrics/cambi_range", s::METRICS_CAMBI_RANGE)?,
+                flags: Buffer::storage(ctx, "cambi range flags", 8)?,
+            })
+        } else {
+            None
         };
         let histograms = NUM_SCALES as u64 * BINS * 4;
         Ok(Self {
@@ -369,8 +380,7 @@ impl CambiKernel {
             low: Buffer::storage(ctx, "cambi low bins", histograms)?,
             select: Buffer::storage(ctx, "cambi select", NUM_SCALES as u64 * 16)?,
             sums: Buffer::storage(ctx, "cambi sums", NUM_SCALES as u64 * 8)?,
-            checks_range: preprocess::checks_bit_depth(cambi.input().2),
-            range: Buffer::storage(ctx, "cambi range flags", 8)?,
+            range,
         })
     }
 
@@ -388,7 +398,7 @@ impl CambiKernel {
     /// distorted picture, then with `full_ref` of the reference, then where
     /// samples are checked against the bit depth the range flags.
     pub fn result_words(&self) -> u32 {
-        self.score_words() + u32::from(self.checks_range)
+        self.score_words() + u32::from(self.range.is_some())
     }
 
     /// Whether the reference is scored too (`full_ref`).
@@ -480,8 +490,8 @@ impl CambiKernel {
         }
         // Earlier frames and pictures may still use every buffer.
         steps.barrier(rec);
-        if self.checks_range {
-            rec.fill(&self.range, 0);
+        if let Some(range) = &self.range {
+            rec.fill(&range.flags, 0);
         }
         for (i, side) in self.sides.iter().enumerate() {
             let plane = if i == 0 { distorted } else { reference };
@@ -489,10 +499,10 @@ impl CambiKernel {
             let maps = if i == 0 { maps } else { None };
             self.record_picture(rec, &mut steps, side, i == 1, plane, results, out, maps)?;
         }
-        if self.checks_range {
+        if let Some(range) = &self.range {
             // After the last picture's final step.
             let at = u64::from(offset_words + self.score_words()) * 8;
-            rec.copy_buffer(&self.range, 0, results, at, 8);
+            rec.copy_buffer(&range.flags, 0, results, at, 8);
         }
         Ok(())
     }
@@ -537,14 +547,14 @@ impl CambiKernel {
             groups(sw, sh),
         )?;
         steps.barrier(rec);
-        if self.checks_range {
+        if let Some(range) = &self.range {
             // Beside the mask: the fill above is visible by now.
             let push =
                 RangePush { plane: plane.desc, bit: RANGE_BITS[usize::from(source)], pad: [0; 3] };
             let (w, h) = (plane.desc.width, plane.desc.height);
             rec.dispatch(
-                &p.range,
-                &[Binding::Buffer(plane.buffer), Binding::Buffer(&self.range)],
+                &range.pipeline,
+                &[Binding::Buffer(plane.buffer), Binding::Buffer(&range.flags)],
                 bytemuck::bytes_of(&push),
                 groups(w, h),
             )?;
@@ -667,7 +677,7 @@ impl CambiKernel {
     /// The picture of frame `index` whose samples exceed the bit depth (the
     /// distorted first), as libvmaf's refusal, from the kernel's result words.
     pub fn out_of_range(&self, index: u64, words: &[i64]) -> Option<MetricsError> {
-        let flags = if self.checks_range { words[self.score_words() as usize] } else { 0 };
+        let flags = if self.range.is_some() { words[self.score_words() as usize] } else { 0 };
         let (_, _, bpc) = self.cambi.input();
         ["distorted", "reference"]
             .into_iter()

@@ -582,7 +582,7 @@ fn in_range(plane: &PlaneView<'_>, picture: &'static str) -> Result<(), MetricsE
 /// The error for a `picture` (of `frame`, where known) with samples past
 /// bit depth `bpc`.
 pub fn out_of_range(picture: &'static str, frame: Option<u64>, bpc: u32) -> MetricsError {
-    MetricsError::SampleOutOfRange { feature: "cambi", picture, frame, bpc, max: (1 << bpc) - 1 }
+    MetricsError::SampleOutOfRange { feature: "cambi", picture, frame, bpc }
 }
 
 fn check_scales(side: Working, speedup: bool) -> Result<(), MetricsError> {
