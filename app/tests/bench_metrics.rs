@@ -3,10 +3,10 @@
 //! (VIF's scales and decimations, ADM's levels), each a positive number of
 //! milliseconds. And the clips it keeps are never written over.
 
-use std::process::Command;
-
 use vqscope_metrics::features::adm::gpu::AdmKernel;
 use vqscope_metrics::features::vif::gpu::VifKernel;
+
+mod common;
 
 /// The `name ms` pairs of the "each dispatch alone" line that follows the
 /// table row of `feature` (`ms` is one figure, or each distinct bench
@@ -30,7 +30,7 @@ fn dispatch_line(stdout: &str, feature: &str) -> Vec<(String, f64)> {
 }
 
 fn bench_keeping_clips_in(dir: &std::path::Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_vqscope"))
+    common::command()
         .args(["bench", "metrics", "--metric-sizes", "176x144", "--frames", "6"])
         // Rows with and without the dispatch lines; every row would take
         // lavapipe minutes.
@@ -84,10 +84,9 @@ fn rows(stdout: &str) -> Vec<&str> {
 #[test]
 fn bench_metrics_times_only_the_rows_asked_for() {
     let run = |features: &str| {
-        Command::new(env!("CARGO_BIN_EXE_vqscope"))
+        common::command()
             .args(["bench", "metrics", "--metric-sizes", "176x144", "--frames", "6"])
             .args(["--metric-features", features])
-            .env("VQSCOPE_VALIDATION", "1")
             .output()
             .expect("run vqscope")
     };
@@ -109,11 +108,10 @@ fn bench_metrics_times_only_the_rows_asked_for() {
 /// those per rendition.
 #[test]
 fn bench_metrics_times_a_ladder_shared_and_not() {
-    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+    let output = common::command()
         .args(["bench", "metrics", "--metric-sizes", "176x144", "--frames", "6"])
         // Two feature rows: a model row takes lavapipe twice as long.
         .args(["--metric-features", "vif,psnr", "--lanes", "3"])
-        .env("VQSCOPE_VALIDATION", "1")
         .output()
         .expect("run vqscope");
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -10,18 +10,17 @@
 //! image it writes before committing it.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use vqscope_renderer::capture::load_png;
-use vqscope_tests::clips::{distorted_y4m, reference_y4m, workspace_root};
+use vqscope_tests::clips::{distorted_y4m, reference_y4m};
 use vqscope_tests::golden::check_golden;
 
 const ROCKET: &str = "rocket_576x324_420p8_x264crf35";
 
+mod common;
+
 fn out_dir() -> PathBuf {
-    let dir = workspace_root().join("target/dashboard-golden");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::out_dir("dashboard-golden")
 }
 
 /// Runs `vqscope screenshot --dashboard` on rocket at frame 5, 1280x720,
@@ -33,8 +32,7 @@ fn shot(name: &str, extra: &[&str]) {
 fn shot_at(name: &str, frame: u64, size: (u32, u32), extra: &[&str]) {
     let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
     let out = out_dir().join(format!("{name}.png"));
-    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
-        .env("VQSCOPE_VALIDATION", "1")
+    let output = common::command()
         .args(["screenshot", "--dashboard", "-r", r.to_str().unwrap(), "-d"])
         .arg(&d)
         .args(["--frame", &frame.to_string(), "--size", &format!("{}x{}", size.0, size.1)])
@@ -149,7 +147,7 @@ fn dashboard_delta_e_map() {
 #[test]
 fn dashboard_unknown_series_is_an_error() {
     let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
-    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+    let output = common::command()
         .args(["screenshot", "--dashboard", "-r"])
         .args([&r, Path::new("-d"), &d])
         .args(["--series", "ciede2001", "-o"])
@@ -170,7 +168,7 @@ fn dashboard_unknown_series_is_an_error() {
 #[test]
 fn dashboard_past_the_end_is_an_error() {
     let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
-    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+    let output = common::command()
         .args(["screenshot", "--dashboard", "-r"])
         .args([&r, Path::new("-d"), &d])
         .args(["--frame", "12", "-o"])
@@ -188,7 +186,7 @@ fn no_display_renders_the_demo_without_overwriting() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("vqscope-demo.png"), b"mine").unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+    let output = common::command()
         .current_dir(&dir)
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
@@ -220,11 +218,10 @@ fn no_display_with_inputs_writes_their_dashboard() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
-    let output = Command::new(env!("CARGO_BIN_EXE_vqscope"))
+    let output = common::command()
         .current_dir(&dir)
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
-        .env("VQSCOPE_VALIDATION", "1")
         .args(["-r", r.to_str().unwrap(), "-d", d.to_str().unwrap()])
         .output()
         .unwrap();
@@ -246,8 +243,7 @@ fn no_display_with_inputs_writes_their_dashboard() {
 #[test]
 fn bench_playback_plays_the_demo_and_refuses_bad_durations() {
     let run_with = |seconds: &str, offset: &str| {
-        Command::new(env!("CARGO_BIN_EXE_vqscope"))
-            .env("VQSCOPE_VALIDATION", "1")
+        common::command()
             .args(["bench", "playback", "--sizes", "256x160", "--seconds", seconds])
             .args(["--offset", offset])
             .output()

@@ -26,7 +26,7 @@ use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
 use vqscope_renderer::capture::load_png;
-use vqscope_tests::clips::{distorted_y4m, reference_y4m, workspace_root};
+use vqscope_tests::clips::{distorted_y4m, reference_y4m};
 use vqscope_tests::proc_stat::cpu_seconds;
 use vqscope_tests::xvfb::{Xvfb, tools_present};
 
@@ -39,10 +39,10 @@ const SETTLE: Duration = Duration::from_secs(90);
 /// How long the paused window is watched for CPU use.
 const IDLE: Duration = Duration::from_secs(3);
 
+mod common;
+
 fn out_dir() -> PathBuf {
-    let dir = workspace_root().join("target/dashboard-window");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::out_dir("dashboard-window")
 }
 
 /// The vqscope window process, killed if the test ends without it exiting.
@@ -82,7 +82,7 @@ fn grab(display: &str, path: &Path) -> (u32, u32, Vec<u8>) {
 fn headless(name: &str, extra: &[&str]) -> Vec<u8> {
     let out = out_dir().join(format!("{name}.headless.png"));
     let (r, d) = (reference_y4m(ROCKET), distorted_y4m(ROCKET));
-    run(Command::new(env!("CARGO_BIN_EXE_vqscope"))
+    run(common::command()
         .args(["screenshot", "--dashboard", "--size", "1280x720", "--force", "-r"])
         .args([&r, Path::new("-d"), &d, Path::new("-o"), &out])
         .args(extra));
@@ -158,10 +158,9 @@ fn the_window_seeks_switches_to_ssim_and_quits_on_keys() {
     }
     std::fs::write(out_dir().join("vqscope-view.png"), b"mine").unwrap();
     let log = std::fs::File::create(out_dir().join("vqscope.log")).unwrap();
-    let mut app = App(Command::new(env!("CARGO_BIN_EXE_vqscope"))
+    let mut app = App(common::command()
         .current_dir(out_dir())
         .env("DISPLAY", &xvfb.display)
-        .env("VQSCOPE_VALIDATION", "1")
         .env_remove("WAYLAND_DISPLAY")
         .args([Path::new("-r"), &r, Path::new("-d"), &d])
         .stdout(log.try_clone().unwrap())

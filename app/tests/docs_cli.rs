@@ -2,11 +2,9 @@
 //! line's definition, so they name the real subcommands and flags.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn vqscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vqscope")).args(args).output().expect("run vqscope")
-}
+mod common;
+use common::vqscope;
 
 fn stdout_of(args: &[&str]) -> String {
     let out = vqscope(args);
@@ -16,10 +14,7 @@ fn stdout_of(args: &[&str]) -> String {
 
 /// A fresh, empty folder under target/.
 fn scratch(name: &str) -> PathBuf {
-    let dir = vqscope_tests::clips::workspace_root().join("target/docs-cli").join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("docs-cli", name)
 }
 
 /// roff writes `-` as `\-`; the text a reader sees.

@@ -6,7 +6,9 @@
 //! name the stream and the device.
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+mod common;
 
 fn stream(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../video/tests/data/bitstream");
@@ -20,8 +22,8 @@ fn decode_lines(files: &[&str], env: &[(&str, &str)]) -> Vec<String> {
     let mut args = vec!["info"];
     args.extend(paths.iter().map(String::as_str));
     let out = {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_vqscope"));
-        cmd.env("VQSCOPE_VALIDATION", "1").stdin(Stdio::null()).args(&args);
+        let mut cmd = common::command();
+        cmd.args(&args);
         for (k, v) in env {
             cmd.env(k, v);
         }

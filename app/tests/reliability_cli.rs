@@ -8,13 +8,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 
-fn vqscope() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_vqscope"));
-    c.env("VQSCOPE_VALIDATION", "1").stdin(Stdio::null());
-    c
-}
+mod common;
+use common::command as vqscope;
 
 fn run(cmd: &mut Command) -> Output {
     cmd.output().expect("run vqscope")
@@ -22,13 +18,7 @@ fn run(cmd: &mut Command) -> Output {
 
 /// A fresh empty folder under cargo's temporary folder.
 fn scratch(name: &str) -> PathBuf {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let n = N.fetch_add(1, Ordering::Relaxed);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("reliability-cli-{}-{n}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("reliability-cli", name)
 }
 
 /// A 64x64 4:2:0 y4m of `frames` frames of a gradient.

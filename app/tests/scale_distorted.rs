@@ -7,7 +7,7 @@
 //! vqscope scales any other way, or not at all.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
 use common::{ffmpeg, vqscope};
@@ -76,8 +76,7 @@ fn without_the_flag_the_error_names_it() {
 
 /// `score` with the distorted input on stdin, its JSON report's values.
 fn score_stdin(r: &str, distorted: &str, json: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vqscope"))
-        .env("VQSCOPE_VALIDATION", "1")
+    common::command()
         .args(["score", "-r", r, "-d", "-", "--scale-distorted", "--json", "-o"])
         .arg(json)
         .stdin(std::fs::File::open(distorted).unwrap())

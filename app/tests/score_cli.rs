@@ -4,18 +4,12 @@
 //! failures a user can cause, each a one-line message and exit code 1.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use vqscope_tests::clips::{PAIRS, distorted_y4m, libvmaf_json, reference_y4m};
 use vqscope_tests::report_diff::compare;
 
-fn vqscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vqscope"))
-        .args(args)
-        .env("VQSCOPE_VALIDATION", "1")
-        .output()
-        .expect("run vqscope")
-}
+mod common;
+use common::vqscope;
 
 fn score_json(pair: &str, out: &Path) -> serde_json::Value {
     let (r, d) = (reference_y4m(pair), distorted_y4m(pair));
@@ -45,8 +39,7 @@ fn score_json(pair: &str, out: &Path) -> serde_json::Value {
 
 #[test]
 fn score_matches_libvmaf_on_every_shared_clip() {
-    let dir = vqscope_tests::clips::workspace_root().join("target/score-cli");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::out_dir("score-cli");
     for pair in PAIRS {
         let ours = score_json(pair, &dir.join(format!("{pair}.json")));
         let theirs = libvmaf_json(pair, "vmaf");
@@ -58,8 +51,7 @@ fn score_matches_libvmaf_on_every_shared_clip() {
 /// libvmaf's `features.json` (num/den per scale, `integer_motion`, ...).
 #[test]
 fn debug_features_match_libvmaf() {
-    let dir = vqscope_tests::clips::workspace_root().join("target/score-cli");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::out_dir("score-cli");
     for pair in PAIRS {
         let out = dir.join(format!("{pair}.features.json"));
         let _ = std::fs::remove_file(&out);
@@ -107,8 +99,7 @@ fn bad_invocations_fail_with_one_line() {
     let other = distorted_y4m(PAIRS[1]);
     let (r, other) = (r.to_str().unwrap(), other.to_str().unwrap());
     // Never written: each screenshot below fails on its flags first.
-    let dir = vqscope_tests::clips::workspace_root().join("target/score-cli");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::out_dir("score-cli");
     let png = dir.join("never-written.png");
     let _ = std::fs::remove_file(&png);
     let png = png.to_str().unwrap();

@@ -6,20 +6,14 @@
 //! stream decoded on the device must score libvmaf's own values.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use vqscope_tests::clips::{libvmaf_json, reference_y4m, shared_dir, workspace_root};
 use vqscope_tests::report_diff::compare;
 
 const PAIR: &str = "rocket_576x324_420p8_x264crf35";
 
-fn vqscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vqscope"))
-        .args(args)
-        .env("VQSCOPE_VALIDATION", "1")
-        .output()
-        .expect("run vqscope")
-}
+mod common;
+use common::vqscope;
 
 /// The shared clip's distorted mp4 (ffmpeg decodes it, frame for frame,
 /// to the distorted y4m libvmaf scored).
@@ -30,8 +24,7 @@ fn distorted_mp4() -> PathBuf {
 /// Scores the pair with `--decode decode --verbose` into a JSON report;
 /// the report and stderr.
 fn score(distorted: &Path, decode: &str) -> (serde_json::Value, String) {
-    let dir = workspace_root().join("target/score-decode");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::out_dir("score-decode");
     let out = dir.join(format!("{decode}.json"));
     let _ = std::fs::remove_file(&out);
     let r = reference_y4m(PAIR);

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+mod common;
+
 const SIDE: usize = 64;
 
 /// Writes `frames` frames of a 64x64 4:2:0 y4m (four distinct pictures,
@@ -58,6 +60,8 @@ fn peak_kb(dir: &Path, frames: usize) -> u64 {
         let made = Command::new("mkfifo").arg(fifo).status().expect("run mkfifo");
         assert!(made.success(), "mkfifo {}", fifo.display());
     }
+    // Not `common::command`: the validation layer's own allocations would
+    // count in the peak.
     let mut child = Command::new(env!("CARGO_BIN_EXE_vqscope"))
         .args(["score", "-q", "--json", "-o", "-", "-r"])
         .arg(&r)
@@ -103,8 +107,7 @@ const MAX_BYTES_PER_FRAME: f64 = 1000.0;
 
 #[test]
 fn memory_stays_flat_over_thousands_of_frames() {
-    let dir = vqscope_tests::clips::workspace_root().join("target/score-memory");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::out_dir("score-memory");
     let (short, long) = (300, 3300);
     let a = peak_kb(&dir, short);
     let b = peak_kb(&dir, long);

@@ -5,24 +5,16 @@
 //! model and option defects found when vqscope was tried as a new user.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use serde_json::Value;
 use vqscope_tests::clips::{PAIRS, distorted_y4m, libvmaf_ref_json, reference_y4m};
 use vqscope_tests::report_diff::{compare, frame_keys};
 
-fn vqscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vqscope"))
-        .args(args)
-        .env("VQSCOPE_VALIDATION", "1")
-        .output()
-        .expect("run vqscope")
-}
+mod common;
+use common::vqscope;
 
 fn out_dir() -> PathBuf {
-    let dir = vqscope_tests::clips::workspace_root().join("target/score-options");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::out_dir("score-options")
 }
 
 /// Scores `pair` with `args` into a JSON report; returns it and stdout.

@@ -7,15 +7,16 @@ use std::process::Output;
 
 use vqscope_tests::clips::{PAIRS, distorted_y4m, reference_y4m, workspace_root};
 
+mod common;
+
 /// `vqscope score --verbose` on two frames of a small shared pair, psnr
 /// only, with the pipeline cache in `cache` and a JSON report to `report`.
 fn score(cache: &Path, report: &Path) -> Output {
     let (r, d) = (reference_y4m(PAIRS[2]), distorted_y4m(PAIRS[2]));
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_vqscope"))
+    let output = common::command()
         .args(["score", "-r", r.to_str().unwrap(), "-d", d.to_str().unwrap()])
         .args(["-n", "--feature", "psnr", "--frame_cnt", "2", "--verbose", "--json", "-o"])
         .arg(report)
-        .env("VQSCOPE_VALIDATION", "1")
         .env("VQSCOPE_PIPELINE_CACHE", cache)
         .output()
         .expect("run vqscope");

@@ -4,24 +4,19 @@
 //! frame past the end and a frame too small for SSIM.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use vqscope_renderer::capture::load_png;
-use vqscope_tests::clips::{
-    distorted_y4m, libvmaf_frames, libvmaf_json, reference_y4m, workspace_root,
-};
+use vqscope_tests::clips::{distorted_y4m, libvmaf_frames, libvmaf_json, reference_y4m};
 use vqscope_tests::golden::check_golden;
 
 const ROCKET: &str = "rocket_576x324_420p8_x264crf35";
 
-fn out_dir() -> PathBuf {
-    let dir = workspace_root().join("target/ssim-map-golden");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::vqscope;
 
-fn vqscope(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vqscope")).args(args).output().expect("run vqscope")
+fn out_dir() -> PathBuf {
+    common::out_dir("ssim-map-golden")
 }
 
 /// `screenshot --ssim-map -r REF -d DIS` plus `extra`, into `out`.
