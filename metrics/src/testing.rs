@@ -11,7 +11,7 @@ use vqscope_gpu::testing::Rng;
 use vqscope_gpu::{Buffer, GpuContext, Recorder, Submitter, download_buffer, upload_buffer};
 
 use crate::PlaneView;
-use crate::device::{PlaneDesc, packed_desc, plane_bytes};
+use crate::device::{DevicePlane, PlaneDesc, packed_desc, plane_bytes};
 
 /// Written over result buffers before a run: a slot the kernel leaves
 /// alone cannot pass for a result.
@@ -55,6 +55,39 @@ pub fn poisoned_results(
     assert!(words[..start].iter().all(|&w| w == poison), "kernel wrote before its offset");
     assert!(words[end..].iter().all(|&w| w == poison), "kernel wrote past its slots");
     words[start..end].to_vec()
+}
+
+/// A frame pair on the device: each side's buffer and descriptor, as
+/// [`upload_strided`] returns them.
+pub type UploadedPair = (Buffer, PlaneDesc, Buffer, PlaneDesc);
+
+/// Runs `record` for every pair of `pairs` in one command buffer (so a
+/// kernel's reuse of its intermediates across frames is exercised), pair
+/// `i`'s `words` result words at their own offset of one
+/// [`poisoned_results`] buffer; returns each pair's words.
+pub fn poisoned_pair_results(
+    ctx: &Arc<GpuContext>,
+    submitter: &mut Submitter,
+    pairs: &[UploadedPair],
+    words: usize,
+    mut record: impl FnMut(
+        &mut Recorder<'_>,
+        &DevicePlane<'_>,
+        &DevicePlane<'_>,
+        &Buffer,
+        u32,
+    ) -> vqscope_gpu::Result<()>,
+) -> Vec<Vec<i64>> {
+    let n = (pairs.len() * words) as u32;
+    let all = poisoned_results(ctx, submitter, n, |rec, results, at| {
+        for (i, (rb, rd, db, dd)) in pairs.iter().enumerate() {
+            let r = DevicePlane { buffer: rb, desc: *rd };
+            let d = DevicePlane { buffer: db, desc: *dd };
+            record(rec, &r, &d, results, at + (i * words) as u32)?;
+        }
+        Ok(())
+    });
+    all.chunks(words).map(<[i64]>::to_vec).collect()
 }
 
 /// One plane on the host, `stride` samples a row, the samples past `width`

@@ -14,10 +14,10 @@ use vqscope_gpu::testing::{
     Rng, assert_no_validation_messages, at_every_lavapipe_subgroup_size, frame_ms, test_context,
 };
 use vqscope_gpu::{Buffer, GpuContext, GpuError, Submitter};
-use vqscope_metrics::device::{DevicePlane, PlaneDesc, upload_plane};
+use vqscope_metrics::device::{DevicePlane, upload_plane};
 use vqscope_metrics::features::float_vif::gpu::FloatVifKernel;
 use vqscope_metrics::features::float_vif::{FloatVifOptions, FloatVifSums, features, frame_sums};
-use vqscope_metrics::testing::{poisoned_results, upload_strided};
+use vqscope_metrics::testing::{UploadedPair, poisoned_pair_results, upload_strided};
 use vqscope_metrics::{MetricsError, PlaneView};
 
 const WORDS: usize = FloatVifKernel::RESULT_WORDS as usize;
@@ -67,18 +67,12 @@ fn gpu_sums(
     ctx: &Arc<GpuContext>,
     submitter: &mut Submitter,
     kernel: &FloatVifKernel,
-    planes: &[(Buffer, PlaneDesc, Buffer, PlaneDesc)],
+    planes: &[UploadedPair],
 ) -> Vec<FloatVifSums> {
-    let n = (planes.len() * WORDS) as u32;
-    let words = poisoned_results(ctx, submitter, n, |rec, results, at| {
-        for (i, (rb, rd, db, dd)) in planes.iter().enumerate() {
-            let r = DevicePlane { buffer: rb, desc: *rd };
-            let d = DevicePlane { buffer: db, desc: *dd };
-            kernel.record(rec, &r, &d, results, at + (i * WORDS) as u32)?;
-        }
-        Ok(())
+    let words = poisoned_pair_results(ctx, submitter, planes, WORDS, |rec, r, d, results, at| {
+        kernel.record(rec, r, d, results, at)
     });
-    words.chunks(WORDS).map(|w| kernel.decode(w)).collect()
+    words.iter().map(|w| kernel.decode(w)).collect()
 }
 
 /// One configuration: `frames` random pairs of `w × h` at `bpc`, checked

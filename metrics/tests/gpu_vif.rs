@@ -14,7 +14,7 @@ use vqscope_metrics::PlaneView;
 use vqscope_metrics::device::{DevicePlane, PlaneDesc, upload_plane};
 use vqscope_metrics::features::vif::gpu::VifKernel;
 use vqscope_metrics::features::vif::{VifFrameSums, VifOptions, frame_sums};
-use vqscope_metrics::testing::{poisoned_results, upload_strided};
+use vqscope_metrics::testing::{UploadedPair, poisoned_pair_results, upload_strided};
 use vqscope_metrics::{MetricsError, features::vif};
 
 const WORDS: usize = VifKernel::RESULT_WORDS as usize;
@@ -76,18 +76,12 @@ fn gpu_sums(
     ctx: &Arc<GpuContext>,
     submitter: &mut Submitter,
     kernel: &VifKernel,
-    planes: &[(Buffer, PlaneDesc, Buffer, PlaneDesc)],
+    planes: &[UploadedPair],
 ) -> Vec<VifFrameSums> {
-    let n = (planes.len() * WORDS) as u32;
-    let words = poisoned_results(ctx, submitter, n, |rec, results, at| {
-        for (i, (rb, rd, db, dd)) in planes.iter().enumerate() {
-            let r = DevicePlane { buffer: rb, desc: *rd };
-            let d = DevicePlane { buffer: db, desc: *dd };
-            kernel.record(rec, &r, &d, results, at + (i * WORDS) as u32)?;
-        }
-        Ok(())
+    let words = poisoned_pair_results(ctx, submitter, planes, WORDS, |rec, r, d, results, at| {
+        kernel.record(rec, r, d, results, at)
     });
-    words.chunks(WORDS).map(|w| kernel.decode(w)).collect()
+    words.iter().map(|w| kernel.decode(w)).collect()
 }
 
 /// One configuration: `frames` random pairs of `w × h` at `bpc`, checked
