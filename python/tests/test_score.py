@@ -112,8 +112,12 @@ def test_score_many_with_a_rendition_shorter_than_announced(clips, tmp_path):
     cut.write_bytes(data[: len(data) // 2])
     ref = clips.path("ref")
     renditions = [clips.path("a"), str(cut)]
-    with pytest.warns(UserWarning, match="cut.mp4 ended before reference"):
+    # Two warnings, both about the cut file: its end, and ffmpeg's count.
+    with pytest.warns(UserWarning) as caught:
         many = vqscope.score_many(ref, renditions, features="psnr")
+    said = [str(w.message) for w in caught]
+    assert any("cut.mp4 ended before reference" in m for m in said), said
+    assert any("cut.mp4: ffmpeg decoded" in m for m in said), said
     for dis, r in zip(renditions, many):
         with pytest.warns(UserWarning) if dis == str(cut) else contextlib.nullcontext():
             one = vqscope.score(ref, dis, features=["psnr"])
