@@ -12,8 +12,10 @@
 // Bit-exactness with the twin: the DCT is 32-bit integer arithmetic (GLSL
 // `int` wraps and shifts arithmetically, as libvmaf's `int` does on x86).
 // Every float expression is `precise` so that no multiply fuses into an
-// add; float divides go through double and round to float (the double
-// quotient of two floats rounds to the correctly rounded float quotient);
+// add; the variance ratio's float divide goes through double and rounds to
+// float (the double quotient of two floats rounds to the correctly rounded
+// float quotient), the 63 masking floors a block are double products with
+// the mask's reciprocals, which round to the same floats (`masking_floor`);
 // the masking strength's square root is taken in double, as libvmaf's
 // `sqrt` is. Divisions by 64, 16 and 32 are multiplications by the exact
 // reciprocal, which give the same bits.
@@ -24,8 +26,10 @@ layout(local_size_x = 64) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer RefWords { uint ref_words[]; };
 layout(set = 0, binding = 1, std430) readonly buffer DisWords { uint dis_words[]; };
-// Per plane p: csf at [p * 128 + k], mask at [p * 128 + 64 + k].
-layout(set = 0, binding = 2, std430) readonly buffer Tables { float tables[]; };
+// Per plane p, from p * TABLE_WORDS: csf at [k], mask at [64 + k]
+// (float bits), 1/mask as doubles at [128 + 2k] (low word) and [129 + 2k].
+// Read as words: the doubles' halves are no floats.
+layout(set = 0, binding = 2, std430) readonly buffer Tables { uint tables[]; };
 // The terms as float bits (moved, never converted).
 layout(set = 0, binding = 3, std430) writeonly buffer Terms { uint terms[]; };
 // The sum's quarter-window totals (psnr_hvs_sum_total.comp writes them for
@@ -53,6 +57,26 @@ layout(push_constant, std430) uniform Push {
 
 const uint BLOCK = 8u;
 const uint STEP = 7u;
+// Twin: `TABLE_WORDS` in metrics/src/features/psnr_hvs/gpu.rs.
+const uint TABLE_WORDS = 256u;
+
+float csf_weight(uint k) {
+    return uintBitsToFloat(tables[table * TABLE_WORDS + k]);
+}
+
+float mask_weight(uint k) {
+    return uintBitsToFloat(tables[table * TABLE_WORDS + 64u + k]);
+}
+
+// masking / mask[k], correctly rounded, without a division: the double
+// product with the reciprocal rounds to the float quotient for every float
+// `masking` (the proof is on `Tables::mask_reciprocals`).
+float masking_floor(float masking, uint k) {
+    uint at = table * TABLE_WORDS + 128u + 2u * k;
+    double reciprocal = packDouble2x32(uvec2(tables[at], tables[at + 1u]));
+    precise double floor_k = double(masking) * reciprocal;
+    return float(floor_k);
+}
 
 // Halving that rounds toward zero: the sign bit added before the shift.
 int half_tz(int a) {
@@ -175,7 +199,7 @@ float analyse(inout int b[64]) {
     columns_to_rows(b);
     precise float energy = 0.0;
     [[unroll]] for (uint k = 1u; k < 64u; k++) {
-        energy += float(b[k] * b[k]) * tables[table * 128u + 64u + k];
+        energy += float(b[k] * b[k]) * mask_weight(k);
     }
     precise float product = energy * var;
     return float(sqrt(double(product)) * 0.03125lf);
@@ -221,10 +245,10 @@ void main() {
             int r_k = int(staged[lane * STAGE + k]);
             precise float err = float(abs(r_k - d[k]));
             if (k != 0u) {
-                float floor_k = divide(masking, tables[table * 128u + 64u + k]);
+                float floor_k = masking_floor(masking, k);
                 err = err < floor_k ? 0.0 : err - floor_k;
             }
-            precise float weighted = err * tables[table * 128u + k];
+            precise float weighted = err * csf_weight(k);
             precise float term = weighted * weighted;
             staged[lane * STAGE + k] = floatBitsToUint(term);
             total += double(term);

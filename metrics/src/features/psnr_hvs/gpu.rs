@@ -7,7 +7,8 @@
 //!
 //! 1. `psnr_hvs_block`: one invocation per 8x8 block computes the 64 values
 //!    the block adds (DCT, variances, masking, CSF weights), bit for bit as
-//!    [`super::block_terms`], with the block in registers (every loop
+//!    [`super::block_terms`] (its masking floors by a double product with
+//!    [`Tables::mask_reciprocals`] where the twin divides), with the block in registers (every loop
 //!    unrolled); the workgroup's 64 blocks store their terms together from
 //!    shared memory, and their total in double (a quarter window's, for
 //!    [`PlaneSum`]'s estimates). First the 256 blocks of each plane's first
@@ -49,6 +50,10 @@ pub const PHASES: [&str; 3] = ["blocks + first windows", "sum windows", "sum wal
 /// Invocations per `psnr_hvs_block` workgroup (its `local_size_x`), one a
 /// block; its dispatches start at multiples of it.
 const BLOCK_GROUP: u32 = 64;
+/// 32-bit words of one plane's tables (`TABLE_WORDS` in
+/// psnr_hvs_block.comp; the two must agree): 64 CSF and 64 mask floats,
+/// then the mask's 64 reciprocals as doubles.
+const TABLE_WORDS: usize = 4 * COEFFS;
 /// Terms of a chunk (`PER` in psnr_hvs_sum.glsl).
 const CHUNK: u32 = 64;
 /// Chunks of a window (`CHUNKS` there).
@@ -558,12 +563,16 @@ impl PsnrHvsKernel {
             next += slot.term_count();
             slot
         });
+        // Per plane, TABLE_WORDS words: the CSF, the mask (floats), the
+        // mask's reciprocals (doubles); psnr_hvs_block.comp reads them there.
         let table_bytes: Vec<u8> = (0..3)
             .flat_map(|p| {
                 let t = Tables::libvmaf(p);
-                t.csf.into_iter().chain(t.mask).flat_map(f32::to_le_bytes).collect::<Vec<_>>()
+                let floats = t.csf.into_iter().chain(t.mask).flat_map(f32::to_le_bytes);
+                floats.chain(t.mask_reciprocals().into_iter().flat_map(f64::to_le_bytes))
             })
             .collect();
+        debug_assert_eq!(table_bytes.len(), 3 * 4 * TABLE_WORDS);
         let mut submitter = Submitter::new(ctx, 1)?;
         let tables = upload_buffer(ctx, &mut submitter, "psnr_hvs tables", &table_bytes)?;
         let terms = Buffer::storage(ctx, "psnr_hvs terms", u64::from(next) * 4)?;

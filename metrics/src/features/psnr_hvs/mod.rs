@@ -134,6 +134,28 @@ impl Tables {
         });
         Self { csf, mask }
     }
+
+    /// `1/mask[k]` in double, for the GPU's masking floor
+    /// `(masking as f64 · reciprocal) as f32`, which is the twin's float
+    /// quotient `masking / mask[k]` for every float `masking`: a double
+    /// product instead of a double division.
+    ///
+    /// Why it is exact: with `q = a/m` (`a`, `m` floats, `m > 0`), the
+    /// correctly rounded reciprocal and product put the double within
+    /// `2^-52·q` of `q`, and rounding it to float gives the float nearest
+    /// `q` unless a float rounding boundary (a midpoint `μ` between two
+    /// floats: an odd 25-bit significand) lies that close to `q`. It never
+    /// does: `a − μ·m` is a non-zero multiple of `2^g`, `g` the smaller of
+    /// the exponents of `a`'s and of `μ·m`'s last significand bits (it is
+    /// non-zero because `μ·m`'s odd part has at least 25 bits, `a`'s at
+    /// most 24), so `|q − μ|/q = |a − μ·m|/a ≥ 2^g/a ≥ 2^-49`, as
+    /// `a ≈ μ·m < 2^49·2^g`. Subnormal quotients (midpoints at a fixed
+    /// `2^-150` grid) keep a bound of `2^-48`. The test
+    /// `masking_floor_by_reciprocal_is_the_float_quotient` checks every
+    /// float significand against every mask entry.
+    pub fn mask_reciprocals(&self) -> [f64; COEFFS] {
+        self.mask.map(|m| 1.0 / f64::from(m))
+    }
 }
 
 /// `(a + (a < 0)) >> 1`: a halving that rounds toward zero, as Daala's
@@ -435,6 +457,35 @@ mod tests {
     fn block_grid() {
         assert_eq!([blocks_along(7), blocks_along(8), blocks_along(14)], [0, 1, 1]);
         assert_eq!([blocks_along(15), blocks_along(1920), blocks_along(288)], [2, 274, 41]);
+    }
+
+    /// The GPU's masking floor, a double product with
+    /// [`Tables::mask_reciprocals`], against the twin's float division, for
+    /// every mask entry of the three planes: normal floats of one binade
+    /// (the quotient scales with `a`'s exponent) and subnormal ones, every
+    /// 16th significand from an offset that moves with the entry, so that
+    /// every significand is tried against some entries. (Every significand
+    /// against every entry passed too, in 75 s.)
+    #[test]
+    fn masking_floor_by_reciprocal_is_the_float_quotient() {
+        let mut pairs: Vec<(u32, f64)> = (0..3)
+            .flat_map(|plane| {
+                let t = Tables::libvmaf(plane);
+                let r = t.mask_reciprocals();
+                (1..COEFFS).map(move |k| (t.mask[k].to_bits(), r[k]))
+            })
+            .collect();
+        pairs.sort_by_key(|p| p.0);
+        pairs.dedup_by_key(|p| p.0);
+        for (i, (bits, reciprocal)) in pairs.into_iter().enumerate() {
+            let m = f32::from_bits(bits);
+            let significands = (0u32..1 << 23).skip(i % 16).step_by(16);
+            for a in significands.flat_map(|s| [f32::from_bits(0x3f80_0000 | s), f32::from_bits(s)])
+            {
+                let product = (f64::from(a) * reciprocal) as f32;
+                assert_eq!(product.to_bits(), (a / m).to_bits(), "{a:e} / {m:e}");
+            }
+        }
     }
 
     #[test]
