@@ -52,6 +52,7 @@ layout(push_constant, std430) uniform Push {
     float gain_limit;
     float sigma_max_inv;
     uint pad0;
+    double sigma_nsq_reciprocal;  // 1/sigma_nsq where exact, else 0
 };
 
 // Twin: `STAT_VCOLS`, `STAT_TH`, `STAT_P` and `stat_tile_width` in gpu.rs.
@@ -177,7 +178,7 @@ void main() {
     vec4 num;
     vec4 den;
     vif_pixel4(filtered[0], filtered[1], filtered[2], filtered[3], filtered[4], gain_limit,
-               sigma_max_inv, sigma_nsq, num, den);
+               sigma_max_inv, sigma_nsq, sigma_nsq_reciprocal, num, den);
     for (uint p = 0u; p < P; p++) {
         uint x = x0 + a4 + p;
         if (x < width) {

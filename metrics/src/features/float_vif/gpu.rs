@@ -86,8 +86,23 @@ struct StatPush {
     taps_at: u32,
     gain_limit: f32,
     sigma_max_inv: f32,
-    /// Keeps the size a multiple of the `f64`'s alignment.
+    /// Puts the next `f64` at its alignment.
     pad0: u32,
+    /// [`exact_reciprocal`] of `sigma_nsq`, or 0 (divide).
+    sigma_nsq_reciprocal: f64,
+}
+
+/// `1/x` where it is a double and `x` a positive normal power of two (the
+/// default `vif_sigma_nsq` is 2), else 0. A product with an exact
+/// reciprocal is the quotient's correctly rounded value, as the division's
+/// is, so float_vif_stat.comp multiplies instead of dividing by
+/// `sigma_nsq` (one double division a pixel fewer) where this is not 0.
+fn exact_reciprocal(x: f64) -> f64 {
+    const FRACTION: u64 = (1 << 52) - 1;
+    let bits = x.to_bits();
+    let power_of_two = x > 0.0 && x.is_normal() && bits & FRACTION == 0;
+    let reciprocal = 1.0 / x;
+    if power_of_two && reciprocal.is_normal() { reciprocal } else { 0.0 }
 }
 
 #[cfg(test)]
@@ -104,6 +119,7 @@ pub(crate) fn twins() -> Vec<vqscope_shaders::twin::Twin> {
         }),
         twin!(StatPush as "Push" in [METRICS_FLOAT_VIF_STAT] {
             sigma_nsq, width, height, dis_at, den_at, taps_at, gain_limit, sigma_max_inv, pad0,
+            sigma_nsq_reciprocal,
         }),
     ]
 }
@@ -370,6 +386,7 @@ impl FloatVifKernel {
             gain_limit: c.gain_limit,
             sigma_max_inv: c.sigma_max_inv,
             pad0: 0,
+            sigma_nsq_reciprocal: exact_reciprocal(c.sigma_nsq),
         };
         rec.dispatch(
             &self.stat[k],
@@ -459,6 +476,20 @@ impl FloatVifKernel {
             num: std::array::from_fn(|k| sum(2 * k)),
             den: std::array::from_fn(|k| sum(2 * k + 1)),
             skip_scale0: self.first_scale > 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exact_reciprocal;
+
+    #[test]
+    fn reciprocal_only_where_exact() {
+        assert_eq!([exact_reciprocal(2.0), exact_reciprocal(0.25)], [0.5, 4.0]);
+        let subnormal = f64::MIN_POSITIVE / 2.0;
+        for x in [0.0, -2.0, 0.7, 3.0, 2f64.powi(1023), subnormal, f64::INFINITY, f64::NAN] {
+            assert_eq!(exact_reciprocal(x), 0.0, "{x}");
         }
     }
 }
