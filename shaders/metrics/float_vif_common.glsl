@@ -50,9 +50,9 @@ vec4 log2_approx4(vec4 x) {
 // twin's order; every division is a double division (rounded to float
 // where the twin's is a float one), except sigma_nsq's where its
 // reciprocal is exact (a product then gives the same bits). Four lanes
-// rather than a loop over pixels: the statistic is one long chain of dependent steps (three
-// divisions, two polynomials), and a pixel at a time left the GPU waiting
-// on it (on the H100, 0.15 of scale 0's 0.55 ms at 4K).
+// rather than a loop over pixels: the statistic is one long chain of
+// dependent steps (three divisions, two polynomials), and a pixel at a time
+// left the GPU waiting on it (on the H100, 0.15 of scale 0's 0.55 ms at 4K).
 void vif_pixel4(vec4 mu1, vec4 mu2, vec4 xx, vec4 yy, vec4 xy, float gain_limit,
                 float sigma_max_inv, double sigma_nsq, double sigma_nsq_reciprocal,
                 out vec4 num, out vec4 den) {

@@ -8,12 +8,13 @@
 //! 1. `psnr_hvs_block`: one invocation per 8x8 block computes the 64 values
 //!    the block adds (DCT, variances, masking, CSF weights), bit for bit as
 //!    [`super::block_terms`] (its masking floors by a double product with
-//!    [`Tables::mask_reciprocals`] where the twin divides), with the block in registers (every loop
-//!    unrolled); the workgroup's 64 blocks store their terms together from
-//!    shared memory, and their total in double (a quarter window's, for
-//!    [`PlaneSum`]'s estimates). First the 256 blocks of each plane's first
-//!    window of terms, then, beside `psnr_hvs_sum_first` walking those
-//!    windows (one subgroup each), the rest;
+//!    [`Tables::mask_reciprocals`] where the twin divides), with the block
+//!    in registers (every loop unrolled); the workgroup's 64 blocks store
+//!    their terms together from shared memory, and their total in double (a
+//!    quarter window's, for [`PlaneSum`]'s estimates). First the 256 blocks
+//!    of each plane's first window of terms, then, beside
+//!    `psnr_hvs_sum_first` walking those windows (one subgroup each), the
+//!    rest;
 //! 2. [`PlaneSum`], the three planes side by side: each plane's float sum
 //!    of its terms in libvmaf's order. `psnr_hvs_sum_window` runs one
 //!    workgroup per window of 16384 terms (about a thousand at 4K): on one
