@@ -152,7 +152,8 @@ impl Tables {
     /// `a ≈ μ·m < 2^49·2^g`. Subnormal quotients (midpoints at a fixed
     /// `2^-150` grid) keep a bound of `2^-48`. The test
     /// `masking_floor_by_reciprocal_is_the_float_quotient` checks every
-    /// float significand against every mask entry.
+    /// 16th float significand against each mask entry (every significand
+    /// against every entry passed once, by hand).
     pub fn mask_reciprocals(&self) -> [f64; COEFFS] {
         self.mask.map(|m| 1.0 / f64::from(m))
     }
